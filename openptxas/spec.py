@@ -1,0 +1,279 @@
+"""Launch specs: one JSON document describes a kernel launch and its inputs completely.
+
+Format (documented in docs/launch-spec.md)::
+
+    {"kernel": "<mangled .entry name>", "grid": [x, y, z], "block": [x, y, z],
+     "shared_bytes": n,
+     "args": [{"kind": "buffer" | "scalar", "dtype": "<numpy dtype>", "count": n,
+               "init": "random" | "arange" | "zeros" | <number>, "seed": n,
+               "role": "in" | "out" | "inout"}]}
+
+A file may hold one spec or ``{"kernels": [spec, ...]}``. Extra fields are allowed everywhere and
+kept in ``extra``. Random init uses ``numpy.random.default_rng(seed)``: floats from
+``standard_normal``, integers uniform over the full range of the type.
+
+This module belongs to the emulator and the test tools, never to the compiler, so it may use numpy.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from openptxas.diag import OpenPtxasError
+
+
+class SpecError(OpenPtxasError):
+    """A launch spec that is malformed or does not match the kernel."""
+
+
+# Short dtype names accepted besides numpy's own. bf16 has no numpy dtype: its data is the 16-bit
+# pattern, stored as uint16.
+_SHORT_DTYPES: dict[str, str] = {
+    "i8": "int8",
+    "u8": "uint8",
+    "i16": "int16",
+    "u16": "uint16",
+    "i32": "int32",
+    "u32": "uint32",
+    "i64": "int64",
+    "u64": "uint64",
+    "f16": "float16",
+    "f32": "float32",
+    "f64": "float64",
+}
+BF16_NAMES = frozenset({"bf16", "bfloat16"})
+
+_KINDS = ("buffer", "scalar")
+_ROLES = ("in", "out", "inout")
+
+
+def storage_dtype(name: str) -> np.dtype[Any]:
+    """The numpy dtype that stores values of spec dtype ``name`` (bf16 -> uint16)."""
+    if name in BF16_NAMES:
+        return np.dtype(np.uint16)
+    try:
+        dt = np.dtype(_SHORT_DTYPES.get(name, name))
+    except TypeError as exc:
+        raise SpecError(f"unknown dtype '{name}'") from exc
+    if dt.kind not in "biuf" or dt.itemsize > 8:
+        raise SpecError(f"unsupported dtype '{name}'")
+    return dt
+
+
+def float_to_bf16_bits(x: np.ndarray[Any, Any]) -> np.ndarray[Any, np.dtype[np.uint16]]:
+    """Round float32 values to bfloat16 (nearest even) and return the bit patterns."""
+    f = np.asarray(x, dtype=np.float32)
+    u = f.view(np.uint32).astype(np.uint64)
+    rounded = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
+    nan = np.isnan(f)
+    out = rounded.astype(np.uint16)
+    out[nan] = ((u[nan] >> 16) | 0x40).astype(np.uint16)  # keep NaN quiet and non-zero
+    return out
+
+
+def bf16_bits_to_float(b: np.ndarray[Any, Any]) -> np.ndarray[Any, np.dtype[np.float32]]:
+    return (np.asarray(b, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
+
+
+@dataclass(frozen=True, slots=True)
+class ArgSpec:
+    kind: str
+    dtype: str
+    count: int = 1
+    init: Any = "zeros"
+    seed: int = 0
+    role: str = "in"
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def np_dtype(self) -> np.dtype[Any]:
+        return storage_dtype(self.dtype)
+
+    @property
+    def is_bf16(self) -> bool:
+        return self.dtype in BF16_NAMES
+
+    @property
+    def nbytes(self) -> int:
+        return self.count * self.np_dtype.itemsize
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchSpec:
+    kernel: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    shared_bytes: int
+    args: tuple[ArgSpec, ...]
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    base_dir: Path | None = None  # directory of the spec file, for relative paths
+
+    @property
+    def threads(self) -> int:
+        return self.block[0] * self.block[1] * self.block[2]
+
+    @property
+    def ctas(self) -> int:
+        return self.grid[0] * self.grid[1] * self.grid[2]
+
+
+def _dim3(v: Any, what: str) -> tuple[int, int, int]:
+    if isinstance(v, int):
+        v = [v]
+    if (
+        not isinstance(v, list)
+        or not 1 <= len(v) <= 3
+        or not all(isinstance(x, int) and x >= 1 for x in v)
+    ):
+        raise SpecError(f"'{what}' must be a list of 1 to 3 positive integers, got {v!r}")
+    vals = [*v, 1, 1][:3]
+    return (vals[0], vals[1], vals[2])
+
+
+def _parse_arg(i: int, a: Any) -> ArgSpec:
+    if not isinstance(a, dict):
+        raise SpecError(f"argument {i}: expected an object, got {a!r}")
+    kind = a.get("kind")
+    if kind not in _KINDS:
+        raise SpecError(f"argument {i}: 'kind' must be one of {', '.join(_KINDS)}, got {kind!r}")
+    dtype = a.get("dtype")
+    if not isinstance(dtype, str):
+        raise SpecError(f"argument {i}: 'dtype' is required")
+    try:
+        storage_dtype(dtype)
+    except SpecError as exc:
+        raise SpecError(f"argument {i}: {exc.message}") from None
+    count = a.get("count", 1)
+    if not isinstance(count, int) or count < 0 or (kind == "scalar" and count != 1):
+        raise SpecError(f"argument {i}: bad 'count' {count!r}")
+    role = a.get("role", "in")
+    if role not in _ROLES:
+        raise SpecError(f"argument {i}: 'role' must be one of {', '.join(_ROLES)}, got {role!r}")
+    init = a.get("init", "zeros")
+    if not (init in ("random", "arange", "zeros") or isinstance(init, int | float | dict)):
+        raise SpecError(f"argument {i}: bad 'init' {init!r}")
+    seed = a.get("seed", i)
+    if not isinstance(seed, int):
+        raise SpecError(f"argument {i}: 'seed' must be an integer")
+    known = {"kind", "dtype", "count", "init", "seed", "role"}
+    extra = {k: v for k, v in a.items() if k not in known}
+    return ArgSpec(
+        kind=kind, dtype=dtype, count=count, init=init, seed=seed, role=role, extra=extra
+    )
+
+
+def parse_spec(obj: Any, base_dir: Path | None = None) -> LaunchSpec:
+    if not isinstance(obj, dict):
+        raise SpecError("a launch spec must be a JSON object")
+    kernel = obj.get("kernel")
+    if not isinstance(kernel, str) or not kernel:
+        raise SpecError("'kernel' (the mangled .entry name) is required")
+    args = obj.get("args", [])
+    if not isinstance(args, list):
+        raise SpecError("'args' must be a list")
+    shared = obj.get("shared_bytes", 0)
+    if not isinstance(shared, int) or shared < 0:
+        raise SpecError("'shared_bytes' must be a non-negative integer")
+    known = {"kernel", "grid", "block", "shared_bytes", "args"}
+    return LaunchSpec(
+        kernel=kernel,
+        grid=_dim3(obj.get("grid", [1]), "grid"),
+        block=_dim3(obj.get("block", [1]), "block"),
+        shared_bytes=shared,
+        args=tuple(_parse_arg(i, a) for i, a in enumerate(args)),
+        extra={k: v for k, v in obj.items() if k not in known},
+        base_dir=base_dir,
+    )
+
+
+def parse_spec_document(doc: Any, base_dir: Path | None = None) -> list[LaunchSpec]:
+    """A document is one spec or ``{"kernels": [spec, ...]}`` (other top-level keys are kept in
+    each spec's ``extra`` under ``"file"``)."""
+    if isinstance(doc, dict) and "kernels" in doc:
+        ks = doc["kernels"]
+        if not isinstance(ks, list) or not ks:
+            raise SpecError("'kernels' must be a non-empty list of launch specs")
+        file_extra = {k: v for k, v in doc.items() if k != "kernels"}
+        specs = []
+        for k in ks:
+            s = parse_spec(k, base_dir)
+            specs.append(
+                LaunchSpec(
+                    s.kernel,
+                    s.grid,
+                    s.block,
+                    s.shared_bytes,
+                    s.args,
+                    {**s.extra, "file": file_extra},
+                    base_dir,
+                )
+            )
+        return specs
+    return [parse_spec(doc, base_dir)]
+
+
+def load_spec_file(path: str | Path) -> list[LaunchSpec]:
+    p = Path(path)
+    try:
+        doc = json.loads(p.read_text())
+    except OSError as exc:
+        raise SpecError(f"cannot read spec file '{p}': {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise SpecError(f"spec file '{p}' is not valid JSON: {exc}") from None
+    return parse_spec_document(doc, p.resolve().parent)
+
+
+def materialize_arg(a: ArgSpec) -> np.ndarray[Any, Any]:
+    """The initial contents of one argument, as a 1-D array of its storage dtype (a scalar is an
+    array of length 1)."""
+    dt = a.np_dtype
+    n = a.count
+    init = a.init
+    if init == "zeros":
+        return np.zeros(n, dtype=dt)
+    if init == "arange":
+        if a.is_bf16:
+            return float_to_bf16_bits(np.arange(n, dtype=np.float32))
+        return np.arange(n).astype(dt)
+    if init == "random":
+        rng = np.random.default_rng(a.seed)
+        if a.is_bf16:
+            return float_to_bf16_bits(rng.standard_normal(n, dtype=np.float32))
+        if dt.kind == "f":
+            return rng.standard_normal(n).astype(dt)
+        if dt.kind == "b":
+            return rng.integers(0, 2, n).astype(dt)
+        info = np.iinfo(dt)
+        return rng.integers(info.min, info.max, size=n, endpoint=True, dtype=dt)
+    if isinstance(init, int | float) and not isinstance(init, bool):
+        if a.is_bf16:
+            return float_to_bf16_bits(np.full(n, init, dtype=np.float32))
+        return np.full(n, init, dtype=dt)
+    raise SpecError(f"init {init!r} is not supported yet")
+
+
+def materialize(spec: LaunchSpec) -> list[np.ndarray[Any, Any]]:
+    return [materialize_arg(a) for a in spec.args]
+
+
+def pack_params(
+    spec: LaunchSpec, values: Sequence[np.ndarray[Any, Any]], pointers: Sequence[int]
+) -> bytes:
+    """Lay out the kernel parameter block as the driver does: each scalar at its natural
+    alignment, each buffer as a 64-bit pointer (``pointers[i]`` for argument ``i``)."""
+    out = bytearray()
+    for i, a in enumerate(spec.args):
+        if a.kind == "buffer":
+            size, raw = 8, int(pointers[i]).to_bytes(8, "little")
+        else:
+            raw = values[i].tobytes()
+            size = len(raw)
+        pad = (-len(out)) % size
+        out += bytes(pad) + raw
+    return bytes(out)

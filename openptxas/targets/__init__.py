@@ -1,0 +1,69 @@
+"""Per-SM facts. This package is the only code that knows SM numbers.
+
+Every other stage asks for a capability (``t.param_base``, ``t.ugpr_count``,
+``t.bra_offset_split``) instead of comparing SM numbers. The values live in ``data/sm_XX.toml``
+and were checked against ptxas 13.0.88 output (see each file's comments).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+
+from openptxas.diag import UsageError
+
+# Targets openptxas knows, in ptxas's spelling. Variants (a/f) share their base's data file and
+# override the few fields that differ.
+BASE_TARGETS: tuple[str, ...] = ("sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120")
+
+_NAME = re.compile(r"^sm_(\d+)([af]?)$")
+
+
+@dataclass(frozen=True, slots=True)
+class SMInfo:
+    name: str  # e.g. "sm_90a"
+    sm: int  # e.g. 90
+    variant: str  # "", "a" or "f"
+    family: str  # ISA table family, e.g. "sm90"
+    param_base: int  # byte offset of kernel parameters in constant bank 0
+    e_flags_low: int  # low byte of ELF e_flags
+    ugpr_count: int  # uniform registers excluding URZ
+    urz: int  # encoding of URZ
+    gpr_count: int  # usable general registers (excl. RZ)
+    bra_offset_split: bool  # BRA offset split into bits 16..23 + 34..81 (sm_90+)
+    alu_cbank_operands: bool  # ptxas uses c[] operands directly in ALU ops
+    warps_per_sm: int
+    max_threads_per_block: int
+    max_shared_per_block: int  # bytes (opt-in maximum)
+    has_nv_compat: bool  # cubin carries .nv.compat
+
+    @property
+    def arch_name(self) -> str:
+        return self.name
+
+
+@functools.cache
+def _load_data(base: str) -> dict[str, object]:
+    text = resources.files("openptxas.targets").joinpath("data", f"{base}.toml").read_text()
+    return tomllib.loads(text)
+
+
+@functools.cache
+def get_target(name: str) -> SMInfo:
+    """Return the facts for ``name`` (``sm_90``, ``sm_90a``, ...); raise UsageError if unknown."""
+    m = _NAME.match(name)
+    if not m:
+        raise UsageError(f"Value '{name}' is not defined for option 'gpu-name'")
+    base = f"sm_{m.group(1)}"
+    variant = m.group(2)
+    if base not in BASE_TARGETS:
+        raise UsageError(f"Value '{name}' is not defined for option 'gpu-name'")
+    data = dict(_load_data(base))
+    overrides = data.pop("variant", {})
+    assert isinstance(overrides, dict)
+    if variant and variant in overrides:
+        data.update(overrides[variant])
+    return SMInfo(name=name, sm=int(m.group(1)), variant=variant, **data)  # type: ignore[arg-type]

@@ -1,0 +1,163 @@
+"""The project's own kernel corpus under ``tests/kernels`` (format: tests/kernels/README.md).
+
+Each kernel file ``<tier>/<stem>.cu`` has a launch-spec document ``<stem>.json`` and a numpy
+reference module ``<stem>.py`` beside it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from openptxas.spec import LaunchSpec, SpecError, parse_spec_document
+
+# Every target the oracle harness builds, in a stable order.
+ALL_TARGETS: tuple[str, ...] = (
+    "sm_90",
+    "sm_90a",
+    "sm_80",
+    "sm_86",
+    "sm_89",
+    "sm_75",
+    "sm_100",
+    "sm_120",
+)
+TIERS: tuple[str, ...] = ("t1", "t2", "t3", "t4")
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_ROOT = REPO_ROOT / "tests" / "kernels"
+
+Reference = Callable[[list[np.ndarray[Any, Any]], LaunchSpec], dict[int, np.ndarray[Any, Any]]]
+
+
+def target_sm(target: str) -> int:
+    return int(target.removeprefix("sm_").rstrip("af"))
+
+
+@dataclass
+class KernelSource:
+    name: str  # "<tier>/<stem>", unique in the corpus
+    tier: str
+    cu_path: Path
+    meta: dict[str, Any]  # the spec document's file-level fields
+    specs: list[LaunchSpec]
+    _module: ModuleType | None = field(default=None, repr=False)
+
+    @property
+    def stem(self) -> str:
+        return self.cu_path.stem
+
+    @property
+    def nvcc_flags(self) -> list[str]:
+        return list(self.meta.get("nvcc_flags", []))
+
+    @property
+    def ptxas_flags(self) -> list[str]:
+        return list(self.meta.get("ptxas_flags", []))
+
+    def compiles_for(self, target: str) -> bool:
+        """Whether this kernel is built for ``target`` (``targets`` list, else ``min_sm``)."""
+        if "targets" in self.meta:
+            return target in self.meta["targets"]
+        if target.endswith(("a", "f")):
+            return bool(self.meta.get("arch_specific", False)) and (
+                target_sm(target) >= int(self.meta.get("min_sm", 75))
+            )
+        return target_sm(target) >= int(self.meta.get("min_sm", 75))
+
+    def targets(self) -> list[str]:
+        return [t for t in ALL_TARGETS if self.compiles_for(t)]
+
+    def module(self) -> ModuleType:
+        if self._module is None:
+            py = self.cu_path.with_suffix(".py")
+            modname = f"openptxas_kernel_ref_{self.tier}_{self.stem}"
+            spec = importlib.util.spec_from_file_location(modname, py)
+            if spec is None or spec.loader is None:
+                raise SpecError(f"{self.name}: no reference module {py}")
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+            self._module = mod
+        return self._module
+
+    def reference(self, spec: LaunchSpec) -> Reference:
+        fname = str(spec.extra.get("reference", spec.kernel))
+        fn = getattr(self.module(), fname, None)
+        if fn is None:
+            raise SpecError(f"{self.name}: reference function '{fname}' not found")
+        return fn  # type: ignore[no-any-return]
+
+
+def load_kernel(cu: Path, root: Path = DEFAULT_ROOT) -> KernelSource:
+    js = cu.with_suffix(".json")
+    try:
+        doc = json.loads(js.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise SpecError(f"{cu}: cannot load launch specs from {js}: {exc}") from None
+    specs = parse_spec_document(doc, js.parent)
+    meta = {k: v for k, v in doc.items() if k != "kernels"} if "kernels" in doc else {}
+    tier = cu.parent.name
+    return KernelSource(name=f"{tier}/{cu.stem}", tier=tier, cu_path=cu, meta=meta, specs=specs)
+
+
+def discover(root: Path = DEFAULT_ROOT, tiers: tuple[str, ...] = TIERS) -> list[KernelSource]:
+    out: list[KernelSource] = []
+    for tier in tiers:
+        d = root / tier
+        if not d.is_dir():
+            continue
+        for cu in sorted(d.glob("*.cu")):
+            out.append(load_kernel(cu, root))
+    return out
+
+
+def compare_outputs(
+    spec: LaunchSpec, got: dict[int, np.ndarray[Any, Any]], want: dict[int, np.ndarray[Any, Any]]
+) -> list[str]:
+    """Compare final buffer contents; returns a list of human-readable mismatches (empty = ok).
+
+    Exact (bitwise, NaN == NaN) unless the argument spec carries ``rtol``/``atol`` (documented
+    approximations) or ``"check": false``.
+    """
+    problems: list[str] = []
+    for i, exp in sorted(want.items()):
+        a = spec.args[i]
+        if a.extra.get("check", True) is False:
+            continue
+        if i not in got:
+            problems.append(f"arg{i}: missing from the results")
+            continue
+        g = np.asarray(got[i])
+        e = (
+            np.asarray(exp).astype(g.dtype, copy=False).reshape(g.shape)
+            if np.asarray(exp).size == g.size
+            else np.asarray(exp)
+        )
+        if g.shape != e.shape:
+            problems.append(f"arg{i}: shape {g.shape} != expected {e.shape}")
+            continue
+        rtol = a.extra.get("rtol")
+        atol = a.extra.get("atol")
+        if (rtol is not None or atol is not None) and g.dtype.kind == "f":
+            ok = np.isclose(g, e, rtol=float(rtol or 0.0), atol=float(atol or 0.0), equal_nan=True)
+        elif g.dtype.kind == "f":
+            ok = (g.view(f"u{g.itemsize}") == e.view(f"u{e.itemsize}")) | (
+                np.isnan(g) & np.isnan(e)
+            )
+        else:
+            ok = g == e
+        if not np.all(ok):
+            bad = np.flatnonzero(~ok)
+            j = int(bad[0])
+            problems.append(
+                f"arg{i}: {bad.size} of {g.size} elements differ; first at [{j}]: "
+                f"got {g.flat[j]!r}, expected {e.flat[j]!r}"
+            )
+    return problems

@@ -1,0 +1,34 @@
+"""Shared fixtures: the kernel corpus and the oracle harness (NVIDIA tools as test oracles)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from openptxas.testing.corpus import KernelSource, discover
+from openptxas.testing.oracle import Oracle
+from openptxas.testing.tools import find_tool
+
+# Every ptxas/nvdisasm result is cached under .cache/oracle (or $OPENPTXAS_ORACLE_CACHE).
+os.environ.setdefault("OPENPTXAS_VERIFY", "1")
+
+
+def need_tools(*names: str) -> None:
+    """Skip the calling test, with a clear reason, when an oracle tool is absent."""
+    missing = [n for n in names if find_tool(n) is None]
+    if missing:
+        pytest.skip(
+            f"oracle tool(s) not found: {', '.join(missing)} "
+            "(the README's test command installs them)"
+        )
+
+
+@pytest.fixture(scope="session")
+def oracle() -> Oracle:
+    return Oracle()
+
+
+@pytest.fixture(scope="session")
+def corpus() -> list[KernelSource]:
+    return discover()
