@@ -39,6 +39,11 @@ class SMInfo:
     max_threads_per_block: int
     max_shared_per_block: int  # bytes (opt-in maximum)
     has_nv_compat: bool  # cubin carries .nv.compat
+    # ELF layout facts (openptxas.elf; observed in ptxas 13.0.88 cubins, see docs/elf.md)
+    elf_legacy_segments: bool = False  # PHDR R+X, read-only LOADs R+X, PH-table LOAD last
+    elf_shstrtab_slack: int = 0  # unused bytes after .shstrtab ...
+    elf_shstrtab_slack_per_text: bool = False  # ... plus room for .nv.capmerc.text.<f> names
+    elf_reserved_smem: int = 0  # bytes added to every .nv.shared.<f> of a whole-program cubin
 
     @property
     def arch_name(self) -> str:
