@@ -232,7 +232,8 @@ def _block(
             delay = max(delay, ready)
         for u in defs:
             wait |= st.wsb.get(u, frozenset()) | st.rsb.get(u, frozenset())
-            delay = max(delay, st.done.get(u, 0) - _own_latency(ins) + 1)
+            if u in st.done:
+                delay = max(delay, st.done[u] - _own_latency(ins) + 1)
             if u in st.reads:
                 needs_rd.add(st.reads[u][1])
                 raise _Restart
