@@ -10,8 +10,8 @@ from __future__ import annotations
 import functools
 
 from openptxas.diag import UnsupportedFeature
-from openptxas.ir.core import RC, Block, CBank, Function, Guard, Instr, Param
-from openptxas.lower.context import CB_GLOBAL_DESC, CB_STACK, SHARED_BASE, SP, LowerCtx
+from openptxas.ir.core import RC, Block, CBank, Function, Guard, Label, Param
+from openptxas.lower.context import CB_STACK, SHARED_BASE, SP, LowerCtx
 from openptxas.lower.rules import RuleTable
 from openptxas.ptx import ast
 from openptxas.ptx.types import StateSpace
@@ -22,9 +22,11 @@ ENDS_BLOCK = frozenset({"bra", "ret", "exit", "brx.idx", "trap"})
 
 @functools.cache
 def rule_table() -> RuleTable:
-    from openptxas.lower import ctrl_rules, fp_rules, int_rules, mem_rules
+    from openptxas.lower import ctrl_rules, divide, fp_rules, int_rules, mem_rules
 
-    return RuleTable([*fp_rules.RULES, *int_rules.RULES, *mem_rules.RULES, *ctrl_rules.RULES])
+    return RuleTable(
+        [*fp_rules.RULES, *divide.RULES, *int_rules.RULES, *mem_rules.RULES, *ctrl_rules.RULES]
+    )
 
 
 def _flatten(body: ast.Block) -> list[ast.Stmt]:
@@ -145,16 +147,12 @@ def lower_function(module: ast.Module, func: ast.Function, target: SMInfo) -> Fu
     if t is None or t.op not in ("EXIT", "BRA", "RET") or t.guard is not None:
         ctx.block = last
         ctx.emit("EXIT" if func.is_entry else "RET")
-    desc = ctx.desc_loaded
-    if desc is not None:
-        entry.instrs.insert(1, Instr("ULDC", ("64",), [desc], [CBank(0, CB_GLOBAL_DESC)]))
+    entry.instrs[1:1] = ctx.prologue()
     return fn
 
 
 def _drop_empty_blocks(fn: Function) -> None:
     """Remove empty blocks that no branch names (fall-through placeholders)."""
-    from openptxas.ir.core import Label
-
     targets = {s.block for ins in fn.instrs() for s in ins.srcs if isinstance(s, Label)}
     fn.blocks = [b for k, b in enumerate(fn.blocks) if b.instrs or b.name in targets or k == 0]
 

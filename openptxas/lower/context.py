@@ -42,6 +42,7 @@ CB_GLOBAL_DESC = 0x208  # 64-bit global memory descriptor for desc[UR][...]
 SHARED_BASE = 0x400
 
 SP = Reg(RC.R, 1)  # the stack pointer register
+RZ_U = Reg(RC.UR, 255)  # URZ, written as index 255 in the IR (the encoder maps it per target)
 
 
 def width_of(t: PtxType) -> int:
@@ -62,6 +63,7 @@ class LowerCtx:
     block: Block | None = None
     span: Span | None = None
     _desc: VReg | None = None
+    _shared_base: VReg | None = None
     _label_count: int = 0
 
     # ------------------------------------------------------------------ emission
@@ -120,11 +122,44 @@ class LowerCtx:
     def desc_loaded(self) -> VReg | None:
         return self._desc
 
+    def shared_base(self) -> VReg:
+        """A UR holding the shared-window address of the first static shared byte:
+        ``(SR_CgaCtaId << 24) + 0x400`` (sm_90 shared addresses carry the CTA's rank in its
+        cluster in bits 24 and up; ptxas computes the same)."""
+        if self._shared_base is None:
+            self._shared_base = self.new(RC.UR)
+        return self._shared_base
+
+    def prologue(self) -> list[Instr]:
+        """Instructions for the entry block, after the stack-pointer load."""
+        out: list[Instr] = []
+        if self._desc is not None:
+            out.append(Instr("ULDC", ("64",), [self._desc], [CBank(0, CB_GLOBAL_DESC)]))
+        if self._shared_base is not None:
+            rank = self.new(RC.UR)
+            base = self.new(RC.UR)
+            out.append(Instr("S2UR", (), [rank], [SReg("SR_CgaCtaId")]))
+            out.append(Instr("UMOV", (), [base], [Imm(SHARED_BASE)]))
+            out.append(Instr("ULEA", (), [self._shared_base], [rank, base, Imm(0x18)]))
+        return out
+
+    def shared_addr(self, dst: VReg, offset: int) -> None:
+        """``dst = `` the shared-window address of static shared offset ``offset``."""
+        base = self.shared_base()
+        if offset == SHARED_BASE:
+            self.emit("MOV", (), [dst], [base])
+            return
+        u = self.new(RC.UR)
+        self.emit("UIADD3", (), [u], [base, Imm((offset - SHARED_BASE) & 0xFFFFFFFF), RZ_U])
+        self.emit("MOV", (), [dst], [u])
+
     # ------------------------------------------------------------------ operands
     def value(self, op: ast.Operand, t: PtxType, *, allow_imm: bool = True) -> Operand:
         """A source operand of type ``t``: a register, or an immediate when allowed."""
         if isinstance(op, ast.Reg):
             return self.reg_part(op)
+        if isinstance(op, ast.IntImm | ast.FloatImm) and t is PtxType.PRED:
+            return PT if imm_bits(op, PtxType.U32) else Src(PT, inv=True)
         if isinstance(op, ast.IntImm | ast.FloatImm):
             bits = imm_bits(op, t)
             if allow_imm and width_of(t) == 1:
@@ -157,9 +192,11 @@ class LowerCtx:
             return self.new(RC.R)
         raise self.unsupported(f"destination {op!r}")
 
-    def materialize(self, bits: int, t: PtxType) -> VReg:
-        """Move a constant of type ``t`` into new registers."""
+    def materialize(self, bits: int, t: PtxType) -> VReg | Reg:
+        """A register holding constant ``bits`` of type ``t`` (RZ for a 32-bit zero)."""
         w = width_of(t)
+        if w == 1 and bits & 0xFFFFFFFF == 0:
+            return RZ
         v = self.new(RC.R, w)
         if w == 1:
             self.emit("MOV", (), [v], [Imm(bits & 0xFFFFFFFF)])
@@ -197,7 +234,8 @@ class LowerCtx:
         off = a.offset
         if isinstance(base, ast.Sym):
             if base.name in self.shared and space in (StateSpace.SHARED, StateSpace.SHARED_CTA):
-                return Addr(None, self.shared[base.name] + base.offset + off)
+                rel = self.shared[base.name] - SHARED_BASE + base.offset + off
+                return Addr(None, rel, ubase=self.shared_base())
             raise self.unsupported(f"direct access to variable '{base.name}'")
         if base is None:
             raise self.unsupported("absolute address")

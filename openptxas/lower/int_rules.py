@@ -343,12 +343,12 @@ def mov(ins: ast.Instruction, c: LowerCtx) -> None:
         return
     if isinstance(a, ast.Sym):
         if a.name in c.shared:
-            c.emit("MOV", (), [c.dst(d)], [Imm(c.shared[a.name] + a.offset)])
+            c.shared_addr(c.dst(d), c.shared[a.name] + a.offset)
             return
         raise c.unsupported(f"address of '{a.name}'")
     dv = c.dst(d)
     if t is T.PRED:
-        src = c.value(a, t, allow_imm=False)
+        src = c.value(a, t)
         c.emit("PLOP3", ("LUT",), [dv, PT], [src, PT, PT, Imm(0xF0), Imm(0)])
         return
     w = dv.width

@@ -58,7 +58,8 @@ class Allocation:
     @property
     def registers(self) -> int:
         """The figure ptxas reports as "Used N registers"."""
-        return self.max_index.get(RC.R, -1) + 1 + REGCOUNT_EXTRA
+        # R1 (the stack pointer) is always written at entry, so it always counts.
+        return max(self.max_index.get(RC.R, -1), STACK_POINTER) + 1 + REGCOUNT_EXTRA
 
 
 def limits_for(gpr_budget: int, ugpr_count: int) -> dict[RC, ClassLimits]:
