@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from openptxas.ir.analysis import has_side_effects
 from openptxas.ir.core import Function, Part, VReg
-from openptxas.regalloc.liveness import compute_liveness, live_after_each
+from openptxas.ir.liveness import compute_liveness, live_after_each
 
 
 def dce(fn: Function, ctx: object) -> None:

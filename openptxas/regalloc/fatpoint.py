@@ -31,7 +31,7 @@ from openptxas.ir.core import (
     VReg,
     operand_regs,
 )
-from openptxas.regalloc.liveness import compute_liveness, defs_mask, live_after_each
+from openptxas.ir.liveness import compute_liveness, defs_mask, live_after_each
 
 # Registers counted in "Used N registers" beyond the highest one the code names.
 REGCOUNT_EXTRA = 2

@@ -34,8 +34,14 @@ def _wide_add(fn: Function, ctx: PassContext) -> None:
     wide_add(fn, ctx)
 
 
+def _convergence(fn: Function, ctx: PassContext) -> None:
+    from openptxas.passes.convergence import insert_convergence_barriers
+
+    insert_convergence_barriers(fn, ctx)
+
+
 def _allocate(fn: Function, ctx: PassContext) -> None:
-    from openptxas.passes.allocate import allocate_registers
+    from openptxas.regalloc.phase import allocate_registers
 
     allocate_registers(fn, ctx)
 
