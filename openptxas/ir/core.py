@@ -91,6 +91,10 @@ class Reg:
     width: int = 1
 
     def __str__(self) -> str:
+        if self.rc == RC.R and self.index == 255:
+            return "RZ"
+        if self.rc in (RC.P, RC.UP) and self.index == 7:
+            return f"{self.rc.prefix}T"
         return f"{self.rc.prefix}{self.index}"
 
 

@@ -31,7 +31,7 @@ from openptxas.ir.core import (
     VReg,
     operand_regs,
 )
-from openptxas.regalloc.liveness import compute_liveness, defs_mask, live_after_each
+from openptxas.ir.liveness import compute_liveness, defs_mask, live_after_each
 
 # Registers counted in "Used N registers" beyond the highest one the code names.
 REGCOUNT_EXTRA = 2
@@ -58,7 +58,8 @@ class Allocation:
     @property
     def registers(self) -> int:
         """The figure ptxas reports as "Used N registers"."""
-        return self.max_index.get(RC.R, -1) + 1 + REGCOUNT_EXTRA
+        # R1 (the stack pointer) is always written at entry, so it always counts.
+        return max(self.max_index.get(RC.R, -1), STACK_POINTER) + 1 + REGCOUNT_EXTRA
 
 
 def limits_for(gpr_budget: int, ugpr_count: int) -> dict[RC, ClassLimits]:
