@@ -9,12 +9,13 @@ Variants: every PTX file is built plain, relocatable (``-c``) and with ``-linein
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from openptxas.testing.corpus import ALL_TARGETS, discover
+from openptxas.testing.corpus import ALL_TARGETS, DEFAULT_ROOT, discover
 from openptxas.testing.oracle import Oracle
 
 HERE = Path(__file__).resolve().parent
@@ -84,9 +85,15 @@ def ptx_cases(targets: tuple[str, ...] = TARGETS) -> Iterator[Case]:
                 yield Case(f"ptx/{p.name}", t, fl, ptx)
 
 
+def kernel_root() -> Path:
+    """The kernel corpus (``$OPENPTXAS_ELF_KERNELS`` points the sweeps at another checkout's)."""
+    env = os.environ.get("OPENPTXAS_ELF_KERNELS")
+    return Path(env) if env else DEFAULT_ROOT
+
+
 def kernel_cases(oracle: Oracle, targets: tuple[str, ...] = TARGETS) -> Iterator[Case]:
     """The kernel corpus as the oracle harness builds it, plus -c and -lineinfo variants."""
-    for ks in discover():
+    for ks in discover(kernel_root()):
         for t in ks.targets():
             if t not in targets:
                 continue
