@@ -78,6 +78,12 @@ B_TABLES, B_DEBUG, B_NOTE, B_INFO, B_GRAPH, B_REL, B_CONST, B_TEXT, B_DATA, B_NO
 )
 
 
+def _add(table: list[str], name: str) -> None:
+    """ptxas's string tables hold each name once."""
+    if name not in table:
+        table.append(name)
+
+
 @dataclass
 class _Sec:
     name: str
@@ -131,22 +137,24 @@ class _Emitter:
         entsize: int = 0,
         content: Content | None = None,
         link: str | None = None,
+        make: Callable[[Callable[[str], int]], Content] | None = None,
     ) -> _Sec:
-        self.shstr.append(name)
+        _add(self.shstr, name)
         sec = _Sec(name, type_, flags, align, bucket, len(self.sections), entsize, content, link)
+        sec.make = make
         self.sections.append(sec)
-        self.strtab.append(name)
+        _add(self.strtab, name)
         if symbol:
             self.symbols.append(_Sym(name, SymbolBind.LOCAL, SymbolType.SECTION, section=name))
         return sec
 
     def name_only(self, name: str) -> None:
         """A section ptxas creates and drops again: only its name stays behind."""
-        self.shstr.append(name)
-        self.strtab.append(name)
+        _add(self.shstr, name)
+        _add(self.strtab, name)
 
     def symbol(self, sym: _Sym) -> _Sym:
-        self.strtab.append(sym.name)
+        _add(self.strtab, sym.name)
         self.symbols.append(sym)
         return sym
 
@@ -302,9 +310,48 @@ def build_model(desc: ModuleDescription) -> Cubin:
 # The creation sequence
 
 
+_UFT_SYMBOLS = (
+    "__UDT_OFFSET",
+    "__UFT_OFFSET",
+    "__UFT_CANONICAL",
+    "__UDT_CANONICAL",
+    "__UFT",
+    "__UDT",
+    "__UFT_END",
+    "__UDT_END",
+)
+
+
+def _function_symbol(f: Function) -> _Sym:
+    other = f.other if f.other is not None else (SymbolOther.ENTRY if f.entry else 0)
+    return _Sym(f.name, f.bind, SymbolType.FUNC, other, section=f".text.{f.name}", size=len(f.code))
+
+
+def _callgraph_maker(desc: ModuleDescription) -> Callable[[Callable[[str], int]], Content]:
+    """``.nv.callgraph``: four marker entries (0, -1) .. (0, -4), each followed by its group:
+    direct calls (caller, callee) after -1; the other groups as the description gives them."""
+
+    def make(sym: Callable[[str], int]) -> Content:
+        pairs: list[tuple[int, int]] = []
+        groups = desc.callgraph
+        if groups is None:
+            calls = tuple((f.name, c) for f in desc.functions for c in f.callees)
+            groups = (calls, (), (), ())
+        for marker, group in zip((-1, -2, -3, -4), groups, strict=True):
+            pairs.append((0, marker))
+            for a, b in group:
+                pairs.append(
+                    (sym(a) if isinstance(a, str) else a, sym(b) if isinstance(b, str) else b)
+                )
+        return WordPairs(tuple(pairs))
+
+    return make
+
+
 def _kind(r: Reloc) -> str:
-    """ptxas files a relocation with an addend under ``.rela``, one without under ``.rel``."""
-    return "rela" if r.addend else "rel"
+    """ptxas files a relocation with an addend under ``.rela``, one without under ``.rel``
+    (R_CUDA_UNUSED_CLEAR64 always under ``.rela``)."""
+    return "rela" if r.addend or r.type == RelocType.R_CUDA_UNUSED_CLEAR64 else "rel"
 
 
 def reloc_names(created: list[Reloc] | tuple[Reloc, ...], rela: bool) -> tuple[str, ...]:
@@ -341,7 +388,7 @@ def _reloc_group(
             part = final
         else:
             part = [r for r in final if _kind(r) == k]
-            keep = bool(part) or (keep_empty and k == names[0])
+            keep = bool(part)  # sm_75..89 drop relocation sections left empty
         if not keep:
             em.name_only(name)
             continue
@@ -399,7 +446,11 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
     late_const2: list[Function] = []
     globals_done = False
     reserved_done = False
+    rel = desc.relocatable
     for f in desc.functions:
+        own_symbol_first = rel and not f.entry
+        if own_symbol_first:
+            em.symbol(_function_symbol(f))
         text = em.section(
             f".text.{f.name}",
             SectionType.PROGBITS,
@@ -426,37 +477,41 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
         if f.shared is not None:
             sh = em.section(
                 f".nv.shared.{f.name}",
-                SectionType.NOBITS,
+                SectionType.CUDA_SHARED if rel else SectionType.NOBITS,
                 SectionFlag.ALLOC | SectionFlag.WRITE | SectionFlag.INFO_LINK,
                 f.shared_align,
                 B_NOBITS,
-                content=NoBits(f.shared + (0 if desc.relocatable else t.elf_reserved_smem)),
+                content=NoBits(f.shared + (0 if rel else t.elf_reserved_smem)),
             )
             sh.info_sec = text.name
             if f.shared_symbol:
                 em.section_symbol(sh.name)
-        else:
+        elif f.entry:
             em.name_only(f".nv.shared.{f.name}")
-        if not reserved_done and t.elf_reserved_smem_symbols and not desc.relocatable:
+        if not reserved_done and t.elf_reserved_smem_symbols:
             reserved_done = True
+            if rel:
+                for name in _UFT_SYMBOLS:
+                    em.symbol(_Sym(name, SymbolBind.WEAK, SymbolType.OBJECT, size=8))
             em.symbol(_Sym(".nv.reservedSmem.offset0", SymbolBind.WEAK, SymbolType.OBJECT, size=4))
-            em.section(
-                ".nv.shared.reserved.0",
-                SectionType.NOBITS,
-                SectionFlag.ALLOC | SectionFlag.WRITE,
-                1,
-                B_NOBITS,
-                content=NoBits(0),
-            )
-            em.symbol(
-                _Sym(
-                    "__nv_reservedSMEM_offset_0_alias",
-                    SymbolBind.WEAK,
-                    SymbolType.NOTYPE,
-                    SymbolOther.RESERVED_SMEM_ALIAS,
-                    section=".nv.shared.reserved.0",
+            if not rel:
+                em.section(
+                    ".nv.shared.reserved.0",
+                    SectionType.NOBITS,
+                    SectionFlag.ALLOC | SectionFlag.WRITE,
+                    1,
+                    B_NOBITS,
+                    content=NoBits(0),
                 )
-            )
+                em.symbol(
+                    _Sym(
+                        "__nv_reservedSMEM_offset_0_alias",
+                        SymbolBind.WEAK,
+                        SymbolType.NOTYPE,
+                        SymbolOther.RESERVED_SMEM_ALIAS,
+                        section=".nv.shared.reserved.0",
+                    )
+                )
         if not globals_done and desc.globals:
             globals_done = True
             _emit_globals(em, desc)
@@ -523,33 +578,7 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
     for p in pending:
         _reloc_group(em, p.name, list(reversed(p.relocs)), p.reloc_names or None)
     _data_relocs(em, desc, late_const2)
-    em.name_only(".rel.debug_frame")
-    if rela:
-        fr = em.section(
-            ".rela.debug_frame",
-            SectionType.RELA,
-            SectionFlag.INFO_LINK,
-            8,
-            B_REL,
-            entsize=24,
-            link=".symtab",
-        )
-    else:
-        fr = em.find(".rel.debug_frame") if False else em.sections[-1]
-        fr = em.section(
-            ".rel.debug_frame",
-            SectionType.REL,
-            SectionFlag.INFO_LINK,
-            8,
-            B_REL,
-            entsize=16,
-            link=".symtab",
-        )
-        em.shstr.pop()
-        em.strtab.pop()
-        em.name_only(".rela.debug_frame")
-    fr.info_sec = ".debug_frame"
-    em.resolve_relocs(fr, frame_relocs)
+    _reloc_group(em, ".debug_frame", frame_relocs, ("rel", "rela"))
     em.section(
         ".nv.callgraph",
         SectionType.CUDA_CALLGRAPH,
@@ -559,10 +588,10 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
         symbol=True,
         entsize=8,
         link=".symtab",
-        content=WordPairs(((0, -1), (0, -2), (0, -3), (0, -4))),
+        make=_callgraph_maker(desc),
     )
     em.name_only(".nv.prototype")
-    if t.elf_rel_action:
+    if t.elf_rel_action and not rel:
         em.section(
             ".nv.rel.action",
             SectionType.CUDA_RELOCINFO,
@@ -574,12 +603,11 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
             content=Blob(bytes.fromhex("73000000000000000000001125000536")),
         )
     for f in desc.functions:
-        other = f.other if f.other is not None else (SymbolOther.ENTRY if f.entry else 0)
-        em.symbol(
-            _Sym(
-                f.name, f.bind, SymbolType.FUNC, other, section=f".text.{f.name}", size=len(f.code)
-            )
-        )
+        if not (rel and not f.entry):
+            em.symbol(_function_symbol(f))
+        for x in f.externs:
+            if not any(y.name == x for y in em.symbols):
+                em.symbol(_Sym(x, SymbolBind.GLOBAL, SymbolType.FUNC))
     if renames:
         em.rename(".nv.constant.pic", ".nv.constant4")
         em.rename(".rela.nv.constant.pic", ".rela.nv.constant4")
@@ -602,11 +630,12 @@ def _data_relocs(em: _Emitter, desc: ModuleDescription, late_const2: list[Functi
     pic = ".nv.constant.pic" if t.elf_constant_renames else ".nv.constant4"
     user = ".nv.constant.user" if t.elf_constant_renames else ".nv.constant3"
     gvars = [g for g in desc.globals if g.space == Space.GLOBAL and g.offset is not None]
-    if gvars:
+    entries = [g.name for g in gvars] + _extern_entries(desc)
+    if entries:
         _reloc_group(
             em,
             pic,
-            [Reloc(8 * i, RelocType.R_CUDA_64, g.name, 0) for i, g in enumerate(gvars)],
+            [Reloc(8 * i, RelocType.R_CUDA_64, n, 0) for i, n in enumerate(entries)],
             None,
         )
     for name, space, init in ((user, Space.CONST, True), (".nv.global.init", Space.GLOBAL, True)):
@@ -647,11 +676,34 @@ def _emit_constant0(em: _Emitter, desc: ModuleDescription, f: Function) -> None:
         content=Blob(bytes(size)),
     )
     c0.info_sec = f".text.{f.name}"
-    if not t.elf_constant0_late:
+    if desc.relocatable and not t.elf_constant0_late:
+        # -c on sm_75..89: a symbol for the parameter block
+        em.symbol(
+            _Sym(
+                "_param",
+                SymbolBind.LOCAL,
+                SymbolType.CUDA_FUNC_DESC,
+                0x81,
+                section=name,
+                value=base,
+                size=f.param_bytes or 0,
+            )
+        )
+    elif not t.elf_constant0_late:
         # sm_75..89: the section, then its (unused) .rel section, then the section's symbol
         rel = f".rel.nv.constant0.{f.name}"
         em.shstr.append(rel)
         em.strtab.insert(len(em.strtab) - 1, rel)
+
+
+def _extern_entries(desc: ModuleDescription) -> list[str]:
+    """Undefined functions get a slot in the address table after the variables."""
+    out: list[str] = []
+    for f in desc.functions:
+        for x in f.externs:
+            if x not in out:
+                out.append(x)
+    return out
 
 
 def _emit_globals(em: _Emitter, desc: ModuleDescription) -> None:
@@ -714,7 +766,7 @@ def _fill_data_sections(em: _Emitter, desc: ModuleDescription) -> None:
         elif s.name == ".nv.global":
             members = [g for g in gvars if g.init is None]
         elif s.name == pic:
-            s.content = Blob(bytes(8 * len(gvars)))
+            s.content = Blob(bytes(8 * (len(gvars) + len(_extern_entries(desc)))))
             continue
         else:
             continue
@@ -769,6 +821,8 @@ def _function_attributes(
     recs.append(Attribute.hval(EIATTR.MERCURY_ISA_VERSION, t.elf_mercury_isa_version))
     if f.exit_offsets:
         recs.append(Attribute.sval(EIATTR.EXIT_INSTR_OFFSETS, Words(f.exit_offsets)))
+    if f.externs:
+        recs.append(Attribute.sval(EIATTR.EXTERNS, Words(tuple(sym(x) for x in f.externs))))
     if f.max_threads is not None:
         recs.append(Attribute.sval(EIATTR.MAX_THREADS, Dim3(*f.max_threads)))
     if f.reqntid is not None:
@@ -902,20 +956,28 @@ def _frame_entry(body: bytes) -> bytes:
     return b"\xff\xff\xff\xff" + struct.pack("<Q", length) + body + bytes(length - len(body))
 
 
-def _debug_frame(
-    desc: ModuleDescription, rela: bool
-) -> tuple[bytes, list[tuple[int, int, str, int | None]]]:
-    """``.debug_frame``: a CIE and an FDE for every function and subroutine, in code order;
-    relocations per function (last first): the FDE locations, subroutines' last first, then the
-    addresses inside their CIEs."""
+def _debug_frame(desc: ModuleDescription, rela: bool) -> tuple[bytes, list[Reloc]]:
+    """``.debug_frame``: a CIE and an FDE for every function and subroutine, in code order.
+
+    Relocations, as made (ptxas lists them last first): whole-program, per function the
+    addresses inside subroutine CIEs then the FDE locations (the function's own first); ``-c``
+    adds to each FDE its CIE pointer and an R_CUDA_UNUSED_CLEAR64 over the address range.
+    sm_75..89 (SHT_REL) keep the addends in the section bytes.
+    """
     out = bytearray()
-    groups: list[list[tuple[int, int, str, int | None]]] = []
+    made: list[Reloc] = []
+    r64 = RelocType.R_CUDA_64
+    pairs = 0
+
+    def add(offset: int, sym: str, addend: int, kind_rel: bool = True) -> Reloc:
+        return Reloc(offset, r64, sym, None if (kind_rel and not rela) else addend)
+
     for f in desc.functions:
         subs = sorted(f.subroutines, key=lambda s: s.offset)
         entries = [(f.frame, 0, subs[0].offset if subs else len(f.code))]
         entries += [(s.frame, s.offset, s.size) for s in subs]
-        fde_relocs: list[tuple[int, int, str, int | None]] = []
-        cie_relocs: list[tuple[int, int, str, int | None]] = []
+        fde_relocs: list[Reloc] = []
+        cie_relocs: list[Reloc] = []
         for frame, offset, size in entries:
             if frame is None:
                 continue
@@ -923,16 +985,28 @@ def _debug_frame(
             cie = bytearray(frame.cie)
             for off, addend in frame.cie_relocs:
                 struct.pack_into("<q", cie, off, addend)
-                cie_relocs.append(
-                    (cie_at + 20 + off, RelocType.R_CUDA_64, f.name, addend if rela else None)
-                )
+                cie_relocs.append(add(cie_at + 20 + off, f.name, addend))
             out += _frame_entry(b"\xff" * 8 + bytes(cie))
             fde_at = len(out)
             out += _frame_entry(struct.pack("<QQQ", cie_at, offset, size) + frame.fde)
-            fde_relocs.append((fde_at + 20, RelocType.R_CUDA_64, f.name, offset if rela else None))
-        groups.append(fde_relocs[::-1] + cie_relocs[::-1])
-    relocs = [r for g in reversed(groups) for r in g]
-    return bytes(out), relocs
+            if desc.relocatable:
+                # the CIE pointer is relocated against .debug_frame; with an addend it is a
+                # .rela entry and the field itself stays 0
+                # ptxas's addend counts 112 bytes per CIE/FDE pair whatever their real size
+                struct.pack_into("<Q", out, fde_at + 12, 0)
+                cie_ptr = Reloc(fde_at + 12, r64, ".debug_frame", 112 * pairs)
+                if not rela and pairs == 0:
+                    cie_ptr = Reloc(fde_at + 12, r64, ".debug_frame", None)
+                fde_relocs += [
+                    cie_ptr,
+                    add(fde_at + 20, f.name, offset),
+                    Reloc(fde_at + 28, RelocType.R_CUDA_UNUSED_CLEAR64, f.name, 0),
+                ]
+            else:
+                fde_relocs.append(add(fde_at + 20, f.name, offset))
+            pairs += 1
+        made += cie_relocs + fde_relocs
+    return bytes(out), made
 
 
 _ = (Frame, GlobalVar, RelocType, SymValue)

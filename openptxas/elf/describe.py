@@ -36,6 +36,7 @@ from openptxas.elf.model import (
     Section,
     StringTable,
     SymbolTable,
+    WordPairs,
 )
 from openptxas.elf.nvinfo import (
     EIATTR,
@@ -68,6 +69,7 @@ SYNTHESIZED = frozenset(
         EIATTR.SW_WAR,
         EIATTR.CTA_PER_CLUSTER,
         EIATTR.MAX_CLUSTER_RANK,
+        EIATTR.EXTERNS,
     }
 )
 
@@ -156,6 +158,32 @@ def _compat_if_needed(cubin: Cubin, target: str) -> tuple[Attribute, ...] | None
                 return None
             return s.content.attributes
     return None
+
+
+def _callgraph(
+    cubin: Cubin, cg: WordPairs
+) -> tuple[tuple[tuple[str | int, str | int], ...], ...] | None:
+    groups: list[list[tuple[str | int, str | int]]] = []
+    for a, b in cg.pairs:
+        if a == 0 and b < 0:
+            groups.append([])
+            continue
+        if not groups:
+            return None
+
+        def name(i: int) -> str | int:
+            syms = cubin.symtab.symbols
+            if 0 < i < len(syms) and syms[i].type == SymbolType.FUNC:
+                return syms[i].name
+            return i
+
+        groups[-1].append((name(a), name(b)))
+    if len(groups) != 4:
+        return None
+    out = tuple(tuple(g) for g in groups)
+    if not any(out):
+        return None
+    return out
 
 
 def _strings(cubin: Cubin, index: int) -> list[str]:
@@ -363,6 +391,8 @@ def describe(cubin: Cubin) -> ModuleDescription:
                 kw["max_cluster_rank"] = v.values[0]
             elif a.code == EIATTR.CRS_STACK_SIZE and isinstance(v, Words):
                 kw["crs_stack"] = v.values[0]
+            elif a.code == EIATTR.EXTERNS and isinstance(v, Words):
+                kw["externs"] = tuple(cubin.symbol_name(i) for i in v.values)
             elif a.code in SYNTHESIZED:
                 continue  # target constants (API version, SW_WAR, ...) and PARAM_CBANK
             else:
@@ -470,6 +500,10 @@ def describe(cubin: Cubin) -> ModuleDescription:
                 )
             )
 
+    callgraph: tuple[tuple[tuple[str | int, str | int], ...], ...] | None = None
+    for s in cubin.sections:
+        if s.type == SectionType.CUDA_CALLGRAPH and isinstance(s.content, WordPairs):
+            callgraph = _callgraph(cubin, s.content)
     return ModuleDescription(
         target=target,
         ptx_target=_ptx_target(cubin),
@@ -481,6 +515,7 @@ def describe(cubin: Cubin) -> ModuleDescription:
         debug_sections=tuple(debug),
         e_flags_kind=cubin.e_flags >> 24,
         compat=_compat_if_needed(cubin, target),
+        callgraph=callgraph,
     )
 
 

@@ -125,6 +125,7 @@ class Function:
     reloc_names: tuple[str, ...] | None = None
     subroutines: tuple[Subroutine, ...] = ()
     callees: tuple[str, ...] = ()  # .nv.callgraph edges from this function
+    externs: tuple[str, ...] = ()  # undefined functions it calls (vprintf, __assertfail, ...)
     const2: bytes | None = None  # .nv.constant2.<f>: compiler constants (jump tables, ...)
     const2_relocs: tuple[Reloc, ...] = ()
     const2_reloc_names: tuple[str, ...] | None = None  # as reloc_names, for .nv.constant2.<f>
@@ -162,6 +163,9 @@ class ModuleDescription:
     globals: tuple[GlobalVar, ...] = ()
     debug_sections: tuple[OpaqueSection, ...] = ()
     e_flags_kind: int = 0x06  # bits 24..31 of e_flags (0x06 without debug information)
+    # .nv.callgraph groups after the markers -1 .. -4 (names are symbols; ints kept as they are);
+    # None: the direct calls listed in Function.callees, other groups empty.
+    callgraph: tuple[tuple[tuple[str | int, str | int], ...], ...] | None = None
     # .nv.compat records (sm_90+); None: ptxas's usual ones for the target. ISA_CLASS (code 2)
     # is 2 or 4 for some modules (textures, ...): the compiler must say so.
     compat: tuple[Attribute, ...] | None = None

@@ -111,7 +111,7 @@ def _decode_content(raw: RawElf, index: int) -> Content:
 
 def read_cubin(blob: bytes) -> Cubin:
     """Parse a cubin into the model; raise CubinFormatError if it is not a well-formed one."""
-    raw = parse_elf(bytes(blob))
+    raw = parse_elf(bytes(blob), NOBITS_TYPES)
     h = raw.header
     if h.e_machine != EM_CUDA:
         raise CubinFormatError(f"not a CUDA ELF file (e_machine {h.e_machine}, expected {EM_CUDA})")
