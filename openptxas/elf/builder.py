@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from openptxas.diag import UsageError
 from openptxas.elf.consts import (
+    NOBITS_TYPES,
     ElfType,
     RelocType,
     SectionFlag,
@@ -28,6 +29,7 @@ from openptxas.elf.description import (
     Frame,
     Function,
     GlobalVar,
+    Linkage,
     ModuleDescription,
     OpaqueSection,
     Reloc,
@@ -464,16 +466,23 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
         text.info_sym = f.name
         if t.elf_regcount_in_text_info:
             text.info_high = f.registers
-        info = em.section(
-            f".nv.info.{f.name}",
-            SectionType.CUDA_INFO,
-            SectionFlag.INFO_LINK,
-            4,
-            B_INFO,
-            link=".symtab",
-        )
-        info.info_sec = text.name
-        info.make = _function_attributes_maker(t, desc, f)
+
+        def make_info(f: Function = f, text: _Sec = text) -> None:
+            info = em.section(
+                f".nv.info.{f.name}",
+                SectionType.CUDA_INFO,
+                SectionFlag.INFO_LINK,
+                4,
+                B_INFO,
+                link=".symtab",
+            )
+            info.info_sec = text.name
+            info.make = _function_attributes_maker(t, desc, f)
+
+        # -c: a device function's .nv.info comes after the module-level symbols it triggers
+        info_later = rel and not f.entry
+        if not info_later:
+            make_info()
         if f.shared is not None:
             sh = em.section(
                 f".nv.shared.{f.name}",
@@ -512,31 +521,35 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
                         section=".nv.shared.reserved.0",
                     )
                 )
+        relocs_done = False
         if not globals_done and desc.globals:
             globals_done = True
             _emit_globals(em, desc)
+            # -c: relocations against the variables are made as they are placed
+            names = {g.name for g in desc.globals}
+            if rel and any(r.symbol in names for r in f.relocs):
+                relocs_done = True
+                _reloc_group(
+                    em, text.name, list(reversed(f.relocs)), f.reloc_names, keep_empty=True
+                )
+        if info_later:
+            make_info()
         if f.reserved_smem_cap:
             # ptxas makes the symbol .nv.reservedSmem.cap and then blanks its name
             em.strtab.extend([""] * (len(".nv.reservedSmem.cap") + 1))
             em.symbols.append(_Sym("", SymbolBind.LOCAL, SymbolType.NOTYPE, 1))
+        c2name = f".nv.constant.optimizer.{f.name}" if renames else f".nv.constant2.{f.name}"
         if f.const2 is not None:
-            name = f".nv.constant.optimizer.{f.name}" if renames else f".nv.constant2.{f.name}"
             c2 = em.section(
-                name,
-                SectionType.PROGBITS,
+                c2name,
+                SectionType.CUDA_CONSTANT_B2 if rel else SectionType.PROGBITS,
                 SectionFlag.ALLOC | SectionFlag.INFO_LINK,
-                4,
+                f.const2_align,
                 B_CONST,
                 symbol=True,
                 content=Blob(f.const2),
             )
             c2.info_sec = text.name
-            if f.const2_relocs_late:
-                late_const2.append(f)
-            else:
-                _reloc_group(
-                    em, name, list(reversed(f.const2_relocs)), f.const2_reloc_names, keep_empty=True
-                )
         for sub in sorted(f.subroutines, key=lambda s: s.offset):
             em.symbol(
                 _Sym(
@@ -548,8 +561,37 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
                     size=sub.size,
                 )
             )
-        if f.relocs or f.reloc_names:
+        # symbols inside the function's data: the first one is made before the code's
+        # relocation sections, the others after (-c keeps them)
+        local = [
+            _Sym(
+                y.name,
+                y.bind,
+                y.type,
+                y.other,
+                section=c2name if y.section == "const2" else f".nv.shared.{f.name}",
+                value=y.value,
+                size=y.size,
+            )
+            for y in f.local_symbols
+        ]
+        if local:
+            em.symbol(local[0])
+        if (f.relocs or f.reloc_names) and not relocs_done:
             _reloc_group(em, text.name, list(reversed(f.relocs)), f.reloc_names, keep_empty=True)
+        for y in local[1:]:
+            em.symbol(y)
+        if f.const2 is not None:
+            if f.const2_relocs_late:
+                late_const2.append(f)
+            else:
+                _reloc_group(
+                    em,
+                    c2name,
+                    list(reversed(f.const2_relocs)),
+                    f.const2_reloc_names,
+                    keep_empty=True,
+                )
         if not t.elf_constant0_late:
             _emit_constant0(em, desc, f)
 
@@ -631,7 +673,7 @@ def _data_relocs(em: _Emitter, desc: ModuleDescription, late_const2: list[Functi
     user = ".nv.constant.user" if t.elf_constant_renames else ".nv.constant3"
     gvars = [g for g in desc.globals if g.space == Space.GLOBAL and g.offset is not None]
     entries = [g.name for g in gvars] + _extern_entries(desc)
-    if entries:
+    if entries and not desc.relocatable:
         _reloc_group(
             em,
             pic,
@@ -696,6 +738,15 @@ def _emit_constant0(em: _Emitter, desc: ModuleDescription, f: Function) -> None:
         em.strtab.insert(len(em.strtab) - 1, rel)
 
 
+_BIND = {
+    Linkage.LOCAL: SymbolBind.LOCAL,
+    Linkage.VISIBLE: SymbolBind.GLOBAL,
+    Linkage.EXTERN: SymbolBind.GLOBAL,
+    Linkage.WEAK: SymbolBind.WEAK,
+    Linkage.COMMON: SymbolBind.GLOBAL,
+}
+
+
 def _extern_entries(desc: ModuleDescription) -> list[str]:
     """Undefined functions get a slot in the address table after the variables."""
     out: list[str] = []
@@ -715,30 +766,46 @@ def _emit_globals(em: _Emitter, desc: ModuleDescription) -> None:
     for g in desc.globals:
         if g.offset is None:
             continue
+        rel = desc.relocatable
         if g.space == Space.CONST:
             name = ".nv.constant.user" if t.elf_constant_renames else ".nv.constant3"
-            kind = (SectionType.PROGBITS, SectionFlag.ALLOC, B_CONST)
+            kind = (
+                SectionType.CUDA_CONSTANT_B3 if rel else SectionType.PROGBITS,
+                SectionFlag.ALLOC,
+                B_CONST,
+            )
         elif g.init is not None:
             name = ".nv.global.init"
-            kind = (SectionType.PROGBITS, SectionFlag.ALLOC | SectionFlag.WRITE, B_DATA)
+            kind = (
+                SectionType.CUDA_GLOBAL_INIT if rel else SectionType.PROGBITS,
+                SectionFlag.ALLOC | SectionFlag.WRITE,
+                B_DATA,
+            )
         else:
             name = ".nv.global"
-            kind = (SectionType.NOBITS, SectionFlag.ALLOC | SectionFlag.WRITE, B_NOBITS)
+            kind = (
+                SectionType.CUDA_GLOBAL if rel else SectionType.NOBITS,
+                SectionFlag.ALLOC | SectionFlag.WRITE,
+                B_NOBITS,
+            )
         if name not in made:
             made.add(name)
             em.section(name, kind[0], kind[1], 1, kind[2], symbol=True)
         em.symbol(
             _Sym(
                 g.name,
-                SymbolBind.LOCAL,
-                SymbolType.OBJECT,
-                SymbolOther.MANAGED if g.managed else 0,
+                _BIND[g.linkage],
+                g.sym_type,
+                g.sym_other
+                if g.sym_other is not None
+                else (SymbolOther.MANAGED if g.managed else 0),
                 section=name,
                 value=g.offset,
                 size=g.size,
             )
         )
-        if g.space == Space.GLOBAL and not pic_done:
+        if g.space == Space.GLOBAL and not pic_done and not desc.relocatable:
+            # whole-program code reads variable addresses from this table
             pic_done = True
             em.section(
                 ".nv.constant.pic" if t.elf_constant_renames else ".nv.constant4",
@@ -772,7 +839,7 @@ def _fill_data_sections(em: _Emitter, desc: ModuleDescription) -> None:
             continue
         s.align = max([g.align for g in members] + [1])
         size = max(((g.offset or 0) + g.size for g in members), default=0)
-        if s.type == SectionType.NOBITS:
+        if s.type in NOBITS_TYPES:
             s.content = NoBits(size)
             continue
         data = bytearray(size)
@@ -796,7 +863,7 @@ def _function_attributes(
 ) -> tuple[Attribute, ...]:
     recs: list[Attribute] = []
     recs.append(Attribute.sval(EIATTR.CUDA_API_VERSION, Words((CUDA_API_VERSION,))))
-    v2 = any(p.size >= 1 << 14 for p in f.params)
+    v2 = any(p.size >= 1 << 13 for p in f.params)
     for p in sorted(f.params, key=lambda p: -p.offset):
         ordinal = f.params.index(p)
         if v2:
@@ -881,6 +948,7 @@ _ORDER: list[int] = [
     EIATTR.ANNOTATIONS,
     EIATTR.MERCURY_ISA_VERSION,
     EIATTR.INT_WARP_WIDE_INSTR_OFFSETS,
+    EIATTR.UNUSED_LOAD_BYTE_OFFSET,
     EIATTR.COOP_GROUP_MASK_REGIDS,
     EIATTR.COOP_GROUP_INSTR_OFFSETS,
     EIATTR.VRC_CTA_INIT_COUNT,
@@ -908,13 +976,14 @@ _ORDER_LEGACY: list[int] = [
     EIATTR.WMMA_USED,
     EIATTR.KPARAM_INFO_V2,
     EIATTR.MAXREG_COUNT,
+    EIATTR.NUM_BARRIERS,
     EIATTR.EXTERNS,
     EIATTR.BINDLESS_TEXTURE_BANK,
     EIATTR.BINDLESS_SURFACE_BANK,
-    EIATTR.NUM_BARRIERS,
     EIATTR.ANNOTATIONS,
     EIATTR.MERCURY_ISA_VERSION,
     EIATTR.INT_WARP_WIDE_INSTR_OFFSETS,
+    EIATTR.UNUSED_LOAD_BYTE_OFFSET,
     EIATTR.COOP_GROUP_MASK_REGIDS,
     EIATTR.COOP_GROUP_INSTR_OFFSETS,
     EIATTR.SYSCALL_OFFSETS,
@@ -992,9 +1061,14 @@ def _debug_frame(desc: ModuleDescription, rela: bool) -> tuple[bytes, list[Reloc
             if desc.relocatable:
                 # the CIE pointer is relocated against .debug_frame; with an addend it is a
                 # .rela entry and the field itself stays 0
-                # ptxas's addend counts 112 bytes per CIE/FDE pair whatever their real size
+                # ptxas counts 8 more bytes per preceding CIE/FDE pair than the pairs take
                 struct.pack_into("<Q", out, fde_at + 12, 0)
-                cie_ptr = Reloc(fde_at + 12, r64, ".debug_frame", 112 * pairs)
+                cie_ptr = Reloc(
+                    fde_at + 12,
+                    r64,
+                    ".debug_frame",
+                    frame.cie_ptr_addend if frame.cie_ptr_addend is not None else cie_at,
+                )
                 if not rela and pairs == 0:
                     cie_ptr = Reloc(fde_at + 12, r64, ".debug_frame", None)
                 fde_relocs += [

@@ -18,6 +18,7 @@ from openptxas.elf.description import (
     Function,
     GlobalVar,
     Linkage,
+    LocalSymbol,
     ModuleDescription,
     OpaqueSection,
     Param,
@@ -142,8 +143,14 @@ def parse_frames(cubin: Cubin) -> dict[tuple[str, int], Frame]:
         else:
             loc = o + 20
             name, addend = relocs.get(loc, ("", 0))
-            cie, crel = cies[cie_id]
-            frames[(name, addend)] = Frame(cie=cie, fde=_strip_nops(body[24:]), cie_relocs=crel)
+            ptr = relocs.get(o + 12)
+            cie_at = max(cies) if cies else 0
+            ptr_addend = ptr[1] if ptr is not None and ptr[1] != cie_at else None
+            # ptxas writes CIE/FDE pairs; in -c output the CIE pointer field is 0 (relocated)
+            cie, crel = cies[max(cies)] if cies else (b"", ())
+            frames[(name, addend)] = Frame(
+                cie=cie, fde=_strip_nops(body[24:]), cie_relocs=crel, cie_ptr_addend=ptr_addend
+            )
         o += 12 + length
     return frames
 
@@ -184,6 +191,18 @@ def _callgraph(
     if not any(out):
         return None
     return out
+
+
+def _local_symbols(cubin: Cubin, fname: str) -> tuple[LocalSymbol, ...]:
+    kinds = {f".nv.shared.{fname}": "shared", f".nv.constant2.{fname}": "const2"}
+    out = []
+    for y in cubin.symtab.symbols:
+        if y.type == SymbolType.SECTION or not 0 < y.shndx < len(cubin.sections):
+            continue
+        kind = kinds.get(cubin.sections[y.shndx].name)
+        if kind is not None:
+            out.append(LocalSymbol(y.name, kind, y.value, y.size, y.type, y.other, y.bind))
+    return tuple(out)
 
 
 def _strings(cubin: Cubin, index: int) -> list[str]:
@@ -424,6 +443,7 @@ def describe(cubin: Cubin) -> ModuleDescription:
         for i, s in enumerate(cubin.sections):
             if s.name == f".nv.constant2.{fname}" and isinstance(s.content, Blob):
                 const2 = s.content.data
+                kw["const2_align"] = s.addralign
                 const2_relocs = tuple(relocs.get(i, ()))
                 c2 = f".nv.constant.optimizer.{fname}" if renames else f".nv.constant2.{fname}"
                 c2_names = _names_if_needed(history, c2, const2_relocs, rela)
@@ -459,6 +479,7 @@ def describe(cubin: Cubin) -> ModuleDescription:
                     y.name == f".nv.shared.{fname}" and y.type == SymbolType.SECTION for y in syms
                 ),
                 reserved_smem_cap=fname in cap_functions,
+                local_symbols=_local_symbols(cubin, fname),
                 attributes=tuple(extra),
                 frame=frames.get((fname, 0)),
                 **kw,  # type: ignore[arg-type]
@@ -555,6 +576,8 @@ def _global(cubin: Cubin, y: object, sec: Section, relocs: dict[int, list[Reloc]
         linkage=linkage,
         managed=bool(y.other & 0x4),
         offset=y.value,
+        sym_type=y.type,
+        sym_other=None if y.other == (0x4 if y.other & 0x4 else 0) else y.other,
     )
 
 

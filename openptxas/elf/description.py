@@ -55,6 +55,8 @@ class GlobalVar:
     linkage: Linkage = Linkage.LOCAL
     managed: bool = False
     offset: int | None = None  # placement in its section (None: extern, no placement)
+    sym_type: int = 1  # its symbol's type (-c output marks variables CUDA_FUNC_DESC)
+    sym_other: int | None = None  # st_other (None: 4 when managed, else 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +83,20 @@ class Subroutine:
 
 
 @dataclass(frozen=True, slots=True)
+class LocalSymbol:
+    """A symbol ptxas writes for data of a function (-c output): shared variables,
+    ``<f>.const_opt.<a>.<b>`` pieces of the compiler-constant bank."""
+
+    name: str
+    section: str  # "shared" or "const2"
+    value: int
+    size: int
+    type: int
+    other: int
+    bind: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Frame:
     """The function's ``.debug_frame`` entries: its CIE (version byte onwards) and FDE program.
 
@@ -91,6 +107,9 @@ class Frame:
     cie: bytes
     fde: bytes
     cie_relocs: tuple[tuple[int, int], ...] = ()  # (offset in cie, addend)
+    # -c: the addend of the FDE's CIE-pointer relocation when it is not the CIE's offset
+    # (sm_90+ counts the size the FDE program had before ptxas merged its advance_loc steps)
+    cie_ptr_addend: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +147,7 @@ class Function:
     externs: tuple[str, ...] = ()  # undefined functions it calls (vprintf, __assertfail, ...)
     const2: bytes | None = None  # .nv.constant2.<f>: compiler constants (jump tables, ...)
     const2_relocs: tuple[Reloc, ...] = ()
+    const2_align: int = 4
     const2_reloc_names: tuple[str, ...] | None = None  # as reloc_names, for .nv.constant2.<f>
     const2_relocs_late: bool = False  # relocations made with the module data (function tables)
     shared_symbol: bool = False  # .nv.shared.<f> has a section symbol (static shared variables)
@@ -135,6 +155,7 @@ class Function:
     attributes: tuple[Attribute, ...] = ()  # every other EIATTR record of .nv.info.<f>
     frame: Frame | None = None
     prototype: int | None = None  # .nv.prototype entry
+    local_symbols: tuple[LocalSymbol, ...] = ()  # symbols in its .nv.shared / .nv.constant2 (-c)
 
 
 @dataclass(frozen=True, slots=True)
