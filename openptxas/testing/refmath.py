@@ -305,7 +305,37 @@ def mul(a: NDArray, b: NDArray, fmt: Fmt, rnd: Rnd = Rnd.RN, out: Fmt | None = N
 def fma(
     a: NDArray, b: NDArray, c: NDArray, fmt: Fmt, rnd: Rnd = Rnd.RN, out: Fmt | None = None
 ) -> NDArray:
+    if fmt is Fmt.F32 and out in (None, Fmt.F32) and rnd is Rnd.RN:
+        fast = _fma_f32_rn(a, b, c)
+        if fast is not None:
+            return fast
     return _map(_fma, [a, b, c], fmt, out or fmt, rnd)
+
+
+def _fma_f32_rn(a: NDArray, b: NDArray, c: NDArray) -> NDArray | None:
+    """Vectorised exact f32 fma (rn) through f64: the product is exact in f64, the sum is
+    s + e exactly (TwoSum), and e can only matter when s lies exactly on an f32 midpoint.
+    None when an operand or the result is not a normal finite number (the slow path decides)."""
+    a64, b64, c64 = (np.asarray(v, dtype=np.float32).astype(np.float64) for v in (a, b, c))
+    with np.errstate(all="ignore"):
+        p = a64 * b64
+        s = p + c64
+        bb = s - p
+        e = (p - (s - bb)) + (c64 - bb)
+        r = s.astype(np.float32)
+        r64 = r.astype(np.float64)
+        toward = np.nextafter(r, np.where(s > r64, np.float32(np.inf), np.float32(-np.inf)))
+        mid = (r64 + toward.astype(np.float64)) * 0.5
+    tiny = np.float64(np.finfo(np.float32).tiny)
+    if not (np.all(np.isfinite(r)) and np.all((np.abs(r64) >= tiny) | (r64 == 0))):
+        return None
+    if np.any((r64 == 0) | (p == 0)):
+        return None  # signed-zero rules: slow path
+    # s on the midpoint between r (its rn rounding, the even candidate) and the other neighbour:
+    # a non-zero e decides, toward the neighbour when it points past the midpoint.
+    at_mid = (s == mid) & (s != r64) & (e != 0)
+    past = at_mid & (np.sign(e) == np.sign(toward.astype(np.float64) - r64))
+    return np.where(past, toward, r).astype(np.float32)
 
 
 def div(a: NDArray, b: NDArray, fmt: Fmt, rnd: Rnd = Rnd.RN, out: Fmt | None = None) -> NDArray:
