@@ -58,10 +58,7 @@ def _bytes_value(arg: dict, base: Path) -> np.ndarray:
     init = arg.get("init", "zeros")
     if init == "zeros":
         return np.zeros(size, dtype=np.uint8)
-    if "hex" in init:
-        data = bytes.fromhex(init["hex"])
-    else:
-        data = (base / init["file"]).read_bytes()
+    data = bytes.fromhex(init["hex"]) if "hex" in init else (base / init["file"]).read_bytes()
     assert len(data) == size, f"bytes argument: {len(data)} bytes of init, size {size}"
     return np.frombuffer(data, dtype=np.uint8).copy()
 
@@ -99,9 +96,7 @@ def test_references_run(ks):
             assert arr.dtype == a.np_dtype, (ks.name, spec.kernel, i, arr.dtype, a.np_dtype)
             assert arr.shape == (a.count,), (ks.name, spec.kernel, i, arr.shape, a.count)
         if "printf_reference" in raw:
-            text = getattr(ks.module(), raw["printf_reference"])(
-                [v.copy() for v in values], spec
-            )
+            text = getattr(ks.module(), raw["printf_reference"])([v.copy() for v in values], spec)
             assert isinstance(text, str) and text.endswith("\n"), (ks.name, spec.kernel)
 
 

@@ -106,8 +106,10 @@ def decode_bits(bits: int, fmt: Fmt) -> Value:
     m = bits & ((1 << mb) - 1)
     if e == (1 << eb) - 1:
         return Value(Fraction(0), neg, "nan" if m else "inf")
-    q = Fraction(m, 1 << mb) * Fraction(2) ** fmt.emin if e == 0 else (
-        Fraction((1 << mb) | m, 1 << mb) * Fraction(2) ** (e - fmt.bias)
+    q = (
+        Fraction(m, 1 << mb) * Fraction(2) ** fmt.emin
+        if e == 0
+        else (Fraction((1 << mb) | m, 1 << mb) * Fraction(2) ** (e - fmt.bias))
     )
     return Value(-q if neg else q, neg, "finite")
 
@@ -205,7 +207,8 @@ def _nan_bits(fmt: Fmt) -> int:
 
 def _inf_bits(fmt: Fmt, neg: bool) -> int:
     lay = fmt.value
-    return (int(neg) << (lay.mant_bits + lay.exp_bits)) | (((1 << lay.exp_bits) - 1) << lay.mant_bits)
+    sign = int(neg) << (lay.mant_bits + lay.exp_bits)
+    return sign | (((1 << lay.exp_bits) - 1) << lay.mant_bits)
 
 
 def _signed(v: Value) -> float:
@@ -245,17 +248,18 @@ def _mul(a: Value, b: Value, fmt: Fmt, rnd: Rnd) -> int:
 
 
 def _fma(a: Value, b: Value, c: Value, fmt: Fmt, rnd: Rnd) -> int:
+    if a.is_finite and b.is_finite and not c.is_finite:
+        return _from_float_special(_signed(c), fmt)  # the exact product is finite
     if not (a.is_finite and b.is_finite and c.is_finite):
-        p = _signed(a) * _signed(b)
-        return _from_float_special(p + _signed(c), fmt)
-    p = a.q * b.q
-    s = p + c.q
-    if s == 0:
+        return _from_float_special(_signed(a) * _signed(b) + _signed(c), fmt)
+    prod = a.q * b.q
+    total = prod + c.q
+    if total == 0:
         pneg = a.neg != b.neg
-        if p == 0 and c.q == 0 and pneg == c.neg:
-            return round_fraction(s, fmt, rnd, pneg)
-        return round_fraction(s, fmt, rnd, rnd is Rnd.RM)
-    return round_fraction(s, fmt, rnd)
+        if prod == 0 and c.q == 0 and pneg == c.neg:
+            return round_fraction(total, fmt, rnd, pneg)
+        return round_fraction(total, fmt, rnd, rnd is Rnd.RM)
+    return round_fraction(total, fmt, rnd)
 
 
 def _div(a: Value, b: Value, fmt: Fmt, rnd: Rnd) -> int:
