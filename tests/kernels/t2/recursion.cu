@@ -11,7 +11,8 @@ __device__ bool is_odd(unsigned n);
 __device__ bool is_even(unsigned n) { return n == 0 ? true : is_odd(n - 1); }
 __device__ bool is_odd(unsigned n) { return n == 0 ? false : is_even(n - 1); }
 
-// Node i has children (node 63, past the tree, is a lone leaf) 2i+1 and 2i+2 when they exist and bits 0/1 of present[i] are set.
+// Node i has children 2i+1 and 2i+2 when they are < NODES and bits 0/1 of present[i] are set;
+// thread 63 starts at node 63, past the tree: a lone leaf.
 __device__ int child(const unsigned* present, int node, int side)
 {
     int c = 2 * node + 1 + side;
