@@ -341,9 +341,30 @@ def mov(ins: ast.Instruction, c: LowerCtx) -> None:
         v = c.special(a)
         c.emit("MOV", (), [c.dst(d)], [v])
         return
+    if isinstance(a, ast.Sym) and a.name == "WARP_SZ":
+        c.emit("MOV", (), [c.dst(d)], [Imm(32)])
+        return
     if isinstance(a, ast.Sym):
+        dv = c.dst(d)
         if a.name in c.shared:
-            c.shared_addr(c.dst(d), c.shared[a.name] + a.offset)
+            lo = dv.lo if dv.width == 2 else dv
+            c.shared_addr(lo, c.shared[a.name] + a.offset)
+            if dv.width == 2:
+                c.emit("MOV", (), [dv.hi], [RZ])
+            return
+        if a.name in c.consts and dv.width == 2:
+            c.emit("MOV", (), [dv.lo], [Imm(c.consts[a.name] + a.offset)])
+            c.emit("MOV", (), [dv.hi], [RZ])
+            return
+        if a.name in c.globals and dv.width == 2:
+            ptr = c.global_address(a.name)
+            if a.offset:
+                carry = c.new(RC.P)
+                c.emit("IADD3", (), [dv.lo, carry], [ptr.lo, Imm(a.offset), RZ])
+                c.emit("IADD3", ("X",), [dv.hi], [ptr.hi, RZ, RZ, carry, Src(PT, inv=True)])
+            else:
+                c.emit("MOV", (), [dv.lo], [ptr.lo])
+                c.emit("MOV", (), [dv.hi], [ptr.hi])
             return
         raise c.unsupported(f"address of '{a.name}'")
     dv = c.dst(d)
