@@ -75,9 +75,20 @@ CUDA_API_VERSION = 130
 NOTE_OWNER = "NVIDIA Corp"
 
 # Header-table buckets (sections are sorted by bucket, then by creation).
-B_TABLES, B_DEBUG, B_NOTE, B_INFO, B_GRAPH, B_REL, B_CONST, B_TEXT, B_DATA, B_NOBITS, B_CONST0 = (
-    range(11)
-)
+(
+    B_TABLES,
+    B_DEBUG,
+    B_NOTE,
+    B_INFO,
+    B_GRAPH,
+    B_REL,
+    B_CONST,
+    B_TEXT,
+    B_DATA,
+    B_NOBITS,
+    B_CONST0,
+    B_MERCURY,
+) = range(12)
 
 
 def _add(table: list[str], name: str) -> None:
@@ -176,7 +187,8 @@ class _Emitter:
         for tab in (self.shstr, self.strtab) if has_symbol else (self.shstr,):
             if old not in tab:
                 continue
-            if self.target.elf_rename_in_place:
+            # sm_100+ keeps the old symbol name (the Mercury symbol table uses it)
+            if self.target.elf_rename_in_place or tab is self.shstr:
                 # overwritten in place, the tail padded with NULs (empty strings)
                 i = tab.index(old)
                 pad = len(old.encode()) - len(new.encode())
@@ -231,6 +243,24 @@ class _Emitter:
                 content = StringTable(("", *self.shstr))
             elif s.name == ".strtab":
                 content = StringTable(("", *self.strtab))
+            elif s.type == SectionType.CUDA_MERCURY_SYMTAB:
+                content = SymbolTable(
+                    (
+                        Symbol(""),
+                        *tuple(
+                            Symbol(
+                                y.name,
+                                y.bind,
+                                y.type,
+                                y.other,
+                                index[y.section] if y.section is not None else 0,
+                                y.value,
+                                y.size,
+                            )
+                            for y in desc.mercury_symbols
+                        ),
+                    )
+                )
             elif s.name == ".symtab":
                 content = SymbolTable(tuple(symbols))
                 last_local = max(
@@ -502,7 +532,16 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
             if rel:
                 for name in _UFT_SYMBOLS:
                     em.symbol(_Sym(name, SymbolBind.WEAK, SymbolType.OBJECT, size=8))
-            em.symbol(_Sym(".nv.reservedSmem.offset0", SymbolBind.WEAK, SymbolType.OBJECT, size=4))
+            rsv = t.elf_reserved_shared if desc.reserved_shared is None else desc.reserved_shared
+            em.symbol(
+                _Sym(
+                    ".nv.reservedSmem.offset0",
+                    SymbolBind.WEAK,
+                    SymbolType.OBJECT,
+                    value=rsv,
+                    size=4,
+                )
+            )
             if not rel:
                 em.section(
                     ".nv.shared.reserved.0",
@@ -510,7 +549,7 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
                     SectionFlag.ALLOC | SectionFlag.WRITE,
                     1,
                     B_NOBITS,
-                    content=NoBits(0),
+                    content=NoBits(rsv),
                 )
                 em.symbol(
                     _Sym(
@@ -519,6 +558,7 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
                         SymbolType.NOTYPE,
                         SymbolOther.RESERVED_SMEM_ALIAS,
                         section=".nv.shared.reserved.0",
+                        value=rsv,
                     )
                 )
         relocs_done = False
@@ -534,7 +574,17 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
                 )
         if info_later:
             make_info()
-        if f.reserved_smem_cap:
+        if f.reserved_smem_cap and t.elf_mercury:
+            em.symbol(
+                _Sym(
+                    ".nv.reservedSmem.cap",
+                    SymbolBind.WEAK,
+                    SymbolType.OBJECT,
+                    value=t.elf_reserved_smem,
+                    size=4,
+                )
+            )
+        elif f.reserved_smem_cap:
             # ptxas makes the symbol .nv.reservedSmem.cap and then blanks its name
             em.strtab.extend([""] * (len(".nv.reservedSmem.cap") + 1))
             em.symbols.append(_Sym("", SymbolBind.LOCAL, SymbolType.NOTYPE, 1))
@@ -663,6 +713,17 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
         for f in desc.functions:
             _emit_constant0(em, desc, f)
     nvinfo.make = lambda sym: InfoSection(_module_attributes(desc, sym))
+    for m in desc.mercury:
+        # the Mercury image comes last; its names are only in .shstrtab
+        _add(em.shstr, m.name)
+        sec = _Sec(m.name, m.type, m.flags, m.addralign, B_MERCURY, len(em.sections), m.entsize)
+        sec.content = m.content
+        sec.link = m.link
+        if isinstance(m.info, str):
+            sec.info_sec = m.info
+        else:
+            sec.info_value = m.info
+        em.sections.append(sec)
 
 
 def _data_relocs(em: _Emitter, desc: ModuleDescription, late_const2: list[Function]) -> None:

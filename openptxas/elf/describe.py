@@ -9,6 +9,7 @@ import struct
 from openptxas.diag import CubinFormatError, UsageError
 from openptxas.elf.consts import (
     NOBITS_TYPES,
+    SectionFlag,
     SectionType,
     SymbolBind,
     SymbolType,
@@ -19,6 +20,8 @@ from openptxas.elf.description import (
     GlobalVar,
     Linkage,
     LocalSymbol,
+    MercurySection,
+    MercurySymbol,
     ModuleDescription,
     OpaqueSection,
     Param,
@@ -234,6 +237,8 @@ def _cap_functions(history: list[str]) -> set[str]:
     while i < len(history):
         if history[i].startswith(".text."):
             current = history[i][len(".text.") :]
+        elif history[i] == ".nv.reservedSmem.cap":  # sm_100+ keeps the symbol
+            out.add(current)
         if history[i] == "" and history[i - 1] != "":
             j = i
             while j < len(history) and history[j] == "":
@@ -525,6 +530,12 @@ def describe(cubin: Cubin) -> ModuleDescription:
     for s in cubin.sections:
         if s.type == SectionType.CUDA_CALLGRAPH and isinstance(s.content, WordPairs):
             callgraph = _callgraph(cubin, s.content)
+    reserved_shared = None
+    for y in syms:
+        if y.name == ".nv.reservedSmem.offset0":
+            default = t.elf_reserved_shared if t is not None else 0
+            reserved_shared = None if y.value == default else y.value
+    mercury, mercury_symbols = _mercury(cubin)
     return ModuleDescription(
         target=target,
         ptx_target=_ptx_target(cubin),
@@ -537,7 +548,38 @@ def describe(cubin: Cubin) -> ModuleDescription:
         e_flags_kind=cubin.e_flags >> 24,
         compat=_compat_if_needed(cubin, target),
         callgraph=callgraph,
+        reserved_shared=reserved_shared,
+        mercury=mercury,
+        mercury_symbols=mercury_symbols,
     )
+
+
+def _mercury(cubin: Cubin) -> tuple[tuple[MercurySection, ...], tuple[MercurySymbol, ...]]:
+    """The Mercury image of an sm_100+ cubin: its sections, as they are."""
+    secs = cubin.sections
+
+    def name(i: int) -> str | None:
+        return secs[i].name if 0 < i < len(secs) else None
+
+    out: list[MercurySection] = []
+    symbols: tuple[MercurySymbol, ...] = ()
+    for s in secs:
+        if not s.is_mercury:
+            continue
+        info: str | int = s.info
+        if s.flags & SectionFlag.INFO_LINK and 0 < s.info < len(secs):
+            info = secs[s.info].name
+        out.append(
+            MercurySection(
+                s.name, s.type, s.flags, s.addralign, s.entsize, name(s.link), info, s.content
+            )
+        )
+        if isinstance(s.content, SymbolTable):
+            symbols = tuple(
+                MercurySymbol(y.name, y.bind, y.type, y.other, name(y.shndx), y.value, y.size)
+                for y in s.content.symbols[1:]
+            )
+    return tuple(out), symbols
 
 
 def _global(cubin: Cubin, y: object, sec: Section, relocs: dict[int, list[Reloc]]) -> GlobalVar:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
+from openptxas.elf.model import Content
 from openptxas.elf.nvinfo import Attribute
 
 
@@ -174,6 +175,39 @@ class OpaqueSection:
 
 
 @dataclass(frozen=True, slots=True)
+class MercurySymbol:
+    """A symbol of ``.nv.merc.symtab`` (its section by name; None: SHN_UNDEF)."""
+
+    name: str
+    bind: int
+    type: int
+    other: int
+    section: str | None
+    value: int
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class MercurySection:
+    """A section of the Mercury image of an sm_100+ cubin (``.nv.capmerc.text.<f>`` capsules and
+    the ``.nv.merc.*`` copies of the module's sections as Mercury saw them), copied as given.
+
+    ``link`` names the linked section; ``info`` names a section (SHF_INFO_LINK) or is the raw
+    value (a symbol index). Symbol indices inside ``content`` index ``.nv.merc.symtab``, whose
+    symbols are :attr:`ModuleDescription.mercury_symbols` (its content here is ignored).
+    """
+
+    name: str
+    type: int
+    flags: int
+    addralign: int
+    entsize: int
+    link: str | None
+    info: str | int
+    content: Content
+
+
+@dataclass(frozen=True, slots=True)
 class ModuleDescription:
     target: str  # the -arch value: "sm_90", "sm_90a", ...
     ptx_target: int  # .target of the PTX (recorded in .note.nv.cuinfo)
@@ -190,4 +224,10 @@ class ModuleDescription:
     # .nv.compat records (sm_90+); None: ptxas's usual ones for the target. ISA_CLASS (code 2)
     # is 2 or 4 for some modules (textures, ...): the compiler must say so.
     compat: tuple[Attribute, ...] | None = None
+    # sm_100+: the bytes of .nv.shared.reserved.0 / value of .nv.reservedSmem.offset0 (None: the
+    # target's usual amount)
+    reserved_shared: int | None = None
+    # sm_100+: the Mercury image, after the SASS sections (empty: no Mercury sections)
+    mercury: tuple[MercurySection, ...] = ()
+    mercury_symbols: tuple[MercurySymbol, ...] = ()
     extras: dict[str, object] = field(default_factory=dict)  # unmodelled facts, by name
