@@ -171,6 +171,11 @@ class _Emitter:
         self.symbols.append(sym)
         return sym
 
+    def function_symbol(self, f: Function) -> None:
+        """A function's symbol, unless an earlier reference already made it."""
+        if not any(y.name == f.name and y.type == SymbolType.FUNC for y in self.symbols):
+            self.symbol(_function_symbol(f))
+
     def section_symbol(self, name: str) -> None:
         self.symbols.append(_Sym(name, SymbolBind.LOCAL, SymbolType.SECTION, section=name))
 
@@ -380,6 +385,22 @@ def _callgraph_maker(desc: ModuleDescription) -> Callable[[Callable[[str], int]]
     return make
 
 
+def _prototype_maker(
+    em: _Emitter, desc: ModuleDescription
+) -> Callable[[Callable[[str], int]], Content]:
+    """``.nv.prototype``: (function symbol, offset of its signature in .strtab), by symbol."""
+
+    def make(sym: Callable[[str], int]) -> Content:
+        offsets: dict[str, int] = {}
+        off = 1
+        for x in em.strtab:
+            offsets.setdefault(x, off)
+            off += len(x.encode("utf-8", "surrogateescape")) + 1
+        return WordPairs(tuple(sorted((sym(f), offsets[p]) for f, p in desc.prototypes)))
+
+    return make
+
+
 def _kind(r: Reloc) -> str:
     """ptxas files a relocation with an addend under ``.rela``, one without under ``.rel``
     (R_CUDA_UNUSED_CLEAR64 always under ``.rela``)."""
@@ -445,6 +466,8 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
     rela = t.elf_rela
     renames = t.elf_constant_renames
     tk, cu = _notes(desc)
+    for signature in desc.prototype_strings:  # interned while reading the PTX
+        _add(em.strtab, signature)
     em.section(".shstrtab", SectionType.STRTAB, 0, 1, B_TABLES, content=StringTable(()))
     em.section(".strtab", SectionType.STRTAB, 0, 1, B_TABLES, content=StringTable(()))
     em.section(".symtab", SectionType.SYMTAB, 0, 8, B_TABLES, entsize=24, link=".strtab")
@@ -480,9 +503,10 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
     reserved_done = False
     rel = desc.relocatable
     for f in desc.functions:
-        own_symbol_first = rel and not f.entry
+        # -c: a module-private device function's symbol is made with its code
+        own_symbol_first = rel and not f.entry and f.bind == SymbolBind.LOCAL
         if own_symbol_first:
-            em.symbol(_function_symbol(f))
+            em.function_symbol(f)
         text = em.section(
             f".text.{f.name}",
             SectionType.PROGBITS,
@@ -562,7 +586,8 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
                     )
                 )
         relocs_done = False
-        if not globals_done and desc.globals:
+        just_placed = not globals_done and bool(desc.globals)
+        if just_placed:
             globals_done = True
             _emit_globals(em, desc)
             # -c: relocations against the variables are made as they are placed
@@ -574,6 +599,13 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
                 )
         if info_later:
             make_info()
+        if just_placed:
+            # functions whose addresses initializers hold get their symbols now
+            for g in desc.globals:
+                for r in sorted(g.relocs, key=lambda r: r.offset):
+                    for h in desc.functions:
+                        if h.name == r.symbol:
+                            em.function_symbol(h)
         if f.reserved_smem_cap and t.elf_mercury:
             em.symbol(
                 _Sym(
@@ -682,7 +714,20 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
         link=".symtab",
         make=_callgraph_maker(desc),
     )
-    em.name_only(".nv.prototype")
+    if desc.prototypes:
+        em.section(
+            ".nv.prototype",
+            SectionType.CUDA_PROTOTYPE,
+            0,
+            4,
+            B_GRAPH,
+            symbol=True,
+            entsize=8,
+            link=".symtab",
+            make=_prototype_maker(em, desc),
+        )
+    else:
+        em.name_only(".nv.prototype")
     if t.elf_rel_action and not rel:
         em.section(
             ".nv.rel.action",
@@ -694,9 +739,11 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
             entsize=8,
             content=Blob(bytes.fromhex("73000000000000000000001125000536")),
         )
-    for f in desc.functions:
-        if not (rel and not f.entry):
-            em.symbol(_function_symbol(f))
+    for i, f in enumerate(desc.functions):
+        if not (rel and not f.entry and f.bind == SymbolBind.LOCAL):
+            em.function_symbol(f)
+        if i == 0 and rel:
+            _linked_variables(em, desc)
         for x in f.externs:
             if not any(y.name == x for y in em.symbols):
                 em.symbol(_Sym(x, SymbolBind.GLOBAL, SymbolType.FUNC))
@@ -748,6 +795,7 @@ def _data_relocs(em: _Emitter, desc: ModuleDescription, late_const2: list[Functi
             if g.space == space and g.init is not None
             for r in g.relocs
         ]
+        created.sort(key=lambda r: r.offset)  # made in address order (listed last first)
         if created:
             _reloc_group(em, name, created, None)
         _ = init
@@ -852,6 +900,8 @@ def _emit_globals(em: _Emitter, desc: ModuleDescription) -> None:
         if name not in made:
             made.add(name)
             em.section(name, kind[0], kind[1], 1, kind[2], symbol=True)
+        if rel and g.linkage != Linkage.LOCAL:
+            continue  # -c: made with the function symbols (_linked_variables)
         em.symbol(
             _Sym(
                 g.name,
@@ -877,6 +927,34 @@ def _emit_globals(em: _Emitter, desc: ModuleDescription) -> None:
                 symbol=True,
             )
     _fill_data_sections(em, desc)
+
+
+def _linked_variables(em: _Emitter, desc: ModuleDescription) -> None:
+    """-c: symbols of the variables with linkage (visible, weak, extern), in declaration order,
+    made after the first function's symbol."""
+    t = em.target
+    for g in desc.globals:
+        if g.linkage == Linkage.LOCAL:
+            continue
+        section = None
+        if g.offset is not None:
+            if g.space == Space.CONST:
+                section = ".nv.constant.user" if t.elf_constant_renames else ".nv.constant3"
+            else:
+                section = ".nv.global.init" if g.init is not None else ".nv.global"
+        em.symbol(
+            _Sym(
+                g.name,
+                _BIND[g.linkage],
+                g.sym_type,
+                g.sym_other
+                if g.sym_other is not None
+                else (SymbolOther.MANAGED if g.managed else 0),
+                section=section,
+                value=g.offset or 0,
+                size=g.size,
+            )
+        )
 
 
 def _fill_data_sections(em: _Emitter, desc: ModuleDescription) -> None:

@@ -499,6 +499,21 @@ def describe(cubin: Cubin) -> ModuleDescription:
     for y in syms:
         if y.type not in (SymbolType.OBJECT, SymbolType.CUDA_FUNC_DESC):
             continue
+        if y.shndx == 0 and y.bind == SymbolBind.GLOBAL:
+            # an undefined variable (-c: .extern .global / .const / .shared)
+            space = Space.SHARED if y.other & 0x40 else Space.GLOBAL
+            globals_.append(
+                GlobalVar(
+                    y.name,
+                    space,
+                    y.size,
+                    1,
+                    linkage=Linkage.EXTERN,
+                    sym_type=y.type,
+                    sym_other=y.other,
+                )
+            )
+            continue
         dsec = data_sections.get(y.shndx)
         if dsec is None:
             continue
@@ -530,6 +545,23 @@ def describe(cubin: Cubin) -> ModuleDescription:
     for s in cubin.sections:
         if s.type == SectionType.CUDA_CALLGRAPH and isinstance(s.content, WordPairs):
             callgraph = _callgraph(cubin, s.content)
+    prototypes: list[tuple[str, str]] = []
+    signatures: list[str] = []
+    for x in history[1:]:
+        if x in (".shstrtab", ".strtab"):
+            break
+        signatures.append(x)
+    for s in cubin.sections:
+        if s.type == SectionType.CUDA_PROTOTYPE and isinstance(s.content, WordPairs):
+            strtab = cubin.sections[_strtab_index(cubin)].content
+            at: dict[int, str] = {}
+            if isinstance(strtab, StringTable):
+                off = 0
+                for x in strtab.strings:
+                    at.setdefault(off, x)
+                    off += len(x.encode("utf-8", "surrogateescape")) + 1
+            pairs = sorted(s.content.pairs, key=lambda p: p[1])  # by string
+            prototypes = [(cubin.symbol_name(a), at.get(b, "")) for a, b in pairs]
     reserved_shared = None
     for y in syms:
         if y.name == ".nv.reservedSmem.offset0":
@@ -549,6 +581,8 @@ def describe(cubin: Cubin) -> ModuleDescription:
         compat=_compat_if_needed(cubin, target),
         callgraph=callgraph,
         reserved_shared=reserved_shared,
+        prototype_strings=tuple(signatures),
+        prototypes=tuple(prototypes),
         mercury=mercury,
         mercury_symbols=mercury_symbols,
     )

@@ -22,6 +22,7 @@ from openptxas.elf.nvinfo import Attribute
 class Space(Enum):
     GLOBAL = "global"  # .global: .nv.global (no initializer) or .nv.global.init
     CONST = "const"  # .const: .nv.constant3 (user constant bank)
+    SHARED = "shared"  # .extern .shared (dynamic shared memory; -c symbols only)
 
 
 class Linkage(Enum):
@@ -55,7 +56,7 @@ class GlobalVar:
     relocs: tuple[Reloc, ...] = ()  # addresses stored in the initializer
     linkage: Linkage = Linkage.LOCAL
     managed: bool = False
-    offset: int | None = None  # placement in its section (None: extern, no placement)
+    offset: int | None = None  # placement in its section (None: extern, undefined symbol)
     sym_type: int = 1  # its symbol's type (-c output marks variables CUDA_FUNC_DESC)
     sym_other: int | None = None  # st_other (None: 4 when managed, else 0)
 
@@ -155,7 +156,6 @@ class Function:
     reserved_smem_cap: bool = False  # ptxas made (and blanked) the .nv.reservedSmem.cap symbol
     attributes: tuple[Attribute, ...] = ()  # every other EIATTR record of .nv.info.<f>
     frame: Frame | None = None
-    prototype: int | None = None  # .nv.prototype entry
     local_symbols: tuple[LocalSymbol, ...] = ()  # symbols in its .nv.shared / .nv.constant2 (-c)
 
 
@@ -224,6 +224,11 @@ class ModuleDescription:
     # .nv.compat records (sm_90+); None: ptxas's usual ones for the target. ISA_CLASS (code 2)
     # is 2 or 4 for some modules (textures, ...): the compiler must say so.
     compat: tuple[Attribute, ...] | None = None
+    # -c: the signature strings ("#ii": int(int)) ptxas interned while reading the PTX, in order
+    # (they open .strtab even when no .nv.prototype entry uses them), and the .nv.prototype
+    # entries: (function, signature) for the non-entry functions (defined or extern) it records
+    prototype_strings: tuple[str, ...] = ()
+    prototypes: tuple[tuple[str, str], ...] = ()
     # sm_100+: the bytes of .nv.shared.reserved.0 / value of .nv.reservedSmem.offset0 (None: the
     # target's usual amount)
     reserved_shared: int | None = None
