@@ -499,12 +499,28 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
         cuinfo.info_sec = ".nv.compat"
 
     late_const2: list[Function] = []
+
+    def make_const2_for(f: Function, text: _Sec) -> Callable[[], None]:
+        def make() -> None:
+            c2 = em.section(
+                f".nv.constant.optimizer.{f.name}" if renames else f".nv.constant2.{f.name}",
+                SectionType.CUDA_CONSTANT_B2 if desc.relocatable else SectionType.PROGBITS,
+                SectionFlag.ALLOC | SectionFlag.INFO_LINK,
+                f.const2_align,
+                B_CONST,
+                symbol=True,
+                content=Blob(f.const2 or b""),
+            )
+            c2.info_sec = text.name
+
+        return make
+
     globals_done = False
     reserved_done = False
     rel = desc.relocatable
     for f in desc.functions:
-        # -c: a module-private device function's symbol is made with its code
-        own_symbol_first = rel and not f.entry and f.bind == SymbolBind.LOCAL
+        # -c: a module-private or weak function's symbol is made with its code
+        own_symbol_first = rel and f.bind != SymbolBind.GLOBAL
         if own_symbol_first:
             em.function_symbol(f)
         text = em.section(
@@ -594,9 +610,12 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
             names = {g.name for g in desc.globals}
             if rel and any(r.symbol in names for r in f.relocs):
                 relocs_done = True
-                _reloc_group(
-                    em, text.name, list(reversed(f.relocs)), f.reloc_names, keep_empty=True
-                )
+                if _replays(em, desc, f):
+                    _replay_code_relocs(em, desc, f, make_const2_for(f, text))
+                else:
+                    _reloc_group(
+                        em, text.name, list(reversed(f.relocs)), f.reloc_names, keep_empty=True
+                    )
         if info_later:
             make_info()
         if just_placed:
@@ -621,17 +640,17 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
             em.strtab.extend([""] * (len(".nv.reservedSmem.cap") + 1))
             em.symbols.append(_Sym("", SymbolBind.LOCAL, SymbolType.NOTYPE, 1))
         c2name = f".nv.constant.optimizer.{f.name}" if renames else f".nv.constant2.{f.name}"
-        if f.const2 is not None:
-            c2 = em.section(
-                c2name,
-                SectionType.CUDA_CONSTANT_B2 if rel else SectionType.PROGBITS,
-                SectionFlag.ALLOC | SectionFlag.INFO_LINK,
-                f.const2_align,
-                B_CONST,
-                symbol=True,
-                content=Blob(f.const2),
-            )
-            c2.info_sec = text.name
+        replay = not relocs_done and _replays(em, desc, f)
+        make_const2 = make_const2_for(f, text)
+        const2_first_use = (replay or relocs_done) and any(
+            r.symbol == y.name for r in f.relocs for y in f.local_symbols if y.section == "const2"
+        )
+        if (
+            f.const2 is not None
+            and not any(x.name == c2name for x in em.sections)
+            and not (const2_first_use and _replays(em, desc, f))
+        ):
+            make_const2()
         for sub in sorted(f.subroutines, key=lambda s: s.offset):
             em.symbol(
                 _Sym(
@@ -657,12 +676,19 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
             )
             for y in f.local_symbols
         ]
-        if local:
-            em.symbol(local[0])
-        if (f.relocs or f.reloc_names) and not relocs_done:
-            _reloc_group(em, text.name, list(reversed(f.relocs)), f.reloc_names, keep_empty=True)
-        for y in local[1:]:
-            em.symbol(y)
+        if replay:
+            _replay_code_relocs(em, desc, f, make_const2)
+        elif relocs_done and _replays(em, desc, f):
+            pass  # made with the variables
+        else:
+            if local:
+                em.symbol(local[0])
+            if (f.relocs or f.reloc_names) and not relocs_done:
+                _reloc_group(
+                    em, text.name, list(reversed(f.relocs)), f.reloc_names, keep_empty=True
+                )
+            for y in local[1:]:
+                em.symbol(y)
         if f.const2 is not None:
             if f.const2_relocs_late:
                 late_const2.append(f)
@@ -740,7 +766,7 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
             content=Blob(bytes.fromhex("73000000000000000000001125000536")),
         )
     for i, f in enumerate(desc.functions):
-        if not (rel and not f.entry and f.bind == SymbolBind.LOCAL):
+        if not (rel and f.bind != SymbolBind.GLOBAL):
             em.function_symbol(f)
         if i == 0 and rel:
             _linked_variables(em, desc)
@@ -810,6 +836,78 @@ def _data_relocs(em: _Emitter, desc: ModuleDescription, late_const2: list[Functi
         )
 
 
+def _local_syms(em: _Emitter, f: Function) -> list[_Sym]:
+    t = em.target
+    c2name = (
+        f".nv.constant.optimizer.{f.name}" if t.elf_constant_renames else f".nv.constant2.{f.name}"
+    )
+    return [
+        _Sym(
+            y.name,
+            y.bind,
+            y.type,
+            y.other,
+            section=c2name if y.section == "const2" else f".nv.shared.{f.name}",
+            value=y.value,
+            size=y.size,
+        )
+        for y in f.local_symbols
+    ]
+
+
+def _replays(em: _Emitter, desc: ModuleDescription, f: Function) -> bool:
+    """-c on sm_75..89: the code's relocations are made in code order, each first making the
+    symbol it needs when that is a symbol in the function's data or a function whose symbol
+    does not exist yet."""
+    if not desc.relocatable or em.target.elf_rela:
+        return False
+    local_names = {y.name for y in f.local_symbols}
+    return any(r.symbol in local_names for r in f.relocs) or any(
+        _pending_function(em, desc, r.symbol) is not None for r in f.relocs
+    )
+
+
+def _pending_function(em: _Emitter, desc: ModuleDescription, name: str) -> Function | None:
+    for h in desc.functions:
+        if h.name == name and h.bind != SymbolBind.GLOBAL:
+            if any(y.name == name and y.type == SymbolType.FUNC for y in em.symbols):
+                return None
+            return h
+    return None
+
+
+def _replay_code_relocs(
+    em: _Emitter, desc: ModuleDescription, f: Function, make_const2: Callable[[], None]
+) -> None:
+    text = f".text.{f.name}"
+    local = _local_syms(em, f)
+    by_name = {y.name: y for y in local}
+    made_names: set[str] = set()
+    kinds: list[str] = []
+    for r in sorted(f.relocs, key=lambda r: r.offset):
+        # callees first (their symbols are looked up while the code is generated)
+        h = _pending_function(em, desc, r.symbol)
+        if h is not None:
+            em.function_symbol(h)
+    for r in sorted(f.relocs, key=lambda r: r.offset):
+        y = by_name.get(r.symbol)
+        if y is not None and y.name not in made_names:
+            if y.section is not None and not any(x.name == y.section for x in em.sections):
+                make_const2()
+            em.symbol(y)
+            made_names.add(y.name)
+        k = _kind(r)
+        if k not in kinds:
+            kinds.append(k)
+            _reloc_group(em, text, list(reversed(f.relocs)), (k,), keep_empty=True)
+    for k in f.reloc_names or ():
+        if k not in kinds:
+            _reloc_group(em, text, [], (k,), keep_empty=True)
+    for y in local:
+        if y.name not in made_names:
+            em.symbol(y)
+
+
 def _emit_constant0(em: _Emitter, desc: ModuleDescription, f: Function) -> None:
     if not f.entry:
         return
@@ -828,16 +926,17 @@ def _emit_constant0(em: _Emitter, desc: ModuleDescription, f: Function) -> None:
     )
     c0.info_sec = f".text.{f.name}"
     if desc.relocatable and not t.elf_constant0_late:
-        # -c on sm_75..89: a symbol for the parameter block
+        # -c on sm_75..89: a symbol for the parameter block (for the special-register block
+        # below it when the kernel has no parameters)
         em.symbol(
             _Sym(
-                "_param",
+                "_param" if f.param_bytes else "_SREG",
                 SymbolBind.LOCAL,
                 SymbolType.CUDA_FUNC_DESC,
                 0x81,
                 section=name,
-                value=base,
-                size=f.param_bytes or 0,
+                value=base if f.param_bytes else 0,
+                size=f.param_bytes or base,
             )
         )
     elif not t.elf_constant0_late:
