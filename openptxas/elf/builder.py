@@ -34,6 +34,7 @@ from openptxas.elf.description import (
     OpaqueSection,
     Reloc,
     Space,
+    Subroutine,
 )
 from openptxas.elf.model import (
     Blob,
@@ -651,7 +652,7 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
             and not (const2_first_use and _replays(em, desc, f))
         ):
             make_const2()
-        for sub in sorted(f.subroutines, key=lambda s: s.offset):
+        for sub in _subroutine_order(desc, f):
             em.symbol(
                 _Sym(
                     sub.name,
@@ -823,7 +824,11 @@ def _data_relocs(em: _Emitter, desc: ModuleDescription, late_const2: list[Functi
         ]
         created.sort(key=lambda r: r.offset)  # made in address order (listed last first)
         if created:
-            _reloc_group(em, name, created, None)
+            # whole-program: ptxas resolves addresses of subroutines (functions placed inside
+            # a kernel's code) itself, leaving the relocation section empty
+            subs = set() if desc.relocatable else _subroutine_names(desc)
+            kept = [r for r in created if r.symbol not in subs]
+            _reloc_group(em, name, kept, reloc_names(created, t.elf_rela), keep_empty=True)
         _ = init
     for f in late_const2:
         name = (
@@ -834,6 +839,21 @@ def _data_relocs(em: _Emitter, desc: ModuleDescription, late_const2: list[Functi
         _reloc_group(
             em, name, list(reversed(f.const2_relocs)), f.const2_reloc_names, keep_empty=True
         )
+
+
+def _subroutine_names(desc: ModuleDescription) -> set[str]:
+    return {sub.name for f in desc.functions for sub in f.subroutines}
+
+
+def _address_taken(desc: ModuleDescription) -> set[str]:
+    """Functions whose addresses module data holds (function-pointer tables)."""
+    return {r.symbol for g in desc.globals for r in g.relocs}
+
+
+def _subroutine_order(desc: ModuleDescription, f: Function) -> list[Subroutine]:
+    """ptxas makes the symbols of address-taken subroutines first, each group in code order."""
+    taken = _address_taken(desc)
+    return sorted(f.subroutines, key=lambda s: (s.name not in taken, s.offset))
 
 
 def _local_syms(em: _Emitter, f: Function) -> list[_Sym]:
@@ -1242,7 +1262,7 @@ def _module_attributes(desc: ModuleDescription, sym: Callable[[str], int]) -> tu
         out.append(Attribute.sval(EIATTR.REGCOUNT, SymValue(sym(f.name), f.registers)))
         if f.max_stack is not None:
             out.append(Attribute.sval(EIATTR.MAX_STACK_SIZE, SymValue(sym(f.name), f.max_stack)))
-        for sub in sorted(f.subroutines, key=lambda s: -s.offset):
+        for sub in reversed(_subroutine_order(desc, f)):
             if sub.frame_size is not None:
                 out.append(
                     Attribute.sval(EIATTR.FRAME_SIZE, SymValue(sym(sub.name), sub.frame_size))
@@ -1280,8 +1300,9 @@ def _debug_frame(desc: ModuleDescription, rela: bool) -> tuple[bytes, list[Reloc
         return Reloc(offset, r64, sym, None if (kind_rel and not rela) else addend)
 
     for f in desc.functions:
-        subs = sorted(f.subroutines, key=lambda s: s.offset)
-        entries = [(f.frame, 0, subs[0].offset if subs else len(f.code))]
+        subs = _subroutine_order(desc, f)
+        body = min((s.offset for s in subs), default=len(f.code))
+        entries = [(f.frame, 0, body)]
         entries += [(s.frame, s.offset, s.size) for s in subs]
         fde_relocs: list[Reloc] = []
         cie_relocs: list[Reloc] = []

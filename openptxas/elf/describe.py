@@ -9,6 +9,7 @@ import struct
 from openptxas.diag import CubinFormatError, UsageError
 from openptxas.elf.consts import (
     NOBITS_TYPES,
+    RelocType,
     SectionFlag,
     SectionType,
     SymbolBind,
@@ -616,6 +617,28 @@ def _mercury(cubin: Cubin) -> tuple[tuple[MercurySection, ...], tuple[MercurySym
     return tuple(out), symbols
 
 
+def _has_reloc_section(cubin: Cubin, idx: int) -> bool:
+    return any(
+        s.type in (SectionType.REL, SectionType.RELA) and s.info == idx for s in cubin.sections
+    )
+
+
+def _resolved_addresses(cubin: Cubin, init: bytes, taken: set[int]) -> tuple[Reloc, ...]:
+    """Whole-program output: ptxas writes the addresses of subroutines (functions placed in a
+    kernel's code) into initializers itself; recover them as relocations (8-byte words equal to
+    a subroutine's offset)."""
+    subs: dict[int, str] = {}
+    for y in cubin.symtab.symbols:
+        if y.type == SymbolType.FUNC and y.bind == SymbolBind.LOCAL and y.value and y.shndx:
+            subs.setdefault(y.value, y.name)
+    out = []
+    for off in range(0, len(init) - 7, 8):
+        (v,) = struct.unpack_from("<Q", init, off)
+        if v in subs and off not in taken:
+            out.append(Reloc(off, RelocType.R_CUDA_64, subs[v], 0))
+    return tuple(out)
+
+
 def _global(cubin: Cubin, y: object, sec: Section, relocs: dict[int, list[Reloc]]) -> GlobalVar:
     from openptxas.elf.model import Symbol
 
@@ -631,6 +654,8 @@ def _global(cubin: Cubin, y: object, sec: Section, relocs: dict[int, list[Reloc]
         for r in relocs.get(idx, ())
         if y.value <= r.offset < y.value + y.size
     )
+    if init is not None and not cubin.is_relocatable and _has_reloc_section(cubin, idx):
+        own += _resolved_addresses(cubin, init, {r.offset for r in own})
     if y.bind == SymbolBind.GLOBAL:
         linkage = Linkage.VISIBLE
     elif y.bind == SymbolBind.WEAK:
