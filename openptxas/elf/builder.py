@@ -806,8 +806,7 @@ def _data_relocs(em: _Emitter, desc: ModuleDescription, late_const2: list[Functi
     t = em.target
     pic = ".nv.constant.pic" if t.elf_constant_renames else ".nv.constant4"
     user = ".nv.constant.user" if t.elf_constant_renames else ".nv.constant3"
-    gvars = [g for g in desc.globals if g.space == Space.GLOBAL and g.offset is not None]
-    entries = [g.name for g in gvars] + _extern_entries(desc)
+    entries = _pic_entries(desc)
     if entries and not desc.relocatable:
         _reloc_group(
             em,
@@ -991,6 +990,11 @@ def _emit_globals(em: _Emitter, desc: ModuleDescription) -> None:
     t = em.target
     pic_done = False
     made: set[str] = set()
+    if desc.functions and desc.functions[0].externs and not desc.relocatable:
+        # the function being compiled calls undefined functions (vprintf, ...): their slots
+        # in the address table come first
+        pic_done = True
+        _make_pic(em)
     for g in desc.globals:
         if g.offset is None:
             continue
@@ -1037,15 +1041,29 @@ def _emit_globals(em: _Emitter, desc: ModuleDescription) -> None:
         if g.space == Space.GLOBAL and not pic_done and not desc.relocatable:
             # whole-program code reads variable addresses from this table
             pic_done = True
-            em.section(
-                ".nv.constant.pic" if t.elf_constant_renames else ".nv.constant4",
-                SectionType.PROGBITS,
-                SectionFlag.ALLOC,
-                8,
-                B_CONST,
-                symbol=True,
-            )
+            _make_pic(em)
     _fill_data_sections(em, desc)
+
+
+def _make_pic(em: _Emitter) -> None:
+    em.section(
+        ".nv.constant.pic" if em.target.elf_constant_renames else ".nv.constant4",
+        SectionType.PROGBITS,
+        SectionFlag.ALLOC,
+        8,
+        B_CONST,
+        symbol=True,
+    )
+
+
+def _pic_entries(desc: ModuleDescription) -> list[str]:
+    """The address table (.nv.constant4), slots in order of need: the undefined functions the
+    first function calls (the table is then made before the variables), the .global variables,
+    then the undefined functions later functions call."""
+    gvars = [g.name for g in desc.globals if g.space == Space.GLOBAL and g.offset is not None]
+    first = list(dict.fromkeys(desc.functions[0].externs)) if desc.functions else []
+    rest = [x for x in _extern_entries(desc) if x not in first]
+    return first + gvars + rest
 
 
 def _linked_variables(em: _Emitter, desc: ModuleDescription) -> None:
@@ -1091,7 +1109,7 @@ def _fill_data_sections(em: _Emitter, desc: ModuleDescription) -> None:
         elif s.name == ".nv.global":
             members = [g for g in gvars if g.init is None]
         elif s.name == pic:
-            s.content = Blob(bytes(8 * (len(gvars) + len(_extern_entries(desc)))))
+            s.content = Blob(bytes(8 * len(_pic_entries(desc))))
             continue
         else:
             continue
@@ -1187,36 +1205,39 @@ def _rank(t: SMInfo, code: int) -> int:
         return len(order) + code
 
 
+# Record order in .nv.info.<f>: a total order consistent with every cubin of the test set
+# (no two records were ever seen in both orders).
 _ORDER: list[int] = [
     EIATTR.BLOCKS_ARE_CLUSTERS,
     EIATTR.CUDA_API_VERSION,
     EIATTR.KPARAM_INFO,
-    EIATTR.EXPLICIT_CLUSTER,
-    EIATTR.CTA_PER_CLUSTER,
-    EIATTR.MAX_CLUSTER_RANK,
     EIATTR.KPARAM_INFO_V2,
+    EIATTR.EXPLICIT_CLUSTER,
+    EIATTR.MAX_CLUSTER_RANK,
     EIATTR.AT_ENTRY_FRAGMENTS,
+    EIATTR.CTA_PER_CLUSTER,
     EIATTR.RESERVED_SMEM_USED,
     EIATTR.SPARSE_MMA_MASK,
     EIATTR.WMMA_USED,
     EIATTR.TCGEN05_1CTA_USED,
     EIATTR.MAXREG_COUNT,
-    EIATTR.EXTERNS,
     EIATTR.NUM_BARRIERS,
     EIATTR.ANNOTATIONS,
+    EIATTR.EXTERNS,
     EIATTR.MERCURY_ISA_VERSION,
     EIATTR.INT_WARP_WIDE_INSTR_OFFSETS,
     EIATTR.UNUSED_LOAD_BYTE_OFFSET,
+    EIATTR.REG_RECONFIG,
     EIATTR.COOP_GROUP_MASK_REGIDS,
     EIATTR.COOP_GROUP_INSTR_OFFSETS,
     EIATTR.VRC_CTA_INIT_COUNT,
+    EIATTR.SYSCALL_OFFSETS,
     EIATTR.MBARRIER_INSTR_OFFSETS,
     EIATTR.NUM_MBARRIERS,
-    EIATTR.SYSCALL_OFFSETS,
     EIATTR.EXIT_INSTR_OFFSETS,
+    EIATTR.INDIRECT_BRANCH_TARGETS,
     EIATTR.MAX_THREADS,
     EIATTR.REQNTID,
-    EIATTR.INDIRECT_BRANCH_TARGETS,
     EIATTR.CRS_STACK_SIZE,
     EIATTR.CBANK_PARAM_SIZE,
     EIATTR.PARAM_CBANK,
@@ -1224,6 +1245,7 @@ _ORDER: list[int] = [
     EIATTR.BINDLESS_TEXTURE_BANK,
     EIATTR.BINDLESS_SURFACE_BANK,
 ]
+# The same for sm_75..89.
 _ORDER_LEGACY: list[int] = [
     EIATTR.SW_WAR,
     EIATTR.CUDA_API_VERSION,
@@ -1231,26 +1253,29 @@ _ORDER_LEGACY: list[int] = [
     EIATTR.PARAM_CBANK,
     EIATTR.CBANK_PARAM_SIZE,
     EIATTR.KPARAM_INFO,
-    EIATTR.WMMA_USED,
     EIATTR.KPARAM_INFO_V2,
+    EIATTR.WMMA_USED,
     EIATTR.MAXREG_COUNT,
     EIATTR.NUM_BARRIERS,
+    EIATTR.ANNOTATIONS,
+    EIATTR.BINDLESS_SURFACE_BANK,
     EIATTR.EXTERNS,
     EIATTR.BINDLESS_TEXTURE_BANK,
-    EIATTR.BINDLESS_SURFACE_BANK,
-    EIATTR.ANNOTATIONS,
     EIATTR.MERCURY_ISA_VERSION,
-    EIATTR.INT_WARP_WIDE_INSTR_OFFSETS,
-    EIATTR.UNUSED_LOAD_BYTE_OFFSET,
-    EIATTR.COOP_GROUP_MASK_REGIDS,
-    EIATTR.COOP_GROUP_INSTR_OFFSETS,
     EIATTR.SYSCALL_OFFSETS,
+    EIATTR.INT_WARP_WIDE_INSTR_OFFSETS,
+    EIATTR.INSTR_REG_MAP,
+    EIATTR.COOP_GROUP_MASK_REGIDS,
+    EIATTR.MBARRIER_INSTR_OFFSETS,
+    EIATTR.COOP_GROUP_INSTR_OFFSETS,
+    EIATTR.NUM_MBARRIERS,
     EIATTR.EXIT_INSTR_OFFSETS,
-    EIATTR.CTAIDZ_USED,
     EIATTR.MAX_THREADS,
+    EIATTR.CTAIDZ_USED,
     EIATTR.REQNTID,
     EIATTR.INDIRECT_BRANCH_TARGETS,
     EIATTR.CRS_STACK_SIZE,
+    EIATTR.UNUSED_LOAD_BYTE_OFFSET,
 ]
 
 

@@ -618,9 +618,11 @@ def _mercury(cubin: Cubin) -> tuple[tuple[MercurySection, ...], tuple[MercurySym
 
 
 def _has_reloc_section(cubin: Cubin, idx: int) -> bool:
-    return any(
-        s.type in (SectionType.REL, SectionType.RELA) and s.info == idx for s in cubin.sections
-    )
+    """Whether ptxas made relocation sections for section ``idx`` (sm_75..89 drop the ones left
+    empty, but their names stay in .shstrtab)."""
+    name = cubin.sections[idx].name
+    names = set(_strings(cubin, cubin.shstrndx))
+    return f".rel{name}" in names or f".rela{name}" in names
 
 
 def _resolved_addresses(cubin: Cubin, init: bytes, taken: set[int]) -> tuple[Reloc, ...]:
