@@ -244,7 +244,7 @@ class _Emitter:
             info |= s.info_high << 24
             content = s.content
             if s.make is not None:
-                content = s.make(lambda name: sym_index[name])
+                content = s.make(lambda name: 0 if name == "" else sym_index[name])
             if s.name == ".shstrtab":
                 content = StringTable(("", *self.shstr))
             elif s.name == ".strtab":
@@ -685,8 +685,11 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
             if local:
                 em.symbol(local[0])
             if (f.relocs or f.reloc_names) and not relocs_done:
+                # observed: a later function whose only relocations were calls to undefined
+                # functions (resolved through the address table) loses its empty section
+                keep = rel or not (f.externs and f is not desc.functions[0])
                 _reloc_group(
-                    em, text.name, list(reversed(f.relocs)), f.reloc_names, keep_empty=True
+                    em, text.name, list(reversed(f.relocs)), f.reloc_names, keep_empty=keep
                 )
             for y in local[1:]:
                 em.symbol(y)
