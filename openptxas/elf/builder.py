@@ -500,6 +500,7 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
         cuinfo.info_sec = ".nv.compat"
 
     late_const2: list[Function] = []
+    pic_made = False
 
     def make_const2_for(f: Function, text: _Sec) -> Callable[[], None]:
         def make() -> None:
@@ -617,6 +618,12 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
                     _reloc_group(
                         em, text.name, list(reversed(f.relocs)), f.reloc_names, keep_empty=True
                     )
+        if not desc.globals and f.externs and not rel and not pic_made:
+            # no variables: the address table appears with the first call to an undefined
+            # function
+            pic_made = True
+            _make_pic(em)
+            _fill_data_sections(em, desc)
         if info_later:
             make_info()
         if just_placed:
@@ -687,7 +694,7 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
             if (f.relocs or f.reloc_names) and not relocs_done:
                 # observed: a later function whose only relocations were calls to undefined
                 # functions (resolved through the address table) loses its empty section
-                keep = rel or not (f.externs and f is not desc.functions[0])
+                keep = rel or not (f.externs and f is not desc.functions[0] and desc.globals)
                 _reloc_group(
                     em, text.name, list(reversed(f.relocs)), f.reloc_names, keep_empty=keep
                 )
@@ -731,8 +738,12 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
             pending.append(d)
     for p in pending:
         _reloc_group(em, p.name, list(reversed(p.relocs)), p.reloc_names or None)
-    _data_relocs(em, desc, late_const2)
-    _reloc_group(em, ".debug_frame", frame_relocs, ("rel", "rela"))
+    if desc.globals:
+        _data_relocs(em, desc, late_const2)
+        _reloc_group(em, ".debug_frame", frame_relocs, ("rel", "rela"))
+    else:  # an address table of undefined functions only: its relocations come last
+        _reloc_group(em, ".debug_frame", frame_relocs, ("rel", "rela"))
+        _data_relocs(em, desc, late_const2)
     em.section(
         ".nv.callgraph",
         SectionType.CUDA_CALLGRAPH,
@@ -881,7 +892,7 @@ def _replays(em: _Emitter, desc: ModuleDescription, f: Function) -> bool:
     """-c on sm_75..89: the code's relocations are made in code order, each first making the
     symbol it needs when that is a symbol in the function's data or a function whose symbol
     does not exist yet."""
-    if not desc.relocatable or em.target.elf_rela:
+    if not desc.relocatable:
         return False
     local_names = {y.name for y in f.local_symbols}
     return any(r.symbol in local_names for r in f.relocs) or any(
@@ -902,10 +913,22 @@ def _replay_code_relocs(
     em: _Emitter, desc: ModuleDescription, f: Function, make_const2: Callable[[], None]
 ) -> None:
     text = f".text.{f.name}"
+    rela = em.target.elf_rela
+    created = list(reversed(f.relocs))
     local = _local_syms(em, f)
     by_name = {y.name: y for y in local}
     made_names: set[str] = set()
     kinds: list[str] = []
+
+    def sections(k: str) -> None:
+        if rela:  # sm_90+: .rel and .rela together (the .rel section is converted)
+            if not kinds:
+                kinds.append(k)
+                _reloc_group(em, text, created, f.reloc_names, keep_empty=True)
+        elif k not in kinds:
+            kinds.append(k)
+            _reloc_group(em, text, created, (k,), keep_empty=True)
+
     for r in sorted(f.relocs, key=lambda r: r.offset):
         # callees first (their symbols are looked up while the code is generated)
         h = _pending_function(em, desc, r.symbol)
@@ -918,12 +941,11 @@ def _replay_code_relocs(
                 make_const2()
             em.symbol(y)
             made_names.add(y.name)
-        k = _kind(r)
-        if k not in kinds:
-            kinds.append(k)
-            _reloc_group(em, text, list(reversed(f.relocs)), (k,), keep_empty=True)
+        sections(_kind(r))
     for k in f.reloc_names or ():
-        if k not in kinds:
+        if rela:
+            sections(k)
+        elif k not in kinds:
             _reloc_group(em, text, [], (k,), keep_empty=True)
     for y in local:
         if y.name not in made_names:
