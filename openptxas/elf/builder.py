@@ -604,6 +604,7 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
                     )
                 )
         relocs_done = False
+        replay_late = False
         just_placed = not globals_done and bool(desc.globals)
         if just_placed:
             globals_done = True
@@ -613,7 +614,7 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
             if rel and any(r.symbol in names for r in f.relocs):
                 relocs_done = True
                 if _replays(em, desc, f):
-                    _replay_code_relocs(em, desc, f, make_const2_for(f, text))
+                    replay_late = True  # after the .nv.reservedSmem.cap symbol
                 else:
                     _reloc_group(
                         em, text.name, list(reversed(f.relocs)), f.reloc_names, keep_empty=True
@@ -647,6 +648,8 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
             # ptxas makes the symbol .nv.reservedSmem.cap and then blanks its name
             em.strtab.extend([""] * (len(".nv.reservedSmem.cap") + 1))
             em.symbols.append(_Sym("", SymbolBind.LOCAL, SymbolType.NOTYPE, 1))
+        if replay_late:
+            _replay_code_relocs(em, desc, f, make_const2_for(f, text))
         c2name = f".nv.constant.optimizer.{f.name}" if renames else f".nv.constant2.{f.name}"
         replay = not relocs_done and _replays(em, desc, f)
         make_const2 = make_const2_for(f, text)
@@ -889,14 +892,15 @@ def _local_syms(em: _Emitter, f: Function) -> list[_Sym]:
 
 
 def _replays(em: _Emitter, desc: ModuleDescription, f: Function) -> bool:
-    """-c on sm_75..89: the code's relocations are made in code order, each first making the
-    symbol it needs when that is a symbol in the function's data or a function whose symbol
-    does not exist yet."""
+    """-c: the code's relocations are made in code order, each first making the symbol it needs
+    when that is a symbol in the function's data; callees without symbols get theirs first."""
     if not desc.relocatable:
         return False
     local_names = {y.name for y in f.local_symbols}
-    return any(r.symbol in local_names for r in f.relocs) or any(
-        _pending_function(em, desc, r.symbol) is not None for r in f.relocs
+    return (
+        f.reserved_smem_cap_offset is not None
+        or any(r.symbol in local_names for r in f.relocs)
+        or any(_pending_function(em, desc, r.symbol) is not None for r in f.relocs)
     )
 
 
@@ -934,7 +938,11 @@ def _replay_code_relocs(
         h = _pending_function(em, desc, r.symbol)
         if h is not None:
             em.function_symbol(h)
-    for r in sorted(f.relocs, key=lambda r: r.offset):
+    events = sorted(f.relocs, key=lambda r: r.offset)
+    if f.reserved_smem_cap_offset is not None:
+        cap = Reloc(f.reserved_smem_cap_offset, RelocType.R_CUDA_32, ".nv.reservedSmem.cap", None)
+        events = sorted([cap, *events], key=lambda r: r.offset)
+    for r in events:
         y = by_name.get(r.symbol)
         if y is not None and y.name not in made_names:
             if y.section is not None and not any(x.name == y.section for x in em.sections):

@@ -253,6 +253,25 @@ def _cap_functions(history: list[str]) -> set[str]:
     return out
 
 
+def _cap_offset(history: list[str], fname: str, relocs: tuple[Reloc, ...]) -> int | None:
+    """See Function.reserved_smem_cap_offset: an offset before the first relocation when the
+    relocation sections were made before the symbol that relocation needed."""
+    if not relocs:
+        return None
+    first = min(relocs, key=lambda r: r.offset)
+    try:
+        start = history.index(f".text.{fname}")
+    except ValueError:
+        return None
+    tail = history[start:]
+    secs = [i for i, x in enumerate(tail) if x in (f".rel.text.{fname}", f".rela.text.{fname}")]
+    if not secs or first.symbol not in tail:
+        return None
+    if min(secs) < tail.index(first.symbol):
+        return max(first.offset - 16, 0)
+    return None
+
+
 def _names_if_needed(
     history: list[str], target: str, final: tuple[Reloc, ...], rela: bool
 ) -> tuple[str, ...] | None:
@@ -485,6 +504,9 @@ def describe(cubin: Cubin) -> ModuleDescription:
                     y.name == f".nv.shared.{fname}" and y.type == SymbolType.SECTION for y in syms
                 ),
                 reserved_smem_cap=fname in cap_functions,
+                reserved_smem_cap_offset=_cap_offset(history, fname, text_relocs)
+                if cubin.is_relocatable and t is not None and t.elf_reserved_smem_symbols
+                else None,
                 local_symbols=_local_symbols(cubin, fname),
                 attributes=tuple(extra),
                 frame=frames.get((fname, 0)),

@@ -154,6 +154,12 @@ class Function:
     const2_relocs_late: bool = False  # relocations made with the module data (function tables)
     shared_symbol: bool = False  # .nv.shared.<f> has a section symbol (static shared variables)
     reserved_smem_cap: bool = False  # ptxas made (and blanked) the .nv.reservedSmem.cap symbol
+    # -c: code offset of the first instruction reading .nv.reservedSmem.cap (shared-window
+    # addressing on sm_90+). ptxas resolves that relocation and drops it, but when it is the
+    # function's first relocation it is the one that created the relocation sections.
+    # (describe() cannot see the offset: it records one just before the first kept relocation
+    # where the order shows it came first, else None.)
+    reserved_smem_cap_offset: int | None = None
     attributes: tuple[Attribute, ...] = ()  # every other EIATTR record of .nv.info.<f>
     frame: Frame | None = None
     local_symbols: tuple[LocalSymbol, ...] = ()  # symbols in its .nv.shared / .nv.constant2 (-c)
