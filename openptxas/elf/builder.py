@@ -402,9 +402,13 @@ def _prototype_maker(
     return make
 
 
-def _kind(r: Reloc) -> str:
-    """ptxas files a relocation with an addend under ``.rela``, one without under ``.rel``
-    (R_CUDA_UNUSED_CLEAR64 always under ``.rela``)."""
+def _kind(r: Reloc, rela: bool = True) -> str:
+    """sm_90+ (``rela``): ptxas files a relocation with an addend under ``.rela``, one without
+    under ``.rel`` (R_CUDA_UNUSED_CLEAR64 always under ``.rela``). sm_75..89: a relocation whose
+    addend is None goes to ``.rel`` (the addend is in the patched bytes), one with an addend
+    (even 0) to ``.rela``."""
+    if not rela:
+        return "rel" if r.addend is None else "rela"
     return "rela" if r.addend or r.type == RelocType.R_CUDA_UNUSED_CLEAR64 else "rel"
 
 
@@ -414,7 +418,7 @@ def reloc_names(created: list[Reloc] | tuple[Reloc, ...], rela: bool) -> tuple[s
     converted, which creates ``.rela`` if needed."""
     names: list[str] = []
     for r in created:
-        k = _kind(r)
+        k = _kind(r, rela)
         if k not in names:
             names.append(k)
     if rela and names and "rela" not in names:
@@ -441,7 +445,7 @@ def _reloc_group(
             keep = k == "rela" and (final or keep_empty)
             part = final
         else:
-            part = [r for r in final if _kind(r) == k]
+            part = [r for r in final if _kind(r, False) == k]
             keep = bool(part)  # sm_75..89 drop relocation sections left empty
         if not keep:
             em.name_only(name)
@@ -522,7 +526,7 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
     rel = desc.relocatable
     for f in desc.functions:
         # -c: a module-private or weak function's symbol is made with its code
-        own_symbol_first = rel and f.bind != SymbolBind.GLOBAL
+        own_symbol_first = (rel or desc.debug) and f.bind != SymbolBind.GLOBAL
         if own_symbol_first:
             em.function_symbol(f)
         text = em.section(
@@ -584,7 +588,7 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
                     size=4,
                 )
             )
-            if not rel:
+            if not rel and not desc.debug:
                 em.section(
                     ".nv.shared.reserved.0",
                     SectionType.NOBITS,
@@ -784,7 +788,7 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
             content=Blob(bytes.fromhex("73000000000000000000001125000536")),
         )
     for i, f in enumerate(desc.functions):
-        if not (rel and f.bind != SymbolBind.GLOBAL):
+        if not ((rel or desc.debug) and f.bind != SymbolBind.GLOBAL):
             em.function_symbol(f)
         if i == 0 and rel:
             _linked_variables(em, desc)
@@ -828,7 +832,10 @@ def _data_relocs(em: _Emitter, desc: ModuleDescription, late_const2: list[Functi
         _reloc_group(
             em,
             pic,
-            [Reloc(8 * i, RelocType.R_CUDA_64, n, 0) for i, n in enumerate(entries)],
+            [
+                Reloc(8 * i, RelocType.R_CUDA_64, n, 0 if t.elf_rela else None)
+                for i, n in enumerate(entries)
+            ],
             None,
         )
     for name, space, init in ((user, Space.CONST, True), (".nv.global.init", Space.GLOBAL, True)):
@@ -894,7 +901,7 @@ def _local_syms(em: _Emitter, f: Function) -> list[_Sym]:
 def _replays(em: _Emitter, desc: ModuleDescription, f: Function) -> bool:
     """-c: the code's relocations are made in code order, each first making the symbol it needs
     when that is a symbol in the function's data; callees without symbols get theirs first."""
-    if not desc.relocatable:
+    if not (desc.relocatable or desc.debug):
         return False
     local_names = {y.name for y in f.local_symbols}
     return (
@@ -949,7 +956,7 @@ def _replay_code_relocs(
                 make_const2()
             em.symbol(y)
             made_names.add(y.name)
-        sections(_kind(r))
+        sections(_kind(r, rela))
     for k in f.reloc_names or ():
         if rela:
             sections(k)
@@ -1326,6 +1333,8 @@ def _module_attributes(desc: ModuleDescription, sym: Callable[[str], int]) -> tu
                     Attribute.sval(EIATTR.FRAME_SIZE, SymValue(sym(sub.name), sub.frame_size))
                 )
         out.append(Attribute.sval(EIATTR.FRAME_SIZE, SymValue(sym(f.name), f.frame_size)))
+        if f.errbar_at_exit:
+            out.append(Attribute(Fmt.NVAL, EIATTR.GEN_ERRBAR_AT_EXIT, None))
     for f in desc.functions:
         if f.min_stack is not None:
             out.append(Attribute.sval(EIATTR.MIN_STACK_SIZE, SymValue(sym(f.name), f.min_stack)))

@@ -376,9 +376,15 @@ def describe(cubin: Cubin) -> ModuleDescription:
             else:
                 info_by_text[s.info] = s.content
     per_sym: dict[int, dict[int, int]] = {}
+    errbar: set[int] = set()  # functions followed by GEN_ERRBAR_AT_EXIT in .nv.info
+    last_frame = -1
     for a in glob_attrs:
         if isinstance(a.value, SymValue):
             per_sym.setdefault(a.code, {})[a.value.sym] = a.value.value
+            if a.code == EIATTR.FRAME_SIZE:
+                last_frame = a.value.sym
+        elif a.code == EIATTR.GEN_ERRBAR_AT_EXIT:
+            errbar.add(last_frame)
 
     t = _target_info(target)
     rela = t.elf_rela if t is not None else True
@@ -504,6 +510,7 @@ def describe(cubin: Cubin) -> ModuleDescription:
                     y.name == f".nv.shared.{fname}" and y.type == SymbolType.SECTION for y in syms
                 ),
                 reserved_smem_cap=fname in cap_functions,
+                errbar_at_exit=symi in errbar,
                 reserved_smem_cap_offset=_cap_offset(history, fname, text_relocs)
                 if cubin.is_relocatable and t is not None and t.elf_reserved_smem_symbols
                 else None,
@@ -647,7 +654,9 @@ def _has_reloc_section(cubin: Cubin, idx: int) -> bool:
     return f".rel{name}" in names or f".rela{name}" in names
 
 
-def _resolved_addresses(cubin: Cubin, init: bytes, taken: set[int]) -> tuple[Reloc, ...]:
+def _resolved_addresses(
+    cubin: Cubin, init: bytes, taken: set[int], addend: int | None
+) -> tuple[Reloc, ...]:
     """Whole-program output: ptxas writes the addresses of subroutines (functions placed in a
     kernel's code) into initializers itself; recover them as relocations (8-byte words equal to
     a subroutine's offset)."""
@@ -659,7 +668,7 @@ def _resolved_addresses(cubin: Cubin, init: bytes, taken: set[int]) -> tuple[Rel
     for off in range(0, len(init) - 7, 8):
         (v,) = struct.unpack_from("<Q", init, off)
         if v in subs and off not in taken:
-            out.append(Reloc(off, RelocType.R_CUDA_64, subs[v], 0))
+            out.append(Reloc(off, RelocType.R_CUDA_64, subs[v], addend))
     return tuple(out)
 
 
@@ -679,7 +688,8 @@ def _global(cubin: Cubin, y: object, sec: Section, relocs: dict[int, list[Reloc]
         if y.value <= r.offset < y.value + y.size
     )
     if init is not None and not cubin.is_relocatable and _has_reloc_section(cubin, idx):
-        own += _resolved_addresses(cubin, init, {r.offset for r in own})
+        legacy = cubin.sm < 90  # SHT_REL output
+        own += _resolved_addresses(cubin, init, {r.offset for r in own}, None if legacy else 0)
     if y.bind == SymbolBind.GLOBAL:
         linkage = Linkage.VISIBLE
     elif y.bind == SymbolBind.WEAK:

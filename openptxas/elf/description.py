@@ -154,6 +154,7 @@ class Function:
     const2_relocs_late: bool = False  # relocations made with the module data (function tables)
     shared_symbol: bool = False  # .nv.shared.<f> has a section symbol (static shared variables)
     reserved_smem_cap: bool = False  # ptxas made (and blanked) the .nv.reservedSmem.cap symbol
+    errbar_at_exit: bool = False  # EIATTR_GEN_ERRBAR_AT_EXIT after its .nv.info records (-g)
     # -c: code offset of the first instruction reading .nv.reservedSmem.cap (shared-window
     # addressing on sm_90+). ptxas resolves that relocation and drops it, but when it is the
     # function's first relocation it is the one that created the relocation sections.
@@ -223,7 +224,8 @@ class ModuleDescription:
     functions: tuple[Function, ...] = ()
     globals: tuple[GlobalVar, ...] = ()
     debug_sections: tuple[OpaqueSection, ...] = ()
-    e_flags_kind: int = 0x06  # bits 24..31 of e_flags (0x06 without debug information)
+    # bits 24..31 of e_flags: 0x06 plain, 0x09/0x0A with -lineinfo, 0x0E/0x0F with -g
+    e_flags_kind: int = 0x06
     # .nv.callgraph groups after the markers -1 .. -4 (names are symbols; ints kept as they are);
     # None: the direct calls listed in Function.callees, other groups empty.
     callgraph: tuple[tuple[tuple[str | int, str | int], ...], ...] | None = None
@@ -241,4 +243,10 @@ class ModuleDescription:
     # sm_100+: the Mercury image, after the SASS sections (empty: no Mercury sections)
     mercury: tuple[MercurySection, ...] = ()
     mercury_symbols: tuple[MercurySymbol, ...] = ()
+
+    @property
+    def debug(self) -> bool:
+        """ptxas -g output (no .nv.shared.reserved.0; device functions keep their sections)."""
+        return self.e_flags_kind & 0x0C == 0x0C
+
     extras: dict[str, object] = field(default_factory=dict)  # unmodelled facts, by name
