@@ -557,14 +557,14 @@ class _Checker(InstrChecks):
             self._call(ins)
             return
         if (
-            ins.opcode == "vote"
+            ins.opcode in ("vote", "shfl")
             and "sync" not in ins.mods.flags
             and self.sm >= 70
-            and (self.ptx >= (6, 4))
+            and self.ptx >= (6, 4)
         ):
             self.error(
-                "Instruction 'vote' without '.sync' is not supported on .target sm_70 and "
-                "higher from PTX ISA version 6.4",
+                f"Instruction '{ins.opcode}' without '.sync' is not supported on .target sm_70 "
+                "and higher from PTX ISA version 6.4",
                 ins.span,
             )
             return

@@ -121,7 +121,8 @@ def match_mods(opcode: str, raw: tuple[str, ...]) -> ModMatch:
             near.append((f, extra, dup, [*missing]))
     if matched:
         return ModMatch(unknown, tuple(matched), ())
-    return ModMatch(unknown, (), tuple(_diagnose(opcode, name, raw, types, others, typed, near)))
+    errors = _diagnose(opcode, name, forms, types, others, typed, near)
+    return ModMatch(unknown, (), tuple(errors))
 
 
 def _type_is_modifier(f: Form, t: str) -> bool:
@@ -131,7 +132,7 @@ def _type_is_modifier(f: Form, t: str) -> bool:
 def _diagnose(
     opcode: str,
     name: str,
-    raw: tuple[str, ...],
+    forms: tuple[Form, ...],
     types: list[str],
     others: list[str],
     typed: bool,
@@ -142,6 +143,10 @@ def _diagnose(
         mode = next((m for m in others if m in ("lo", "hi", "wide")), None)
         if mode is not None:
             return [f"Unexpected instruction types specified for '{name}.{mode}'"]
+    if opcode in _INCORRECT_TYPE_OPS and types:
+        op = next((m for m in others if m in _ATOMIC_TYPES), None)
+        if op is not None and any(op in g.values for f in forms for g in f.groups):
+            return [f"Incorrect type '.{types[-1]}' for operation '.{op}' in instruction '{name}'"]
     if opcode in ("atom", "red") and types:
         op = next((m for m in others if m in _ATOMIC_TYPES), None)
         if op is not None and not any(op in g.values for n in near for g in n[0].groups):
@@ -225,6 +230,13 @@ _ATOMIC_TYPES = {
     "max": ".u32 or .s32 or .u64 or .s64 or .f16 or .f16x2 or .bf16 or .bf16x2",
     "cas": "",
 }
+
+
+_INCORRECT_TYPE_OPS = frozenset(
+    {"red.async", "multimem.ld_reduce", "multimem.red", "cp.reduce.async.bulk"}
+)
+# Optional operands that are present exactly when a modifier is: cache policy, CTA mask, ...
+_TIED = {"pol": "L2::cache_hint", "msk": "multicast::cluster", "bm": "cp_mask"}
 
 
 class OperandError(Exception):
@@ -367,15 +379,29 @@ class InstrChecks:
     # -- operands ---------------------------------------------------------------------------
     def _check_operands(self, ins: Instruction, f: Form, name: str) -> None:
         ops = ins.operands
-        specs = f.operands
-        if len(ops) < f.min_operands or len(ops) > len(specs):
+        specs = list(f.operands)
+        if any(s.role in _TIED for s in specs):
+            flags = ins.mods.raw_set
+            specs = [
+                OperandSpec(s.role, s.type, False) if s.role in _TIED else s
+                for s in specs
+                if s.role not in _TIED or _TIED[s.role] in flags
+            ]
+        required = sum(1 for s in specs if not s.optional)
+        if len(ops) < required or len(ops) > len(specs):
             raise OperandError(f"Arguments mismatch for instruction '{name}'")
         types = ins.mods.types
         vec = ins.mods.vec
+        spaces = ins.mods.spaces
         data_roles = ("d", "a") if vec else ()
+        nmem = 0
         for i, (o, s) in enumerate(zip(ops, specs, strict=False)):
             want = _resolve_type(s, types, f)
-            self._check_operand(ins, i, o, s, want, vec if s.role in data_roles else 0, name)
+            space = None
+            if s.role == "m":
+                space = spaces[nmem] if nmem < len(spaces) else None
+                nmem += 1
+            self._check_operand(ins, i, o, s, want, vec if s.role in data_roles else 0, name, space)
 
     def _check_operand(
         self,
@@ -386,6 +412,7 @@ class InstrChecks:
         want: PtxType | None,
         vec: int,
         name: str,
+        space: StateSpace | None = None,
     ) -> None:
         role = s.role
         mismatch = f"Arguments mismatch for instruction '{name}'"
@@ -456,7 +483,16 @@ class InstrChecks:
             else:
                 self._dest(o, want, relaxed, name, allow_sink=False)
         elif role == "m":
-            self._memory(ins, o, name)
+            self._memory(ins, o, name, space)
+        elif role == "pol":
+            self._source(ins, o, PtxType.B64, False, name, allow_addr=False)
+        elif role in ("msk", "bm"):
+            self._source(ins, o, PtxType.B16, False, name, allow_addr=False)
+        elif role == "dpp":
+            if not isinstance(o, Pair):
+                raise OperandError(f"Predicate output expected for instruction '{name}'")
+            self._dest(o.first, want, relaxed, name, allow_sink=True)
+            self._dest(o.second, PtxType.PRED, False, name, allow_sink=True)
         elif role == "v":
             if not isinstance(o, Vector):
                 raise OperandError(mismatch)
@@ -569,14 +605,13 @@ class InstrChecks:
         if total != want.bits:
             raise OperandError(mismatch)
 
-    def _memory(self, ins: Instruction, o: Operand, name: str) -> None:
+    def _memory(self, ins: Instruction, o: Operand, name: str, space: StateSpace | None) -> None:
         bad = f"Illegal operand type to instruction '{name}'"
         if isinstance(o, MemList):
             return
         if not isinstance(o, Address):
             raise OperandError(f"Arguments mismatch for instruction '{name}'")
         base = o.base
-        space = ins.mods.space
         if base is None:
             if (
                 space is not None
@@ -741,8 +776,10 @@ def _v_setp(c: InstrChecks, ins: Instruction, name: str) -> None:
     t = ins.mods.types[-1] if ins.mods.types else None
     if cmp is None or t is None:
         return
-    if (cmp.value in _UNSIGNED_CMP and t.kind == "f") or (
-        cmp.value in _FLOAT_CMP and t.kind != "f"
+    if (
+        (cmp.value in _UNSIGNED_CMP and t.kind == "f")
+        or (cmp.value in _FLOAT_CMP and t.kind != "f")
+        or (t.kind == "b" and cmp.value not in ("eq", "ne"))
     ):
         c.error("Mismatch between instruction type and comparison qualifier", ins.span)
 
@@ -816,7 +853,117 @@ def _v_wgmma(c: InstrChecks, ins: Instruction, name: str) -> None:
         c.error(f"Argument vector size mismatch for instruction '{name}'", ins.span)
 
 
+_NOSEM_SPACES = frozenset({"local", "param", "param::entry", "param::func", "const"})
+
+
+def _v_ldst(c: InstrChecks, ins: Instruction, name: str) -> None:
+    """Cross-modifier rules of ld/st: vector width, semantics per space, L2 hints."""
+    mods = ins.mods
+    t = mods.type
+    sem = mods.sem
+    sp = mods.space
+    if sem is not None and sem.value != "weak" and sp is not None and sp.value in _NOSEM_SPACES:
+        c.error(f"Modifier '.{sem.value}' cannot be applied to '.{sp.value}' space", ins.span)
+        return
+    wide = False
+    if mods.vec and t is not None:
+        total = mods.vec * t.bits
+        wide = total == 256 and t.bits in (32, 64)
+        if total > 128 and not wide:
+            c.error("Vector type too large, exceeds 128 bit limit", ins.span)
+            return
+        if wide:
+            if c.sm < 100:
+                c.error(
+                    "Feature '256 bit wide load/store' requires .target sm_100 or higher", ins.span
+                )
+                return
+            if sp is not None and sp.base is not StateSpace.GLOBAL:
+                c.error(
+                    "global state space expected for feature '256 bit wide load/store'", ins.span
+                )
+                return
+    for m in mods.raw:
+        if m in ("L2::evict_normal", "L2::evict_first", "L2::evict_last") and not wide:
+            c.error(
+                f"Instruction '{name}' requires '.v8.b32/.v4.b64' type with '.{m}' modifier.",
+                ins.span,
+            )
+            return
+
+
+def _v_cvt(c: InstrChecks, ins: Instruction, name: str) -> None:
+    """.sat only where the destination cannot hold every source value; .ftz only with f32."""
+    types = ins.mods.types
+    if len(types) != 2:
+        return
+    d, a = types
+    flags = ins.mods.flags
+    if "ftz" in flags and PtxType.F32 not in (d, a):
+        c.error("Modifier '.ftz' does not apply to this type of convert operation", ins.span)
+        return
+    if "sat" in flags and d.is_int and a.is_int:
+        holds = (d.is_signed == a.is_signed and d.bits >= a.bits) or (
+            d.is_signed and not a.is_signed and d.bits > a.bits
+        )
+        if holds:
+            c.error(f"Illegal modifier '.sat' for instruction '{name}'", ins.span)
+
+
+def _v_minmax(c: InstrChecks, ins: Instruction, name: str) -> None:
+    flags = ins.mods.flags
+    if "xorsign" in flags and "abs" not in flags:
+        c.error("Modifier '.xorsign' requires modifier '.abs'", ins.span)
+    elif "abs" in flags and "xorsign" not in flags and len(ins.operands) == 3:
+        c.error("Modifier '.abs' requires modifier '.xorsign'", ins.span)
+
+
+def _sem_name(ins: Instruction, name: str) -> str:
+    for sub in ("expect_tx", "parity"):
+        if sub in ins.mods.flags:
+            return f"{name}.{sub}"
+    return name
+
+
+def _v_sem_scope(c: InstrChecks, ins: Instruction, name: str) -> None:
+    """Memory-ordering modifiers come in pairs: an order (.relaxed/.acquire/.release) needs a
+    scope and a scope needs an order."""
+    sem = ins.mods.sem
+    scope = ins.mods.scope
+    nm = _sem_name(ins, name)
+    if sem is not None and sem.value in ("relaxed", "acquire", "release") and scope is None:
+        c.error(f"Modifier '.{sem.value}' requires scope with '{nm}' instruction", ins.span)
+    elif scope is not None and (sem is None or sem.value == "weak"):
+        c.error(f"Modifier '.{scope.value}' requires order with '{nm}' instruction", ins.span)
+
+
+def _v_mbarrier_arrive(c: InstrChecks, ins: Instruction, name: str) -> None:
+    _v_sem_scope(c, ins, name)
+    sp = ins.mods.space
+    if sp is StateSpace.SHARED_CLUSTER and ins.operands and not isinstance(ins.operands[0], Sink):
+        c.error(
+            f"Sink '_' is expected as a destination operand for instruction "
+            f"'{_sem_name(ins, name)}' with '.shared::cluster'",
+            ins.span,
+        )
+
+
 _VALIDATORS = {
+    "ld": _v_ldst,
+    "st": _v_ldst,
+    "ldu": _v_ldst,
+    "cvt": _v_cvt,
+    "min": _v_minmax,
+    "max": _v_minmax,
+    "mbarrier.arrive": _v_mbarrier_arrive,
+    "mbarrier.arrive_drop": _v_mbarrier_arrive,
+    "mbarrier.expect_tx": _v_sem_scope,
+    "mbarrier.complete_tx": _v_sem_scope,
+    "mbarrier.test_wait": _v_sem_scope,
+    "mbarrier.try_wait": _v_sem_scope,
+    "multimem.ld_reduce": _v_sem_scope,
+    "multimem.st": _v_sem_scope,
+    "multimem.red": _v_sem_scope,
     "cp.async": _v_cp_async,
     "setmaxnreg": _v_setmaxnreg,
     "pmevent": _v_pmevent,
