@@ -35,16 +35,33 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from openptxas.diag import Severity  # noqa: E402
-from openptxas.ptx import diagnose  # noqa: E402
-from openptxas.ptx.check import TARGET_MIN_PTX, VERSIONS  # noqa: E402
-from openptxas.ptx.modifiers import decode_name  # noqa: E402
-from openptxas.ptx.opspec import Form, Gate  # noqa: E402
-from openptxas.ptx.optable import table  # noqa: E402
-from openptxas.ptx.types import PtxType, StateSpace  # noqa: E402
+from openptxas.diag import Severity
+from openptxas.ptx import diagnose
+from openptxas.ptx.check import TARGET_MIN_PTX, VERSIONS
+from openptxas.ptx.modifiers import decode_name
+from openptxas.ptx.opspec import Form, Gate
+from openptxas.ptx.optable import table
+from openptxas.ptx.types import PtxType, StateSpace
 
 # Register types the samples use (half types go in .b16/.b32 registers: .reg .bf16 needs sm_90).
-REG_TYPES = "pred b8 b16 b32 b64 b128 u8 u16 u32 u64 s8 s16 s32 s64 f32 f64".split()
+REG_TYPES = [
+    "pred",
+    "b8",
+    "b16",
+    "b32",
+    "b64",
+    "b128",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "s8",
+    "s16",
+    "s32",
+    "s64",
+    "f32",
+    "f64",
+]
 PLAIN_TARGETS = [
     (50, "sm_50"),
     (52, "sm_52"),
