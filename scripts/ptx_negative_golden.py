@@ -35,10 +35,12 @@ _KNOWN_ARCH = re.compile(
 
 
 def arch_for(text: str) -> str:
-    """The -arch ptxas gets for a negative file: its .target when ptxas knows it, else sm_90."""
+    """The -arch both tools get: the file's .target when ptxas 13.0 compiles for it, sm_75 for
+    older targets (ptxas 13.0 compiles their PTX for sm_75 and up), else sm_90."""
     m = _TARGET.search(text)
     if m and _KNOWN_ARCH.match(m.group(1)):
-        return m.group(1)
+        t = m.group(1)
+        return t if int(t[3:].rstrip("af")) >= 75 else "sm_75"
     return "sm_90"
 
 

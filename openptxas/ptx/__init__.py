@@ -22,6 +22,7 @@ from openptxas.ptx.printer import print_module
 __all__ = [
     "check",
     "diagnose",
+    "needs_footer",
     "parse",
     "parse_and_check",
     "print_module",
@@ -42,6 +43,28 @@ def diagnose(text: str, file: str = "<ptx>", arch: str | None = None) -> list[Di
             return diags
         return [*diags, Diagnostic(Severity.FATAL, exc.message, exc.span)]
     return check(module, arch)
+
+
+# Fatals of ptxas's driver and link stages, printed without the closing "aborted" line.
+_STANDALONE_FATALS = (
+    "Unresolved extern",
+    "SM version specified by .target",
+    "PTX with .target",
+    " 32-Bit ABI",
+    "Value '",
+)
+
+
+def needs_footer(diags: list[Diagnostic]) -> bool:
+    """Whether ptxas closes these diagnostics with 'Ptx assembly aborted due to errors'."""
+    if not any(d.severity in (Severity.ERROR, Severity.FATAL) for d in diags):
+        return False
+    last = diags[-1]
+    return not (
+        last.severity is Severity.FATAL
+        and last.span is None
+        and last.message.startswith(_STANDALONE_FATALS)
+    )
 
 
 def parse_and_check(text: str, file: str = "<ptx>", arch: str | None = None) -> Module:

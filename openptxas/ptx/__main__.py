@@ -51,17 +51,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _emit(diags: list[Diagnostic], footer: bool = True) -> None:
+    from openptxas.ptx import needs_footer
+
     for d in diags:
         print(d.render(), file=sys.stderr)
-    if footer and diags:
-        last = diags[-1]
-        # link-stage fatals (no line: unresolved externs, ABI) stand alone, as in ptxas
-        if (
-            last.severity is Severity.FATAL
-            and last.span is None
-            and not last.message.startswith("Input file")
-        ):
-            return
+    if footer and (needs_footer(diags) or not diags):
         print(
             Diagnostic(Severity.FATAL, "Ptx assembly aborted due to errors").render(),
             file=sys.stderr,

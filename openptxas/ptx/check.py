@@ -30,6 +30,7 @@ from openptxas.ptx.ast import (
     CallPrototype,
     CallTargets,
     FileDirective,
+    FloatImm,
     FuncKind,
     Function,
     Init,
@@ -253,6 +254,8 @@ class _Checker(InstrChecks):
 
     def _header(self) -> None:
         items = self.m.items
+        if self.partial and len(items) < 2:
+            raise _Fatal  # the syntax error interrupted the header: it alone is reported
         if not items:
             eof = Span(self.file, self.m.span.end_line or 1)
             self.fatal(f"Missing .version directive at start of file '{self.file}'", eof)
@@ -286,7 +289,7 @@ class _Checker(InstrChecks):
         for name in t.targets:
             if name.startswith(("sm_", "compute_")):
                 key = "sm_" + name.split("_", 1)[1]
-                if key not in TARGET_MIN_PTX or arch is not None:
+                if key not in TARGET_MIN_PTX:
                     self.fatal(f"Unsupported .target '{name}'", t.span)
                 arch = name
                 if self.ptx < TARGET_MIN_PTX[key]:
@@ -389,6 +392,8 @@ class _Checker(InstrChecks):
     def _decl_common(self, d: VarDecl) -> None:
         if d.align is not None and (d.align <= 0 or d.align & (d.align - 1)):
             self.error("Alignment must be a power of two", d.span)
+        if "managed" in d.attrs and d.space is not StateSpace.GLOBAL:
+            self.error(f"Illegal attribute '.managed' for symbol '{d.name}'", d.span)
         if d.type is PtxType.B128 and self.ptx < (8, 3):
             self.error("Feature 'Type .b128' requires PTX ISA .version 8.3 or later", d.span)
         if d.count > 0x7FFFFFFF or any(x is not None and x > 0x7FFFFFFF for x in d.dims):
@@ -400,6 +405,8 @@ class _Checker(InstrChecks):
                 )
             elif d.dims and d.dims[0] is not None and _init_len(d.init) > d.dims[0]:
                 self.fatal("Greater number of elements in array initializer", d.span)
+            if _init_type_mismatch(d.init, d.type):
+                self.error("Initial value type mismatch", d.span)
             self._init_symbols(d.init)
 
     def _init_symbols(self, i: Init) -> None:
@@ -408,7 +415,7 @@ class _Checker(InstrChecks):
                 self._init_symbols(x)
         elif isinstance(i, SymInit):
             if i.name not in self.vars and i.name not in self.funcs:
-                self.error(f"Unknown symbol '{i.name}'", i.span)
+                self.error(f"Invalid initial value symbol '{i.name}'", i.span)
             else:
                 self.used_vars.add(i.name)
 
@@ -425,6 +432,11 @@ class _Checker(InstrChecks):
             self.defined.add(f.name)
         if old is None or f.body is not None:
             self.funcs[f.name] = f
+        seen: set[str] = set()
+        for p in (*f.rets, *f.params):
+            if p.name in seen and p.name != "_":
+                self.error(f"Duplicate definition of variable '{p.name}'", f.span)
+            seen.add(p.name)
         if f.kind is FuncKind.ENTRY:
             for p in f.params:
                 if p.space is not StateSpace.PARAM:
@@ -444,6 +456,12 @@ class _Checker(InstrChecks):
         if not cut_short:  # a function the syntax error interrupted never reached its end
             for name, span in self.pending:
                 self.error(f"Unknown symbol '{name}'", span)
+            if f.linkage is Linkage.EXTERN:
+                self.error(
+                    f"Function definition conflicts with '.extern' declaration for function "
+                    f"'{f.name}'",
+                    end,
+                )
             self._function_end(f, end)
         self.pending = []
         self.fn = None
@@ -452,7 +470,7 @@ class _Checker(InstrChecks):
     def _func_directive(
         self, f: Function, name: str, values: tuple[int | str, ...], span: Span
     ) -> None:
-        if name in ("maxntid", "reqntid", "reqnctapercluster") and any(
+        if name in ("maxntid", "reqntid", "reqnctapercluster", "minnctapersm") and any(
             isinstance(v, int) and v <= 0 for v in values
         ):
             self.error(f"Positive non-zero value expected for {name}", span)
@@ -512,12 +530,18 @@ class _Checker(InstrChecks):
                     self.loc_without_file = True
             elif isinstance(s, BranchTargets):
                 for t in s.targets:
-                    if not self.is_label(t):
-                        self.unknown_symbol(t, s.span)
+                    if self.is_label(t):
+                        continue
+                    if self.lookup(t) is not None or t.startswith("%"):
+                        self.error("Illegal branch target, label expected", s.span)
+                        break
+                    self.unknown_symbol(t, s.span)
             elif isinstance(s, CallTargets):
                 for t in s.targets:
-                    if t not in self.funcs:
-                        self.unknown_symbol(t, s.span)
+                    f = self.funcs.get(t)
+                    if f is None or f.kind is FuncKind.ENTRY:
+                        self.error("Illegal call target, device function expected", s.span)
+                        break
         self.scopes.pop()
 
     def _local_var(self, d: VarDecl, sc: _Scope) -> None:
@@ -543,7 +567,7 @@ class _Checker(InstrChecks):
 
     def _range_clash(self, d: VarDecl, sc: _Scope) -> str | None:
         if d.name in sc.ranges:
-            return f"{d.name}0"
+            return f"{d.name}<"
         for n in sc.names:
             m = _RANGE.fullmatch(n)
             if m and m.group(1) == d.name and int(m.group(2)) < d.count:
@@ -624,7 +648,7 @@ class _Checker(InstrChecks):
                 "callprototype",
                 "calltargets",
             ):
-                self.error("Arguments mismatch for instruction 'call'", ins.span)
+                self.error("Label expected for argument 0 of instruction 'call'", ins.span)
 
     # -- end of module ------------------------------------------------------------------------
     def _finish(self) -> None:
@@ -660,6 +684,13 @@ class _Checker(InstrChecks):
                 and name in self.used_vars
             ):
                 self.fatal(f"Unresolved extern variable '{name}'")
+
+
+def _init_type_mismatch(i: Init, t: PtxType) -> bool:
+    """A float literal initializing an integer variable (ptxas: 'Initial value type mismatch')."""
+    if isinstance(i, InitList):
+        return any(_init_type_mismatch(x, t) for x in i.items)
+    return isinstance(i, FloatImm) and t.is_int
 
 
 def _init_len(i: Init) -> int:

@@ -66,12 +66,21 @@ class ModMatch:
     errors: tuple[str, ...]  # when no form matches: ptxas-style messages (first is primary)
 
 
+_NAMED_MODES = {
+    "setmaxnreg": ("inc", "dec"),
+    "mul": ("lo", "hi", "wide"),
+    "mad": ("lo", "hi", "wide"),
+    "shf": ("l", "r"),
+}
+
+
 def msg_name(opcode: str, raw: tuple[str, ...]) -> str:
     """The instruction name ptxas uses in messages (``setmaxnreg.inc``, ``mul.lo``)."""
-    if opcode == "setmaxnreg":
+    modes = _NAMED_MODES.get(opcode)
+    if modes is not None:
         for m in raw:
-            if m in ("inc", "dec"):
-                return f"setmaxnreg.{m}"
+            if m in modes:
+                return f"{opcode}.{m}"
     return opcode
 
 
@@ -139,10 +148,22 @@ def _diagnose(
     near: list[tuple[Form, list[str], list[str], list[str]]],
 ) -> list[str]:
     """Pick ptxas's message for modifiers that fit no form."""
-    if opcode in ("mul", "mad", "mul24", "mad24") and not typed:
-        mode = next((m for m in others if m in ("lo", "hi", "wide")), None)
+    if opcode in ("abs", "neg") and types and types[0][0] == "u":
+        return [f"Instruction '{name}' applies only to signed numeric types"]
+    if opcode in ("mul", "mad", "mul24", "mad24", "div") and not typed:
+        mode = next((m for m in others if m in ("lo", "hi", "wide", "approx", "full")), None)
         if mode is not None:
-            return [f"Unexpected instruction types specified for '{name}.{mode}'"]
+            base = name if name.endswith("." + mode) else f"{name}.{mode}"
+            return [f"Unexpected instruction types specified for '{base}'"]
+    if opcode == "vote" and types and types[0] != "pred":
+        mode = next((m for m in others if m in ("all", "any", "uni")), None)
+        if mode is not None:
+            return [f"Instruction 'vote' requires '.pred' type with '.{mode}' modifier."]
+    if opcode in ("atom", "red") and "noftz" not in others and types:
+        if types[0] in ("f16", "f16x2", "bf16", "bf16x2") and "add" in others:
+            return [f"'.noftz' modifier required for instruction '{name}' with type '.{types[0]}'"]
+    if opcode == "red" and "cas" in others:
+        return [f"Illegal modifier '.cas' for instruction '{name}'"]
     if opcode in _INCORRECT_TYPE_OPS and types:
         op = next((m for m in others if m in _ATOMIC_TYPES), None)
         if op is not None and any(op in g.values for f in forms for g in f.groups):
@@ -180,8 +201,13 @@ def _diagnose(
             return [f"Modifier '.sat' does not apply to '.{types[0]}' type"]
         if m in spaces:
             return [f"State space incorrect for instruction '{name}'"]
-        if opcode in ("mul", "mad", "mul24", "mad24") and m in ("lo", "hi", "wide"):
-            return [f"Unexpected instruction types specified for '{name}.{m}'"]
+        if (opcode in ("mul", "mad", "mul24", "mad24") and m in ("lo", "hi", "wide")) or (
+            opcode == "div" and m in ("approx", "full")
+        ):
+            base = name if name.endswith("." + m) else f"{name}.{m}"
+            return [f"Unexpected instruction types specified for '{base}'"]
+        if m == "relu" and types:
+            return [f"Illegal modifier '.relu' for instruction '{name}' with type '.{types[0]}'"]
         return [f"Illegal modifier '.{m}' for instruction '{name}'"]
     # something required is missing: report by category, over the closest forms
     cats = {c for n in near if not n[1] and not n[2] for c in n[3]}
@@ -210,6 +236,12 @@ def _missing_message(cats: set[str], name: str, sem: str | None) -> str:
         return f"Modifier '.{sem}' requires scope with '{name}' instruction"
     if "mulmode" in cats:
         return f"Unexpected instruction types specified for '{name}'"
+    if "clamp" in cats:
+        return f"Clamp modifier required for instruction '{name}'"
+    if "aligned" in cats:
+        return f".aligned modifier required for instruction '{name}'"
+    if "scope" in cats:
+        return f"Scope modifier required for instruction '{name}'"
     if "atomop" in cats:
         return f"Operation modifier required for instruction '{name}'"
     if "space" in cats:
@@ -237,6 +269,21 @@ _INCORRECT_TYPE_OPS = frozenset(
 )
 # Optional operands that are present exactly when a modifier is: cache policy, CTA mask, ...
 _TIED = {"pol": "L2::cache_hint", "msk": "multicast::cluster", "bm": "cp_mask"}
+
+
+# Instructions whose target gate ptxas words as "Instruction 'x' requires ..."
+_INSTRUCTION_GATES = {
+    "dp4a": "Instruction 'dp4a'",
+    "dp2a": "Instruction 'dp2a'",
+    "match": "Instruction 'match'",
+    "griddepcontrol": "Instruction 'griddepcontrol'",
+}
+
+
+def _feature_name(ins: Instruction, name: str) -> str:
+    if ins.opcode == "cvt" and any(t.value in ("e4m3x2", "e5m2x2") for t in ins.mods.types):
+        return "cvt with .e4m3x2/.e5m2x2"
+    return name
 
 
 class OperandError(Exception):
@@ -362,8 +409,8 @@ class InstrChecks:
                 self.unknown_symbol(g.reg, ins.span)
 
     def _check_gates(self, ins: Instruction, f: Form, name: str) -> None:
-        feature = name
-        for g in f.gates:
+        feature = _feature_name(ins, name)
+        for g in sorted(f.gates, key=lambda g: g.kind != "ptx"):
             if gate_ok(g, self.sm, self.variant, self.ptx):
                 continue
             if g.kind == "ptx":
@@ -372,7 +419,10 @@ class InstrChecks:
                     ins.span,
                 )
             elif g.kind == "sm":
-                self.error(f"Feature '{feature}' requires .target sm_{g.sm} or higher", ins.span)
+                what = _INSTRUCTION_GATES.get(ins.opcode, f"Feature '{feature}'")
+                if g.sm == 80 and any(t.value.startswith("bf16") for t in ins.mods.types):
+                    what = "Feature '.bf16'"
+                self.error(f"{what} requires .target sm_{g.sm} or higher", ins.span)
             else:
                 self.error(f"Instruction '{name}' not supported on .target '{self.arch}'", ins.span)
 
@@ -393,7 +443,7 @@ class InstrChecks:
         types = ins.mods.types
         vec = ins.mods.vec
         spaces = ins.mods.spaces
-        data_roles = ("d", "a") if vec else ()
+        data_roles = ("d", "a", "dp") if vec else ()
         nmem = 0
         for i, (o, s) in enumerate(zip(ops, specs, strict=False)):
             want = _resolve_type(s, types, f)
@@ -419,8 +469,15 @@ class InstrChecks:
         relaxed = ins.opcode in _RELAXED
         if role == "x":
             return
-        if not vec and isinstance(o, Vector) and len(o.items) == 1 and role in _SCALAR_ROLES:
-            o = o.items[0]  # {%r1} is the scalar %r1
+        if not vec and isinstance(o, Vector) and role in _SCALAR_ROLES:
+            if len(o.items) != 1 and ins.opcode != "mov":
+                raise OperandError(f"Vector operand is not allowed for instruction '{name}'")
+            if len(o.items) == 1:
+                o = o.items[0]  # {%r1} is the scalar %r1
+        if isinstance(o, Pair) and role not in ("pq", "dp", "dpp"):
+            raise OperandError(f"Predicate output not allowed for instruction '{name}'")
+        if isinstance(o, Not) and role != "q":
+            raise OperandError("Illegal argument to predicate negation")
         if role == "l":
             if not isinstance(o, Label):
                 if isinstance(o, Sym) and o.offset == 0 and self.lookup(o.name) is None:
@@ -430,12 +487,14 @@ class InstrChecks:
                 raise OperandError(mismatch)
             return
         if vec:
+            if role == "dp" and isinstance(o, Pair):
+                o = o.first
             if not isinstance(o, Vector) or len(o.items) != vec:
                 raise OperandError(f"Argument vector size mismatch for instruction '{name}'")
             for it in o.items:
                 if isinstance(it, Reg) and self.lookup(it.name) is None:
                     raise OperandError(f"Illegal expression '{it.name}'")
-                if role == "d":
+                if role in ("d", "dp"):
                     self._dest(it, want, relaxed, name, allow_sink=True)
                 else:
                     self._source(ins, it, want, relaxed, name, allow_addr=False)
@@ -464,6 +523,8 @@ class InstrChecks:
         elif role == "q":
             if isinstance(o, Not):
                 o = o.operand
+                if not (isinstance(o, Reg) and self._reg_type(o) is PtxType.PRED):
+                    raise OperandError("Illegal argument to predicate negation")
             if isinstance(o, IntImm):
                 return
             self._source(ins, o, PtxType.PRED, False, name, allow_addr=False)
@@ -637,6 +698,11 @@ class InstrChecks:
             return
         d = self.lookup(base.name)
         if d is None:
+            if self.is_label(base.name):
+                raise OperandError(
+                    f"Illegal to use symbol '{base.name}' of type unexpected as address "
+                    "operand. Use integer or bit only."
+                )
             raise OperandError(bad)
         self._symbol_space(ins, d, space, name, base.name)
 
@@ -850,7 +916,10 @@ def _v_wgmma(c: InstrChecks, ins: Instruction, name: str) -> None:
     want = n // 4 if types[0] is PtxType.F16 else n // 2
     d = ins.operands[0]
     if isinstance(d, Vector) and len(d.items) != want:
-        c.error(f"Argument vector size mismatch for instruction '{name}'", ins.span)
+        kind = "integer" if types[0] is PtxType.S32 else "floating point"
+        c.error(
+            f"Argument vector size mismatch for instruction '{name} with {kind} types'", ins.span
+        )
 
 
 _NOSEM_SPACES = frozenset({"local", "param", "param::entry", "param::func", "const"})

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from openptxas.diag import Severity
-from openptxas.ptx import diagnose
+from openptxas.ptx import diagnose, needs_footer
 
 NEG_DIR = Path(__file__).resolve().parent / "negative"
 _LINE = re.compile(r"^ptxas (?:\S+, line (\d+); )?(error|fatal|warning)\s*: (.*)$")
@@ -52,7 +52,7 @@ def openptxas_answer(path: Path) -> Answer:
     diags = diagnose(text, path.name, arch_for(text))
     failed = any(d.severity in (Severity.ERROR, Severity.FATAL) for d in diags)
     lines = [d.render() for d in diags]
-    if failed and not (diags[-1].severity is Severity.FATAL and diags[-1].span is None):
+    if needs_footer(diags):
         lines.append("ptxas fatal   : Ptx assembly aborted due to errors")
     return Answer(255 if failed else 0, tuple(lines))
 
@@ -65,11 +65,12 @@ _KNOWN_ARCH = re.compile(
 
 
 def arch_for(text: str) -> str:
-    """The -arch both tools get: the file's .target when ptxas knows it, else sm_90 (as in
-    scripts/ptx_negative_golden.py)."""
+    """The -arch both tools get: the file's .target when ptxas 13.0 compiles for it, sm_75 for
+    older targets (ptxas 13.0 compiles their PTX for sm_75 and up), else sm_90."""
     m = _TARGET.search(text)
     if m and _KNOWN_ARCH.match(m.group(1)):
-        return m.group(1)
+        t = m.group(1)
+        return t if int(t[3:].rstrip("af")) >= 75 else "sm_75"
     return "sm_90"
 
 
