@@ -159,9 +159,14 @@ def _diagnose(
         mode = next((m for m in others if m in ("all", "any", "uni")), None)
         if mode is not None:
             return [f"Instruction 'vote' requires '.pred' type with '.{mode}' modifier."]
-    if opcode in ("atom", "red") and "noftz" not in others and types:
-        if types[0] in ("f16", "f16x2", "bf16", "bf16x2") and "add" in others:
-            return [f"'.noftz' modifier required for instruction '{name}' with type '.{types[0]}'"]
+    if (
+        opcode in ("atom", "red")
+        and "noftz" not in others
+        and types
+        and types[0] in ("f16", "f16x2", "bf16", "bf16x2")
+        and "add" in others
+    ):
+        return [f"'.noftz' modifier required for instruction '{name}' with type '.{types[0]}'"]
     if opcode == "red" and "cas" in others:
         return [f"Illegal modifier '.cas' for instruction '{name}'"]
     if opcode in _INCORRECT_TYPE_OPS and types:
