@@ -1,6 +1,7 @@
 """The PTX front end: lexer, parser, typed AST, ISA checker and printer (docs/ptx.md).
 
-    from openptxas.ptx import parse, check, parse_and_check, print_module
+    from openptxas.ptx import parse, parse_and_check, diagnose, print_module
+    from openptxas.ptx.check import check        # the checker (openptxas.ptx.check is a module)
 
     module = parse_and_check(text, "k.ptx")     # raises PtxSyntaxError / PtxSemanticError
     for fn in module.entries:
@@ -14,13 +15,13 @@ status); ``--print`` prints the AST back as PTX.
 from __future__ import annotations
 
 from openptxas.diag import Diagnostic, PtxSemanticError, PtxSyntaxError, Severity
+from openptxas.ptx import check as _check_module
 from openptxas.ptx.ast import Module
-from openptxas.ptx.check import check, has_errors
+from openptxas.ptx.check import has_errors
 from openptxas.ptx.parser import parse
 from openptxas.ptx.printer import print_module
 
 __all__ = [
-    "check",
     "diagnose",
     "needs_footer",
     "parse",
@@ -38,11 +39,11 @@ def diagnose(text: str, file: str = "<ptx>", arch: str | None = None) -> list[Di
         module = parse(text, file)
     except PtxSyntaxError as exc:
         partial: Module | None = getattr(exc, "partial", None)
-        diags = check(partial, arch, partial=True) if partial is not None else []
+        diags = _check_module.check(partial, arch, partial=True) if partial is not None else []
         if any(d.severity is Severity.FATAL for d in diags):
             return diags
         return [*diags, Diagnostic(Severity.FATAL, exc.message, exc.span)]
-    return check(module, arch)
+    return _check_module.check(module, arch)
 
 
 # Fatals of ptxas's driver and link stages, printed without the closing "aborted" line.
@@ -71,7 +72,7 @@ def parse_and_check(text: str, file: str = "<ptx>", arch: str | None = None) -> 
     """Parse and check; raise PtxSyntaxError or PtxSemanticError (carrying every diagnostic,
     warnings included) when ptxas would reject the input."""
     module = parse(text, file)
-    diags = check(module, arch)
+    diags = _check_module.check(module, arch)
     if has_errors(diags):
         first = next(d for d in diags if d.severity in (Severity.ERROR, Severity.FATAL))
         raise PtxSemanticError(first.message, first.span, diags)
