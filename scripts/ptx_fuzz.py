@@ -87,7 +87,11 @@ def window(text: str, rng: random.Random, max_lines: int = 400) -> str:
 
 
 _DIRECTIVES = frozenset(
-    ["version", "target", "address_size", "entry", "func", "visible", "extern", "weak", "common", "reg", "param", "local", "shared", "global", "const", "tex", "file", "loc", "section", "align", "ptr", "pragma", "maxntid", "reqntid", "minnctapersm", "maxnreg", "callprototype", "branchtargets", "calltargets", "noreturn", "alias", "b8", "b16", "b32", "b64"]
+    (
+        "version target address_size entry func visible extern weak common reg param local "
+        "shared global const tex file loc section align ptr pragma maxntid reqntid minnctapersm "
+        "maxnreg callprototype branchtargets calltargets noreturn alias b8 b16 b32 b64"
+    ).split()
 )
 
 
@@ -190,7 +194,7 @@ def run_case(text: str, name: str) -> bool:
 
 
 def worker(args: tuple[int, int, int, float, str]) -> tuple[int, int, int, int, list[str]]:
-    wid, start, count, timeout, out = args
+    _, start, count, timeout, out = args
     seeds = corpus()
     pool = sorted({t for _, s in seeds for t in _TOKEN.findall(s)})
     by_class: dict[str, list[str]] = {}

@@ -19,7 +19,24 @@ KNOWN = (
     "tcgen05.cp.cta_group::1.32x128b.warpx4.b",
     "cp.reduce.async.bulk.global.shared::cta.bulk_group.max.noftz.bf16",
 )
-REGS = ["pred", "b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f32", "f64"]
+REGS = [
+    "pred",
+    "b8",
+    "b16",
+    "b32",
+    "b64",
+    "b128",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "s8",
+    "s16",
+    "s32",
+    "s64",
+    "f32",
+    "f64",
+]
 
 
 def _kernel(lines: list[str], target: str, version: str) -> str:
