@@ -87,11 +87,43 @@ def window(text: str, rng: random.Random, max_lines: int = 400) -> str:
 
 
 _DIRECTIVES = frozenset(
-    (
-        "version target address_size entry func visible extern weak common reg param local "
-        "shared global const tex file loc section align ptr pragma maxntid reqntid minnctapersm "
-        "maxnreg callprototype branchtargets calltargets noreturn alias b8 b16 b32 b64"
-    ).split()
+    [
+        "version",
+        "target",
+        "address_size",
+        "entry",
+        "func",
+        "visible",
+        "extern",
+        "weak",
+        "common",
+        "reg",
+        "param",
+        "local",
+        "shared",
+        "global",
+        "const",
+        "tex",
+        "file",
+        "loc",
+        "section",
+        "align",
+        "ptr",
+        "pragma",
+        "maxntid",
+        "reqntid",
+        "minnctapersm",
+        "maxnreg",
+        "callprototype",
+        "branchtargets",
+        "calltargets",
+        "noreturn",
+        "alias",
+        "b8",
+        "b16",
+        "b32",
+        "b64",
+    ]
 )
 
 
