@@ -65,7 +65,7 @@ from openptxas.ptx.ast import (
     VersionDirective,
 )
 from openptxas.ptx.lexer import EOF_KIND, Lexer, Tok, int_value
-from openptxas.ptx.modifiers import decode_name
+from openptxas.ptx.modifiers import Mods, decode_name
 from openptxas.ptx.types import (
     SPACE_NAMES,
     SPECIAL_REGISTERS,
@@ -101,6 +101,19 @@ _FAST = re.compile(
     r"|(\{)|(\})"
     r")"
 )
+_OPEN_BRACE = re.compile(r"[ \t\r\n]*\{")
+# one simple parameter of a parameter list, with the ',' or ')' after it
+_PARAM = re.compile(
+    r"[ \t\r\n]*\.(param|reg)[ \t\r\n]+(?:\.align[ \t\r\n]+([0-9]+)[ \t\r\n]+)?"
+    r"\.([a-z0-9]+)[ \t\r\n]+([%A-Za-z_$][\w$]*)(?:\[([0-9]+)\])?[ \t\r\n]*([,)])"
+)
+# a direct call: call[.uni] [(rets),] f[, (args)][, proto];
+_CALL = re.compile(
+    r"[ \t\r\n]*(?:@(!?)(%?[A-Za-z_$][\w$]*)[ \t]+)?call(\.uni)?[ \t\r\n]+"
+    r"(?:\(([^()]*)\)[ \t\r\n]*,[ \t\r\n]*)?([%A-Za-z_$][\w$]*)[ \t\r\n]*"
+    r"(?:,[ \t\r\n]*\(([^()]*)\)[ \t\r\n]*)?(?:,[ \t\r\n]*([A-Za-z_$][\w$]*)[ \t\r\n]*)?;"
+)
+_CALL_ARG = re.compile(r"[ \t\r\n]*(%?[A-Za-z_$][\w$]*)[ \t\r\n]*")
 _NAME = re.compile(r"[A-Za-z_][\w$]*(?:\.\w[\w:]*)*")
 _OP_REG = re.compile(r"(%[A-Za-z_$][\w$]*)(?:\.([A-Za-z]\w*))?")
 _OP_ID = re.compile(r"[A-Za-z_$][\w$]*")
@@ -137,6 +150,79 @@ _LINKAGE = frozenset(v.value for v in Linkage)
 
 # Cached operand classifications (see Parser._classify); plain tuples keep the cache cheap.
 _Kind = tuple[Any, ...]
+_MISS: _Kind = ("miss",)
+
+
+# -- fast node construction --------------------------------------------------------------------
+# Frozen dataclasses set each field through object.__setattr__ in __init__; the hot loop builds
+# millions of nodes, so it sets the slots through their member descriptors instead (same
+# objects, no __post_init__ anywhere; about 2.5x cheaper).
+_new: Any = object.__new__
+
+
+def _setters(cls: type, *names: str) -> tuple[Any, ...]:
+    return tuple(cls.__dict__[n].__set__ for n in names)
+
+
+_SP = _setters(Span, "file", "line", "col", "end_line", "end_col")
+_RG = _setters(Reg, "name", "comp", "span")
+_II = _setters(IntImm, "value", "span")
+_AD = _setters(Address, "base", "offset", "span")
+_IN = _setters(Instruction, "opcode", "mods", "operands", "guard", "span")
+_DD = _setters(DataDirective, "type", "values", "span")
+
+
+def _span_of(file: str, line: int, col: int) -> Span:
+    o: Span = _new(Span)
+    _SP[0](o, file)
+    _SP[1](o, line)
+    _SP[2](o, col)
+    _SP[3](o, 0)
+    _SP[4](o, 0)
+    return o
+
+
+def _reg(name: str, comp: str, span: Span) -> Reg:
+    o: Reg = _new(Reg)
+    _RG[0](o, name)
+    _RG[1](o, comp)
+    _RG[2](o, span)
+    return o
+
+
+def _intimm(value: int, span: Span) -> IntImm:
+    o: IntImm = _new(IntImm)
+    _II[0](o, value)
+    _II[1](o, span)
+    return o
+
+
+def _address(base: Reg | Sym | None, offset: int, span: Span) -> Address:
+    o: Address = _new(Address)
+    _AD[0](o, base)
+    _AD[1](o, offset)
+    _AD[2](o, span)
+    return o
+
+
+def _instruction(
+    opcode: str, mods: Any, operands: tuple[Operand, ...], guard: Guard | None, span: Span
+) -> Instruction:
+    o: Instruction = _new(Instruction)
+    _IN[0](o, opcode)
+    _IN[1](o, mods)
+    _IN[2](o, operands)
+    _IN[3](o, guard)
+    _IN[4](o, span)
+    return o
+
+
+def _data(type_: PtxType, values: Any, span: Span) -> DataDirective:
+    o: DataDirective = _new(DataDirective)
+    _DD[0](o, type_)
+    _DD[1](o, values)
+    _DD[2](o, span)
+    return o
 
 
 _DATA_LINE = re.compile(
@@ -231,7 +317,9 @@ class Parser:
         self.items: list[ModuleItem] = []
         self._lpos = 0
         self._line = 1
-        self._opcache: dict[str, _Kind | None] = {}
+        self._opcache: dict[str, tuple[_Kind, ...] | None] = {}
+        self._partcache: dict[str, _Kind | None] = {}
+        self._decoded: dict[str, tuple[str, Mods]] = {}
         self._fn = _FnState()
         # for partial modules on errors: the function being parsed and its open blocks
         self._open_fn: Function | None = None
@@ -381,22 +469,35 @@ class Parser:
         lx.expect("{")
         entries: list[DataDirective | LabelDef] = []
         text = self.text
+        file = self.file
+        match = _DATA_LINE.match
+        vcache: dict[str, tuple[int | tuple[str, int] | tuple[str, str], ...] | None] = {}
         while True:
             # fast path: one '.bN v, v, ...' line or a 'label:' per regex match
             pos = lx.resume_at()
-            m = _DATA_LINE.match(text, pos)
-            if m is not None:
-                if m.group(3) is not None:
-                    entries.append(LabelDef(m.group(3), self._span(m.start(3))))
-                    lx.seek(m.end())
+            line, lpos = self._line, self._lpos
+            while True:
+                m = match(text, pos)
+                if m is None:
+                    break
+                g = m.groups()
+                at = m.start(1) if g[2] is None else m.start(3)
+                line += text.count("\n", lpos, at)
+                lpos = at
+                sp = _span_of(file, line, at - text.rfind("\n", 0, at))
+                if g[2] is not None:
+                    entries.append(LabelDef(g[2], sp))
+                    pos = m.end()
                     continue
-                vals_fast = _data_values(m.group(2))
-                if vals_fast is not None:
-                    entries.append(
-                        DataDirective(_DATA_TYPES[m.group(1)], vals_fast, self._span(m.start(1)))
-                    )
-                    lx.seek(m.end())
-                    continue
+                fvals = vcache.get(g[1], ())
+                if fvals == ():
+                    fvals = vcache[g[1]] = _data_values(g[1])
+                if fvals is None:
+                    break
+                entries.append(_data(_DATA_TYPES[g[0]], fvals, sp))
+                pos = m.end()
+            self._line, self._lpos = line, lpos
+            lx.seek(pos)
             t = lx.next()
             if t.text == "}" and t.kind == "op":
                 break
@@ -658,7 +759,23 @@ class Parser:
         out: list[Param] = []
         if lx.accept(")"):
             return ()
+        text = self.text
         while True:
+            # fast path: '.param .align 8 .b8 name[16],' in one match
+            pos = lx.resume_at()
+            m = _PARAM.match(text, pos)
+            if m is not None and m.group(3) in TYPE_NAMES:
+                sp = StateSpace.PARAM if m.group(1) == "param" else StateSpace.REG
+                al = int(m.group(2)) if m.group(2) is not None else None
+                dims = (int(m.group(5)),) if m.group(5) is not None else ()
+                out.append(
+                    Param(m.group(4), PtxType(m.group(3)), sp, al, 0, dims, None,
+                          self._span(m.start(4)))
+                )
+                lx.seek(m.end())
+                if m.group(6) == ")":
+                    return tuple(out)
+                continue
             out.append(self._param(lx))
             if not lx.accept(","):
                 break
@@ -745,7 +862,7 @@ class Parser:
         fn = self._fn
         count = text.count
         rfind = text.rfind
-        m0 = re.compile(r"[ \t\r\n]*\{").match(text, pos)
+        m0 = _OPEN_BRACE.match(text, pos)
         assert m0 is not None
         open_span = self._span(m0.end() - 1)
         stack: list[list[_Open]] = [[]]
@@ -756,9 +873,22 @@ class Parser:
         line = self._line
         lpos = self._lpos
         stmts = stack[-1]
+        new = _new
+        decoded = self._decoded
+        sp_file, sp_line, sp_col, sp_el, sp_ec = _SP
+        in_op, in_mods, in_ops, in_guard, in_span = _IN
         while True:
             m = fast(text, pos)
             if m is None:
+                cm = _CALL.match(text, pos)
+                if cm is not None:
+                    self._line, self._lpos = line, lpos
+                    call = self._fast_call(cm)
+                    line, lpos = self._line, self._lpos
+                    if call is not None:
+                        stmts.append(call)
+                        pos = cm.end()
+                        continue
                 self._line, self._lpos = line, lpos
                 pos = self._slow_stmt(pos, stack, spans)
                 line, lpos = self._line, self._lpos
@@ -772,7 +902,12 @@ class Parser:
                 start = m.start(3) if g[1] is None else m.start(2) - 1
                 line += count("\n", lpos, start)
                 lpos = start
-                span = Span(file, line, start - rfind("\n", 0, start))
+                span = new(Span)
+                sp_file(span, file)
+                sp_line(span, line)
+                sp_col(span, start - rfind("\n", 0, start))
+                sp_el(span, 0)
+                sp_ec(span, 0)
                 ops_text = g[3]
                 if ops_text:
                     ops = make_ops(ops_text, span)
@@ -787,24 +922,33 @@ class Parser:
                     operands, has_sym = ops
                 else:
                     operands, has_sym = (), False
-                opcode, mods = decode_name(name)
+                dec = decoded.get(name)
+                if dec is None:
+                    dec = decoded[name] = decode_name(name)
+                opcode, mods = dec
                 gd = g[1]
                 guard = Guard(gd, g[0] == "!", span) if gd is not None else None
                 if has_sym:
                     fn.fixups.append((stmts, len(stmts)))
-                stmts.append(Instruction(opcode, mods, operands, guard, span))
+                ins = new(Instruction)
+                in_op(ins, opcode)
+                in_mods(ins, mods)
+                in_ops(ins, operands)
+                in_guard(ins, guard)
+                in_span(ins, span)
+                stmts.append(ins)
             elif g[4] is not None:
                 lab = g[4]
                 fn.labels.add(lab)
                 start = m.start(5)
                 line += count("\n", lpos, start)
                 lpos = start
-                stmts.append(LabelDef(lab, Span(file, line, start - rfind("\n", 0, start))))
+                stmts.append(LabelDef(lab, _span_of(file, line, start - rfind("\n", 0, start))))
             elif g[5] is not None:
                 start = m.start(6) - 5
                 line += count("\n", lpos, start)
                 lpos = start
-                sp = Span(file, line, start - rfind("\n", 0, start))
+                sp = _span_of(file, line, start - rfind("\n", 0, start))
                 inl = (int(g[10]), int(g[11]), int(g[12])) if g[10] is not None else None
                 stmts.append(
                     Loc(
@@ -868,6 +1012,41 @@ class Parser:
             pos = m.end()
         self._line, self._lpos = line, lpos
         return self._finish_body(), pos
+
+    def _fast_call(self, cm: re.Match[str]) -> Instruction | None:
+        """A direct or prototyped call matched by `_CALL` (common in nvcc output); None when an
+        argument is more than a name (the full parser reads those)."""
+        g = cm.groups()
+        for t in (g[3], g[5]):
+            if t is not None and t.strip() and not all(
+                _CALL_ARG.fullmatch(a) for a in t.split(",")
+            ):
+                return None
+        start = cm.start(2) - 1 if g[1] is not None else cm.start(3) - 4
+        span = self._span(start)
+        fn = self._fn
+
+        def ref(name: str) -> Operand:
+            if name[0] == "%" or name in fn.plain_regs:
+                return Reg(name, "", span)
+            return Sym(name, 0, span)
+
+        def args(t: str) -> ArgList:
+            items = [ref(a.strip()) for a in t.split(",")] if t.strip() else []
+            return ArgList(tuple(items), span)
+
+        ops: list[Operand] = []
+        if g[3] is not None:
+            ops.append(args(g[3]))
+        ops.append(ref(g[4]))
+        if g[5] is not None:
+            ops.append(args(g[5]))
+        if g[6] is not None:
+            ops.append(ref(g[6]))
+        opcode, mods = decode_name("call.uni" if g[2] else "call")
+        guard = Guard(g[1], g[0] == "!", span) if g[1] is not None else None
+        fn.fixups.append((self._open_blocks[-1], len(self._open_blocks[-1])))
+        return Instruction(opcode, mods, tuple(ops), guard, span)
 
     def _finish_body(self) -> Block:
         """Turn symbol operands that name labels of the function into `Label` operands."""
@@ -1040,44 +1219,38 @@ class Parser:
     # -- operands ----------------------------------------------------------------------------
 
     def _fast_operands(self, text: str, span: Span) -> tuple[tuple[Operand, ...], bool] | None:
-        """Operands of a fast-path statement, or None when one needs the full parser."""
-        cache = self._opcache
-        if "{" in text:
-            parts = _split_top(text)
-            if parts is None:
+        """Operands of a fast-path statement, or None when one needs the full parser.
+
+        The operand text is turned into a recipe once per distinct text (a tuple of classified
+        operands, `_recipe`); building the nodes from it is the hot part."""
+        rec = self._opcache.get(text)
+        if rec is None:
+            if text in self._opcache:
                 return None
-        else:
-            parts = text.split(",")
+            rec = self._opcache[text] = self._recipe(text)
+            if rec is None:
+                return None
+        new = _new
+        rg_name, rg_comp, rg_span = _RG
+        ii_value, ii_span = _II
         out: list[Operand] = []
         has_sym = False
-        for raw in parts:
-            k = cache.get(raw)
-            if k is None:
-                if raw in cache:
-                    return None
-                k = cache[raw] = _classify(raw.strip())
-                if k is None:
-                    return None
+        for k in rec:
             kind = k[0]
-            # the common kinds inline; the rest through _build
             if kind == "reg":
-                out.append(Reg(k[1], k[2], span))
+                o = new(Reg)
+                rg_name(o, k[1])
+                rg_comp(o, k[2])
+                rg_span(o, span)
+                out.append(o)
             elif kind == "int":
-                out.append(IntImm(k[1], span))
-            elif kind == "addr" and k[1][0] == "%":
-                out.append(Address(Reg(k[1], "", span), k[2], span))
+                o = new(IntImm)
+                ii_value(o, k[1])
+                ii_span(o, span)
+                out.append(o)
             elif kind == "vec":
                 items: list[Operand] = []
-                for sub in k[1]:
-                    kk = cache.get(sub)
-                    if kk is None:
-                        if sub in cache:
-                            return None
-                        kk = cache[sub] = _classify(sub)
-                        if kk is None:
-                            return None
-                    if kk[0] in ("vec", "addr", "not", "pair"):
-                        return None
+                for kk in k[1]:
                     op, sym = self._build(kk, span)
                     has_sym = has_sym or sym
                     items.append(op)
@@ -1088,12 +1261,42 @@ class Parser:
                 out.append(op)
         return tuple(out), has_sym
 
+    def _recipe(self, text: str) -> tuple[_Kind, ...] | None:
+        """Classify every operand of an operand text (None: the full parser must read it)."""
+        if "{" in text:
+            parts = _split_top(text)
+            if parts is None:
+                return None
+        else:
+            parts = text.split(",")
+        cache = self._partcache
+        out: list[_Kind] = []
+        for raw in parts:
+            s = raw.strip()
+            k = cache.get(s, _MISS)
+            if k is _MISS:
+                k = cache[s] = _classify(s)
+            if k is None:
+                return None
+            if k[0] == "vec":
+                subs: list[_Kind] = []
+                for sub in k[1]:
+                    kk = cache.get(sub, _MISS)
+                    if kk is _MISS:
+                        kk = cache[sub] = _classify(sub)
+                    if kk is None or kk[0] in ("vec", "addr", "not", "pair"):
+                        return None
+                    subs.append(kk)
+                k = ("vec", tuple(subs))
+            out.append(k)
+        return tuple(out)
+
     def _build(self, k: _Kind, span: Span) -> tuple[Operand, bool]:
         kind = k[0]
         if kind == "reg":
-            return Reg(k[1], k[2], span), False
+            return _reg(k[1], k[2], span), False
         if kind == "int":
-            return IntImm(k[1], span), False
+            return _intimm(k[1], span), False
         if kind == "sreg":
             return SpecialReg(k[1], k[2], span), False
         if kind == "id":
