@@ -1022,7 +1022,15 @@ def _v_mbarrier_arrive(c: InstrChecks, ins: Instruction, name: str) -> None:
         )
 
 
+def _v_tcgen05_cp(c: InstrChecks, ins: Instruction, name: str) -> None:
+    flags = ins.mods.flags
+    n = ("b8x16" in flags) + ("b6x16_p32" in flags or "b4x16_p64" in flags)
+    if n == 1:
+        c.error("Unexpected number of 'format conversion' modifiers specified", ins.span)
+
+
 _VALIDATORS = {
+    "tcgen05.cp": _v_tcgen05_cp,
     "ld": _v_ldst,
     "st": _v_ldst,
     "ldu": _v_ldst,

@@ -217,6 +217,10 @@ set
   .fcmp.boolop{.ftz}.(f16|u16|s16|u32|s32).f16 : d, a:T1, b:T1, q     @sm_53 @ptx4.2
   .fcmp{.ftz}.(f16x2|u32|s32).f16x2 : d, a:T1, b:T1                   @sm_53 @ptx4.2
   .fcmp.boolop{.ftz}.(f16x2|u32|s32).f16x2 : d, a:T1, b:T1, q         @sm_53 @ptx4.2
+  .fcmp.(bf16|u16|s16|u32|s32).bf16 : d, a:T1, b:T1                    @sm_90 @ptx7.8
+  .fcmp.boolop.(bf16|u16|s16|u32|s32).bf16 : d, a:T1, b:T1, q          @sm_90 @ptx7.8
+  .fcmp.(bf16x2|u32|s32).bf16x2 : d, a:T1, b:T1                        @sm_90 @ptx7.8
+  .fcmp.boolop.(bf16x2|u32|s32).bf16x2 : d, a:T1, b:T1, q              @sm_90 @ptx7.8
 selp
   .(b16|b32|b64|u16|u32|u64|s16|s32|s64|f32|f64) : d, a, b, q
 slct
@@ -327,6 +331,7 @@ cvt
   .rnd.bf16.(f16|f64) : d, a:T1                                @sm_90 @ptx7.8
   .rnd.f16.bf16 : d, a:T1                                      @sm_90 @ptx7.8
   .frnd2{.relu}{.satfinite}.(f16|bf16).f32 : d, a:T1           @sm_80 @ptx7.0
+  .(rm|rp).bf16.f32 : d, a:T1                                  @sm_80 @ptx7.0
   .frnd2{.relu}{.satfinite}.(f16x2|bf16x2).f32 : d, a:f32, b:f32   @sm_80 @ptx7.0
   .rna{.satfinite}.tf32.f32 : d:b32, a:f32                     @sm_80 @ptx7.0
   .frnd2{.relu}.tf32.f32 : d:b32, a:f32                        @sm_90 @ptx7.8
@@ -372,7 +377,7 @@ cp.reduce.async.bulk
   .global.shared::cta.bulk_group{.hint}.add.noftz.(f16|bf16) : m, m, a:u32, pol?   @sm_90 @ptx8.0
   .global.shared::cta.bulk_group{.hint}.(inc|dec).u32 : m, m, a:u32, pol?   @sm_90 @ptx8.0
   .global.shared::cta.bulk_group{.hint}.(min|max).(u32|s32|u64|s64) : m, m, a:u32, pol?   @sm_90 @ptx8.0
-  .global.shared::cta.bulk_group{.hint}.(min|max){.noftz}.(f16|bf16) : m, m, a:u32, pol?   @sm_90 @ptx8.0
+  .global.shared::cta.bulk_group{.hint}.(min|max).(f16|bf16) : m, m, a:u32, pol?   @sm_90 @ptx8.0
   .global.shared::cta.bulk_group{.hint}.(and|or|xor).(b32|b64) : m, m, a:u32, pol?   @sm_90 @ptx8.0
 cp.async.bulk.prefetch
   .L2.global{.hint} : m, a:u32, pol?                         @sm_90 @ptx8.0

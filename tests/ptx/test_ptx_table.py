@@ -12,13 +12,8 @@ from openptxas.diag import Severity
 from openptxas.ptx import diagnose
 
 SAMPLES = Path(__file__).resolve().parent / "data" / "table_samples.json"
-# Rules the checker does not model yet (it accepts these; ptxas rejects them).
-KNOWN = (
-    "tcgen05.cp.cta_group::1.128x128b.b",  # format-conversion modifier pairing
-    "tcgen05.cp.cta_group::1.64x128b.warpx2::01_23.b",
-    "tcgen05.cp.cta_group::1.32x128b.warpx4.b",
-    "cp.reduce.async.bulk.global.shared::cta.bulk_group.max.noftz.bf16",
-)
+# Rules the checker does not model yet (samples it would accept although ptxas rejects them).
+KNOWN: tuple[str, ...] = ()
 REGS = [
     "pred",
     "b8",
