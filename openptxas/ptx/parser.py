@@ -21,8 +21,8 @@ from typing import Any, NamedTuple
 from openptxas.diag import PtxSyntaxError, Span
 from openptxas.ptx.ast import (
     Address,
-    Alias,
     AddressSizeDirective,
+    Alias,
     ArgList,
     Block,
     BranchTargets,
