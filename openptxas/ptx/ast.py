@@ -32,10 +32,6 @@ from openptxas.ptx.types import (
 NO_SPAN = Span("<none>", 0)
 
 
-def _span_field() -> Span:
-    return field(default=NO_SPAN, compare=False, repr=False)
-
-
 # ----------------------------------------------------------------------------------------------
 # Operands
 
@@ -46,7 +42,7 @@ class Reg:
 
     name: str
     comp: str = ""
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +51,7 @@ class SpecialReg:
 
     name: str
     comp: str = ""
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +59,7 @@ class IntImm:
     """An integer immediate (already evaluated when written as a constant expression)."""
 
     value: int
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +69,7 @@ class FloatImm:
 
     bits: int
     width: int
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
     @property
     def value(self) -> float:
@@ -92,7 +88,7 @@ class Sym:
 
     name: str
     offset: int = 0
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +96,7 @@ class Label:
     """A reference to a label of the enclosing function (branch targets, .branchtargets)."""
 
     name: str
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +105,7 @@ class Address:
 
     base: Reg | Sym | None
     offset: int = 0
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +113,7 @@ class Vector:
     """A brace list ``{a, b, c, d}`` (vector data, mma fragments, tex coordinates)."""
 
     items: tuple[Operand, ...]
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +122,7 @@ class Pair:
 
     first: Operand
     second: Operand
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,14 +130,14 @@ class Not:
     """A negated predicate operand ``!%p``."""
 
     operand: Operand
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
 class Sink:
     """The bit bucket ``_``."""
 
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +145,7 @@ class ArgList:
     """A parenthesised list of call arguments or results: ``(retval0)``, ``(p0, p1)``."""
 
     items: tuple[Operand, ...]
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +153,7 @@ class MemList:
     """A bracketed operand list of texture/surface instructions: ``[tex, smp, {x, y}]``."""
 
     items: tuple[Operand, ...]
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 
 Operand = (
@@ -189,7 +185,7 @@ class SymInit:
     offset: int = 0
     generic: bool = False
     mask: int | None = None
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,7 +193,7 @@ class InitList:
     """A brace list ``{1, 2, {3, 4}}``."""
 
     items: tuple[Init, ...]
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,7 +201,7 @@ class InitFields:
     """Texture/sampler/surface fields: ``{ addr_mode_0 = clamp_to_edge, ... }``."""
 
     items: tuple[tuple[str, str | int], ...]
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 
 Init = IntImm | FloatImm | SymInit | InitList | InitFields
@@ -242,7 +238,7 @@ class VarDecl:
     init: Init | None = None
     attrs: tuple[str, ...] = ()
     ptr: PtrAttr | None = None
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
     @property
     def elem_size(self) -> int:
@@ -287,7 +283,7 @@ class Param:
     vec: int = 0
     dims: tuple[int | None, ...] = ()
     ptr: PtrAttr | None = None
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
     @property
     def size(self) -> int:
@@ -319,7 +315,7 @@ class FuncDirective:
 
     name: str
     values: tuple[int | str, ...] = ()
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -332,7 +328,7 @@ class Guard:
 
     reg: str
     negated: bool = False
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -348,7 +344,7 @@ class Instruction:
     mods: Mods
     operands: tuple[Operand, ...]
     guard: Guard | None = None
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
     # Shortcuts to the decoded modifiers.
     @property
@@ -408,7 +404,7 @@ class Instruction:
 @dataclass(frozen=True, slots=True)
 class LabelDef:
     name: str
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -421,13 +417,13 @@ class Loc:
     function_name: str | None = None
     function_name_offset: int = 0
     inlined_at: tuple[int, int, int] | None = None
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
 class Pragma:
     values: tuple[str, ...]
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -438,7 +434,7 @@ class CallPrototype:
     rets: tuple[Param, ...]
     params: tuple[Param, ...]
     noreturn: bool = False
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -447,7 +443,7 @@ class BranchTargets:
 
     label: str
     targets: tuple[str, ...]
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -456,7 +452,7 @@ class CallTargets:
 
     label: str
     targets: tuple[str, ...]
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -464,7 +460,7 @@ class Block:
     """A ``{ ... }`` scope: a function body or a nested block."""
 
     stmts: tuple[Stmt, ...]
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
     def instructions(self) -> Iterator[Instruction]:
         """Every instruction, nested blocks included, in order."""
@@ -511,7 +507,7 @@ class Function:
     directives: tuple[FuncDirective, ...] = ()
     attrs: tuple[str, ...] = ()
     body: Block | None = None
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
     @property
     def is_entry(self) -> bool:
@@ -592,7 +588,7 @@ class Function:
 class VersionDirective:
     major: int
     minor: int
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -600,7 +596,7 @@ class TargetDirective:
     """``.target sm_90a[, texmode_independent][, debug][, map_f64_to_f32]``."""
 
     targets: tuple[str, ...]
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
     @property
     def arch(self) -> str | None:
@@ -617,7 +613,7 @@ class TargetDirective:
 @dataclass(frozen=True, slots=True)
 class AddressSizeDirective:
     bits: int
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -628,7 +624,7 @@ class FileDirective:
     name: str
     timestamp: int | None = None
     size: int | None = None
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -640,7 +636,7 @@ class DataDirective:
 
     type: PtxType
     values: tuple[int | tuple[str, int] | tuple[str, str], ...]
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -649,7 +645,7 @@ class Section:
 
     name: str
     entries: tuple[DataDirective | LabelDef, ...]
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -658,7 +654,7 @@ class Alias:
 
     alias: str
     target: str
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 
 ModuleItem = (
@@ -680,7 +676,7 @@ class Module:
 
     items: tuple[ModuleItem, ...]
     file: str = "<ptx>"
-    span: Span = _span_field()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
     def _first(self, cls: type[object]) -> object | None:
         for it in self.items:

@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (one form per line: the table reads like the spec's syntax blocks)
 """The PTX ISA 9.0 instruction table, in the notation of opspec.py.
 
 Written from the syntax blocks and target/version notes of the public PTX ISA 9.0
