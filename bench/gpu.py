@@ -284,11 +284,40 @@ def _gpu_files(results: Results) -> list[int]:
     return [i for i, f in enumerate(results.files) if f.specs and (f.ptxas.ok or f.openptxas.ok)]
 
 
+def _run_worker(
+    run_dir: Path, index: int, launches: int, timeout_s: float
+) -> tuple[dict[str, Any], str]:
+    """One file in its own process: (its JSON document, "" or why it failed)."""
+    cmd = [sys.executable, "-m", "bench.gpu", str(run_dir), "--worker", str(index)]
+    try:
+        p = subprocess.run(
+            [*cmd, "--launches", str(launches)],
+            capture_output=True,
+            text=True,
+            check=False,
+            cwd=REPO_ROOT,
+            timeout=timeout_s,
+        )
+    except subprocess.TimeoutExpired:
+        return {}, f"timed out after {timeout_s:g} s (a kernel that does not finish?)"
+    lines = p.stdout.strip().splitlines()
+    try:
+        doc = json.loads(lines[-1]) if lines else {}
+    except json.JSONDecodeError:
+        doc = {}
+    if not isinstance(doc, dict):
+        doc = {}
+    if "no_gpu" in doc or (p.returncode == 0 and "launches" in doc):
+        return doc, ""
+    return doc, (p.stderr.strip().splitlines() or [f"exit status {p.returncode}"])[-1]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.gpu", description=__doc__.split("\n")[0])
     ap.add_argument("run_dir", help="a `python -m bench run` output directory")
     ap.add_argument("--out", default="gpu.json")
     ap.add_argument("--launches", type=int, default=20, help="timed launches per kernel")
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per file")
     ap.add_argument("--worker", type=int, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     run_dir = Path(args.run_dir)
@@ -299,29 +328,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     launches: list[dict[str, Any]] = []
     for i in _gpu_files(results):
         f = results.files[i]
-        p = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "bench.gpu",
-                str(run_dir),
-                "--worker",
-                str(i),
-                "--launches",
-                str(args.launches),
-            ],
-            capture_output=True,
-            text=True,
-            check=False,
-            cwd=REPO_ROOT,
-        )
-        last = p.stdout.strip().splitlines()[-1] if p.stdout.strip() else "{}"
-        doc = json.loads(last)
+        doc, err = _run_worker(run_dir, i, args.launches, args.timeout)
         if "no_gpu" in doc:
             print(f"bench.gpu: {doc['no_gpu']}", file=sys.stderr)
             return EXIT_NO_GPU
-        if p.returncode != 0 or "launches" not in doc:
-            err = (p.stderr.strip().splitlines() or [f"exit status {p.returncode}"])[-1]
+        if err:
             for spec in _specs(f):
                 for side in Side:
                     launches.append(
@@ -335,6 +346,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                             "matches_ptxas": None,
                         }
                     )
+            print(f"{f.key}: {err}", file=sys.stderr)
             continue
         device = doc["device"]
         launches.extend(doc["launches"])

@@ -201,6 +201,7 @@ def compile_in_process(inp: BenchInput, runs: int) -> InProcess:
     funcs = tuple(
         FunctionFigures(
             f.name,
+            entry=f.is_entry,
             registers=f.registers,
             spill_stores=f.spill_stores,
             spill_loads=f.spill_loads,
@@ -218,14 +219,10 @@ def _with_sass(
     for f in funcs:
         s = sass.get(f.name)
         out.append(
-            FunctionFigures(
-                f.name,
-                f.registers,
-                f.spill_stores,
-                f.spill_loads,
-                f.stack_frame,
-                s.instructions if s else None,
-                s.stall_cycles if s else None,
+            replace(
+                f,
+                instructions=s.instructions if s else None,
+                stall_cycles=s.stall_cycles if s else None,
             )
         )
     return tuple(out)
@@ -328,7 +325,9 @@ def _ptxas_run(inp: BenchInput, oracle: Oracle, runs: list[ProcRun], cubin: byte
         return CompilerRun(status, _diagnostics(last.output), tuple(r.wall_ms for r in runs))
     _, stats = parse_ptxas_verbose(last.output)
     funcs = [
-        FunctionFigures(f.name, f.registers, f.spill_stores, f.spill_loads, f.stack_frame)
+        FunctionFigures(
+            f.name, f.kind == "entry", f.registers, f.spill_stores, f.spill_loads, f.stack_frame
+        )
         for f in stats
     ]
     sass, sass_error = _sass_or_error(oracle, cubin, f"{inp.key} ptxas")

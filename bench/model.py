@@ -28,10 +28,12 @@ class FunctionFigures:
     """One function of a compiled file: the ``-v`` figures and what nvdisasm shows."""
 
     name: str
+    entry: bool = True  # a kernel (.entry), not a device function (.func)
     registers: int = 0
     spill_stores: int = 0
     spill_loads: int = 0
     stack_frame: int = 0
+    # Of the function's own .text section (None: it has none, its code is in its caller's).
     instructions: int | None = None  # SASS instructions without end padding
     stall_cycles: int | None = None  # sum of the control codes' stall counts over them
 
@@ -67,11 +69,17 @@ class CompilerRun:
         return min(self.inproc_ms) if self.inproc_ms else None
 
     def total(self, attr: str) -> int | None:
-        """Sum of a per-function figure; None when any function lacks it."""
-        vals = [getattr(f, attr) for f in self.functions]
-        if not vals or any(v is None for v in vals):
-            return None
-        return int(sum(vals))
+        """Sum of a per-function figure over the functions that have it; None if none has it.
+
+        The SASS figures are per ``.text`` section: ptxas puts a kernel's callees inside the
+        kernel's own section, so a callee has none and the kernel's figure covers it."""
+        vals = [v for f in self.functions if (v := getattr(f, attr)) is not None]
+        return int(sum(vals)) if vals else None
+
+    def entry_total(self, attr: str) -> int | None:
+        """Sum over the kernels (a kernel's figure already covers the functions it calls)."""
+        vals = [getattr(f, attr) for f in self.functions if f.entry]
+        return int(sum(vals)) if vals else None
 
     def maximum(self, attr: str) -> int | None:
         vals = [getattr(f, attr) for f in self.functions]

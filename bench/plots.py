@@ -137,13 +137,17 @@ def plot_code_quality(files: Sequence[FileResult], path: Path) -> None:
     fig, axes = plt.subplots(2, 1, figsize=(_fig_width(len(files)), 8))
     for ax, attr, label in (
         (axes[0], "instructions", "static SASS instructions"),
-        (axes[1], "registers", "registers (sum over functions)"),
+        (axes[1], "registers", "registers (sum over kernels)"),
     ):
         if files:
             _bars(
                 ax,
                 files,
-                lambda f, s, a=attr: f.run(s).total(a) if f.run(s).ok else None,
+                lambda f, s, a=attr: (
+                    (f.run(s).entry_total(a) if a == "registers" else f.run(s).total(a))
+                    if f.run(s).ok
+                    else None
+                ),
                 label,
                 False,
             )

@@ -9,9 +9,11 @@ from bench.stats import (
     METRIC_BY_KEY,
     METRICS,
     WORST_KEYS,
+    Metric,
     counts,
     failure_groups,
     first_line,
+    geomean,
     spill_stack_totals,
     summarize,
     worst,
@@ -119,6 +121,17 @@ def render(results: Results, plots: Sequence[str] = ()) -> str:
         "interpreter start-up included.",
         "",
     ]
+    lines += [
+        "Absolute figures, geometric mean over the files each compiler compiled (ptxas's "
+        "column is its baseline even where openptxas compiled nothing):",
+        "",
+    ]
+    lines += _table(
+        ["metric", "unit", "ptxas files", "ptxas geomean", "openptxas files", "openptxas geomean"],
+        [_absolute_row(files, metric) for metric in METRICS],
+        "llrrrr",
+    )
+    lines.append("")
     tot = spill_stack_totals(files)
     lines += _table(
         [
@@ -182,6 +195,14 @@ def render(results: Results, plots: Sequence[str] = ()) -> str:
     return "\n".join(lines)
 
 
+def _absolute_row(files: Sequence[FileResult], metric: Metric) -> list[str]:
+    row = [metric.title, metric.unit]
+    for side in (Side.PTXAS, Side.OPENPTXAS):
+        vals = [v for f in files if (v := metric.value(f, side)) is not None and v > 0]
+        row += [str(len(vals)), fmt_num(geomean(vals), 2)]
+    return row
+
+
 def _file_row(f: FileResult) -> list[str]:
     def mib(side: Side) -> str:
         kb = f.run(side).peak_rss_kb
@@ -204,7 +225,10 @@ def _file_row(f: FileResult) -> list[str]:
         mib(Side.PTXAS),
         mib(Side.OPENPTXAS),
         _pair(f, "instructions"),
-        _pair(f, "registers"),
+        pair(
+            f.ptxas.entry_total("registers") if f.ptxas.ok else None,
+            f.openptxas.entry_total("registers") if f.openptxas.ok else None,
+        ),
         pair(spills(Side.PTXAS), spills(Side.OPENPTXAS)),
         pair(
             f.ptxas.maximum("stack_frame") if f.ptxas.ok else None,

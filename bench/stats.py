@@ -80,6 +80,14 @@ def _total(attr: str) -> Extract:
     return get
 
 
+def _entry_total(attr: str) -> Extract:
+    def get(f: FileResult, s: Side) -> float | None:
+        v = f.run(s).entry_total(attr)
+        return None if v is None else float(v)
+
+    return get
+
+
 def _emu(attr: str) -> Extract:
     def get(f: FileResult, s: Side) -> float | None:
         return f.emu_total(s, attr)
@@ -96,7 +104,7 @@ METRICS: tuple[Metric, ...] = (
     Metric("inproc", "openptxas in-process compile vs ptxas process", "ms", _inproc),
     Metric("rss", "peak memory (max RSS)", "MiB", _rss),
     Metric("instructions", "static SASS instructions", "instrs", _total("instructions")),
-    Metric("registers", "registers (sum over functions)", "regs", _total("registers")),
+    Metric("registers", "registers (sum over kernels)", "regs", _entry_total("registers")),
     Metric("stalls", "static stall cycles (sum of stall counts)", "cycles", _total("stall_cycles")),
     Metric("dyn_instructions", "emulator dynamic instructions", "instrs", _emu("instructions")),
     Metric("cycles", "emulator cycle estimate", "cycles", _emu("cycles")),

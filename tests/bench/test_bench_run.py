@@ -51,7 +51,9 @@ def fake_in_process(inp: BenchInput, runs: int) -> InProcess:
         cubin = (td / "o.cubin").read_bytes()
     _, stats = parse_ptxas_verbose(p.stdout + p.stderr)
     funcs = tuple(
-        FunctionFigures(f.name, f.registers, f.spill_stores, f.spill_loads, f.stack_frame)
+        FunctionFigures(
+            f.name, f.kind == "entry", f.registers, f.spill_stores, f.spill_loads, f.stack_frame
+        )
         for f in stats
     )
     return InProcess(Status.OK, "", (ms,) * runs, cubin, funcs)
