@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import importlib.util
 import json
 import os
 import platform
@@ -30,7 +31,7 @@ from bench.plots import write_plots
 from bench.report import render
 from openptxas.testing.corpus import ALL_TARGETS, REPO_ROOT
 from openptxas.testing.oracle import Oracle
-from openptxas.testing.tools import ToolMissing, tool_version
+from openptxas.testing.tools import ToolMissing, require_tool, tool_version
 
 DEFAULT_OUT = Path("bench") / "results"
 
@@ -69,12 +70,24 @@ def _progress(items: Sequence[BenchInput], enabled: bool) -> Iterator[BenchInput
         yield item
 
 
+PLOTS_MISSING = "no plots: matplotlib is not installed (`python -m pip install -e '.[bench]'`)"
+
+
+def have_matplotlib() -> bool:
+    return importlib.util.find_spec("matplotlib") is not None
+
+
 def write_outputs(results: Results, out: Path) -> list[Path]:
-    """results.json, report.md and the PNG plots under ``out``."""
+    """results.json, report.md and the PNG plots (when matplotlib is there) under ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_text(results.to_json() + "\n")
-    plots = write_plots(results, out)
-    (out / "report.md").write_text(render(results, plots))
+    if have_matplotlib():
+        plots = write_plots(results, out)
+        (out / "report.md").write_text(render(results, plots))
+    else:
+        plots = []
+        (out / "report.md").write_text(render(results, (), PLOTS_MISSING))
+        print(f"bench: {PLOTS_MISSING}", file=sys.stderr)
     return [out / "results.json", out / "report.md", *(out / p for p in plots)]
 
 
@@ -104,6 +117,7 @@ def cmd_run(args: argparse.Namespace, argv: Sequence[str]) -> int:
         else:
             inputs, notes = corpus_inputs(targets, oracle, args.kernels)
             source = "the kernel corpus (tests/kernels, PTX by nvcc 13.0)"
+        require_tool("nvdisasm")  # the static figures
         ptxas_version = tool_version("ptxas")
         p_start, o_start = startup_ms(args.runs)
     except ToolMissing as exc:
@@ -129,6 +143,8 @@ def cmd_run(args: argparse.Namespace, argv: Sequence[str]) -> int:
         emulator=emulator_status() if args.emulate else "not run (--no-emu)",
         notes=tuple(notes),
     )
+    if not have_matplotlib():
+        print(f"bench: {PLOTS_MISSING}; measuring anyway", file=sys.stderr)
     out = Path(args.out)
     settings = Settings(
         runs=args.runs,

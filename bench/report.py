@@ -64,7 +64,7 @@ def _status(f: FileResult) -> str:
     return "; ".join(parts)
 
 
-def render(results: Results, plots: Sequence[str] = ()) -> str:
+def render(results: Results, plots: Sequence[str] = (), plot_note: str = "") -> str:
     """The whole report; ``plots`` are PNG file names beside the markdown file."""
     m = results.meta
     files = results.files
@@ -188,9 +188,11 @@ def render(results: Results, plots: Sequence[str] = ()) -> str:
         [_file_row(f) for f in files],
         "lrrrrrrrrrrrrrl",
     )
-    if plots:
+    if plots or plot_note:
         lines += ["", "## Plots", ""]
         lines += [f"![{p}]({p})" for p in plots]
+        if plot_note:
+            lines.append(plot_note)
     lines.append("")
     return "\n".join(lines)
 

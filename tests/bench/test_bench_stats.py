@@ -166,3 +166,13 @@ def test_report_states_counts_and_geomeans() -> None:
     # The worst list by wall time starts with b (8x).
     worst_section = md.split("## Worst files")[1]
     assert worst_section.index("b [sm_90]") < worst_section.index("a [sm_90]")
+
+
+def test_outputs_without_matplotlib(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import bench.cli
+
+    monkeypatch.setattr(bench.cli, "have_matplotlib", lambda: False)
+    written = bench.cli.write_outputs(Results(META, FILES), tmp_path)
+    assert sorted(p.name for p in written) == ["report.md", "results.json"]
+    assert "matplotlib is not installed" in (tmp_path / "report.md").read_text()
+    assert not list(tmp_path.glob("*.png"))
