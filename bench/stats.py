@@ -8,6 +8,7 @@ compile have no ratios: every summary is over the files both compilers compiled.
 from __future__ import annotations
 
 import math
+import re
 import statistics
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -174,10 +175,14 @@ def counts(files: Sequence[FileResult]) -> Counts:
     )
 
 
+_LOCATION = re.compile(r"^(?:ptxas|openptxas)(?: [^,]*, line \d+;)?\s*(?:error|fatal|warning)\s*: ")
+
+
 def first_line(message: str) -> str:
-    """A diagnostic's first line without its repro command (the same for every file)."""
+    """A diagnostic's first line without the tool name, the line number and the repro command,
+    so that the same problem in different files reads the same."""
     lines = message.strip().splitlines()
-    return lines[0].split("; repro: ")[0] if lines else ""
+    return _LOCATION.sub("", lines[0].split("; repro: ")[0]) if lines else ""
 
 
 def failure_groups(files: Sequence[FileResult], side: Side) -> list[tuple[str, int, list[str]]]:

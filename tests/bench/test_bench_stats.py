@@ -176,3 +176,14 @@ def test_outputs_without_matplotlib(tmp_path, monkeypatch) -> None:  # type: ign
     assert sorted(p.name for p in written) == ["report.md", "results.json"]
     assert "matplotlib is not installed" in (tmp_path / "report.md").read_text()
     assert not list(tmp_path.glob("*.png"))
+
+
+def test_failure_lines_group_across_files() -> None:
+    from bench.stats import first_line
+
+    a = "ptxas in.ptx, line 55; error   : instruction 'sin.approx.f32' is not supported yet\nmore"
+    b = "ptxas in.ptx, line 9; error   : instruction 'sin.approx.f32' is not supported yet"
+    assert first_line(a) == first_line(b) == "instruction 'sin.approx.f32' is not supported yet"
+    crash = "ptxas fatal   : internal error: KeyError: 3; repro: openptxas -arch=sm_90 in.ptx"
+    assert first_line(crash) == "internal error: KeyError: 3"
+    assert first_line("") == ""
