@@ -2,11 +2,12 @@
 
 A PTX instruction name such as ``ld.global.nc.v4.f32`` or
 ``cp.async.bulk.tensor.2d.shared::cluster`` is split into the mnemonic ptxas names in its
-messages (``ld``, ``cp.async.bulk.tensor``) and the modifiers, which `decode` sorts into categories: types (in order), state space, comparison,
-boolean op, rounding, vector width, memory semantics, scope, cache operator, operation (atomic op,
-shuffle mode, vote mode, ...), shape, and a set of remaining flags (``ftz``, ``sat``, ``approx``,
-``L2::cache_hint``, ...). Decoding depends on the mnemonic (``.lo`` is a comparison for ``setp``
-and a mode for ``mul``), and is cached per distinct name.
+messages (``ld``, ``cp.async.bulk.tensor``) and the modifiers, which `decode` sorts into
+categories: types (in order), state spaces, comparison, boolean op, rounding, vector width,
+memory semantics, scope, cache operator, operation (atomic op, shuffle mode, vote mode, ...),
+shape, and a set of remaining flags (``ftz``, ``sat``, ``approx``, ``L2::cache_hint``, ...).
+Decoding depends on the mnemonic (``.lo`` is a comparison for ``setp`` and a mode for ``mul``)
+and is cached per distinct name.
 """
 
 from __future__ import annotations
