@@ -1323,9 +1323,9 @@ class Parser:
         if kind == "not":
             return Not(Reg(k[1], "", span), span), False
         if kind == "pair":
-            a, _ = self._build(("reg", k[1], "") if k[1][0] == "%" else ("id", k[1]), span)
-            b, _ = self._build(("reg", k[2], "") if k[2][0] == "%" else ("id", k[2]), span)
-            return Pair(a, b, span), False
+            a, sa = self._build(k[1], span)
+            b, sb = self._build(k[2], span)
+            return Pair(a, b, span), sa or sb
         if kind == "sink":
             return Sink(span), False
         raise AssertionError(kind)
@@ -1623,8 +1623,7 @@ def _classify(s: str) -> _Kind | None:
     if c == "%":
         m = _OP_REG.fullmatch(s)
         if m is None:
-            m2 = _OP_PAIR.fullmatch(s)
-            return ("pair", m2.group(1), m2.group(2)) if m2 else None
+            return _pair(s)
         name, comp = m.group(1), m.group(2) or ""
         if comp and not _COMPONENT.fullmatch(comp):
             return None
@@ -1664,10 +1663,30 @@ def _classify(s: str) -> _Kind | None:
         return ("sink",)
     if _OP_ID.fullmatch(s):
         return ("id", s)
-    m2 = _OP_PAIR.fullmatch(s)
-    if m2:
-        return ("pair", m2.group(1), m2.group(2))
-    return None
+    return _pair(s)
+
+
+def _pair(s: str) -> _Kind | None:
+    """``a|b``: both sides classified like any operand (a special register stays one)."""
+    m = _OP_PAIR.fullmatch(s)
+    if m is None:
+        return None
+    a = _classify(m.group(1))
+    b = _classify(m.group(2))
+    if (
+        a is None
+        or b is None
+        or a[0] not in ("reg", "sreg", "id", "sink")
+        or b[0]
+        not in (
+            "reg",
+            "sreg",
+            "id",
+            "sink",
+        )
+    ):
+        return None
+    return ("pair", a, b)
 
 
 def _unquote(s: str) -> str:
