@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import struct
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, NamedTuple
 
@@ -85,9 +86,10 @@ _COMMENT = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|/\*.*?\*/|/\*', re.DOTALL)
 _FAST = re.compile(
     r"[ \t\r\n]*(?:"
     # 1-5: instruction (guard negation, guard, name, operand text)
+    # (possessive quantifiers: linear time even on a statement that does not match)
     r"(?:@(!?)(%?[A-Za-z_$][\w$]*)[ \t]+)?"
-    r"([a-z][a-z0-9_]*(?:\.\w[\w:]*)*)"
-    r"(?:[ \t]+((?:[^;{}()\"\n]|\{[^;{}()\"\n]*\})*?))?[ \t]*;"
+    r"([a-z][a-z0-9_]*(?:\.\w[\w:]*+)*+)"
+    r"(?:[ \t]++((?:[^;{}()\"\n]++|\{[^;{}()\"\n]*+\})*+))?;"
     # 5: label
     r"|([A-Za-z_$][\w$]*)[ \t]*:(?!:)"
     # 6-13: .loc file line col [, function_name f [+ off]] [, inlined_at f l c]
@@ -168,6 +170,7 @@ _SP = _setters(Span, "file", "line", "col", "end_line", "end_col")
 _RG = _setters(Reg, "name", "comp", "span")
 _II = _setters(IntImm, "value", "span")
 _AD = _setters(Address, "base", "offset", "span")
+_SY = _setters(Sym, "name", "offset", "span")
 _IN = _setters(Instruction, "opcode", "mods", "operands", "guard", "span")
 _DD = _setters(DataDirective, "type", "values", "span")
 
@@ -226,7 +229,7 @@ def _data(type_: PtxType, values: Any, span: Span) -> DataDirective:
 
 
 _DATA_LINE = re.compile(
-    r"[ \t\r\n]*(?:\.(b8|b16|b32|b64)[ \t]+([^\n;{}]*?)[ \t]*(?=\n)|([A-Za-z_$][\w$]*):(?!:))"
+    r"[ \t\r\n]*(?:\.(b8|b16|b32|b64)[ \t]++([^\n;{}]*+)(?=\n)|([A-Za-z_$][\w$]*+):(?!:))"
 )
 _DATA_TYPES = {"b8": PtxType.B8, "b16": PtxType.B16, "b32": PtxType.B32, "b64": PtxType.B64}
 _DATA_INT = re.compile(r"-?(?:0[xX][0-9a-fA-F]+|[1-9][0-9]*|0)")
@@ -1231,18 +1234,35 @@ class Parser:
     def _fast_operands(self, text: str, span: Span) -> tuple[tuple[Operand, ...], bool] | None:
         """Operands of a fast-path statement, or None when one needs the full parser.
 
-        The operand text is turned into a recipe once per distinct text (a tuple of classified
-        operands, `_recipe`); building the nodes from it is the hot part."""
-        rec = self._opcache.get(text)
-        if rec is None:
-            if text in self._opcache:
-                return None
-            rec = self._opcache[text] = self._recipe(text)
-            if rec is None:
-                return None
+        Each operand text is classified once per distinct text (per-parse caches); building
+        the nodes is the hot part."""
+        rec: Sequence[_Kind]
+        if "{" in text:
+            vrec = self._opcache.get(text)
+            if vrec is None:
+                if text in self._opcache:
+                    return None
+                vrec = self._opcache[text] = self._recipe(text)
+                if vrec is None:
+                    return None
+            rec = vrec
+        else:
+            parts: list[_Kind] = []
+            cache = self._partcache
+            for raw in text.split(","):
+                k = cache.get(raw, _MISS)
+                if k is _MISS:
+                    k = cache[raw] = _classify(raw.strip())
+                if k is None:
+                    return None
+                parts.append(k)
+            rec = parts
         new = _new
         rg_name, rg_comp, rg_span = _RG
         ii_value, ii_span = _II
+        ad_base, ad_off, ad_span = _AD
+        sy_name, sy_off, sy_span = _SY
+        plain = self._fn.plain_regs
         out: list[Operand] = []
         has_sym = False
         for k in rec:
@@ -1257,6 +1277,23 @@ class Parser:
                 o = new(IntImm)
                 ii_value(o, k[1])
                 ii_span(o, span)
+                out.append(o)
+            elif kind == "addr":
+                base_name = k[1]
+                if base_name[0] == "%" or base_name in plain:
+                    b = new(Reg)
+                    rg_name(b, base_name)
+                    rg_comp(b, "")
+                    rg_span(b, span)
+                else:
+                    b = new(Sym)
+                    sy_name(b, base_name)
+                    sy_off(b, 0)
+                    sy_span(b, span)
+                o = new(Address)
+                ad_base(o, b)
+                ad_off(o, k[2])
+                ad_span(o, span)
                 out.append(o)
             elif kind == "vec":
                 items: list[Operand] = []
