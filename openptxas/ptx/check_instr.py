@@ -295,6 +295,7 @@ class OperandError(Exception):
     """An operand does not fit a form (the message is ptxas's)."""
 
 
+@functools.cache
 def type_compatible(reg: PtxType, want: PtxType, relaxed: bool) -> bool:
     """PTX ISA type-checking rules for register operands (relaxed: ld/st/cvt data operands
     may be wider than the instruction type)."""
