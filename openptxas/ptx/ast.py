@@ -738,4 +738,3 @@ class Module:
         if found is None:
             raise KeyError(name)
         return found
-

@@ -87,9 +87,7 @@ class Form:
 _ITEM = re.compile(r"\{\.([\w:]+|\([^)]*\))\}|\.([\w:]+|\([^)]*\))")
 
 
-def parse_form(
-    opcode: str, text: str, sets: dict[str, tuple[str, frozenset[str]]]
-) -> Form:
+def parse_form(opcode: str, text: str, sets: dict[str, tuple[str, frozenset[str]]]) -> Form:
     """Parse one form line ``MODS : OPERANDS @gates`` (see the module docstring)."""
     gates: list[Gate] = []
     parts = text.split("@")

@@ -769,8 +769,16 @@ class Parser:
                 al = int(m.group(2)) if m.group(2) is not None else None
                 dims = (int(m.group(5)),) if m.group(5) is not None else ()
                 out.append(
-                    Param(m.group(4), PtxType(m.group(3)), sp, al, 0, dims, None,
-                          self._span(m.start(4)))
+                    Param(
+                        m.group(4),
+                        PtxType(m.group(3)),
+                        sp,
+                        al,
+                        0,
+                        dims,
+                        None,
+                        self._span(m.start(4)),
+                    )
                 )
                 lx.seek(m.end())
                 if m.group(6) == ")":
@@ -1018,8 +1026,10 @@ class Parser:
         argument is more than a name (the full parser reads those)."""
         g = cm.groups()
         for t in (g[3], g[5]):
-            if t is not None and t.strip() and not all(
-                _CALL_ARG.fullmatch(a) for a in t.split(",")
+            if (
+                t is not None
+                and t.strip()
+                and not all(_CALL_ARG.fullmatch(a) for a in t.split(","))
             ):
                 return None
         start = cm.start(2) - 1 if g[1] is not None else cm.start(3) - 4
@@ -1583,9 +1593,7 @@ def _binop(t: Tok, a: Any, b: Any, lx: Lexer) -> Any:
         return int(bool(a) and bool(b))
     if op == "||":
         return int(bool(a) or bool(b))
-    return int(
-        {"==": a == b, "!=": a != b, "<": a < b, ">": a > b, "<=": a <= b, ">=": a >= b}[op]
-    )
+    return int({"==": a == b, "!=": a != b, "<": a < b, ">": a > b, "<=": a <= b, ">=": a >= b}[op])
 
 
 def _split_top(text: str) -> list[str] | None:
