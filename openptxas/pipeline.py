@@ -40,6 +40,18 @@ def _convergence(fn: Function, ctx: PassContext) -> None:
     insert_convergence_barriers(fn, ctx)
 
 
+def _uniform(fn: Function, ctx: PassContext) -> None:
+    from openptxas.passes.uniform_regs import convert_to_uniform
+
+    convert_to_uniform(fn, ctx)
+
+
+def _branch_opt(fn: Function, ctx: PassContext) -> None:
+    from openptxas.passes.branch_opt import branch_opt
+
+    branch_opt(fn, ctx)
+
+
 def _allocate(fn: Function, ctx: PassContext) -> None:
     from openptxas.regalloc.phase import allocate_registers
 
@@ -56,6 +68,7 @@ def _control(fn: Function, ctx: PassContext) -> None:
 def pipeline() -> list[Phase]:
     return [
         Phase("EarlyOriSimpleLiveDead", _dce, 0, doc="dead-code elimination"),
+        Phase("BranchOpt", _branch_opt, 1, doc="exit branches, jump threading, dead blocks"),
         Phase(
             "GeneralOptimizeEarly",
             _general_optimize,
@@ -64,12 +77,25 @@ def pipeline() -> list[Phase]:
         ),
         Phase("GeneralOptimize", _general_optimize, 1),
         Phase(
+            "ConvertToUniformReg",
+            _uniform,
+            1,
+            doc="move warp-uniform values to the uniform datapath (UR/UP)",
+        ),
+        Phase(
             "LateArchOptimizeFirst",
             _wide_add,
             1,
             doc="fold 64-bit adds of widening multiplies into IMAD.WIDE",
         ),
         Phase("LiveDeadThird", _dce, 1),
+        Phase(
+            "InsertConvergenceBarriers",
+            _convergence,
+            0,
+            essential=True,
+            doc="BSSY/BSYNC around divergent regions",
+        ),
         Phase(
             "AllocateRegisters",
             _allocate,
