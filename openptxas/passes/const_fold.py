@@ -95,9 +95,9 @@ def const_fold(fn: Function, ctx: object) -> None:
                     elif slots is not None and k in slots and ins.mods[:1] != ("WIDE",):
                         ins.srcs[k] = Imm(val)
                         changed = True
-            val = _eval(ins)
-            if val is not None and ins.op != "MOV":
-                ins.op, ins.mods, ins.srcs = "MOV", (), [Imm(val)]
+            folded = _eval(ins)
+            if folded is not None and ins.op != "MOV":
+                ins.op, ins.mods, ins.srcs = "MOV", (), [Imm(folded)]
                 changed = True
         if not changed:
             return
