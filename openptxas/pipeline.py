@@ -14,10 +14,23 @@ from openptxas.passes.manager import PassContext, Phase
 
 
 def _general_optimize(fn: Function, ctx: PassContext) -> None:
-    """GeneralOptimize: copy propagation then dead-code elimination."""
+    """GeneralOptimize: copy propagation, constant folding, dead-code elimination."""
+    from openptxas.passes.const_fold import const_fold
     from openptxas.passes.copy_prop import copy_prop
     from openptxas.passes.dce import dce
 
+    copy_prop(fn, ctx)
+    const_fold(fn, ctx)
+    copy_prop(fn, ctx)
+    dce(fn, ctx)
+
+
+def _cse(fn: Function, ctx: PassContext) -> None:
+    from openptxas.passes.copy_prop import copy_prop
+    from openptxas.passes.cse import cse
+    from openptxas.passes.dce import dce
+
+    cse(fn, ctx)
     copy_prop(fn, ctx)
     dce(fn, ctx)
 
@@ -76,6 +89,7 @@ def pipeline() -> list[Phase]:
             doc="copy propagation and dead-code elimination",
         ),
         Phase("GeneralOptimize", _general_optimize, 1),
+        Phase("GvnCse", _cse, 2, doc="common-subexpression elimination"),
         Phase(
             "ConvertToUniformReg",
             _uniform,
