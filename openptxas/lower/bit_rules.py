@@ -4,7 +4,7 @@ registers (forms as ptxas 13.0 emits them on sm_90)."""
 
 from __future__ import annotations
 
-from openptxas.ir.core import PT, RC, RZ, Imm, Operand, RegLike, Src, SReg, VReg
+from openptxas.ir.core import PT, RC, RZ, Imm, Operand, Reg, RegLike, Src, SReg, VReg
 from openptxas.lower.context import LowerCtx
 from openptxas.lower.int_rules import half
 from openptxas.lower.rules import I64, S32, Rule, always, both, has, is_signed, types
@@ -320,12 +320,42 @@ def _mask64(c: LowerCtx, n: Operand) -> tuple[Operand, Operand]:
     return rl, rh
 
 
+def _sar64(c: LowerCtx, lo: Operand, hi: Operand, n: Operand) -> tuple[Operand, Operand]:
+    rl, rh = c.new(), c.new()
+    c.emit("SHF", ("R", "S64"), [rl], [lo, n, hi])
+    c.emit("SHF", ("R", "S32", "HI"), [rh], [RZ, n, hi])
+    return rl, rh
+
+
+def bfe64_signed(
+    c: LowerCtx, d: ast.Operand, a: ast.Operand, p: Operand, n: Operand, t: PtxType
+) -> None:
+    """Signed 64-bit field extract: shift the field down arithmetically, then sign-extend from
+    bit len-1 by shifting it to the top and back (len >= 64: as is; len == 0: zero)."""
+    ra = c.rvalue(a, t)
+    xl, xh = _sar64(c, half(ra, 0), half(ra, 1), p)
+    nr = n if not isinstance(n, Imm) else c.materialize(n.value, T.U32)
+    s, big, zero = c.new(), c.new(RC.P), c.new(RC.P)
+    c.emit("IADD3", (), [s], [Src(nr, neg=True), Imm(64), RZ])  # type: ignore[arg-type]
+    c.emit("ISETP", ("GT", "U32", "AND"), [big, PT], [nr, Imm(63), PT])
+    c.emit("ISETP", ("EQ", "U32", "AND"), [zero, PT], [nr, RZ, PT])
+    sc = c.new()
+    c.emit("SEL", (), [sc], [RZ, s, big])
+    yl, yh = _shl64(c, xl, xh, sc)
+    zl, zh = _sar64(c, yl, yh, sc)
+    dv = c.dst(d)
+    c.emit("SEL", (), [dv.lo], [RZ, zl, zero])
+    c.emit("SEL", (), [dv.hi], [RZ, zh, zero])
+
+
 def bfe64(ins: ast.Instruction, c: LowerCtx) -> None:
     d, a, pos, ln = ins.operands
     t = ins.type
     assert t is not None
     if is_signed(t):
-        raise c.unsupported("bfe.s64")
+        p = _byte(c, c.value(pos, T.U32))
+        n = _byte(c, c.value(ln, T.U32))
+        return bfe64_signed(c, d, a, p, n, t)
     p = _byte(c, c.value(pos, T.U32))
     n = _byte(c, c.value(ln, T.U32))
     ra = c.rvalue(a, t)
@@ -427,6 +457,38 @@ def lop3(ins: ast.Instruction, c: LowerCtx) -> None:
     )
 
 
+def divrem16(ins: ast.Instruction, c: LowerCtx) -> None:
+    """16-bit div/rem: widen both operands to 32 bits and divide (the low half is the result)."""
+    from openptxas.lower.divide import emit_divrem32
+
+    d, a, b = ins.operands
+    t = ins.type
+    assert t is not None
+    signed = is_signed(t)
+    wa = _ext16(c, a, signed)
+    if isinstance(wa, Imm):
+        wa = c.materialize(wa.value, T.U32)
+    assert isinstance(wa, VReg | Reg)
+    emit_divrem32(c, c.dst(d), wa, _ext16(c, b, signed), signed, ins.opcode == "rem")
+
+
+def neg16(ins: ast.Instruction, c: LowerCtx) -> None:
+    d, a = ins.operands
+    c.emit("IADD3", (), [c.dst(d)], [Src(c.rvalue(a, T.B32), neg=True), RZ, RZ])
+
+
+def simd16x2(ins: ast.Instruction, c: LowerCtx) -> None:
+    d, a, b = ins.operands
+    if ins.opcode != "add":
+        raise c.unsupported(ins.name)
+    c.emit("VIADD", ("16x2",), [c.dst(d)], [c.rvalue(a, T.B32), c.rvalue(b, T.B32)])
+
+
+def warp_sync(ins: ast.Instruction, c: LowerCtx) -> None:
+    (mask,) = ins.operands
+    c.emit("WARPSYNC", (), [], [c.value(mask, T.B32)])
+
+
 S16 = (T.S16, T.U16, T.B16)
 
 RULES: list[Rule] = [
@@ -451,6 +513,11 @@ RULES: list[Rule] = [
     Rule("min.64", "min", types(*I64), minmax64, "min.s64 %rd1, %rd2, %rd3;"),
     Rule("max.64", "max", types(*I64), minmax64, "max.u64 %rd1, %rd2, %rd3;"),
     Rule("abs.64", "abs", types(T.S64), abs64, "abs.s64 %rd1, %rd2;"),
+    Rule("div.16", "div", types(*S16), divrem16, "div.s16 %rs1, %rs2, %rs3;"),
+    Rule("rem.16", "rem", types(*S16), divrem16, "rem.u16 %rs1, %rs2, %rs3;"),
+    Rule("neg.16", "neg", types(T.S16), neg16, "neg.s16 %rs1, %rs2;"),
+    Rule("add.16x2", "add", types(T.U16X2, T.S16X2), simd16x2, "add.u16x2 %r1, %r2, %r3;"),
+    Rule("bar.warp.sync", "bar.warp.sync", always, warp_sync, "bar.warp.sync -1;"),
     Rule("lop3", "lop3", always, lop3, "lop3.b32 %r1, %r2, %r3, %r4, 0xe8;"),
     Rule("bfind", "bfind", always, bfind, "bfind.shiftamt.u32 %r1, %r2;"),
     Rule("mul.hi.64", "mul", both(types(*I64), has("hi")), mulhi64, "mul.hi.u64 %rd1, %rd2, %rd3;"),

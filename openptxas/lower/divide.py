@@ -16,7 +16,7 @@ already turned such divisions into multiplications).
 
 from __future__ import annotations
 
-from openptxas.ir.core import PT, RC, RZ, Guard, Imm, Operand, Src, VReg
+from openptxas.ir.core import PT, RC, RZ, Guard, Imm, Operand, RegLike, Src, VReg
 from openptxas.lower.context import LowerCtx
 from openptxas.lower.rules import Rule, is_signed, types
 from openptxas.ptx import ast
@@ -71,14 +71,19 @@ def divrem32(ins: ast.Instruction, c: LowerCtx) -> None:
     d, a_op, b_op = ins.operands
     t = ins.type
     assert t is not None
-    want_rem = ins.opcode == "rem"
-    dv = c.dst(d)
-    a = c.rvalue(a_op, t)
-    bval = c.value(b_op, t)
+    emit_divrem32(
+        c, c.dst(d), c.rvalue(a_op, t), c.value(b_op, t), is_signed(t), ins.opcode == "rem"
+    )
+
+
+def emit_divrem32(
+    c: LowerCtx, dv: VReg, a: RegLike, bval: Operand, signed: bool, want_rem: bool
+) -> None:
+    """``dv = a / b`` (or ``a % b``) on 32-bit values."""
     if isinstance(bval, Imm) and bval.value & 0xFFFFFFFF == 0:
         c.emit("MOV", (), [dv], [Imm(0xFFFFFFFF)])  # ptxas: x / 0 = ~0
         return
-    if not is_signed(t):
+    if not signed:
         q, rem = _udivmod(c, a, bval, want_rem)
         res = rem if want_rem else q
         if not isinstance(bval, Imm):
