@@ -49,7 +49,7 @@ extern "C" __global__ void f32_special(const float* a, const float* b, float* ou
     o[1 * n] = __fmaf_rn(x, 1.0e-38f, 1.0e-39f);
     o[2 * n] = __fmul_rn(x, 1.0e-38f) - __fmul_rn(y, 1.0e-38f);
     o[3 * n] = __fmul_rn(__fmul_rn(x, 3.0e38f), 10.0f);
-    float big = __fmul_rn(x, 3.0e38f) * 16.0f;
+    float big = __fmul_rn(__fmul_rn(x, 3.0e38f), 16.0f);
     o[4 * n] = big - big;
     o[5 * n] = fminf(big - big, y);
     o[6 * n] = __fmaf_rn(x, 3.0e38f, __fmul_rn(y, 3.0e38f));
