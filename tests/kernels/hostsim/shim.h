@@ -240,7 +240,15 @@ inline void __syncwarp(unsigned mask = 0xffffffffu) {
     __hs_cta->warp_bar[__hs_warp_id]->arrive_and_wait();
 }
 
-inline unsigned __activemask() { return __hs_live(); }
+// Only meaningful where the warp is converged: every live lane meets here, so lanes that have not
+// exited yet are all counted (a lane that finished early cannot leave before the others arrive).
+inline unsigned __activemask() {
+    __hs_Cta* c = __hs_cta;
+    c->warp_bar[__hs_warp_id]->arrive_and_wait();
+    unsigned r = __hs_live();
+    c->warp_bar[__hs_warp_id]->arrive_and_wait();
+    return r;
+}
 
 // Exchange one 64-bit value per lane and return the value offered by lane `src` (if valid).
 inline uint64_t __hs_exchange(uint64_t v, unsigned mask, int src, const char* what) {
