@@ -9,7 +9,7 @@ CSE may merge a plain and a pinned multiply of the same operands). More fmas by 
 contraction.
 
 A second, stricter check reads the PTX: a multiply without a rounding modifier (``mul.f32``,
-``mul.f64``, ``mul.f16``...) whose result reaches an add, a subtract or an fma (directly or
+``mul.f64``, ``mul.f16``...) whose result reaches an add, a subtract, an fma or an atomic add (directly or
 through ``mov``/``neg``/``selp``) licenses any PTX compiler to fuse them, whatever ptxas happened to do.
 
 Usage (from the repository root)::
@@ -73,7 +73,10 @@ def unpinned_mul_uses(ptx: str) -> list[str]:
     bad = []
     for op, ops in instrs:
         parts = op.split(".")
-        if parts[0] in ("add", "sub", "fma") and parts[-1].startswith(("f", "bf")):
+        consumer = parts[0] in ("add", "sub", "fma") or (
+            parts[0] in ("atom", "red") and "add" in parts
+        )
+        if consumer and parts[-1].startswith(("f", "bf")):
             for src in ops[1:]:
                 if src in tainted:
                     bad.append(f"{tainted[src]}  ->  {op} {', '.join(ops)}")

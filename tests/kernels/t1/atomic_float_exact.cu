@@ -11,7 +11,7 @@ extern "C" __global__ void atom_float(const int* a, float* gsum, float* bsum, fl
         s[t] = 0.0f;
     __syncthreads();
     if (i < n) {
-        float v = (float)(a[i] >> 22) * 0.125f;
+        float v = __fmul_rn((float)(a[i] >> 22), 0.125f);
         atomicAdd(&gsum[i & 7], v);
         atomicAdd(&s[t & 3], v);
         atomicExch(&exch[i & 15], (float)(i & 15) + 0.5f);

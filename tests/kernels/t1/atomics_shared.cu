@@ -38,7 +38,7 @@ extern "C" __global__ void atom_shared(const int* a, int* out, float* fout)
     atomicXor(&s_xor, ux);
     atomicInc(&s_inc, 50u);
     atomicAdd(&s_add64, (unsigned long long)ux);
-    atomicAdd(&s_fsum, (float)(x >> 24) * 0.25f);
+    atomicAdd(&s_fsum, __fmul_rn((float)(x >> 24), 0.25f));
     atomicAdd(&s_bins[ux >> 29], 1u);
     // Exactly one thread per block wins this CAS.
     if (atomicCAS(&s_cas_hits, 0u, (unsigned)t + 1u) == 0u)
