@@ -8,15 +8,19 @@
 // Programming Guide and the PTX ISA, never from NVIDIA code.
 //
 // Model: the CTAs of a launch run one after another; the threads of a CTA run concurrently as OS
-// threads. __syncthreads is a std::barrier over the CTA; warp-level operations (shfl, vote,
-// __syncwarp) are a std::barrier over the warp's lanes and require every live lane of the warp to
-// take part (the host aborts otherwise: such a kernel is outside the model). Exited threads drop
-// out of both barriers.
+// threads. __syncthreads is a std::barrier over the CTA (exited threads drop out of it); warp-level
+// operations (shfl, vote, __syncwarp) are a rendezvous of the lanes named by their mask, which must
+// all be live and all arrive (the host aborts otherwise: such a kernel is outside the model).
+// __activemask() is modeled only where the warp is converged (it returns the live lanes).
 #pragma once
 
 #include <algorithm>
 #include <atomic>
 #include <barrier>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
 #include <bit>
 #include <climits>
 #include <cmath>
@@ -98,13 +102,25 @@ struct dim3 {
 // ------------------------------------------------------------------------------------------------
 // Launch state
 
+struct __hs_Group {  // one rendezvous of the lanes named by a mask
+    unsigned arrived = 0;
+    unsigned readers = 0;  // lanes yet to collect the last completed exchange
+    uint64_t gen = 0;
+    uint64_t vals[32] = {};
+    uint64_t snap[32] = {};
+};
+
+struct __hs_Warp {
+    std::mutex m;
+    std::condition_variable cv;
+    std::map<unsigned, __hs_Group> groups;
+};
+
 struct __hs_Cta {
     unsigned nthreads = 0;
     std::barrier<>* bar = nullptr;
-    std::barrier<>* warp_bar[32] = {};
-    unsigned warp_size[32] = {};
     std::atomic<unsigned> live_mask[32] = {};
-    uint64_t slot[32][32] = {};  // per warp, per lane: the value a lane offers to a warp op
+    __hs_Warp warps[32];
     std::atomic<long long> red[3] = {};  // __syncthreads_count/and/or accumulators
 };
 
@@ -162,16 +178,12 @@ __attribute__((visibility("default"))) void hs_begin_cta(unsigned x, unsigned y,
     delete c->bar;
     c->bar = new std::barrier<>(n);
     for (unsigned w = 0; w < 32; w++) {
-        delete c->warp_bar[w];
-        c->warp_bar[w] = nullptr;
-        c->warp_size[w] = 0;
         c->live_mask[w] = 0;
+        c->warps[w].groups.clear();
     }
     for (unsigned w = 0; w * 32 < n; w++) {
         unsigned size = std::min(32u, n - w * 32);
-        c->warp_size[w] = size;
         c->live_mask[w] = size == 32 ? 0xffffffffu : ((1u << size) - 1);
-        c->warp_bar[w] = new std::barrier<>(size);
     }
     for (auto& r : c->red) r = 0;
     if (__start_hs_shared != nullptr) {
@@ -189,8 +201,11 @@ __attribute__((visibility("default"))) void hs_enter(unsigned x, unsigned y, uns
 
 __attribute__((visibility("default"))) void hs_exit() {
     __hs_Cta* c = __hs_cta;
-    c->live_mask[__hs_warp_id].fetch_and(~(1u << __hs_lane_id));
-    c->warp_bar[__hs_warp_id]->arrive_and_drop();
+    {
+        std::lock_guard<std::mutex> lk(c->warps[__hs_warp_id].m);
+        c->live_mask[__hs_warp_id].fetch_and(~(1u << __hs_lane_id));
+    }
+    c->warps[__hs_warp_id].cv.notify_all();
     c->bar->arrive_and_drop();
 }
 }
@@ -221,49 +236,54 @@ inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_s
 inline void __threadfence_system() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 
 // ------------------------------------------------------------------------------------------------
-// Warp-level operations
+// Warp-level operations: a rendezvous of the lanes named by the mask. Every lane of the mask must
+// arrive (and be live); each gets a snapshot of the values all of them offered.
 
 inline unsigned __hs_live() { return __hs_cta->live_mask[__hs_warp_id].load(); }
 
-inline void __hs_check_mask(unsigned mask, const char* what) {
-    unsigned live = __hs_live();
-    if (!(mask >> __hs_lane_id & 1u)) __hs_fail("%s: lane %u not in its own mask", what, __hs_lane_id);
-    if ((mask & live) != live || (mask & ~live) != 0) {
-        __hs_fail("%s: mask %08x is not the warp's live lanes %08x (outside the model)", what, mask,
-                  live);
+inline void __hs_rendezvous(unsigned mask, uint64_t v, uint64_t out[32], const char* what) {
+    unsigned lane = __hs_lane_id;
+    if (!(mask >> lane & 1u)) __hs_fail("%s: lane %u is not in its mask %08x", what, lane, mask);
+    if (mask & ~__hs_live()) {
+        __hs_fail("%s: mask %08x names lanes that have exited or do not exist (live %08x)", what,
+                  mask, __hs_live());
     }
+    __hs_Warp& W = __hs_cta->warps[__hs_warp_id];
+    std::unique_lock<std::mutex> lk(W.m);
+    __hs_Group& g = W.groups[mask];
+    auto limit = std::chrono::seconds(20);
+    if (!W.cv.wait_for(lk, limit, [&] { return g.readers == 0; })) {
+        __hs_fail("%s: timed out waiting for the previous exchange (mask %08x)", what, mask);
+    }
+    g.vals[lane] = v;
+    g.arrived |= 1u << lane;
+    uint64_t gen = g.gen;
+    if (g.arrived == mask) {
+        std::memcpy(g.snap, g.vals, sizeof g.snap);
+        g.arrived = 0;
+        g.readers = unsigned(__builtin_popcount(mask));
+        g.gen++;
+        W.cv.notify_all();
+    } else if (!W.cv.wait_for(lk, limit, [&] { return g.gen != gen; })) {
+        __hs_fail("%s: lanes %08x of mask %08x never arrived (divergent warp op?)", what,
+                  mask & ~g.arrived, mask);
+    }
+    std::memcpy(out, g.snap, sizeof g.snap);
+    if (--g.readers == 0) W.cv.notify_all();
 }
 
 inline void __syncwarp(unsigned mask = 0xffffffffu) {
-    unsigned live = __hs_live();
-    if ((mask & live) != live) __hs_fail("__syncwarp: partial mask %08x (live %08x)", mask, live);
-    __hs_cta->warp_bar[__hs_warp_id]->arrive_and_wait();
+    uint64_t snap[32];
+    __hs_rendezvous(mask & __hs_live(), 0, snap, "__syncwarp");
 }
 
-// Only meaningful where the warp is converged: every live lane meets here, so lanes that have not
-// exited yet are all counted (a lane that finished early cannot leave before the others arrive).
+// Only meaningful where the warp is converged: every live lane meets here (a lane that finished
+// early cannot have left before the others arrive, since it met them here too).
 inline unsigned __activemask() {
-    __hs_Cta* c = __hs_cta;
-    c->warp_bar[__hs_warp_id]->arrive_and_wait();
-    unsigned r = __hs_live();
-    c->warp_bar[__hs_warp_id]->arrive_and_wait();
-    return r;
-}
-
-// Exchange one 64-bit value per lane and return the value offered by lane `src` (if valid).
-inline uint64_t __hs_exchange(uint64_t v, unsigned mask, int src, const char* what) {
-    __hs_check_mask(mask, what);
-    __hs_Cta* c = __hs_cta;
-    unsigned w = __hs_warp_id;
-    c->slot[w][__hs_lane_id] = v;
-    c->warp_bar[w]->arrive_and_wait();
-    uint64_t r = 0;
-    if (src >= 0) {
-        if (!(__hs_live() >> src & 1u)) __hs_fail("%s: source lane %d is not live", what, src);
-        r = c->slot[w][src];
-    }
-    c->warp_bar[w]->arrive_and_wait();
-    return r;
+    uint64_t snap[32];
+    unsigned live = __hs_live();
+    __hs_rendezvous(live, 0, snap, "__activemask");
+    return live;
 }
 
 // PTX shfl.sync semantics: b = lane or offset, c = clamp (low 5 bits) | segment mask << 8.
@@ -289,9 +309,11 @@ inline T __hs_shfl(__hs_Shfl mode, unsigned mask, T var, int b, int width, const
     if (!p) j = lane;
     uint64_t bits = 0;
     std::memcpy(&bits, &var, sizeof(T));
-    uint64_t r = __hs_exchange(bits, mask, j, what);
+    uint64_t snap[32];
+    __hs_rendezvous(mask, bits, snap, what);
+    if (!(mask >> j & 1u)) __hs_fail("%s: source lane %d is not in the mask %08x", what, j, mask);
     T out;
-    std::memcpy(&out, &r, sizeof(T));
+    std::memcpy(&out, &snap[j], sizeof(T));
     return out;
 }
 
@@ -313,16 +335,12 @@ inline T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = warpSi
 }
 
 inline unsigned __hs_ballot(unsigned mask, int pred, const char* what) {
-    __hs_check_mask(mask, what);
-    __hs_Cta* c = __hs_cta;
-    unsigned w = __hs_warp_id;
-    c->slot[w][__hs_lane_id] = pred != 0;
-    c->warp_bar[w]->arrive_and_wait();
+    uint64_t snap[32];
+    __hs_rendezvous(mask, pred != 0, snap, what);
     unsigned r = 0;
     for (unsigned l = 0; l < 32; l++) {
-        if ((mask >> l & 1u) && c->slot[w][l]) r |= 1u << l;
+        if ((mask >> l & 1u) && snap[l]) r |= 1u << l;
     }
-    c->warp_bar[w]->arrive_and_wait();
     return r;
 }
 inline unsigned __ballot_sync(unsigned mask, int pred) {
