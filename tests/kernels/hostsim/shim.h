@@ -527,6 +527,97 @@ inline unsigned __dp4a(unsigned a, unsigned b, unsigned c) {
     for (int i = 0; i < 4; i++) s += ((a >> (8 * i)) & 0xffu) * ((b >> (8 * i)) & 0xffu);
     return s;
 }
+// SIMD-within-a-word intrinsics (per the CUDA Math API): lanes of 8 or 16 bits.
+template <int W, class F>
+inline unsigned __hs_lanes(unsigned a, unsigned b, F f) {
+    const unsigned m = (1u << W) - 1u;
+    unsigned r = 0;
+    for (int k = 0; k < 32; k += W) {
+        unsigned x = (a >> k) & m, y = (b >> k) & m;
+        r |= (unsigned(f(x, y)) & m) << k;
+    }
+    return r;
+}
+template <int W>
+inline int __hs_sext(unsigned v) {
+    return int(v << (32 - W)) >> (32 - W);
+}
+inline unsigned __vadd2(unsigned a, unsigned b) {
+    return __hs_lanes<16>(a, b, [](unsigned x, unsigned y) { return x + y; });
+}
+inline unsigned __vadd4(unsigned a, unsigned b) {
+    return __hs_lanes<8>(a, b, [](unsigned x, unsigned y) { return x + y; });
+}
+inline unsigned __vsub2(unsigned a, unsigned b) {
+    return __hs_lanes<16>(a, b, [](unsigned x, unsigned y) { return x - y; });
+}
+inline unsigned __vsub4(unsigned a, unsigned b) {
+    return __hs_lanes<8>(a, b, [](unsigned x, unsigned y) { return x - y; });
+}
+inline unsigned __vaddss2(unsigned a, unsigned b) {
+    return __hs_lanes<16>(a, b, [](unsigned x, unsigned y) {
+        int s = __hs_sext<16>(x) + __hs_sext<16>(y);
+        return unsigned(std::min(32767, std::max(-32768, s)));
+    });
+}
+inline unsigned __vaddus4(unsigned a, unsigned b) {
+    return __hs_lanes<8>(a, b, [](unsigned x, unsigned y) { return std::min(255u, x + y); });
+}
+inline unsigned __vabsdiffu4(unsigned a, unsigned b) {
+    return __hs_lanes<8>(a, b, [](unsigned x, unsigned y) { return x > y ? x - y : y - x; });
+}
+inline unsigned __vavgu4(unsigned a, unsigned b) {
+    return __hs_lanes<8>(a, b, [](unsigned x, unsigned y) { return (x + y + 1) >> 1; });
+}
+inline unsigned __vhaddu2(unsigned a, unsigned b) {
+    return __hs_lanes<16>(a, b, [](unsigned x, unsigned y) { return (x + y) >> 1; });
+}
+inline unsigned __vcmpgtu4(unsigned a, unsigned b) {
+    return __hs_lanes<8>(a, b, [](unsigned x, unsigned y) { return x > y ? 0xffu : 0u; });
+}
+inline unsigned __vcmpeq2(unsigned a, unsigned b) {
+    return __hs_lanes<16>(a, b, [](unsigned x, unsigned y) { return x == y ? 0xffffu : 0u; });
+}
+inline unsigned __vmaxs2(unsigned a, unsigned b) {
+    return __hs_lanes<16>(a, b, [](unsigned x, unsigned y) {
+        return unsigned(std::max(__hs_sext<16>(x), __hs_sext<16>(y)));
+    });
+}
+inline unsigned __vminu4(unsigned a, unsigned b) {
+    return __hs_lanes<8>(a, b, [](unsigned x, unsigned y) { return std::min(x, y); });
+}
+inline unsigned __vneg4(unsigned a) {
+    return __hs_lanes<8>(a, 0, [](unsigned x, unsigned) { return 0u - x; });
+}
+inline unsigned __vabsss4(unsigned a) {
+    return __hs_lanes<8>(a, 0, [](unsigned x, unsigned) {
+        int v = __hs_sext<8>(x);
+        return unsigned(v == -128 ? 127 : (v < 0 ? -v : v));
+    });
+}
+inline unsigned __vsadu4(unsigned a, unsigned b) {
+    unsigned s = 0;
+    for (int k = 0; k < 32; k += 8) {
+        unsigned x = (a >> k) & 0xffu, y = (b >> k) & 0xffu;
+        s += x > y ? x - y : y - x;
+    }
+    return s;
+}
+inline int __dp2a_lo(int a, int b, int c) {
+    unsigned ua = unsigned(a), ub = unsigned(b);
+    int64_t s = c;
+    s += int64_t(__hs_sext<16>(ua & 0xffffu)) * __hs_sext<8>(ub & 0xffu);
+    s += int64_t(__hs_sext<16>(ua >> 16)) * __hs_sext<8>((ub >> 8) & 0xffu);
+    return int(uint32_t(s));
+}
+inline int __dp2a_hi(int a, int b, int c) {
+    unsigned ua = unsigned(a), ub = unsigned(b);
+    int64_t s = c;
+    s += int64_t(__hs_sext<16>(ua & 0xffffu)) * __hs_sext<8>((ub >> 16) & 0xffu);
+    s += int64_t(__hs_sext<16>(ua >> 16)) * __hs_sext<8>(ub >> 24);
+    return int(uint32_t(s));
+}
+
 inline int min(int a, int b) { return a < b ? a : b; }
 inline int max(int a, int b) { return a > b ? a : b; }
 inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
