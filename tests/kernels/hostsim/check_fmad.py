@@ -55,6 +55,12 @@ _INSTR = re.compile(r"^\s*(@!?%\w+\s+)?([a-z][\w.]*)\s+([^;]*);", re.M)
 
 def unpinned_mul_uses(ptx: str) -> list[str]:
     """Plain (contractible) float multiplies whose results reach add/sub/fma, as PTX lines."""
+    # Register names are per function: analyse each .entry/.func body on its own.
+    bodies = re.split(r"\.(?:entry|func)\s", ptx)[1:]
+    return [line for body in bodies for line in _unpinned_in_function(body)]
+
+
+def _unpinned_in_function(ptx: str) -> list[str]:
     instrs = [(m.group(2), [o.strip() for o in m.group(3).split(",")]) for m in _INSTR.finditer(ptx)]
     tainted: dict[str, str] = {}
     for op, ops in instrs:
