@@ -778,6 +778,10 @@ inline unsigned ptx_mov_u32_warpid() { return __hs_warp_id; }  // not compared (
 inline unsigned ptx_mov_u32_smid() { return 0; }
 inline unsigned ptx_mov_u32_nsmid() { return 1; }
 inline unsigned ptx_mov_u32_nwarpid() { return 64; }
+inline short ptx_div_s16(short a, short b) { return short(a / b); }
+inline short ptx_rem_s16(short a, short b) { return short(a % b); }
+inline unsigned short ptx_div_u16(unsigned short a, unsigned short b) { return a / b; }
+inline unsigned short ptx_rem_u16(unsigned short a, unsigned short b) { return a % b; }
 inline int ptx_div_s32(int a, int b) { return a / b; }
 inline int ptx_rem_s32(int a, int b) { return a % b; }
 inline unsigned ptx_div_u32(unsigned a, unsigned b) { return a / b; }
