@@ -9,8 +9,9 @@ CSE may merge a plain and a pinned multiply of the same operands). More fmas by 
 contraction.
 
 A second, stricter check reads the PTX: a multiply without a rounding modifier (``mul.f32``,
-``mul.f64``, ``mul.f16``...) whose result reaches an add, a subtract, an fma or an atomic add (directly or
-through ``mov``/``neg``/``selp``) licenses any PTX compiler to fuse them, whatever ptxas happened to do.
+``mul.f64``, ``mul.f16``...) whose result reaches an add, a subtract, an fma or an atomic add
+(directly or through ``mov``/``neg``/``selp``) licenses any PTX compiler to fuse them, whatever
+ptxas happened to do.
 
 Usage (from the repository root)::
 
@@ -31,8 +32,8 @@ sys.path.insert(0, str(ROOT))
 from openptxas.testing.corpus import discover  # noqa: E402
 from openptxas.testing.oracle import Oracle, parse_nvdisasm  # noqa: E402
 
-
 FMA_OPS = ("FFMA", "DFMA", "HFMA2")
+FLOAT_TYPES = ("f32", "f64", "f16", "f16x2", "bf16", "bf16x2")
 
 
 def opcodes(sass_text: str) -> dict[str, Counter[str]]:
@@ -61,13 +62,15 @@ def unpinned_mul_uses(ptx: str) -> list[str]:
 
 
 def _unpinned_in_function(ptx: str) -> list[str]:
-    instrs = [(m.group(2), [o.strip() for o in m.group(3).split(",")]) for m in _INSTR.finditer(ptx)]
+    instrs = [
+        (m.group(2), [o.strip() for o in m.group(3).split(",")]) for m in _INSTR.finditer(ptx)
+    ]
     tainted: dict[str, str] = {}
     for op, ops in instrs:
         parts = op.split(".")
-        if parts[0] == "mul" and parts[-1] in ("f32", "f64", "f16", "f16x2", "bf16", "bf16x2"):
-            if not any(p in ("rn", "rz", "rm", "rp") for p in parts[1:]):
-                tainted[ops[0]] = f"{op} {', '.join(ops)}"
+        is_float_mul = parts[0] == "mul" and parts[-1] in FLOAT_TYPES
+        if is_float_mul and not any(p in ("rn", "rz", "rm", "rp") for p in parts[1:]):
+            tainted[ops[0]] = f"{op} {', '.join(ops)}"
     changed = True
     while changed:
         changed = False

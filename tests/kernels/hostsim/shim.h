@@ -28,7 +28,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 #include <type_traits>
+#include <vector>
 
 // ------------------------------------------------------------------------------------------------
 // Qualifiers
@@ -790,3 +792,34 @@ inline long long ptx_div_s64(long long a, long long b) { return a / b; }
 inline long long ptx_rem_s64(long long a, long long b) { return a % b; }
 inline unsigned long long ptx_div_u64(unsigned long long a, unsigned long long b) { return a / b; }
 inline unsigned long long ptx_rem_u64(unsigned long long a, unsigned long long b) { return a % b; }
+
+// ------------------------------------------------------------------------------------------------
+// Launch: the CTAs one after another, the threads of a CTA as concurrent OS threads. hostsim.py
+// generates one launcher per launch spec that unpacks the arguments and calls this.
+
+template <class F>
+void __hs_run_grid(size_t dyn_smem, F&& body) {
+    const dim3 g = __hs_gridDim, b = __hs_blockDim;
+    std::vector<std::thread> threads;
+    threads.reserve(b.x * b.y * b.z);
+    for (unsigned cz = 0; cz < g.z; cz++) {
+        for (unsigned cy = 0; cy < g.y; cy++) {
+            for (unsigned cx = 0; cx < g.x; cx++) {
+                hs_begin_cta(cx, cy, cz, dyn_smem);
+                for (unsigned tz = 0; tz < b.z; tz++) {
+                    for (unsigned ty = 0; ty < b.y; ty++) {
+                        for (unsigned tx = 0; tx < b.x; tx++) {
+                            threads.emplace_back([=, &body] {
+                                hs_enter(tx, ty, tz);
+                                body();
+                                hs_exit();
+                            });
+                        }
+                    }
+                }
+                for (auto& t : threads) t.join();
+                threads.clear();
+            }
+        }
+    }
+}
