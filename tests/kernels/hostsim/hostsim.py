@@ -222,11 +222,18 @@ def launchers(specs) -> str:  # type: ignore[no-untyped-def]
     return "\n".join(out) + "\n"
 
 
+def standin(cu: Path) -> Path | None:
+    """A C++ stand-in for a kernel file whose source hostsim cannot take as is (multi-instruction
+    inline PTX): ``standins/<tier>_<stem>.cu``, same kernels and semantics, reviewed by hand."""
+    p = HERE / "standins" / f"{cu.parent.name}_{cu.stem}.cu"
+    return p if p.exists() else None
+
+
 def build(cu: Path) -> Path:
     sys.path.insert(0, str(ROOT))
     from openptxas.testing.corpus import load_kernel
 
-    src = cu.read_text()
+    src = (standin(cu) or cu).read_text()
     text = f'#include "{SHIM}"\n#line 1 "{cu}"\n' + rewrite(src) + launchers(load_kernel(cu).specs)
     h = hashlib.sha256()
     for blob in (SHIM.read_bytes(), text.encode(), json.dumps(CXXFLAGS).encode()):
@@ -375,7 +382,8 @@ def check(cu: Path, timeout: float = 300.0, reseed: int = 0) -> Outcome:
     bad = [f"{r['kernel']}: {'; '.join(r['problems'])}" for r in results if r["problems"]]
     if bad:
         return Outcome(name, False, "\n".join(bad))
-    return Outcome(name, True, f"{len(results)} launch(es) match")
+    via = " (hostsim stand-in source)" if standin(cu) else ""
+    return Outcome(name, True, f"{len(results)} launch(es) match{via}")
 
 
 def main(argv: list[str] | None = None) -> int:
