@@ -1,4 +1,4 @@
-// 2D 5-point stencil on a [48 x 40] grid with 16x16 blocks: each block loads an 18x18 tile with a
+// 2D 5-point stencil on a [40 x 28] grid with 16x16 blocks: each block loads an 18x18 tile with a
 // one-cell halo into shared memory (edge threads load the halo, cells outside the grid read as
 // zero), then computes a pinned float Laplacian and an integer 3x3 box sum over a second tile.
 
