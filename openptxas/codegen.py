@@ -116,9 +116,18 @@ def _operand(op: Operand, urz: int, labels: dict[str, str]) -> str:
     raise InternalError(f"codegen: cannot print operand {op!r}")
 
 
-def instr_text(ins: Instr, urz: int, labels: dict[str, str]) -> str:
+def instr_text(ins: Instr, urz: int, labels: dict[str, str], *, signed: bool = False) -> str:
+    """nvdisasm's text for ``ins``. Integer immediates are printed unsigned, or (``signed``)
+    as nvdisasm prints signed fields (``-0x1``); moves print float bit patterns in hex."""
     head = ".".join((ins.op, *ins.mods))
-    ops = ", ".join(_operand(o, urz, labels) for o in (*ins.dsts, *ins.srcs))
+
+    def fmt(o: Operand) -> str:
+        if isinstance(o, Imm) and (ins.op in ("MOV", "UMOV") or o.kind == ImmKind.INT):
+            v = o.value & 0xFFFFFFFF
+            return _hex(v - (1 << 32) if signed and v & 0x80000000 else v)
+        return _operand(o, urz, labels)
+
+    ops = ", ".join(fmt(o) for o in (*ins.dsts, *ins.srcs))
     g = ""
     if ins.guard is not None:
         assert isinstance(ins.guard.pred, Reg)
@@ -160,9 +169,15 @@ def encode_function(fn: Function, target: SMInfo) -> EncodedFunction:
         )
         try:
             parsed = parse_instruction(line, fam, at, label_addr, ictrl)
-            word = encode_instruction(parsed, fam, at)
-        except Exception as exc:
-            raise InternalError(f"codegen: {fn.name}: cannot encode '{line}': {exc}") from None
+        except Exception:
+            # signed immediate fields print as -0x1; try that spelling before giving up
+            alt = instr_text(ins, target.urz, labels, signed=True)
+            try:
+                parsed = parse_instruction(alt, fam, at, label_addr, ictrl)
+                line = alt
+            except Exception as exc:
+                raise InternalError(f"codegen: {fn.name}: cannot encode '{line}': {exc}") from None
+        word = encode_instruction(parsed, fam, at)
         words.append(word)
         text.append(line)
         if ins.op == "EXIT":

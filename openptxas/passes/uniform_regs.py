@@ -229,7 +229,10 @@ def _uses_ok(ins: Instr, cand: dict[int, Instr]) -> bool:
     if p in slots:
         return True
     sw = COMMUTES.get(ins.op)
-    return sw is not None and p in sw and (sw[0] if p == sw[1] else sw[1]) in slots
+    if sw is None or p not in sw:
+        return False
+    other = sw[0] if p == sw[1] else sw[1]
+    return other in slots and isinstance(ins.srcs[other], VReg | Part | Reg)
 
 
 def _rewrite(fn: Function, cand: dict[int, Instr], converted: set[int]) -> None:
@@ -284,7 +287,9 @@ def _swap_into_slot(ins: Instr) -> None:
         return
     a, b = sw
     ua = isinstance(ins.srcs[a], VReg | Part) and _vreg(ins.srcs[a]).rc == RC.UR  # type: ignore[union-attr]
-    if ua and a not in slots and b in slots:
+    # the other source moves into slot a, which takes only a register
+    other_is_reg = isinstance(ins.srcs[b], VReg | Part | Reg)
+    if ua and other_is_reg and a not in slots and b in slots:
         ins.srcs[a], ins.srcs[b] = ins.srcs[b], ins.srcs[a]
 
 
