@@ -228,6 +228,17 @@ def _target_info(target: str) -> SMInfo | None:
         return None
 
 
+def _rename_pad(name: str) -> int:
+    base = name.removeprefix(".rela").removeprefix(".rel")
+    if base == ".nv.constant4":
+        return len(".nv.constant.pic") - len(base)
+    if base == ".nv.constant3":
+        return len(".nv.constant.user") - len(base)
+    if base.startswith(".nv.constant2."):
+        return len(".nv.constant.optimizer.") - len(".nv.constant2.")
+    return 0
+
+
 def _cap_functions(history: list[str]) -> set[str]:
     """Functions during whose compilation ptxas blanked a ``.nv.reservedSmem.cap`` symbol
     (a run of 21 empty strings in .strtab)."""
@@ -245,7 +256,9 @@ def _cap_functions(history: list[str]) -> set[str]:
             while j < len(history) and history[j] == "":
                 j += 1
             prev = history[i - 1]
-            if j - i == run and not prev.startswith((".nv.constant", ".rela.nv.constant", ".rel")):
+            # an in-place rename leaves len(old) - len(new) NULs after the new name
+            pad = _rename_pad(prev)
+            if j - i - pad == run and not prev.startswith(".rel"):
                 out.add(current)
             i = j
             continue
