@@ -158,7 +158,7 @@ class Analysis:
     mods: set[int] = field(default_factory=set)
     attrs: dict[tuple[int, str], Attr] = field(default_factory=dict)
     optional: set[int] = field(default_factory=set)
-    notes: list[str] = field(default_factory=list)
+    vanish: dict[int, list[int]] = field(default_factory=dict)  # operand -> bits hiding it
 
 
 def _default_atoms(d: dict[str, Any]) -> dict[str, Any]:
@@ -210,6 +210,10 @@ def classify(rep: int, n0: Norm, variants: list[Norm | None]) -> Analysis:
                         _add_attr(an, j, "index", b, d0["index"], zero)
                         an.optional.add(j)
                         continue
+                elif d0["k"] == "num" and len(js) == 1:
+                    an.vanish.setdefault(j, []).append(b)
+                    an.fixed.add(b)
+                    continue
             an.fixed.add(b)
             continue
         if len(nb.ops) != len(n0.ops) or nb.shape != n0.shape:
@@ -709,7 +713,9 @@ def learn_row(word: int, name: str) -> Step[Row]:
         flags["guard"] = guard_file
     opt = [i for i in range(len(operands)) if operands[i].get("opt")]
     for i in opt:
-        _set_default(operands[i], word)
+        v = an.vanish.get(i, [])
+        hidden = len(orig.ops) < len(n0.ops) and not v
+        _set_default(operands[i], word if hidden else rep, hidden, v)
     if opt:
         flags["omit"] = yield from _omission(rep, n0, operands, opt)
     row = Row(name, n0.opcode, mask, rep & mask, mods, operands, flags, rep)
@@ -870,6 +876,9 @@ def _operand_literal(an: Analysis, i: int) -> Step[dict[str, Any]]:
             order, signed, shift = numeric_field(an.rep, flips)
             order, shift = _extend_down(an, order, signed, shift, int(d0["text"], 16))
             lit = {"k": "imm", "num": _num(order, "int", signed, shift)}
+            vanish = an.vanish.get(i, [])
+            if vanish and all(b in order for b in vanish):
+                an.optional.add(i)
         else:
             flips = a.flips
             if _special(d0["text"]):
@@ -890,6 +899,8 @@ def _operand_literal(an: Analysis, i: int) -> Step[dict[str, Any]]:
             lit["num"] = _num(order, "int", signed, shift)
         elif d0["offset"]:
             raise LearnError(f"fixed nonzero offset in operand {i}")
+        if k == "mem" and "num" in lit and not lit["num"].get("signed"):
+            yield from _probe_offset_sign(an, i, lit)
         if k == "mem":
             regs: list[dict[str, Any] | None] = []
             for prefix in ("desc.", "base.", "ubase."):
@@ -907,7 +918,7 @@ def _operand_literal(an: Analysis, i: int) -> Step[dict[str, Any]]:
                     if "sel" in r:
                         yield from _enum_sel(an, i, r, prefix)
                     if prefix != "desc." and "index" in r:
-                        yield from _probe_show_zero(an, i, r)
+                        yield from _probe_show_zero(an, i, r, lit.get("num"))
                     regs.append(r)
             lit["regs"] = regs
         else:
@@ -957,7 +968,29 @@ def _extend_down(
         if diff == 0 or diff != 1 << (shift - 1) or low not in an.fixed or not bit(an.rep, low):
             break
         order, shift = [low, *order], shift - 1
+        an.fixed.discard(low)
     return order, shift
+
+
+def _probe_offset_sign(an: Analysis, i: int, lit: dict[str, Any]) -> Step[None]:
+    """nvdisasm prints an absolute address's offset unsigned (``[0xfffffc]``) and a register
+    relative one signed (``[R0+-0x4]``): learn the sign with a base register in place."""
+    from openptxas.isa.spec import put_bits
+
+    base = an.attrs.get((i, "base.index"))
+    if base is None:
+        return
+    try:
+        order, _, _ = numeric_field(an.rep, base.flips)
+    except LearnError:
+        return
+    w = put_bits(an.rep, to_bits(order), 1)
+    top = [a for a, wd in lit["num"]["bits"] for a in range(a, a + wd)][-1]
+    a, b = yield [w & ~(1 << top), w | (1 << top)]
+    if a is None or b is None or len(a.ops) <= i or len(b.ops) <= i:
+        return
+    if a.op(i).get("offset", 0) >= 0 and b.op(i).get("offset", 0) < 0:
+        lit["num"]["signed"] = True
 
 
 def _operand_text(text: str, i: int) -> str:
@@ -983,14 +1016,19 @@ def _probe_sel_in_abs(an: Analysis, i: int, reg: dict[str, Any]) -> Step[None]:
         reg["sel_in_abs"] = True
 
 
-def _probe_show_zero(an: Analysis, i: int, reg: dict[str, Any]) -> Step[None]:
-    """Is this address part printed even when it is the zero register?"""
+def _probe_show_zero(
+    an: Analysis, i: int, reg: dict[str, Any], num: dict[str, Any] | None
+) -> Step[None]:
+    """Is this address part printed even when it is the zero register (with an offset)?"""
     from openptxas.isa.spec import put_bits
 
     zero = ZERO_CODE[RegFile(reg["file"])]
     if reg.get("inv"):
         zero ^= (1 << len(_bitlist(reg["index"]))) - 1
-    (nb,) = yield [put_bits(an.rep, reg["index"], zero)]
+    w = put_bits(an.rep, reg["index"], zero)
+    if num is not None:
+        w = put_bits(w, num["bits"], 0x10 >> num.get("shift", 0))
+    (nb,) = yield [w]
     if nb is None:
         return
     name = "URZ" if reg["file"] == "UR" else "RZ"
@@ -1121,8 +1159,9 @@ def _bitlist(bits: Any) -> list[int]:
     return [a for a, w in bits for a in range(a, a + w)]
 
 
-def _set_default(o: dict[str, Any], orig: int) -> None:
-    """Record an optional operand's default: its value in the word that hid it."""
+def _set_default(o: dict[str, Any], orig: int, hidden: bool = True, vanish: list[int] = ()) -> None:  # type: ignore[assignment]
+    """Record an optional operand's default: its value in the word that hid it (``hidden``),
+    or with the first of ``vanish`` flipped."""
     from openptxas.isa.spec import get_bits
 
     if o["k"] == "reg":
@@ -1144,7 +1183,7 @@ def _set_default(o: dict[str, Any], orig: int) -> None:
 
         num = NumSpec(o["num"]["bits"], ImmKind.INT, o["num"].get("signed", False),
                       o["num"].get("shift", 0))
-        v = num.decode(orig)
+        v = num.decode(orig if hidden else orig ^ (1 << vanish[0]))
         if v:
             o["default"] = v
     elif o["k"] == "list":
@@ -1207,10 +1246,17 @@ def _printed_subset(n0: Norm, nb: Norm, opt: list[int], dmask: int) -> int | Non
         hid = {opt[h] for h in hidden}
         kept = [j for j in range(len(n0.ops)) if j not in hid]
         if all(n0.shape[j] == nb.shape[k] for k, j in enumerate(kept)) and all(
-            n0.ops[j] == nb.ops[k] for k, j in enumerate(kept) if j not in at_default
+            (_is_default_atoms(nb.op(k)) if j in at_default else n0.ops[j] == nb.ops[k])
+            for k, j in enumerate(kept)
         ):
             return sum(1 << n for n in range(len(opt)) if n not in hidden)
     return None
+
+
+def _is_default_atoms(d: dict[str, Any]) -> bool:
+    if d["k"] == "reg":
+        return bool(d["index"] == ZERO_CODE.get(RegFile(d["file"])))
+    return True
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1346,7 +1392,9 @@ def random_word(form: Form, rng: random.Random, ctl: int) -> int:
     if form.guard:
         w |= rng.randrange(16) << 12
     for mf in form.mods:
-        w = put_bits(w, mf.bits, rng.choice(sorted(mf.rev.values())))
+        # INVALIDn tokens of different fields can spell the same text: leave them out
+        valid = [v for t, v in mf.rev.items() if not any("INVALID" in x for x in t)]
+        w = put_bits(w, mf.bits, rng.choice(sorted(valid or mf.rev.values())))
 
     def reg(w: int, rs: Any) -> int:
         if rs is None:

@@ -184,7 +184,13 @@ def _strip_aliases(form: Form, mods: tuple[str, ...]) -> list[tuple[tuple[str, .
 def _layouts(form: Form) -> list[list[int]]:
     """Candidate lists of printed operand indices, all-printed first."""
     opt = [i for i, o in enumerate(form.operands) if o.optional]
-    masks = [(1 << len(opt)) - 1, *sorted(set(form.omit.values()), reverse=True)]
+    # All printed first, then the layouts showing the earliest optional operands (ambiguous
+    # texts such as IADD3's single carry-out resolve to the first operand, as ptxas uses it).
+    rest = sorted(
+        set(form.omit.values()),
+        key=lambda m: (-bin(m).count("1"), [n for n in range(len(opt)) if m >> n & 1]),
+    )
+    masks = [(1 << len(opt)) - 1, *rest]
     out: list[list[int]] = []
     for m in masks:
         hidden = {i for n, i in enumerate(opt) if not m >> n & 1}
