@@ -624,10 +624,20 @@ class Row:
 
     def literal(self) -> tuple[Any, ...]:
         mods = tuple((bits, tuple(vals)) for bits, vals in self.mods)
-        return (self.name, self.opcode, self.mask, self.value, mods, tuple(self.operands), self.flags)
+        ops = tuple(_frozen(o) for o in self.operands)
+        return (self.name, self.opcode, self.mask, self.value, mods, ops, _frozen(self.flags))
 
     def form(self, index: int = 0) -> Form:
         return form_from_literal(self.literal()[1:], index, self.name)
+
+
+def _frozen(x: Any) -> Any:
+    """dicts -> tuples of (key, value) pairs, lists -> tuples: a constant-foldable literal."""
+    if isinstance(x, dict):
+        return tuple((k, _frozen(v)) for k, v in x.items())
+    if isinstance(x, list | tuple):
+        return tuple(_frozen(v) for v in x)
+    return x
 
 
 def make_visible(w: int, n0: Norm, exclude: int = 0) -> Step[tuple[int, Norm, int]]:

@@ -21,7 +21,9 @@ order nvdisasm prints their tokens; ``""`` = no token.
 ``flags``: a dict with optional keys ``"guard"`` (the guard's register file, ``"P"`` by default
 or ``"UP"``; ``""``: no guard field), ``"omit"`` (the printed-operand table for optional operands,
 see :class:`Form`), ``"alias"`` (:class:`Alias` entries).
-``bits`` everywhere is ``((lsb, width), ...)``, least-significant part first.
+``bits`` everywhere is ``((lsb, width), ...)``, least-significant part first. Generated tables
+write every dict as a tuple of ``(key, value)`` pairs and every list as a tuple, so that the whole
+table is one constant that Python unmarshals without executing code.
 """
 
 from __future__ import annotations
@@ -240,7 +242,14 @@ def _bits(x: Any) -> Bits:
     return tuple((int(a), int(b)) for a, b in x) if x else ()
 
 
+def _d(x: Any) -> Mapping[str, Any]:
+    """Table literals store dicts as tuples of (key, value) pairs (constant-folded, so that
+    importing a table is only unmarshalling); accept both."""
+    return x if isinstance(x, Mapping) else dict(x)
+
+
 def _reg_from_literal(d: Mapping[str, Any]) -> RegSpec:
+    d = _d(d)
     return RegSpec(
         file=RegFile(d["file"]),
         index=_bits(d.get("index")),
@@ -261,6 +270,7 @@ def _reg_from_literal(d: Mapping[str, Any]) -> RegSpec:
 def _num_from_literal(d: Mapping[str, Any] | None) -> NumSpec | None:
     if d is None:
         return None
+    d = _d(d)
     return NumSpec(
         bits=_bits(d["bits"]),
         kind=ImmKind(d.get("kind", "int")),
@@ -278,6 +288,7 @@ def operand_from_literal(d: Mapping[str, Any]) -> OpSpec:
     ``signed``, ``shift``), ``regs`` (list of register dicts or None), ``bank``, ``const_bank``,
     ``enum``, ``names``, ``opt``, ``default``, ``sep``.
     """
+    d = _d(d)
     kind = OpKind(d["k"])
     regs = tuple(None if r is None else _reg_from_literal(r) for r in d.get("regs", ()))
     return OpSpec(
@@ -322,6 +333,7 @@ GUARD_BITS = 0xF << 12
 
 def form_from_literal(row: tuple[Any, ...], index: int, name: str = "") -> Form:
     opcode, mask, value, mods, operands, flags = row
+    flags = _d(flags)
     modfields = tuple(
         mod_field(
             _bits(bits),

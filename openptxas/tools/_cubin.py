@@ -18,21 +18,21 @@ class TextSection:
     name: str  # the function name (section name without ".text.")
     index: int  # section index
     code: bytes
-    symbols: tuple[tuple[int, str], ...]  # (offset, name) of function symbols in the section
+    symbols: tuple[tuple[int, int, str], ...]  # (offset, size, name) of its function symbols
 
 
 @dataclass(frozen=True)
 class Cubin:
     sm: int  # from e_flags (90 for sm_90 and sm_90a)
-    variant: str  # "a" for sm_90a
     texts: tuple[TextSection, ...]
+    symbol_order: dict[str, int]  # function symbol name -> symbol-table index
 
 
 def read_cubin(data: bytes) -> Cubin:
     if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
         raise CubinFormatError("not a 64-bit little-endian ELF file")
     (e_flags,) = struct.unpack_from("<I", data, 0x30)
-    e_shoff, = struct.unpack_from("<Q", data, 0x28)
+    (e_shoff,) = struct.unpack_from("<Q", data, 0x28)
     e_shentsize, e_shnum, e_shstrndx = struct.unpack_from("<HHH", data, 0x3A)
     sections = []
     for i in range(e_shnum):
@@ -52,21 +52,23 @@ def read_cubin(data: bytes) -> Cubin:
         return data[table_off + idx : end].decode("utf-8", "replace")
 
     names = [cstr(shstr[2], s[0]) for s in sections]
-    syms: dict[int, list[tuple[int, str]]] = {}
+    syms: dict[int, list[tuple[int, int, str]]] = {}
+    order: dict[str, int] = {}
     for s in sections:
         if s[1] == 2:  # SHT_SYMTAB
             strtab = sections[s[4]]
             for k in range(s[3] // 24):
-                st_name, st_info, _other, st_shndx, st_value, _size = struct.unpack_from(
+                st_name, st_info, _other, st_shndx, st_value, st_size = struct.unpack_from(
                     "<IBBHQQ", data, s[2] + 24 * k
                 )
                 if st_info & 0xF == 2:  # STT_FUNC
-                    syms.setdefault(st_shndx, []).append((st_value, cstr(strtab[2], st_name)))
+                    name = cstr(strtab[2], st_name)
+                    syms.setdefault(st_shndx, []).append((st_value, st_size, name))
+                    order.setdefault(name, k)
     texts = []
     for i, (s, n) in enumerate(zip(sections, names, strict=True)):
         if n.startswith(".text.") and s[1] == 1:
             code = data[s[2] : s[2] + s[3]]
             texts.append(TextSection(n[6:], i, code, tuple(sorted(syms.get(i, [])))))
     sm = (e_flags >> 8) & 0xFF
-    variant = "a" if e_flags & 0x8 else ""
-    return Cubin(sm, variant, tuple(texts))
+    return Cubin(sm, tuple(texts), order)
