@@ -231,6 +231,8 @@ def text_signature(form: Form, ins: Instruction) -> str:
             kinds.append("SR")
         elif spec.kind is OpKind.LIST:
             kinds.append("list")
+        elif isinstance(op, Keyword) and op.name.startswith("SB"):
+            kinds.append("SB")
         else:
             kinds.append("kw")
     mnem = ".".join((ins.opcode, *display_mods(form, ins)))
