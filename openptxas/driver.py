@@ -1,4 +1,128 @@
 """Compile driver: runs the pipeline stages in order.
 
 PTX -> IR -> passes -> register allocation -> scheduling -> encoding -> ELF.
+
+``compile_ptx`` is the library entry point (``openptxas.compile`` wraps it); the CLI renders its
+result and diagnostics. Stages are imported lazily so that ``--version`` and usage errors stay
+fast.
 """
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from openptxas.diag import Diagnostic, OpenPtxasError, Severity, UnsupportedFeature
+from openptxas.options import Options
+
+if TYPE_CHECKING:
+    from openptxas.ptx.ast import Module
+
+
+@dataclass
+class FunctionReport:
+    """The figures ptxas prints with ``-v`` for one function."""
+
+    name: str
+    is_entry: bool
+    registers: int = 0
+    barriers: int = 0
+    stack_frame: int = 0
+    spill_stores: int = 0
+    spill_loads: int = 0
+    cumulative_stack: int = 0
+    smem: int = 0
+    compile_ms: float = 0.0
+
+
+@dataclass
+class CompileResult:
+    cubin: bytes
+    target: str
+    functions: list[FunctionReport] = field(default_factory=list)
+    gmem: int = 0
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    dumps: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def verbose_report(self) -> str:
+        """The ``-v`` report in ptxas 13.0.88's format."""
+        lines = [f"ptxas info    : {self.gmem} bytes gmem"]
+        for f in self.functions:
+            kind = "entry function" if f.is_entry else "function"
+            lines.append(f"ptxas info    : Compiling {kind} '{f.name}' for '{self.target}'")
+            lines.append(f"ptxas info    : Function properties for {f.name}")
+            lines.append(
+                f"    {f.stack_frame} bytes stack frame, {f.spill_stores} bytes spill "
+                f"stores, {f.spill_loads} bytes spill loads"
+            )
+            used = f"ptxas info    : Used {f.registers} registers, used {f.barriers} barriers"
+            if f.cumulative_stack:
+                used += f", {f.cumulative_stack} bytes cumulative stack size"
+            if f.smem:
+                used += f", {f.smem} bytes smem"
+            lines.append(used)
+            lines.append(f"ptxas info    : Compile time = {f.compile_ms:.3f} ms")
+        return "\n".join(lines) + "\n"
+
+
+def compile_ptx(text: str, options: Options, filename: str = "<input>") -> CompileResult:
+    """Compile PTX text to a cubin. Raises OpenPtxasError (with diagnostics) on bad input or
+    unsupported features; never writes files."""
+    from openptxas.lower import lower_function
+    from openptxas.passes.manager import PassContext, check_phase_names, run_phases
+    from openptxas.pipeline import pipeline
+    from openptxas.ptx.parser import parse
+    from openptxas.targets import get_target
+
+    target = get_target(options.arch)
+    if options.compile_only:
+        raise UnsupportedFeature("relocatable output (-c) is not supported by openptxas yet")
+    if options.device_debug:
+        raise UnsupportedFeature("debug information (-g) is not supported by openptxas yet")
+    phases = pipeline()
+    check_phase_names(phases, options)
+    module = parse(text, filename)
+    _check(module, options, filename)
+    result = CompileResult(b"", target.name)
+    compiled = []
+    # ptxas compiles (and reports) functions in reverse order of definition.
+    for func in reversed(module.entries):
+        if options.entries and func.name not in options.entries:
+            continue
+        t0 = time.perf_counter()
+        fn = lower_function(module, func, target)
+        if func.maxnreg is not None:
+            fn.attrs["maxnreg"] = func.maxnreg
+        ctx = PassContext(target, options)
+        run_phases(fn, ctx, phases)
+        result.dumps.extend(ctx.dumps)
+        for k, v in ctx.timings.items():
+            result.timings[k] = result.timings.get(k, 0.0) + v
+        compiled.append((func, fn))
+        regs = fn.attrs.get("registers", 0)
+        result.functions.append(
+            FunctionReport(
+                fn.name,
+                func.is_entry,
+                registers=regs if isinstance(regs, int) else 0,
+                barriers=fn.barriers,
+                smem=fn.shared_static,
+                compile_ms=(time.perf_counter() - t0) * 1000.0,
+            )
+        )
+    from openptxas.codegen import build_cubin
+
+    result.cubin = build_cubin(module, compiled, target, options)
+    return result
+
+
+def _check(module: Module, options: Options, filename: str) -> None:
+    """Run the PTX checker; collect its errors."""
+    from openptxas.ptx import check as checker
+
+    diags = checker.check(module, options.arch)
+    errors = [d for d in diags if d.severity in (Severity.ERROR, Severity.FATAL)]
+    if errors:
+        raise OpenPtxasError(errors[0].message, errors[0].span, errors)

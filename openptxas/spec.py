@@ -49,7 +49,7 @@ _SHORT_DTYPES: dict[str, str] = {
 }
 BF16_NAMES = frozenset({"bf16", "bfloat16"})
 
-_KINDS = ("buffer", "scalar")
+_KINDS = ("buffer", "scalar", "bytes")
 _ROLES = ("in", "out", "inout")
 
 
@@ -90,9 +90,13 @@ class ArgSpec:
     seed: int = 0
     role: str = "in"
     extra: Mapping[str, Any] = field(default_factory=dict)
+    size: int = 0  # kind "bytes": parameter size in bytes
+    align: int = 1  # kind "bytes": parameter alignment
 
     @property
     def np_dtype(self) -> np.dtype[Any]:
+        if self.kind == "bytes":
+            return np.dtype(np.uint8)
         return storage_dtype(self.dtype)
 
     @property
@@ -101,7 +105,21 @@ class ArgSpec:
 
     @property
     def nbytes(self) -> int:
-        return self.count * self.np_dtype.itemsize
+        """Bytes of data: the buffer's contents, the scalar's value, the raw parameter."""
+        return self.size if self.kind == "bytes" else self.count * self.np_dtype.itemsize
+
+    @property
+    def param_size(self) -> int:
+        """Bytes the argument occupies in the parameter block."""
+        if self.kind == "buffer":
+            return 8
+        return self.size if self.kind == "bytes" else self.np_dtype.itemsize
+
+    @property
+    def param_align(self) -> int:
+        if self.kind == "buffer":
+            return 8
+        return self.align if self.kind == "bytes" else self.np_dtype.itemsize
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,12 +154,68 @@ def _dim3(v: Any, what: str) -> tuple[int, int, int]:
     return (vals[0], vals[1], vals[2])
 
 
+def _parse_init(i: int, init: Any, kind: str) -> Any:
+    if isinstance(init, dict):
+        if set(init) == {"file"} and isinstance(init["file"], str):
+            return init
+        if set(init) == {"hex"} and isinstance(init["hex"], str):
+            txt = "".join(init["hex"].split())
+            try:
+                bytes.fromhex(txt)
+            except ValueError:
+                raise SpecError(f"argument {i}: 'hex' is not valid hexadecimal") from None
+            return {"hex": txt}
+        raise SpecError(
+            f'argument {i}: bad \'init\' {init!r} (expected {{"file": PATH}} or {{"hex": "..."}})'
+        )
+    if kind == "bytes":
+        if init != "zeros":
+            raise SpecError(
+                f"argument {i}: a 'bytes' argument's init is {{\"file\": PATH}}, "
+                '{"hex": "..."} or "zeros"'
+            )
+        return init
+    if init in ("random", "arange", "zeros") or (
+        isinstance(init, int | float) and not isinstance(init, bool)
+    ):
+        return init
+    raise SpecError(f"argument {i}: bad 'init' {init!r}")
+
+
 def _parse_arg(i: int, a: Any) -> ArgSpec:
     if not isinstance(a, dict):
         raise SpecError(f"argument {i}: expected an object, got {a!r}")
     kind = a.get("kind")
     if kind not in _KINDS:
         raise SpecError(f"argument {i}: 'kind' must be one of {', '.join(_KINDS)}, got {kind!r}")
+    role = a.get("role", "in")
+    if role not in _ROLES:
+        raise SpecError(f"argument {i}: 'role' must be one of {', '.join(_ROLES)}, got {role!r}")
+    init = _parse_init(i, a.get("init", "zeros"), kind)
+    seed = a.get("seed", i)
+    if not isinstance(seed, int):
+        raise SpecError(f"argument {i}: 'seed' must be an integer")
+    if kind == "bytes":
+        size, align = a.get("size"), a.get("align", 1)
+        if not isinstance(size, int) or size <= 0:
+            raise SpecError(f"argument {i}: a 'bytes' argument needs a positive 'size'")
+        if not isinstance(align, int) or align <= 0 or align & (align - 1):
+            raise SpecError(f"argument {i}: 'align' must be a power of two, got {align!r}")
+        if role != "in":
+            raise SpecError(f"argument {i}: a 'bytes' argument is passed by value (role 'in')")
+        known = {"kind", "size", "align", "init", "role", "seed", "dtype", "count"}
+        extra = {k: v for k, v in a.items() if k not in known}
+        return ArgSpec(
+            kind="bytes",
+            dtype="u8",
+            count=size,
+            init=init,
+            seed=seed,
+            role=role,
+            extra=extra,
+            size=size,
+            align=align,
+        )
     dtype = a.get("dtype")
     if not isinstance(dtype, str):
         raise SpecError(f"argument {i}: 'dtype' is required")
@@ -152,15 +226,8 @@ def _parse_arg(i: int, a: Any) -> ArgSpec:
     count = a.get("count", 1)
     if not isinstance(count, int) or count < 0 or (kind == "scalar" and count != 1):
         raise SpecError(f"argument {i}: bad 'count' {count!r}")
-    role = a.get("role", "in")
-    if role not in _ROLES:
-        raise SpecError(f"argument {i}: 'role' must be one of {', '.join(_ROLES)}, got {role!r}")
-    init = a.get("init", "zeros")
-    if not (init in ("random", "arange", "zeros") or isinstance(init, int | float | dict)):
-        raise SpecError(f"argument {i}: bad 'init' {init!r}")
-    seed = a.get("seed", i)
-    if not isinstance(seed, int):
-        raise SpecError(f"argument {i}: 'seed' must be an integer")
+    if kind == "scalar" and role != "in":
+        raise SpecError(f"argument {i}: a scalar is passed by value (role 'in')")
     known = {"kind", "dtype", "count", "init", "seed", "role"}
     extra = {k: v for k, v in a.items() if k not in known}
     return ArgSpec(
@@ -229,12 +296,49 @@ def load_spec_file(path: str | Path) -> list[LaunchSpec]:
     return parse_spec_document(doc, p.resolve().parent)
 
 
-def materialize_arg(a: ArgSpec) -> np.ndarray[Any, Any]:
+def _load_file(a: ArgSpec, index: int, path: str, base_dir: Path | None) -> np.ndarray[Any, Any]:
+    p = Path(path)
+    if not p.is_absolute() and base_dir is not None:
+        p = base_dir / p
+    want = a.nbytes
+    try:
+        if p.suffix == ".npy":
+            arr = np.load(p, allow_pickle=False)
+            if a.kind != "bytes" and arr.dtype != a.np_dtype:
+                raise SpecError(
+                    f"argument {index}: '{p}' holds {arr.dtype}, the spec says {a.dtype}"
+                )
+            raw = np.ascontiguousarray(arr).tobytes()
+        else:
+            raw = p.read_bytes()
+    except OSError as exc:
+        raise SpecError(f"argument {index}: cannot read data file '{p}': {exc.strerror}") from None
+    except ValueError as exc:
+        raise SpecError(f"argument {index}: '{p}' is not a valid .npy file: {exc}") from None
+    if len(raw) != want:
+        raise SpecError(
+            f"argument {index}: data file '{p}' has {len(raw)} bytes, the spec needs {want}"
+        )
+    return np.frombuffer(raw, dtype=a.np_dtype).copy()
+
+
+def materialize_arg(
+    a: ArgSpec, index: int = 0, base_dir: Path | None = None
+) -> np.ndarray[Any, Any]:
     """The initial contents of one argument, as a 1-D array of its storage dtype (a scalar is an
-    array of length 1)."""
+    array of length 1; a "bytes" argument an array of uint8)."""
     dt = a.np_dtype
     n = a.count
     init = a.init
+    if isinstance(init, dict):
+        if "file" in init:
+            return _load_file(a, index, init["file"], base_dir)
+        raw = bytes.fromhex(init["hex"])
+        if len(raw) != a.nbytes:
+            raise SpecError(
+                f"argument {index}: 'hex' holds {len(raw)} bytes, the spec needs {a.nbytes}"
+            )
+        return np.frombuffer(raw, dtype=dt).copy()
     if init == "zeros":
         return np.zeros(n, dtype=dt)
     if init == "arange":
@@ -251,29 +355,37 @@ def materialize_arg(a: ArgSpec) -> np.ndarray[Any, Any]:
             return rng.integers(0, 2, n).astype(dt)
         info = np.iinfo(dt)
         return rng.integers(info.min, info.max, size=n, endpoint=True, dtype=dt)
-    if isinstance(init, int | float) and not isinstance(init, bool):
-        if a.is_bf16:
-            return float_to_bf16_bits(np.full(n, init, dtype=np.float32))
-        return np.full(n, init, dtype=dt)
-    raise SpecError(f"init {init!r} is not supported yet")
+    if a.is_bf16:
+        return float_to_bf16_bits(np.full(n, init, dtype=np.float32))
+    return np.full(n, init, dtype=dt)
 
 
 def materialize(spec: LaunchSpec) -> list[np.ndarray[Any, Any]]:
-    return [materialize_arg(a) for a in spec.args]
+    return [materialize_arg(a, i, spec.base_dir) for i, a in enumerate(spec.args)]
+
+
+def param_layout(spec: LaunchSpec) -> list[tuple[int, int]]:
+    """(offset, size) of every argument in the parameter block, as the driver lays it out."""
+    out = []
+    off = 0
+    for a in spec.args:
+        al = a.param_align
+        off = (off + al - 1) // al * al
+        out.append((off, a.param_size))
+        off += a.param_size
+    return out
 
 
 def pack_params(
     spec: LaunchSpec, values: Sequence[np.ndarray[Any, Any]], pointers: Sequence[int]
 ) -> bytes:
-    """Lay out the kernel parameter block as the driver does: each scalar at its natural
-    alignment, each buffer as a 64-bit pointer (``pointers[i]`` for argument ``i``)."""
-    out = bytearray()
-    for i, a in enumerate(spec.args):
-        if a.kind == "buffer":
-            size, raw = 8, int(pointers[i]).to_bytes(8, "little")
-        else:
-            raw = values[i].tobytes()
-            size = len(raw)
-        pad = (-len(out)) % size
-        out += bytes(pad) + raw
+    """The kernel parameter block: each scalar and byte block at its alignment, each buffer as
+    a 64-bit pointer (``pointers[i]`` for argument ``i``)."""
+    layout = param_layout(spec)
+    out = bytearray(layout[-1][0] + layout[-1][1] if layout else 0)
+    for i, (a, (off, size)) in enumerate(zip(spec.args, layout, strict=True)):
+        is_ptr = a.kind == "buffer"
+        out[off : off + size] = (
+            int(pointers[i]).to_bytes(8, "little") if is_ptr else values[i].tobytes()
+        )
     return bytes(out)

@@ -1,1 +1,195 @@
-"""openptxas.lower."""
+"""Lowering: PTX AST -> SASS-level IR with virtual registers.
+
+``lower_function`` builds the CFG (a block starts at every label and after every branch, exit or
+return: ptxas's SetControlFlowOpLastInBB), maps PTX registers to virtual registers, lays out
+parameters and shared variables, and selects SASS for each instruction through the rule tables.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from openptxas.diag import UnsupportedFeature
+from openptxas.ir.core import RC, Block, CBank, Function, Guard, Label, Param
+from openptxas.lower.context import CB_STACK, SHARED_BASE, SP, LowerCtx
+from openptxas.lower.rules import RuleTable
+from openptxas.ptx import ast
+from openptxas.ptx.types import StateSpace
+from openptxas.targets import SMInfo
+
+ENDS_BLOCK = frozenset({"bra", "ret", "exit", "brx.idx", "trap"})
+
+
+@functools.cache
+def rule_table() -> RuleTable:
+    from openptxas.lower import bit_rules, ctrl_rules, divide, fp_rules, int_rules, mem_rules
+
+    return RuleTable(
+        [
+            *fp_rules.RULES,
+            *divide.RULES,
+            *bit_rules.RULES,
+            *int_rules.RULES,
+            *mem_rules.RULES,
+            *ctrl_rules.RULES,
+        ]
+    )
+
+
+def _flatten(body: ast.Block) -> list[ast.Stmt]:
+    out: list[ast.Stmt] = []
+    for s in body.stmts:
+        if isinstance(s, ast.Block):
+            out.extend(_flatten(s))
+        else:
+            out.append(s)
+    return out
+
+
+def _referenced_syms(stmts: list[ast.Stmt]) -> set[str]:
+    names: set[str] = set()
+
+    def visit(op: ast.Operand) -> None:
+        if isinstance(op, ast.Sym):
+            names.add(op.name)
+        elif isinstance(op, ast.Address) and isinstance(op.base, ast.Sym):
+            names.add(op.base.name)
+        elif isinstance(op, ast.Vector | ast.ArgList | ast.MemList):
+            for it in op.items:
+                visit(it)
+        elif isinstance(op, ast.Pair):
+            visit(op.first)
+            visit(op.second)
+        elif isinstance(op, ast.Not):
+            visit(op.operand)
+
+    for s in stmts:
+        if isinstance(s, ast.Instruction):
+            for op in s.operands:
+                visit(op)
+    return names
+
+
+def _layout_variables(ctx: LowerCtx, decls: list[ast.VarDecl]) -> None:
+    """Static shared variables from 0x400 (after the driver's reserved 1 KB), extern (dynamic)
+    shared ones right after them; __constant__ data in bank 3 and the addresses of .global
+    variables in bank 4, both in declaration order (ptxas's layout)."""
+    off = SHARED_BASE
+    align = 4
+    dynamic: list[ast.VarDecl] = []
+    for v in decls:
+        if v.space in (StateSpace.SHARED, StateSpace.SHARED_CTA):
+            if v.linkage is not None and v.linkage.value == "extern":
+                dynamic.append(v)
+                continue
+            a = v.alignment
+            off = (off + a - 1) // a * a
+            ctx.shared[v.name] = off
+            off += v.size
+            align = max(align, a)
+    ctx.fn.shared_static = off - SHARED_BASE
+    ctx.fn.shared_align = align
+    for v in dynamic:
+        a = v.alignment
+        ctx.shared[v.name] = (off + a - 1) // a * a
+    const_off = 0
+    for g in ctx.module.globals:
+        if g.space is StateSpace.CONST:
+            a = g.alignment
+            const_off = (const_off + a - 1) // a * a
+            ctx.consts[g.name] = const_off
+            const_off += g.size
+        elif g.space is StateSpace.GLOBAL:
+            ctx.globals[g.name] = 8 * len(ctx.globals)
+
+
+def lower_function(module: ast.Module, func: ast.Function, target: SMInfo) -> Function:
+    if func.body is None:
+        raise UnsupportedFeature(f"function '{func.name}' has no body", func.span)
+    fn = Function(func.name, [], is_entry=func.is_entry)
+    ctx = LowerCtx(target, module, func, fn)
+    stmts = _flatten(func.body)
+    for s in stmts:
+        if isinstance(s, ast.VarDecl) and s.space is StateSpace.REG:
+            for n in s.names():
+                ctx.reg_types[n] = s.type
+    for slot in func.param_layout():
+        ctx.params[slot.param.name] = (slot.offset, slot.size)
+        fn.params.append(Param(slot.param.name, slot.offset, slot.size, slot.param.alignment))
+    used = _referenced_syms(stmts)
+    shared = [g for g in module.globals if g.name in used] + [
+        s for s in stmts if isinstance(s, ast.VarDecl) and s.space is not StateSpace.REG
+    ]
+    allowed = (
+        StateSpace.SHARED,
+        StateSpace.SHARED_CTA,
+        StateSpace.REG,
+        StateSpace.CONST,
+        StateSpace.GLOBAL,
+    )
+    for v in shared:
+        if v.space not in allowed:
+            raise UnsupportedFeature(
+                f"{v.space.value} variable '{v.name}' is not supported by openptxas yet", v.span
+            )
+        if v.space in (StateSpace.CONST, StateSpace.GLOBAL) and v not in module.globals:
+            raise UnsupportedFeature(
+                f"function-scope {v.space.value} variable '{v.name}' is "
+                "not supported by openptxas yet",
+                v.span,
+            )
+    _layout_variables(ctx, shared)
+
+    table = rule_table()
+    entry = Block(".L_entry")
+    fn.blocks.append(entry)
+    ctx.block = entry
+    ctx.emit("LDC", (), [SP], [CBank(0, CB_STACK)])
+    for s in stmts:
+        if isinstance(s, ast.LabelDef):
+            b = Block(s.name)
+            fn.blocks.append(b)
+            ctx.block = b
+            continue
+        if not isinstance(s, ast.Instruction):
+            continue
+        ctx.span = s.span
+        rule = table.select(s)
+        if rule is None:
+            raise UnsupportedFeature(
+                f"instruction '{s.name}' is not supported by openptxas yet", s.span
+            )
+        assert ctx.block is not None
+        start = len(ctx.block.instrs)
+        cur = ctx.block
+        rule.emit(s, ctx)
+        if s.guard is not None:
+            if ctx.block is not cur:
+                raise UnsupportedFeature(
+                    f"predicated '{s.name}' is not supported by openptxas yet", s.span
+                )
+            g = Guard(ctx.reg(s.guard.reg), s.guard.negated)
+            for ins in cur.instrs[start:]:
+                ins.guard = g
+        if s.opcode in ENDS_BLOCK:
+            nb = ctx.new_block()
+            fn.blocks.append(nb)
+            ctx.block = nb
+    _drop_empty_blocks(fn)
+    last = fn.blocks[-1]
+    t = last.instrs[-1] if last.instrs else None
+    if t is None or t.op not in ("EXIT", "BRA", "RET") or t.guard is not None:
+        ctx.block = last
+        ctx.emit("EXIT" if func.is_entry else "RET")
+    entry.instrs[1:1] = ctx.prologue()
+    return fn
+
+
+def _drop_empty_blocks(fn: Function) -> None:
+    """Remove empty blocks that no branch names (fall-through placeholders)."""
+    targets = {s.block for ins in fn.instrs() for s in ins.srcs if isinstance(s, Label)}
+    fn.blocks = [b for k, b in enumerate(fn.blocks) if b.instrs or b.name in targets or k == 0]
+
+
+__all__ = ["lower_function", "rule_table"]
+_ = RC

@@ -34,6 +34,14 @@ TIERS: tuple[str, ...] = ("t1", "t2", "t3", "t4")
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_ROOT = REPO_ROOT / "tests" / "kernels"
 
+# Launch-spec extensions the corpus already uses but openptxas.spec does not parse yet. A kernel
+# whose document lists one under "needs" keeps its raw specs; tests that need parsed specs skip it,
+# with the reason. Every other part of its document is still validated (see load_kernel).
+UNPARSED_NEEDS: dict[str, str] = {
+    "bytes-args": "raw parameter bytes ({'kind': 'bytes'}: by-value structs, params over 1 KB, "
+    "tensor maps) are not supported by openptxas.spec yet",
+}
+
 Reference = Callable[[list[np.ndarray[Any, Any]], LaunchSpec], dict[int, np.ndarray[Any, Any]]]
 
 
@@ -47,7 +55,9 @@ class KernelSource:
     tier: str
     cu_path: Path
     meta: dict[str, Any]  # the spec document's file-level fields
-    specs: list[LaunchSpec]
+    specs: list[LaunchSpec]  # empty when spec_error is set
+    raw_specs: list[dict[str, Any]] = field(default_factory=list)
+    spec_error: str | None = None  # why the specs are not parsed (an UNPARSED_NEEDS extension)
     _module: ModuleType | None = field(default=None, repr=False)
 
     @property
@@ -61,6 +71,18 @@ class KernelSource:
     @property
     def ptxas_flags(self) -> list[str]:
         return list(self.meta.get("ptxas_flags", []))
+
+    @property
+    def needs(self) -> list[str]:
+        return list(self.meta.get("needs", []))
+
+    @property
+    def kernel_names(self) -> list[str]:
+        """The .entry names of the kernels launched, known even when the specs are not parsed."""
+        return [str(r["kernel"]) for r in self.raw_specs]
+
+    def reference_name(self, raw_spec: dict[str, Any]) -> str:
+        return str(raw_spec.get("reference", raw_spec["kernel"]))
 
     def compiles_for(self, target: str) -> bool:
         """Whether this kernel is built for ``target`` (``targets`` list, else ``min_sm``)."""
@@ -101,10 +123,52 @@ def load_kernel(cu: Path, root: Path = DEFAULT_ROOT) -> KernelSource:
         doc = json.loads(js.read_text())
     except (OSError, json.JSONDecodeError) as exc:
         raise SpecError(f"{cu}: cannot load launch specs from {js}: {exc}") from None
-    specs = parse_spec_document(doc, js.parent)
     meta = {k: v for k, v in doc.items() if k != "kernels"} if "kernels" in doc else {}
+    raw = doc["kernels"] if isinstance(doc, dict) and "kernels" in doc else [doc]
+    spec_error: str | None = None
+    try:
+        specs = parse_spec_document(doc, js.parent)
+    except SpecError as exc:
+        pending = [n for n in meta.get("needs", []) if n in UNPARSED_NEEDS]
+        if not pending:
+            raise SpecError(f"{cu}: {exc.message}") from None
+        # Tolerate exactly the pending extension: the rest of the document must parse.
+        parse_spec_document(placeholder_document(doc), js.parent)
+        spec_error = f"{exc.message} ({'; '.join(UNPARSED_NEEDS[n] for n in pending)})"
+        specs = []
     tier = cu.parent.name
-    return KernelSource(name=f"{tier}/{cu.stem}", tier=tier, cu_path=cu, meta=meta, specs=specs)
+    return KernelSource(
+        name=f"{tier}/{cu.stem}",
+        tier=tier,
+        cu_path=cu,
+        meta=meta,
+        specs=specs,
+        raw_specs=list(raw),
+        spec_error=spec_error,
+    )
+
+
+def placeholder_document(doc: Any) -> Any:
+    """``doc`` with every ``{"kind": "bytes", "size": n, ...}`` argument replaced by a uint8
+    buffer of n elements (same position, so default seeds stay put): what the rest of a
+    bytes-args document looks like to the current spec loader."""
+    if not isinstance(doc, dict):
+        return doc
+
+    def fix(spec: Any) -> Any:
+        if not isinstance(spec, dict) or not isinstance(spec.get("args"), list):
+            return spec
+        args = [
+            {"kind": "buffer", "dtype": "uint8", "count": int(a.get("size", 0)), "seed": i}
+            if isinstance(a, dict) and a.get("kind") == "bytes"
+            else a
+            for i, a in enumerate(spec["args"])
+        ]
+        return {**spec, "args": args}
+
+    if "kernels" in doc and isinstance(doc["kernels"], list):
+        return {**doc, "kernels": [fix(k) for k in doc["kernels"]]}
+    return fix(doc)
 
 
 def discover(root: Path = DEFAULT_ROOT, tiers: tuple[str, ...] = TIERS) -> list[KernelSource]:

@@ -5,6 +5,7 @@
     openptxas-sass dis FILE.cubin [--kernel K] [--hex] [--control]
     openptxas-sass asm FILE.sass -o FILE.bin [--arch sm_90]
     openptxas-sass roundtrip FILE.cubin [--text] [--quiet]
+    openptxas-sass info|rewrite ...          (cubin structure: openptxas.elf.cli)
 
 ``dis`` prints every code section in nvdisasm's syntax and layout; ``--hex`` adds each
 instruction's two 64-bit words, ``--control`` prefixes its decoded control field
@@ -37,24 +38,27 @@ from openptxas.isa.listing import (
 )
 from openptxas.isa.model import Instruction, Unknown
 from openptxas.targets import get_target
-from openptxas.tools._cubin import read_cubin
 
 
 def _load(path: str) -> tuple[Family, list[DecodedSection], list[str]]:
+    from openptxas.elf.consts import SymbolType
+    from openptxas.elf.reader import read_cubin
+
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror}") from None
     cub = read_cubin(data)
     fam = load_family(get_target(f"sm_{cub.sm}").family)
-    sections = [CodeSection(t.name, t.code) for t in cub.texts]
+    texts = [(i, s) for i, s in cub.find_sections(".text.") if s.has_file_data]
+    sections = [CodeSection(s.name[len(".text.") :], s.data()) for _, s in texts]
+    where = {shndx: k for k, (shndx, _) in enumerate(texts)}
     symbols = [
-        Symbol(si, value, size, name)
-        for si, t in enumerate(cub.texts)
-        for value, size, name in t.symbols
+        Symbol(where[sym.shndx], sym.value, sym.size, sym.name)
+        for sym in cub.symtab.symbols
+        if sym.type == SymbolType.FUNC and sym.shndx in where
     ]
-    symbols.sort(key=lambda s: cub.symbol_order.get(s.name, 0))
-    return fam, disassemble(sections, symbols, fam), [t.name for t in cub.texts]
+    return fam, disassemble(sections, symbols, fam), [c.name for c in sections]
 
 
 def _cmd_dis(args: argparse.Namespace) -> int:
@@ -67,7 +71,6 @@ def _cmd_dis(args: argparse.Namespace) -> int:
         found = True
         out.append(f"//--------------------- .text.{sec.name:<24} --------------------------")
         out.append(f"\t.section\t.text.{sec.name},\"ax\",@progbits")
-        out.append(f"{sec.name}:")
         out.extend(format_section(sec, fam, hex_words=args.hex, control=args.control))
         out.append("")
     if args.kernel and not found:
@@ -123,6 +126,11 @@ def _cmd_roundtrip(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list and args_list[0] in ("info", "rewrite"):
+        from openptxas.elf import cli as elf_cli
+
+        return elf_cli.main(args_list)
     ap = argparse.ArgumentParser(
         prog="openptxas-sass", description="SASS disassembler, assembler and round-trip check"
     )
@@ -140,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     r.add_argument("file")
     r.add_argument("--text", action="store_true", help="re-encode from the printed text")
     r.add_argument("--quiet", action="store_true")
-    args = ap.parse_args(argv)
+    args = ap.parse_args(args_list)
     try:
         if args.cmd == "dis":
             return _cmd_dis(args)

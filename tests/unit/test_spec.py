@@ -99,3 +99,58 @@ def test_pack_params_alignment():
     assert raw[:4] == (5).to_bytes(4, "little")
     assert raw[8:16] == (0x1122334455667788).to_bytes(8, "little")
     assert raw[16] == 1 and len(raw) == 17
+
+
+def test_bytes_args_hex_file_and_layout(tmp_path):
+    (tmp_path / "blob.bin").write_bytes(bytes(range(24)))
+    np.save(tmp_path / "x.npy", np.arange(4, dtype=np.float32))
+    doc = {
+        "kernel": "k",
+        "args": [
+            {"kind": "scalar", "dtype": "i8", "init": 3},
+            {"kind": "bytes", "size": 24, "align": 8, "init": {"file": "blob.bin"}},
+            {"kind": "bytes", "size": 4, "align": 4, "init": {"hex": "01 02 03 04"}},
+            {"kind": "buffer", "dtype": "f32", "count": 4, "init": {"file": "x.npy"}},
+        ],
+    }
+    p = tmp_path / "s.json"
+    p.write_text(json.dumps(doc))
+    (s,) = load_spec_file(p)
+    vals = materialize(s)
+    assert vals[1].tobytes() == bytes(range(24))
+    assert vals[2].tolist() == [1, 2, 3, 4]
+    assert vals[3].tolist() == [0.0, 1.0, 2.0, 3.0]
+    from openptxas.spec import param_layout
+
+    assert param_layout(s) == [(0, 1), (8, 24), (32, 4), (40, 8)]
+    raw = pack_params(s, vals, [0, 0, 0, 0xABCD])
+    assert raw[8:32] == bytes(range(24)) and raw[32:36] == b"\x01\x02\x03\x04"
+    assert len(raw) == 48
+
+
+@pytest.mark.parametrize(
+    "arg,msg",
+    [
+        ({"kind": "bytes", "init": "zeros"}, "positive 'size'"),
+        ({"kind": "bytes", "size": 8, "align": 3}, "power of two"),
+        ({"kind": "bytes", "size": 8, "init": "random"}, "init"),
+        ({"kind": "bytes", "size": 8, "init": {"hex": "zz"}}, "hexadecimal"),
+        ({"kind": "scalar", "dtype": "i32", "role": "out"}, "by value"),
+    ],
+)
+def test_bytes_errors(arg, msg):
+    with pytest.raises(SpecError, match=msg):
+        parse_spec({"kernel": "k", "args": [arg]})
+
+
+def test_data_file_size_mismatch(tmp_path):
+    (tmp_path / "d.bin").write_bytes(b"\0" * 10)
+    s = parse_spec(
+        {
+            "kernel": "k",
+            "args": [{"kind": "buffer", "dtype": "f32", "count": 4, "init": {"file": "d.bin"}}],
+        },
+        tmp_path,
+    )
+    with pytest.raises(SpecError, match="has 10 bytes, the spec needs 16"):
+        materialize(s)

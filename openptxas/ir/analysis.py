@@ -1,0 +1,191 @@
+"""Small analyses over the IR shared by the passes: definition sites, use counts, side effects,
+operand substitution."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from openptxas.ir.core import (
+    Addr,
+    CBank,
+    Function,
+    Guard,
+    Instr,
+    Operand,
+    Part,
+    Reg,
+    RegLike,
+    Src,
+    VReg,
+    operand_regs,
+    predecessors,
+)
+
+# Instructions kept even when their results are unused.
+SIDE_EFFECTS = frozenset(
+    {
+        "STG",
+        "STS",
+        "ST",
+        "STL",
+        "ATOMG",
+        "ATOMS",
+        "ATOM",
+        "RED",
+        "REDG",
+        "BAR",
+        "BRA",
+        "BRX",
+        "EXIT",
+        "RET",
+        "CALL",
+        "BSSY",
+        "BSYNC",
+        "WARPSYNC",
+        "MEMBAR",
+        "FENCE",
+        "ERRBAR",
+        "CCTL",
+        "NOP",
+        "DEPBAR",
+        "SYNCS",
+        "BREAK",
+        "KILL",
+        "NANOSLEEP",
+        "YIELD",
+        "BPT",
+        "ARRIVES",
+        "LDGSTS",
+        "LDGDEPBAR",
+        "UTMALDG",
+        "UTMASTG",
+        "UBLKCP",
+        "USETMAXREG",
+        "WARPGROUP",
+        "HGMMA",
+        "ELECT",
+        "VOTE",
+        "SHFL",
+        "MATCH",
+        "REDUX",
+        "ENDCOLLECTIVE",
+        "PREEXIT",
+        "LEPC",
+    }
+)
+
+
+def has_side_effects(ins: Instr) -> bool:
+    # Warp-collective ops stay: removing one changes which lanes participate.
+    return ins.op in SIDE_EFFECTS
+
+
+@dataclass
+class DefInfo:
+    """Where each virtual register (by id) is written."""
+
+    sites: dict[int, list[Instr]] = field(default_factory=dict)
+    block_of: dict[int, int] = field(default_factory=dict)  # instr uid -> block index
+
+    def defs(self, v: VReg) -> list[Instr]:
+        return self.sites.get(v.id, [])
+
+
+def def_info(fn: Function) -> DefInfo:
+    info = DefInfo()
+    for bi, b in enumerate(fn.blocks):
+        for ins in b.instrs:
+            info.block_of[ins.uid] = bi
+            for r in ins.def_regs():
+                v = r.v if isinstance(r, Part) else r
+                if isinstance(v, VReg):
+                    lst = info.sites.setdefault(v.id, [])
+                    if not lst or lst[-1] is not ins:
+                        lst.append(ins)
+    return info
+
+
+def entry_runs_once(fn: Function) -> bool:
+    """Whether the entry block executes exactly once (nothing branches back to it)."""
+    return not predecessors(fn)[0]
+
+
+def stable_vregs(fn: Function, info: DefInfo) -> set[int]:
+    """Registers whose value never changes once written: each of their parts is written by one
+    unguarded instruction, all in an entry block that runs once."""
+    if not entry_runs_once(fn):
+        return set()
+    out: set[int] = set()
+    for vid, sites in info.sites.items():
+        if all(info.block_of[i.uid] == 0 and i.guard is None for i in sites) and _parts_once(
+            vid, sites
+        ):
+            out.add(vid)
+    return out
+
+
+def _parts_once(vid: int, sites: list[Instr]) -> bool:
+    seen: set[int] = set()
+    for ins in sites:
+        for r in ins.def_regs():
+            v = r.v if isinstance(r, Part) else r
+            if not isinstance(v, VReg) or v.id != vid:
+                continue
+            k0, n = (r.k, r.n) if isinstance(r, Part) else (0, v.width)
+            for k in range(k0, k0 + n):
+                if k in seen:
+                    return False
+                seen.add(k)
+    return True
+
+
+def map_regs(
+    ins: Instr, f: Callable[[RegLike], RegLike], *, dsts: bool = False, srcs: bool = True
+) -> None:
+    """Rewrite the registers of ``ins`` (sources and guard, optionally destinations)."""
+
+    def conv(op: Operand) -> Operand:
+        if isinstance(op, VReg | Part | Reg):
+            return f(op)
+        if isinstance(op, Src):
+            return replace(op, x=f(op.x))
+        if isinstance(op, Addr):
+            return Addr(
+                f(op.base) if op.base is not None else None,
+                op.offset,
+                f(op.ubase) if op.ubase is not None else None,
+                f(op.desc) if op.desc is not None else None,
+                op.wide,
+            )
+        if isinstance(op, CBank) and op.reg is not None:
+            return CBank(op.bank, op.offset, f(op.reg))
+        return op
+
+    if srcs:
+        ins.srcs = [conv(s) for s in ins.srcs]
+        if ins.guard is not None:
+            ins.guard = Guard(f(ins.guard.pred), ins.guard.inv)
+    if dsts:
+        ins.dsts = [conv(d) for d in ins.dsts]
+
+
+def use_counts(fn: Function) -> dict[int, int]:
+    counts: dict[int, int] = {}
+    for ins in fn.instrs():
+        for r in ins.use_regs():
+            v = r.v if isinstance(r, Part) else r
+            if isinstance(v, VReg):
+                counts[v.id] = counts.get(v.id, 0) + 1
+    return counts
+
+
+__all__ = [
+    "DefInfo",
+    "def_info",
+    "has_side_effects",
+    "map_regs",
+    "operand_regs",
+    "stable_vregs",
+    "use_counts",
+]

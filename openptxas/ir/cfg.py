@@ -1,0 +1,113 @@
+"""CFG analyses: reverse post-order, dominators and post-dominators (Cooper, Harvey and
+Kennedy's iterative algorithm), loop depth."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from openptxas.ir.core import Function, predecessors, successors
+
+
+@dataclass
+class CFG:
+    succs: list[list[int]]
+    preds: list[list[int]]
+
+    @staticmethod
+    def of(fn: Function) -> CFG:
+        return CFG([successors(fn, i) for i in range(len(fn.blocks))], predecessors(fn))
+
+    @property
+    def n(self) -> int:
+        return len(self.succs)
+
+
+def reverse_postorder(succs: list[list[int]], entries: list[int]) -> list[int]:
+    seen: set[int] = set()
+    order: list[int] = []
+    for e in entries:
+        if e in seen:
+            continue
+        seen.add(e)
+        stack: list[tuple[int, int]] = [(e, 0)]
+        while stack:
+            node, k = stack[-1]
+            if k < len(succs[node]):
+                stack[-1] = (node, k + 1)
+                s = succs[node][k]
+                if s not in seen:
+                    seen.add(s)
+                    stack.append((s, 0))
+            else:
+                stack.pop()
+                order.append(node)
+    order.reverse()
+    return order
+
+
+def _idoms(succs: list[list[int]], preds: list[list[int]], entries: list[int]) -> list[int]:
+    """Immediate dominators; -1 for unreachable nodes, the node itself for entries."""
+    n = len(succs)
+    rpo = reverse_postorder(succs, entries)
+    index = {b: i for i, b in enumerate(rpo)}
+    idom = [-1] * n
+    for e in entries:
+        idom[e] = e
+    changed = True
+    while changed:
+        changed = False
+        for b in rpo:
+            if b in entries:
+                continue
+            new = -1
+            for p in preds[b]:
+                if idom[p] == -1:
+                    continue
+                if new == -1:
+                    new = p
+                    continue
+                a, c = p, new
+                while a != c:
+                    while index[a] > index[c]:
+                        a = idom[a]
+                    while index[c] > index[a]:
+                        c = idom[c]
+                new = a
+            if new != -1 and idom[b] != new:
+                idom[b] = new
+                changed = True
+    return idom
+
+
+def dominators(cfg: CFG) -> list[int]:
+    """Immediate dominator of every block (entry block 0 dominates itself)."""
+    return _idoms(cfg.succs, cfg.preds, [0])
+
+
+EXIT_NODE = -2
+
+
+def post_dominators(cfg: CFG) -> list[int]:
+    """Immediate post-dominator of every block; EXIT_NODE when only the virtual exit
+    post-dominates it (e.g. the branches of an if whose paths all leave the function)."""
+    n = cfg.n
+    exits = [i for i in range(n) if not cfg.succs[i]]
+    # Reverse graph with a virtual exit node n.
+    rsuccs: list[list[int]] = [list(cfg.preds[i]) for i in range(n)] + [exits]
+    rpreds: list[list[int]] = [list(cfg.succs[i]) for i in range(n)] + [[]]
+    for e in exits:
+        rpreds[e].append(n)
+    # Blocks in infinite loops cannot reach an exit: give them the virtual exit too.
+    idom = _idoms(rsuccs, rpreds, [n])
+    return [EXIT_NODE if d in (n, -1) else d for d in idom[:n]]
+
+
+def dominates(idom: list[int], a: int, b: int) -> bool:
+    """Whether a dominates b (given immediate dominators, root maps to itself)."""
+    while True:
+        if b == a:
+            return True
+        nb = idom[b]
+        if nb == b or nb < 0:
+            return False
+        b = nb

@@ -1,0 +1,414 @@
+"""The SASS-level IR: virtual registers, operands, instructions, blocks and functions.
+
+Instructions are real SASS opcodes with SASS modifiers (``IMAD.WIDE.U32``), whose operands are
+virtual registers until register allocation replaces them with physical ones. Operands are listed
+in the order nvdisasm prints them, destinations first (``dsts``) and sources after (``srcs``), so an
+allocated instruction converts one-to-one to the ISA model for encoding.
+
+Register classes are R (32-bit general), UR (uniform), P (predicate), UP (uniform predicate) and B
+(convergence barrier). A virtual register has a width in 32-bit registers (1, 2 or 4); a wide value
+is allocated to an aligned group (pair: even, quad: multiple of 4), as the hardware requires.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from enum import IntEnum
+
+
+class RC(IntEnum):
+    """Register class."""
+
+    R = 0
+    UR = 1
+    P = 2
+    UP = 3
+    B = 4
+
+    @property
+    def prefix(self) -> str:
+        return _RC_PREFIX[self]
+
+    @property
+    def is_pred(self) -> bool:
+        return self in (RC.P, RC.UP)
+
+    @property
+    def is_uniform(self) -> bool:
+        return self in (RC.UR, RC.UP)
+
+
+_RC_PREFIX = {RC.R: "R", RC.UR: "UR", RC.P: "P", RC.UP: "UP", RC.B: "B"}
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class VReg:
+    """A virtual register. ``width`` counts 32-bit registers (predicates: always 1)."""
+
+    rc: RC
+    id: int
+    width: int = 1
+
+    def __str__(self) -> str:
+        w = "" if self.width == 1 else f"x{self.width}"
+        return f"%{self.rc.prefix.lower()}{self.id}{w}"
+
+    def part(self, k: int, n: int = 1) -> Part:
+        return Part(self, k, n)
+
+    @property
+    def lo(self) -> Part:
+        return Part(self, 0)
+
+    @property
+    def hi(self) -> Part:
+        return Part(self, 1)
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Part:
+    """Registers ``k .. k+n-1`` of a wide virtual register (e.g. the low half of a 64-bit value)."""
+
+    v: VReg
+    k: int
+    n: int = 1
+
+    def __str__(self) -> str:
+        return f"{self.v}.{self.k}" if self.n == 1 else f"{self.v}.{self.k}:{self.k + self.n}"
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Reg:
+    """A physical register, or a fixed one: RZ (R255), URZ, PT (P7), UPT (UP7).
+
+    ``width`` is the group size when the register names a pair or quad.
+    """
+
+    rc: RC
+    index: int
+    width: int = 1
+
+    def __str__(self) -> str:
+        if self.rc == RC.R and self.index == 255:
+            return "RZ"
+        if self.rc in (RC.P, RC.UP) and self.index == 7:
+            return f"{self.rc.prefix}T"
+        return f"{self.rc.prefix}{self.index}"
+
+
+RZ = Reg(RC.R, 255)
+PT = Reg(RC.P, 7)
+UPT = Reg(RC.UP, 7)
+# URZ's index depends on the target (63 on sm_90, 255 on sm_100): ask ``urz(target)``.
+
+
+def is_zero_reg(r: Reg, urz_index: int) -> bool:
+    return (
+        (r.rc == RC.R and r.index == 255)
+        or (r.rc == RC.UR and r.index == urz_index)
+        or (r.rc in (RC.P, RC.UP) and r.index == 7)
+    )
+
+
+RegLike = VReg | Part | Reg
+
+
+def base_vreg(x: RegLike) -> VReg | None:
+    if isinstance(x, VReg):
+        return x
+    if isinstance(x, Part):
+        return x.v
+    return None
+
+
+def reg_class(x: RegLike) -> RC:
+    return x.v.rc if isinstance(x, Part) else x.rc
+
+
+def reg_width(x: RegLike) -> int:
+    return x.n if isinstance(x, Part) else x.width
+
+
+@dataclass(frozen=True, slots=True)
+class Src:
+    """A register source with operand modifiers: ``-x``, ``|x|``, ``!p``/``~x``, selectors."""
+
+    x: RegLike
+    neg: bool = False
+    abs: bool = False
+    inv: bool = False
+    sel: str = ""  # e.g. "H1", "B2", "H1_H1"
+
+    def __str__(self) -> str:
+        s = str(self.x)
+        if self.sel:
+            s += "." + self.sel
+        if self.abs:
+            s = f"|{s}|"
+        if self.neg:
+            s = "-" + s
+        if self.inv:
+            s = ("!" if reg_class(self.x).is_pred else "~") + s
+        return s
+
+
+class ImmKind(IntEnum):
+    INT = 0  # printed in hex
+    F32 = 1  # bits of an f32
+    F64 = 2  # high 32 bits of an f64 (as SASS encodes f64 immediates)
+    F16X2 = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Imm:
+    """An immediate, as the raw bits the instruction holds."""
+
+    value: int
+    kind: ImmKind = ImmKind.INT
+
+    def __str__(self) -> str:
+        if self.kind == ImmKind.INT:
+            v = self.value & 0xFFFFFFFF
+            return hex(v) if v < 0x80000000 else f"-{hex(0x100000000 - v)}"
+        return f"{self.kind.name.lower()}:{self.value:#x}"
+
+
+@dataclass(frozen=True, slots=True)
+class CBank:
+    """A constant-bank reference ``c[bank][reg + offset]``."""
+
+    bank: int
+    offset: int
+    reg: RegLike | None = None
+
+    def __str__(self) -> str:
+        inner = f"{self.reg}+{self.offset:#x}" if self.reg is not None else f"{self.offset:#x}"
+        return f"c[{self.bank:#x}][{inner}]"
+
+
+@dataclass(frozen=True, slots=True)
+class Addr:
+    """A memory address: ``desc[desc][base(.64) + ubase + offset]``.
+
+    ``wide``: the base register is a 64-bit pair. ``desc`` is the UR pair holding the global
+    memory descriptor (``c[0x0][0x208]`` on sm_90) for LDG/STG/ATOMG.
+    """
+
+    base: RegLike | None = None
+    offset: int = 0
+    ubase: RegLike | None = None
+    desc: RegLike | None = None
+    wide: bool = False
+
+    def regs(self) -> Iterator[RegLike]:
+        for r in (self.base, self.ubase, self.desc):
+            if r is not None:
+                yield r
+
+    def __str__(self) -> str:
+        parts = []
+        if self.base is not None:
+            parts.append(f"{self.base}{'.64' if self.wide else ''}")
+        if self.ubase is not None:
+            parts.append(str(self.ubase))
+        if self.offset or not parts:
+            parts.append(hex(self.offset))
+        s = "[" + "+".join(parts) + "]"
+        return f"desc[{self.desc}]{s}" if self.desc is not None else s
+
+
+@dataclass(frozen=True, slots=True)
+class SReg:
+    """A special register, named as nvdisasm prints it (``SR_TID.X``, ``SR_CTAID.Y``)."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    """A branch target: the name of a block of the same function."""
+
+    block: str
+
+    def __str__(self) -> str:
+        return f"`({self.block})"
+
+
+Operand = VReg | Part | Reg | Src | Imm | CBank | Addr | SReg | Label
+
+
+def operand_regs(op: Operand) -> Iterator[RegLike]:
+    """The registers an operand reads (for a source) or names (for a destination)."""
+    if isinstance(op, VReg | Part | Reg):
+        yield op
+    elif isinstance(op, Src):
+        yield op.x
+    elif isinstance(op, Addr):
+        yield from op.regs()
+    elif isinstance(op, CBank) and op.reg is not None:
+        yield op.reg
+
+
+@dataclass(frozen=True, slots=True)
+class Guard:
+    """The guard predicate ``@P0`` / ``@!P0``."""
+
+    pred: RegLike
+    inv: bool = False
+
+    def __str__(self) -> str:
+        return f"@{'!' if self.inv else ''}{self.pred}"
+
+
+@dataclass(slots=True)
+class Control:
+    """Scheduling control info, as the hardware encodes it (bits 105..125)."""
+
+    stall: int = 1
+    yield_: bool = False
+    wr_sb: int | None = None  # write scoreboard 0..5
+    rd_sb: int | None = None  # read scoreboard 0..5
+    wait: int = 0  # 6-bit mask of scoreboards to wait on
+    reuse: int = 0  # reuse flags (bit 0 = src A, 1 = B, 2 = C, 3 = D)
+
+    def __str__(self) -> str:
+        wait = "".join(str(i) if self.wait >> i & 1 else "-" for i in range(6))
+        rd = "-" if self.rd_sb is None else str(self.rd_sb)
+        wr = "-" if self.wr_sb is None else str(self.wr_sb)
+        return f"[B{wait}:R{rd}:W{wr}:{'Y' if self.yield_ else '-'}:S{self.stall:02d}]"
+
+
+_ids = itertools.count()
+
+
+@dataclass(slots=True, eq=False)
+class Instr:
+    """One SASS instruction (virtual or physical registers)."""
+
+    op: str
+    mods: tuple[str, ...] = ()
+    dsts: list[Operand] = field(default_factory=list)
+    srcs: list[Operand] = field(default_factory=list)
+    guard: Guard | None = None
+    ctrl: Control | None = None
+    line: int = 0  # PTX source line (for diagnostics and line info)
+    uid: int = field(default_factory=lambda: next(_ids))
+
+    @property
+    def name(self) -> str:
+        return ".".join((self.op, *self.mods))
+
+    def has_mod(self, m: str) -> bool:
+        return m in self.mods
+
+    def def_regs(self) -> Iterator[RegLike]:
+        for d in self.dsts:
+            yield from operand_regs(d)
+
+    def use_regs(self) -> Iterator[RegLike]:
+        if self.guard is not None:
+            yield self.guard.pred
+        for s in self.srcs:
+            yield from operand_regs(s)
+
+    def __str__(self) -> str:
+        g = f"{self.guard} " if self.guard is not None else ""
+        ops = ", ".join(str(o) for o in (*self.dsts, *self.srcs))
+        return f"{g}{self.name}{' ' + ops if ops else ''}"
+
+
+# Opcodes that end a block when they are its last instruction.
+BRANCHES = frozenset({"BRA", "BRX", "JMP", "JMX"})
+TERMINATORS = BRANCHES | {"EXIT", "RET", "BREAK", "KILL"}
+
+
+@dataclass(slots=True, eq=False)
+class Block:
+    name: str
+    instrs: list[Instr] = field(default_factory=list)
+
+    def terminator(self) -> Instr | None:
+        if self.instrs and self.instrs[-1].op in TERMINATORS:
+            return self.instrs[-1]
+        return None
+
+
+@dataclass(slots=True, eq=False)
+class Param:
+    name: str
+    offset: int  # byte offset within the parameter block
+    size: int
+    align: int
+
+
+@dataclass(slots=True, eq=False)
+class Function:
+    """A kernel (``entry``) or device function: blocks in layout order, the first is the entry."""
+
+    name: str
+    blocks: list[Block]
+    is_entry: bool = True
+    params: list[Param] = field(default_factory=list)
+    next_vreg: int = 0
+    # Resources the code generator tracks for the cubin and the -v report.
+    shared_static: int = 0
+    shared_align: int = 4
+    local_bytes: int = 0
+    barriers: int = 0
+    attrs: dict[str, object] = field(default_factory=dict)
+
+    def new_vreg(self, rc: RC, width: int = 1) -> VReg:
+        v = VReg(rc, self.next_vreg, width)
+        self.next_vreg += 1
+        return v
+
+    def block(self, name: str) -> Block:
+        for b in self.blocks:
+            if b.name == name:
+                return b
+        raise KeyError(name)
+
+    def instrs(self) -> Iterator[Instr]:
+        for b in self.blocks:
+            yield from b.instrs
+
+
+def successors(fn: Function, i: int) -> list[int]:
+    """Indices (in ``fn.blocks``) of the successors of block ``i``: its branch target and, unless
+    it ends in an unconditional transfer, the next block in layout order."""
+    b = fn.blocks[i]
+    out: list[int] = []
+    t = b.terminator()
+    fallthrough = True
+    if t is not None:
+        if t.op in BRANCHES:
+            for s in t.srcs:
+                if isinstance(s, Label):
+                    out.append(_index_of(fn, s.block))
+        if t.guard is None or t.op in ("BRX", "JMX"):
+            fallthrough = False
+        if t.op in ("EXIT", "RET", "KILL") and t.guard is None:
+            fallthrough = False
+    if fallthrough and i + 1 < len(fn.blocks):
+        out.append(i + 1)
+    return list(dict.fromkeys(out))  # stable, without duplicates
+
+
+def _index_of(fn: Function, name: str) -> int:
+    for j, b in enumerate(fn.blocks):
+        if b.name == name:
+            return j
+    raise KeyError(f"branch to unknown block {name}")
+
+
+def predecessors(fn: Function) -> list[list[int]]:
+    preds: list[list[int]] = [[] for _ in fn.blocks]
+    for i in range(len(fn.blocks)):
+        for s in successors(fn, i):
+            preds[s].append(i)
+    return preds

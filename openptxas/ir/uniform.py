@@ -1,0 +1,142 @@
+"""Warp-uniformity (divergence) analysis.
+
+A value is *uniform* when every active thread of a warp holds the same one. Sources of
+non-uniformity are per-thread special registers (``SR_TID.*``, ``SR_LANEID``, lane masks),
+memory loads and atomics, shuffles, and values merged at the end of a divergent region. A
+conditional branch on a non-uniform predicate is *divergent*; the blocks it reaches before its
+reconvergence point (immediate post-dominator) form its divergent region, and a register written
+in such a region by more than one definition is non-uniform.
+
+The analysis starts optimistic and only ever adds non-uniform registers, so it terminates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from openptxas.ir.cfg import CFG, EXIT_NODE, post_dominators
+from openptxas.ir.core import RC, Function, Instr, Part, Reg, SReg, VReg
+
+UNIFORM_SREGS = frozenset(
+    {
+        "SR_CTAID.X",
+        "SR_CTAID.Y",
+        "SR_CTAID.Z",
+        "SR_CgaCtaId",
+        "SR_VIRTUALSMID",
+        "SR_SMID",
+        "SR_GRIDID",
+    }
+)
+# Ops whose results may differ between threads even with uniform inputs.
+VARYING_OPS = frozenset(
+    {
+        "LDG",
+        "LDS",
+        "LD",
+        "LDL",
+        "ATOMG",
+        "ATOMS",
+        "ATOM",
+        "SHFL",
+        "VOTE",
+        "MATCH",
+        "POPC_LANE",
+        "CS2R",
+        "LDSM",
+        "REDUX",
+        "ELECT",
+    }
+)
+
+
+@dataclass
+class Uniformity:
+    varying: set[int]  # non-uniform virtual registers (ids)
+    divergent: set[int]  # blocks ending in a divergent branch
+    ipdom: list[int]
+
+    def is_uniform(self, x: VReg | Part | Reg) -> bool:
+        if isinstance(x, Reg):
+            return x.rc in (RC.UR, RC.UP) or x.index in (255, 7)  # zero registers
+        v = x.v if isinstance(x, Part) else x
+        return v.rc in (RC.UR, RC.UP) or v.id not in self.varying
+
+
+def _instr_varying(ins: Instr, varying: set[int]) -> bool:
+    if ins.op in VARYING_OPS:
+        return True
+    if ins.op == "S2R":
+        s = ins.srcs[0]
+        return not (isinstance(s, SReg) and s.name in UNIFORM_SREGS)
+    for r in ins.use_regs():
+        vid = _vid(r)
+        if vid is not None and vid in varying:
+            return True
+    return False
+
+
+def _vid(r: object) -> int | None:
+    if isinstance(r, VReg):
+        return r.id
+    if isinstance(r, Part):
+        return r.v.id
+    return None
+
+
+def analyze(fn: Function) -> Uniformity:
+    cfg = CFG.of(fn)
+    ipdom = post_dominators(cfg)
+    varying: set[int] = set()
+    divergent: set[int] = set()
+    multi: dict[int, list[int]] = {}
+    for bi, b in enumerate(fn.blocks):
+        for ins in b.instrs:
+            for r in ins.def_regs():
+                vid = _vid(r)
+                if vid is not None:
+                    multi.setdefault(vid, []).append(bi)
+    while True:
+        changed = False
+        for b in fn.blocks:
+            for ins in b.instrs:
+                if _instr_varying(ins, varying):
+                    for r in ins.def_regs():
+                        vid = _vid(r)
+                        if vid is not None and vid not in varying:
+                            varying.add(vid)
+                            changed = True
+        for bi, b in enumerate(fn.blocks):
+            t = b.terminator()
+            if t is not None and t.op == "BRA" and t.guard is not None and bi not in divergent:
+                g = _vid(t.guard.pred)
+                if g is not None and g in varying:
+                    divergent.add(bi)
+                    changed = True
+        regions = _region_blocks(cfg, ipdom, divergent)
+        for vid, blocks in multi.items():
+            if vid in varying or len(blocks) < 2:
+                continue
+            if any(bb in regions for bb in blocks):
+                varying.add(vid)
+                changed = True
+        if not changed:
+            return Uniformity(varying, divergent, ipdom)
+
+
+def _region_blocks(cfg: CFG, ipdom: list[int], divergent: set[int]) -> set[int]:
+    """Blocks reachable from a divergent branch before its reconvergence point."""
+    out: set[int] = set()
+    for b in divergent:
+        stop = ipdom[b]
+        stack = list(cfg.succs[b])
+        seen: set[int] = set()
+        while stack:
+            x = stack.pop()
+            if x in seen or x == stop:
+                continue
+            seen.add(x)
+            out.add(x)
+            stack.extend(cfg.succs[x])
+    _ = EXIT_NODE
+    return out

@@ -1,0 +1,314 @@
+"""Lowering state for one function: PTX names to virtual registers, parameters, shared
+variables, blocks, and helpers that emit SASS-level IR instructions.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from openptxas.diag import Span, UnsupportedFeature
+from openptxas.ir.core import (
+    PT,
+    RC,
+    RZ,
+    Addr,
+    Block,
+    CBank,
+    Function,
+    Guard,
+    Imm,
+    ImmKind,
+    Instr,
+    Operand,
+    Part,
+    Reg,
+    RegLike,
+    Src,
+    SReg,
+    VReg,
+)
+from openptxas.ptx import ast
+from openptxas.ptx.types import PtxType, StateSpace
+from openptxas.targets import SMInfo
+
+# Constant bank 0 layout the driver fills on sm_90 (ptxas 13.0 reads these offsets).
+CB_NTID = (0x0, 0x4, 0x8)  # %ntid.x/y/z
+CB_NCTAID = (0xC, 0x10, 0x14)  # %nctaid.x/y/z
+CB_STACK = 0x28  # initial stack pointer
+CB_GLOBAL_DESC = 0x208  # 64-bit global memory descriptor for desc[UR][...]
+# Static shared memory starts after the 1 KB the driver reserves on sm_90 (.nv.shared.reserved.0).
+SHARED_BASE = 0x400
+
+SP = Reg(RC.R, 1)  # the stack pointer register
+RZ_U = Reg(RC.UR, 255)  # URZ, written as index 255 in the IR (the encoder maps it per target)
+
+
+def width_of(t: PtxType) -> int:
+    """32-bit registers a value of type ``t`` occupies."""
+    return max(1, (t.size + 3) // 4)
+
+
+@dataclass
+class LowerCtx:
+    target: SMInfo
+    module: ast.Module
+    func: ast.Function
+    fn: Function
+    reg_types: dict[str, PtxType] = field(default_factory=dict)
+    regs: dict[str, VReg] = field(default_factory=dict)
+    params: dict[str, tuple[int, int]] = field(default_factory=dict)  # name -> (offset, size)
+    shared: dict[str, int] = field(default_factory=dict)  # name -> offset
+    consts: dict[str, int] = field(default_factory=dict)  # __constant__ name -> bank-3 offset
+    globals: dict[str, int] = field(default_factory=dict)  # .global name -> bank-4 slot
+    block: Block | None = None
+    span: Span | None = None
+    _desc: VReg | None = None
+    _shared_base: VReg | None = None
+    _label_count: int = 0
+
+    # ------------------------------------------------------------------ emission
+    def emit(
+        self,
+        op: str,
+        mods: Sequence[str] = (),
+        dsts: Sequence[Operand] = (),
+        srcs: Sequence[Operand] = (),
+        guard: Guard | None = None,
+    ) -> Instr:
+        assert self.block is not None
+        ins = Instr(
+            op, tuple(mods), list(dsts), list(srcs), guard, line=self.span.line if self.span else 0
+        )
+        self.block.instrs.append(ins)
+        return ins
+
+    def new(self, rc: RC = RC.R, width: int = 1) -> VReg:
+        return self.fn.new_vreg(rc, width)
+
+    def new_block(self, hint: str = "") -> Block:
+        self._label_count += 1
+        return Block(f".L_{hint or 'b'}{self._label_count}")
+
+    def unsupported(self, what: str) -> UnsupportedFeature:
+        return UnsupportedFeature(f"{what} is not supported by openptxas yet", self.span)
+
+    # ------------------------------------------------------------------ registers
+    def reg(self, name: str) -> VReg:
+        v = self.regs.get(name)
+        if v is None:
+            t = self.reg_types.get(name)
+            if t is None:
+                raise UnsupportedFeature(f"Unknown symbol '{name}'", self.span)
+            if t is PtxType.PRED:
+                v = self.new(RC.P)
+            else:
+                v = self.new(RC.R, width_of(t))
+            self.regs[name] = v
+        return v
+
+    def reg_type(self, name: str) -> PtxType:
+        t = self.reg_types.get(name)
+        if t is None:
+            raise UnsupportedFeature(f"Unknown symbol '{name}'", self.span)
+        return t
+
+    def desc(self) -> VReg:
+        """The UR pair holding the global memory descriptor (loaded once at entry)."""
+        if self._desc is None:
+            self._desc = self.new(RC.UR, 2)
+        return self._desc
+
+    @property
+    def desc_loaded(self) -> VReg | None:
+        return self._desc
+
+    def shared_base(self) -> VReg:
+        """A UR holding the shared-window address of the first static shared byte:
+        ``(SR_CgaCtaId << 24) + 0x400`` (sm_90 shared addresses carry the CTA's rank in its
+        cluster in bits 24 and up; ptxas computes the same)."""
+        if self._shared_base is None:
+            self._shared_base = self.new(RC.UR)
+        return self._shared_base
+
+    def prologue(self) -> list[Instr]:
+        """Instructions for the entry block, after the stack-pointer load."""
+        out: list[Instr] = []
+        if self._desc is not None:
+            out.append(Instr("ULDC", ("64",), [self._desc], [CBank(0, CB_GLOBAL_DESC)]))
+        if self._shared_base is not None:
+            rank = self.new(RC.UR)
+            base = self.new(RC.UR)
+            out.append(Instr("S2UR", (), [rank], [SReg("SR_CgaCtaId")]))
+            out.append(Instr("UMOV", (), [base], [Imm(SHARED_BASE)]))
+            out.append(Instr("ULEA", (), [self._shared_base], [rank, base, Imm(0x18)]))
+        return out
+
+    def shared_addr(self, dst: VReg | Part, offset: int) -> None:
+        """``dst = `` the shared-window address of static shared offset ``offset``."""
+        base = self.shared_base()
+        if offset == SHARED_BASE:
+            self.emit("MOV", (), [dst], [base])
+            return
+        u = self.new(RC.UR)
+        self.emit("UIADD3", (), [u], [base, Imm((offset - SHARED_BASE) & 0xFFFFFFFF), RZ_U])
+        self.emit("MOV", (), [dst], [u])
+
+    # ------------------------------------------------------------------ operands
+    def value(self, op: ast.Operand, t: PtxType, *, allow_imm: bool = True) -> Operand:
+        """A source operand of type ``t``: a register, or an immediate when allowed."""
+        if isinstance(op, ast.Reg):
+            return self.reg_part(op)
+        if isinstance(op, ast.IntImm | ast.FloatImm) and t is PtxType.PRED:
+            return PT if imm_bits(op, PtxType.U32) else Src(PT, inv=True)
+        if isinstance(op, ast.IntImm | ast.FloatImm):
+            bits = imm_bits(op, t)
+            if allow_imm and width_of(t) == 1:
+                return imm_operand(bits, t)
+            return self.materialize(bits, t)
+        if isinstance(op, ast.Not):
+            inner = self.value(op.operand, t, allow_imm=allow_imm)
+            if isinstance(inner, VReg | Part | Reg):
+                return Src(inner, inv=True)
+        if isinstance(op, ast.SpecialReg):
+            return self.special(op)
+        raise self.unsupported(f"operand {op!r}")
+
+    def reg_part(self, op: ast.Reg) -> VReg | Part:
+        v = self.reg(op.name)
+        if op.comp:
+            raise self.unsupported(f"register component '.{op.comp}'")
+        return v
+
+    def rvalue(self, op: ast.Operand, t: PtxType) -> RegLike:
+        """A source that must be a register (immediates are moved into one)."""
+        v = self.value(op, t, allow_imm=False)
+        assert isinstance(v, VReg | Part | Reg)
+        return v
+
+    def dst(self, op: ast.Operand) -> VReg:
+        if isinstance(op, ast.Reg) and not op.comp:
+            return self.reg(op.name)
+        if isinstance(op, ast.Sink):
+            return self.new(RC.R)
+        raise self.unsupported(f"destination {op!r}")
+
+    def materialize(self, bits: int, t: PtxType) -> VReg | Reg:
+        """A register holding constant ``bits`` of type ``t`` (RZ for a 32-bit zero)."""
+        w = width_of(t)
+        if w == 1 and bits & 0xFFFFFFFF == 0:
+            return RZ
+        v = self.new(RC.R, w)
+        if w == 1:
+            self.emit("MOV", (), [v], [Imm(bits & 0xFFFFFFFF)])
+        else:
+            for k in range(w):
+                self.emit("MOV", (), [v.part(k)], [Imm((bits >> (32 * k)) & 0xFFFFFFFF)])
+        return v
+
+    def special(self, op: ast.SpecialReg) -> VReg:
+        name = op.name
+        if name in ("%warpid", "%nwarpid"):
+            from openptxas.lower.bit_rules import mov_sreg_special
+
+            return mov_sreg_special(self, name)  # type: ignore[return-value]
+        comp = op.comp or "x"
+        axis = "xyz".index(comp) if comp in ("x", "y", "z") else 0
+        v = self.new(RC.R)
+        if name == "%ntid":
+            self.emit("LDC", (), [v], [CBank(0, CB_NTID[axis])])
+        elif name == "%nctaid":
+            self.emit("LDC", (), [v], [CBank(0, CB_NCTAID[axis])])
+        else:
+            sr = _SREG.get(name)
+            if sr is None:
+                raise self.unsupported(f"special register {name}")
+            if "{}" in sr:
+                sr = sr.format(comp.upper())
+            self.emit("S2R", (), [v], [SReg(sr)])
+        return v
+
+    def global_address(self, name: str) -> VReg:
+        """The 64-bit address of a .global variable: ptxas reads it from constant bank 4,
+        which the cubin fills through relocations (``LDC.64 R, c[0x4][slot]``)."""
+        v = self.new(RC.R, 2)
+        self.emit("LDC", ("64",), [v], [CBank(4, self.globals[name])])
+        refs = self.fn.attrs.setdefault("global_refs", [])
+        if isinstance(refs, list) and name not in refs:
+            refs.append(name)
+        return v
+
+    def address(self, op: ast.Operand) -> ast.Address:
+        if not isinstance(op, ast.Address):
+            raise self.unsupported(f"address operand {op!r}")
+        return op
+
+    def mem_addr(self, a: ast.Address, space: StateSpace | None) -> Addr:
+        """An IR address for a global/generic (64-bit) or shared/local (32-bit) access."""
+        base = a.base
+        off = a.offset
+        if isinstance(base, ast.Sym):
+            if base.name in self.shared and space in (StateSpace.SHARED, StateSpace.SHARED_CTA):
+                rel = self.shared[base.name] - SHARED_BASE + base.offset + off
+                return Addr(None, rel, ubase=self.shared_base())
+            if base.name in self.globals and space in (StateSpace.GLOBAL, None):
+                ptr = self.global_address(base.name)
+                return Addr(ptr, base.offset + off, desc=self.desc(), wide=True)
+            raise self.unsupported(f"direct access to variable '{base.name}'")
+        if base is None:
+            raise self.unsupported("absolute address")
+        r = self.reg_part(base)
+        if space in (StateSpace.SHARED, StateSpace.SHARED_CTA):
+            return Addr(r, off)
+        if space in (StateSpace.GLOBAL, None):
+            if not isinstance(r, VReg) or r.width != 2:
+                raise self.unsupported("32-bit generic address")
+            return Addr(r, off, desc=self.desc(), wide=True)
+        raise self.unsupported(f"{space} memory access")
+
+
+_SREG = {
+    "%tid": "SR_TID.{}",
+    "%ctaid": "SR_CTAID.{}",
+    "%laneid": "SR_LANEID",
+    "%lanemask_eq": "SR_EQMASK",
+    "%lanemask_lt": "SR_LTMASK",
+    "%lanemask_le": "SR_LEMASK",
+    "%lanemask_gt": "SR_GTMASK",
+    "%lanemask_ge": "SR_GEMASK",
+    "%clock": "SR_CLOCKLO",
+    "%warpid": "SR_VIRTID",
+    "%smid": "SR_SMID",
+}
+
+
+def imm_bits(op: ast.IntImm | ast.FloatImm, t: PtxType) -> int:
+    """The bit pattern of an immediate as a value of type ``t``."""
+    if isinstance(op, ast.IntImm):
+        if t in (PtxType.F32,):
+            return struct.unpack("<I", struct.pack("<f", float(op.value)))[0]  # type: ignore[no-any-return]
+        if t is PtxType.F64:
+            return struct.unpack("<Q", struct.pack("<d", float(op.value)))[0]  # type: ignore[no-any-return]
+        mask = (1 << (8 * max(t.size, 4))) - 1 if t.size else 0xFFFFFFFF
+        return op.value & mask
+    if t is PtxType.F32:
+        if op.width == 32:
+            return op.bits
+        return struct.unpack("<I", struct.pack("<f", op.value))[0]  # type: ignore[no-any-return]
+    if t is PtxType.F64:
+        if op.width == 64:
+            return op.bits
+        return struct.unpack("<Q", struct.pack("<d", op.value))[0]  # type: ignore[no-any-return]
+    return op.bits
+
+
+def imm_operand(bits: int, t: PtxType) -> Imm:
+    return Imm(bits & 0xFFFFFFFF, ImmKind.F32 if t is PtxType.F32 else ImmKind.INT)
+
+
+def is_imm(op: ast.Operand) -> bool:
+    return isinstance(op, ast.IntImm | ast.FloatImm)
+
+
+__all__ = ["PT", "RZ", "SP", "LowerCtx", "imm_bits", "is_imm", "width_of"]

@@ -1,0 +1,78 @@
+"""Selection rules for control flow and warp-level instructions."""
+
+from __future__ import annotations
+
+from openptxas.ir.core import PT, RC, Imm, Label, Operand
+from openptxas.lower.context import LowerCtx
+from openptxas.lower.rules import Rule, always
+from openptxas.ptx import ast
+from openptxas.ptx.types import PtxType
+
+T = PtxType
+
+
+def bra(ins: ast.Instruction, c: LowerCtx) -> None:
+    (target,) = ins.operands
+    if not isinstance(target, ast.Label):
+        raise c.unsupported("indirect branch")
+    c.emit("BRA", (), [], [Label(target.name)])
+
+
+def ret(ins: ast.Instruction, c: LowerCtx) -> None:
+    if not c.func.is_entry:
+        raise c.unsupported("return from a device function")
+    c.emit("EXIT")
+
+
+def exit_(ins: ast.Instruction, c: LowerCtx) -> None:
+    c.emit("EXIT")
+
+
+_SHFL = {"idx": "IDX", "up": "UP", "down": "DOWN", "bfly": "BFLY"}
+
+
+def shfl(ins: ast.Instruction, c: LowerCtx) -> None:
+    ops = ins.operands
+    d = ops[0]
+    mode = _SHFL.get(ins.op or "")
+    if mode is None:
+        raise c.unsupported(f"shfl mode {ins.op}")
+    if isinstance(d, ast.Pair):
+        rd: Operand = c.dst(d.first)
+        pd: Operand = c.dst(d.second)
+    else:
+        rd, pd = c.dst(d), PT
+    a, b, cc = ops[1], ops[2], ops[3]
+    # The member mask names the lanes taking part; ptxas 13.0 emits the same SHFL/VOTE for any
+    # mask (the lanes are expected to be converged), and so do we.
+    c.emit("SHFL", (mode,), [pd, rd], [c.rvalue(a, T.B32), c.value(b, T.U32), c.value(cc, T.U32)])
+
+
+def vote(ins: ast.Instruction, c: LowerCtx) -> None:
+    ops = ins.operands
+    mode = ins.op
+    src = c.value(ops[1], T.PRED)
+    if mode == "ballot":
+        c.emit("VOTE", ("ANY",), [c.dst(ops[0]), PT], [src])
+    elif mode in ("any", "all", "uni"):
+        op = {"any": "ANY", "all": "ALL", "uni": "EQ"}[mode]
+        scratch = c.new(RC.R)
+        c.emit("VOTE", (op,), [scratch, c.dst(ops[0])], [src])
+    else:
+        raise c.unsupported(f"vote.{mode}")
+
+
+def activemask(ins: ast.Instruction, c: LowerCtx) -> None:
+    c.emit("VOTE", ("ANY",), [c.dst(ins.operands[0]), PT], [PT])
+
+
+RULES: list[Rule] = [
+    Rule("bra", "bra", always, bra, "bra $L__BB0_1;"),
+    Rule("ret", "ret", always, ret, "ret;"),
+    Rule("exit", "exit", always, exit_, "exit;"),
+    Rule("shfl", "shfl", always, shfl, "shfl.sync.down.b32 %r1|%p1, %r2, 1, 31, -1;"),
+    Rule("vote", "vote", always, vote, "vote.sync.ballot.b32 %r1, %p1, -1;"),
+    Rule("activemask", "activemask", always, activemask, "activemask.b32 %r1;"),
+]
+
+_ = Imm

@@ -1,0 +1,260 @@
+"""32-bit integer division and remainder, as ptxas 13.0 computes them on sm_90.
+
+The quotient comes from a float reciprocal refined in integer arithmetic::
+
+    f  = I2F.U32.RP b                 (|b| for signed; rounded up)
+    f  = MUFU.RCP f
+    r  = F2I.FTZ.U32.TRUNC.NTZ (bits(f) + 0x0ffffffe)      ~ 2^32 / b, never too large
+    r  = IMAD.HI.U32 r, -r*b, {0, r}                       one Newton step (64-bit C = r << 32)
+    q  = IMAD.HI.U32 r, a, RZ;  rem = a - q*b
+    two corrections: rem >= b -> rem -= b, q += 1
+
+then the signs are applied and a zero divisor gives ``~b`` (0xffffffff), as ptxas's code does.
+Division by a constant uses the same sequence with immediates (ptxas does too; nvcc usually has
+already turned such divisions into multiplications).
+"""
+
+from __future__ import annotations
+
+from openptxas.ir.core import PT, RC, RZ, Guard, Imm, Operand, RegLike, Src, VReg
+from openptxas.lower.context import LowerCtx
+from openptxas.lower.rules import Rule, is_signed, types
+from openptxas.ptx import ast
+from openptxas.ptx.types import PtxType
+
+T = PtxType
+LUT_XOR, LUT_NOT_B = 0x3C, 0x33
+
+
+def _udivmod(c: LowerCtx, a: Operand, b: Operand, want_rem: bool) -> tuple[VReg, VReg]:
+    """Unsigned (quotient, remainder) before the final corrections' second step is applied to
+    the requested one; returns (q, rem) after one correction."""
+    f = c.new()
+    c.emit("I2F", ("U32", "RP"), [f], [b])
+    c.emit("MUFU", ("RCP",), [f], [f])
+    t = c.new()
+    c.emit("IADD3", (), [t], [f, Imm(0x0FFFFFFE), RZ])
+    pair = c.new(RC.R, 2)
+    c.emit("MOV", (), [pair.lo], [RZ])
+    c.emit("F2I", ("FTZ", "U32", "TRUNC", "NTZ"), [pair.hi], [t])
+    m = c.new()
+    if isinstance(b, Imm):
+        c.emit("IMAD", (), [m], [pair.hi, Imm((-b.value) & 0xFFFFFFFF), RZ])
+    else:
+        nr = c.new()
+        c.emit("IADD3", (), [nr], [RZ, Src(pair.hi, neg=True), RZ])
+        c.emit("IMAD", (), [m], [nr, b, RZ])
+    r = c.new()
+    c.emit("IMAD", ("HI", "U32"), [r], [pair.hi, m, pair])
+    q = c.new()
+    c.emit("IMAD", ("HI", "U32"), [q], [r, a, RZ])
+    nq = c.new()
+    c.emit("IADD3", (), [nq], [RZ, Src(q, neg=True), RZ])
+    rem = c.new()
+    c.emit("IMAD", (), [rem], [nq, b, a])
+    p = c.new(RC.P)
+    c.emit("ISETP", ("GE", "U32", "AND"), [p, PT], [rem, b, PT])
+    neg_b: Operand = Imm((-b.value) & 0xFFFFFFFF) if isinstance(b, Imm) else Src(b, neg=True)  # type: ignore[arg-type]
+    c.emit("IADD3", (), [rem], [rem, neg_b, RZ], guard=Guard(p))
+    if not want_rem:
+        c.emit("IADD3", (), [q], [q, Imm(1), RZ], guard=Guard(p))
+    p2 = c.new(RC.P)
+    c.emit("ISETP", ("GE", "U32", "AND"), [p2, PT], [rem, b, PT])
+    if want_rem:
+        c.emit("IADD3", (), [rem], [rem, neg_b, RZ], guard=Guard(p2))
+    else:
+        c.emit("IADD3", (), [q], [q, Imm(1), RZ], guard=Guard(p2))
+    return q, rem
+
+
+def divrem32(ins: ast.Instruction, c: LowerCtx) -> None:
+    d, a_op, b_op = ins.operands
+    t = ins.type
+    assert t is not None
+    emit_divrem32(
+        c, c.dst(d), c.rvalue(a_op, t), c.value(b_op, t), is_signed(t), ins.opcode == "rem"
+    )
+
+
+def emit_divrem32(
+    c: LowerCtx, dv: VReg, a: RegLike, bval: Operand, signed: bool, want_rem: bool
+) -> None:
+    """``dv = a / b`` (or ``a % b``) on 32-bit values."""
+    if isinstance(bval, Imm) and bval.value & 0xFFFFFFFF == 0:
+        c.emit("MOV", (), [dv], [Imm(0xFFFFFFFF)])  # ptxas: x / 0 = ~0
+        return
+    if not signed:
+        q, rem = _udivmod(c, a, bval, want_rem)
+        res = rem if want_rem else q
+        if not isinstance(bval, Imm):
+            z = c.new(RC.P)
+            c.emit("ISETP", ("NE", "U32", "AND"), [z, PT], [bval, RZ, PT])
+            c.emit(
+                "LOP3",
+                ("LUT",),
+                [res],
+                [RZ, bval, RZ, Imm(LUT_NOT_B), Src(PT, inv=True)],
+                guard=Guard(z, inv=True),
+            )
+        c.emit("MOV", (), [dv], [res])
+        return
+    # signed: work on magnitudes, then fix the sign
+    abs_a = c.new()
+    c.emit("IABS", (), [abs_a], [a])
+    if isinstance(bval, Imm):
+        bs = bval.value & 0xFFFFFFFF
+        bs = bs - (1 << 32) if bs & 0x80000000 else bs
+        abs_b: Operand = Imm(abs(bs) & 0xFFFFFFFF)
+    else:
+        ab = c.new()
+        c.emit("IABS", (), [ab], [bval])
+        abs_b = ab
+    q, rem = _udivmod(c, abs_a, abs_b, want_rem)
+    pos = c.new(RC.P)
+    if want_rem:
+        c.emit("ISETP", ("GE", "AND"), [pos, PT], [a, RZ, PT])
+        res = rem
+    else:
+        sgn = c.new()
+        c.emit("LOP3", ("LUT",), [sgn], [a, bval, RZ, Imm(LUT_XOR), Src(PT, inv=True)])
+        c.emit("ISETP", ("GE", "AND"), [pos, PT], [sgn, RZ, PT])
+        res = q
+    c.emit("IADD3", (), [res], [Src(res, neg=True), RZ, RZ], guard=Guard(pos, inv=True))
+    if not isinstance(bval, Imm):
+        z = c.new(RC.P)
+        c.emit("ISETP", ("NE", "AND"), [z, PT], [bval, RZ, PT])
+        c.emit(
+            "LOP3",
+            ("LUT",),
+            [res],
+            [RZ, bval, RZ, Imm(LUT_NOT_B), Src(PT, inv=True)],
+            guard=Guard(z, inv=True),
+        )
+    c.emit("MOV", (), [dv], [res])
+
+
+def _neg64(c: LowerCtx, x: VReg) -> VReg:
+    r, carry = c.new(RC.R, 2), c.new(RC.P)
+    c.emit("IADD3", (), [r.lo, carry], [RZ, Src(x.lo, neg=True), RZ])
+    c.emit("IADD3", ("X",), [r.hi], [RZ, Src(x.hi, inv=True), RZ, carry, NOT_PT])
+    return r
+
+
+def _mul64_lo(c: LowerCtx, x: VReg, y: VReg) -> VReg:
+    """x * y mod 2^64."""
+    p = c.new(RC.R, 2)
+    c.emit("IMAD", ("WIDE", "U32"), [p], [x.lo, y.lo, RZ])
+    cross = c.new()
+    c.emit("IMAD", (), [cross], [x.lo, y.hi, p.hi])
+    r = c.new(RC.R, 2)
+    c.emit("MOV", (), [r.lo], [p.lo])
+    c.emit("IMAD", (), [r.hi], [x.hi, y.lo, cross])
+    return r
+
+
+def _add64(c: LowerCtx, x: VReg, y: VReg, *, sub: bool = False) -> VReg:
+    r, carry = c.new(RC.R, 2), c.new(RC.P)
+    ylo: Operand = Src(y.lo, neg=True) if sub else y.lo
+    yhi: Operand = Src(y.hi, inv=True) if sub else y.hi
+    c.emit("IADD3", (), [r.lo, carry], [x.lo, ylo, RZ])
+    c.emit("IADD3", ("X",), [r.hi], [x.hi, yhi, RZ, carry, NOT_PT])
+    return r
+
+
+def _udivmod64(c: LowerCtx, a: VReg, b: VReg) -> tuple[VReg, VReg]:
+    """Unsigned 64-bit (quotient, remainder): a float reciprocal seed (~2^64/b, from below),
+    two Newton steps in 64-bit fixed point, a multiply-high, and three corrections."""
+    from openptxas.lower.bit_rules import mulhi_u64
+
+    f = c.new()
+    c.emit("I2F", ("U64", "RP"), [f], [b])
+    c.emit("MUFU", ("RCP",), [f], [f])
+    t = c.new()
+    c.emit("IADD3", (), [t], [f, Imm(0x1FFFFFFE), RZ])
+    r = c.new(RC.R, 2)
+    c.emit("F2I", ("U64", "TRUNC"), [r], [t])
+    for _ in range(2):
+        e = _neg64(c, _mul64_lo(c, b, r))  # 2^64 - b*r
+        r = _add64(c, r, mulhi_u64(c, r, e))
+    q = mulhi_u64(c, r, a)
+    rem = _add64(c, a, _mul64_lo(c, q, b), sub=True)
+    one = c.new(RC.R, 2)
+    c.emit("MOV", (), [one.lo], [Imm(1)])
+    c.emit("MOV", (), [one.hi], [RZ])
+    for _ in range(3):
+        lt, ge = c.new(RC.P), c.new(RC.P)
+        c.emit("ISETP", ("GE", "U32", "AND"), [lt, PT], [rem.lo, b.lo, PT])
+        c.emit("ISETP", ("GE", "U32", "AND", "EX"), [ge, PT], [rem.hi, b.hi, PT, lt])
+        r2 = _add64(c, rem, b, sub=True)
+        q2 = _add64(c, q, one)
+        nrem, nq = c.new(RC.R, 2), c.new(RC.R, 2)
+        for k in range(2):
+            c.emit("SEL", (), [nrem.part(k)], [r2.part(k), rem.part(k), ge])
+            c.emit("SEL", (), [nq.part(k)], [q2.part(k), q.part(k), ge])
+        rem, q = nrem, nq
+    return q, rem
+
+
+def _abs64(c: LowerCtx, x: VReg) -> tuple[VReg, VReg]:
+    """(|x|, x's sign predicate register holding x < 0)."""
+    neg = c.new(RC.P)
+    c.emit("ISETP", ("LT", "AND"), [neg, PT], [x.hi, RZ, PT])
+    n = _neg64(c, x)
+    r = c.new(RC.R, 2)
+    for k in range(2):
+        c.emit("SEL", (), [r.part(k)], [n.part(k), x.part(k), neg])
+    return r, neg
+
+
+def divrem64(ins: ast.Instruction, c: LowerCtx) -> None:
+    d, a_op, b_op = ins.operands
+    t = ins.type
+    assert t is not None
+    want_rem = ins.opcode == "rem"
+
+    def reg64(op: ast.Operand) -> VReg:
+        v = c.rvalue(op, t)
+        if isinstance(v, VReg) and v.width == 2:
+            return v
+        w = c.new(RC.R, 2)
+        from openptxas.lower.int_rules import half
+
+        c.emit("MOV", (), [w.lo], [half(v, 0)])
+        c.emit("MOV", (), [w.hi], [half(v, 1)])
+        return w
+
+    a, b = reg64(a_op), reg64(b_op)
+    if is_signed(t):
+        aa, an = _abs64(c, a)
+        bb, bn = _abs64(c, b)
+        q, rem = _udivmod64(c, aa, bb)
+        res = rem if want_rem else q
+        flip = an
+        if not want_rem:
+            flip = c.new(RC.P)
+            c.emit("PLOP3", ("LUT",), [flip, PT], [an, bn, PT, Imm(0x3C), Imm(0)])
+        n = _neg64(c, res)
+        out = c.new(RC.R, 2)
+        for k in range(2):
+            c.emit("SEL", (), [out.part(k)], [n.part(k), res.part(k), flip])
+        res = out
+    else:
+        q, rem = _udivmod64(c, a, b)
+        res = rem if want_rem else q
+    # b == 0: all ones (as ptxas's routine returns)
+    z1, z = c.new(RC.P), c.new(RC.P)
+    c.emit("ISETP", ("NE", "U32", "AND"), [z1, PT], [b.lo, RZ, PT])
+    c.emit("ISETP", ("NE", "U32", "AND", "EX"), [z, PT], [b.hi, RZ, PT, z1])
+    dv = c.dst(d)
+    for k in range(2):
+        c.emit("SEL", (), [dv.part(k)], [res.part(k), Imm(0xFFFFFFFF), z])
+
+
+NOT_PT = Src(PT, inv=True)
+
+RULES: list[Rule] = [
+    Rule("div.64", "div", types(T.S64, T.U64), divrem64, "div.s64 %rd1, %rd2, %rd3;"),
+    Rule("rem.64", "rem", types(T.S64, T.U64), divrem64, "rem.u64 %rd1, %rd2, %rd3;"),
+    Rule("div.32", "div", types(T.S32, T.U32), divrem32, "div.s32 %r1, %r2, %r3;"),
+    Rule("rem.32", "rem", types(T.S32, T.U32), divrem32, "rem.u32 %r1, %r2, 7;"),
+]

@@ -1,0 +1,295 @@
+"""Selection rules for floating-point arithmetic, comparisons and conversions (f32, f64)."""
+
+from __future__ import annotations
+
+from openptxas.ir.core import PT, RC, RZ, Imm, Operand, Part, Reg, Src, VReg
+from openptxas.lower.context import LowerCtx
+from openptxas.lower.int_rules import half
+from openptxas.lower.rules import Rule, always, has, types
+from openptxas.ptx import ast
+from openptxas.ptx.types import CmpOp, PtxType, Rounding
+
+T = PtxType
+
+PT_OP: Operand = PT
+_RND = {Rounding.RZ: "RZ", Rounding.RM: "RM", Rounding.RP: "RP"}
+_FCMP = {
+    CmpOp.EQ: "EQ",
+    CmpOp.NE: "NE",
+    CmpOp.LT: "LT",
+    CmpOp.LE: "LE",
+    CmpOp.GT: "GT",
+    CmpOp.GE: "GE",
+    CmpOp.EQU: "EQU",
+    CmpOp.NEU: "NEU",
+    CmpOp.LTU: "LTU",
+    CmpOp.LEU: "LEU",
+    CmpOp.GTU: "GTU",
+    CmpOp.GEU: "GEU",
+    CmpOp.NUM: "NUM",
+    CmpOp.NAN: "NAN",
+}
+
+
+def _mods(ins: ast.Instruction, *, rnd: bool = True) -> tuple[str, ...]:
+    m: list[str] = []
+    if ins.has("ftz"):
+        m.append("FTZ")
+    if rnd and ins.rnd in _RND:
+        m.append(_RND[ins.rnd])
+    if ins.has("sat"):
+        m.append("SAT")
+    return tuple(m)
+
+
+def _fneg(x: Operand) -> Operand:
+    if isinstance(x, Imm):
+        return Imm(x.value ^ 0x80000000, x.kind)
+    if isinstance(x, Src):
+        return Src(x.x, not x.neg, x.abs, x.inv, x.sel)
+    assert isinstance(x, VReg | Part | Reg)
+    return Src(x, neg=True)
+
+
+def fadd(ins: ast.Instruction, c: LowerCtx) -> None:
+    d, a, b = ins.operands
+    t = T.F32
+    vb = c.value(b, t)
+    if ins.opcode == "sub":
+        vb = _fneg(vb)
+    c.emit("FADD", _mods(ins), [c.dst(d)], [c.rvalue(a, t), vb])
+
+
+def fmul(ins: ast.Instruction, c: LowerCtx) -> None:
+    d, a, b = ins.operands
+    c.emit("FMUL", _mods(ins), [c.dst(d)], [c.rvalue(a, T.F32), c.value(b, T.F32)])
+
+
+def ffma(ins: ast.Instruction, c: LowerCtx) -> None:
+    d, a, b, e = ins.operands
+    t = T.F32
+    c.emit("FFMA", _mods(ins), [c.dst(d)], [c.rvalue(a, t), c.value(b, t), c.value(e, t)])
+
+
+def fneg_abs(ins: ast.Instruction, c: LowerCtx) -> None:
+    d, a = ins.operands
+    ra = c.rvalue(a, T.F32)
+    if ins.has("ftz"):
+        src = Src(ra, neg=True) if ins.opcode == "neg" else Src(ra, abs=True)
+        c.emit("FADD", ("FTZ",), [c.dst(d)], [src, Src(RZ, neg=True)])
+        return
+    # Exact sign-bit operations (no flushing, any NaN kept).
+    if ins.opcode == "neg":
+        c.emit(
+            "LOP3", ("LUT",), [c.dst(d)], [ra, Imm(0x80000000), RZ, Imm(0x3C), Src(PT, inv=True)]
+        )
+    else:
+        c.emit(
+            "LOP3", ("LUT",), [c.dst(d)], [ra, Imm(0x7FFFFFFF), RZ, Imm(0xC0), Src(PT, inv=True)]
+        )
+
+
+def fminmax(ins: ast.Instruction, c: LowerCtx) -> None:
+    d, a, b = ins.operands
+    sel = PT if ins.opcode == "min" else Src(PT, inv=True)
+    mods = ("FTZ",) if ins.has("ftz") else ()
+    if ins.has("NaN"):
+        mods = (*mods, "NAN")
+    c.emit("FMNMX", mods, [c.dst(d)], [c.rvalue(a, T.F32), c.value(b, T.F32), sel])
+
+
+def setp_f32(ins: ast.Instruction, c: LowerCtx) -> None:
+    assert ins.cmp is not None
+    cmp = _FCMP[ins.cmp]
+    ops = ins.operands
+    bop, q = "AND", PT_OP
+    if ins.boolop is not None and len(ops) == 4:
+        bop, q = ins.boolop.value.upper(), c.value(ops[3], T.PRED)
+    d = ops[0]
+    if isinstance(d, ast.Pair):
+        p1: Operand = c.dst(d.first)
+        p2: Operand = c.dst(d.second)
+    else:
+        p1, p2 = c.dst(d), PT
+    mods = (cmp, "FTZ", bop) if ins.has("ftz") else (cmp, bop)
+    c.emit("FSETP", mods, [p1, p2], [c.rvalue(ops[1], T.F32), c.value(ops[2], T.F32), q])
+
+
+def setp_f64(ins: ast.Instruction, c: LowerCtx) -> None:
+    assert ins.cmp is not None
+    cmp = _FCMP[ins.cmp]
+    ops = ins.operands
+    bop, q = "AND", PT_OP
+    if ins.boolop is not None and len(ops) == 4:
+        bop, q = ins.boolop.value.upper(), c.value(ops[3], T.PRED)
+    d = ops[0]
+    p1: Operand = c.dst(d.first) if isinstance(d, ast.Pair) else c.dst(d)
+    p2: Operand = c.dst(d.second) if isinstance(d, ast.Pair) else PT
+    c.emit("DSETP", (cmp, bop), [p1, p2], [c.rvalue(ops[1], T.F64), c.rvalue(ops[2], T.F64), q])
+
+
+def dop(ins: ast.Instruction, c: LowerCtx) -> None:
+    """f64 add/sub/mul/fma."""
+    ops = ins.operands
+    rnd = (_RND[ins.rnd],) if ins.rnd in _RND else ()
+    regs = [c.rvalue(o, T.F64) for o in ops[1:]]
+    srcs: list[Operand] = list(regs)
+    if ins.opcode == "sub":
+        srcs[1] = Src(regs[1], neg=True)
+    op = {"add": "DADD", "sub": "DADD", "mul": "DMUL", "fma": "DFMA", "mad": "DFMA"}[ins.opcode]
+    c.emit(op, rnd, [c.dst(ops[0])], srcs)
+
+
+def dneg_abs(ins: ast.Instruction, c: LowerCtx) -> None:
+    d, a = ins.operands
+    ra = c.rvalue(a, T.F64)
+    dv = c.dst(d)
+    c.emit("MOV", (), [dv.lo], [half(ra, 0)])
+    lut, mask = (0x3C, 0x80000000) if ins.opcode == "neg" else (0xC0, 0x7FFFFFFF)
+    c.emit("LOP3", ("LUT",), [dv.hi], [half(ra, 1), Imm(mask), RZ, Imm(lut), Src(PT, inv=True)])
+
+
+_I2F_RND = {Rounding.RZ: "RZ", Rounding.RM: "RM", Rounding.RP: "RP"}
+_F2I_RND = {Rounding.RZI: "TRUNC", Rounding.RMI: "FLOOR", Rounding.RPI: "CEIL", Rounding.RNI: ""}
+
+
+def _int_name(t: PtxType) -> str:
+    return {
+        T.S32: "S32",
+        T.U32: "U32",
+        T.S64: "S64",
+        T.U64: "U64",
+        T.S16: "S16",
+        T.U16: "U16",
+        T.S8: "S8",
+        T.U8: "U8",
+    }[t]
+
+
+def cvt(ins: ast.Instruction, c: LowerCtx) -> None:
+    d, a = ins.operands
+    dt, st = ins.types[0], ins.types[1]
+    ints = (T.S32, T.U32, T.S64, T.U64, T.S16, T.U16, T.S8, T.U8, T.B32, T.B64, T.B16, T.B8)
+    dv = c.dst(d)
+    if dt in ints and st in ints:
+        return cvt_int(ins, c, dv, a, dt, st)
+    if dt is T.F32 and st in ints:
+        rnd = (_I2F_RND[ins.rnd],) if ins.rnd in _I2F_RND else ()
+        if st.size == 8:
+            c.emit("I2F", (_int_name(st), *rnd), [dv], [c.rvalue(a, st)])
+        else:
+            c.emit("I2FP", ("F32", _int_name(st), *rnd), [dv], [c.rvalue(a, st)])
+        return
+    if dt in ints and st is T.F32:
+        r = _F2I_RND.get(ins.rnd) if ins.rnd is not None else "TRUNC"
+        if r is None:
+            raise c.unsupported(f"cvt rounding {ins.rnd}")
+        mods: list[str] = []
+        if ins.has("ftz"):
+            mods.append("FTZ")
+        if dt not in (T.S32,):
+            mods.append(_int_name(dt))
+        if r:
+            mods.append(r)
+        mods.append("NTZ")
+        c.emit("F2I", tuple(mods), [dv], [c.rvalue(a, st)])
+        return
+    if dt is T.F64 and st is T.F32:
+        c.emit("F2F", ("F64", "F32"), [dv], [c.rvalue(a, st)])
+        return
+    if dt is T.F32 and st is T.F64:
+        rnd = (_I2F_RND[ins.rnd],) if ins.rnd in _I2F_RND else ()
+        c.emit("F2F", ("F32", "F64", *rnd), [dv], [c.rvalue(a, st)])
+        return
+    if dt is T.F32 and st is T.F32:
+        rnd_i = (
+            {
+                Rounding.RNI: "",
+                Rounding.RZI: "TRUNC",
+                Rounding.RMI: "FLOOR",
+                Rounding.RPI: "CEIL",
+            }.get(ins.rnd)
+            if ins.rnd is not None
+            else None
+        )
+        if rnd_i is None:
+            c.emit(
+                "FADD",
+                ("FTZ",) if ins.has("ftz") else (),
+                [dv],
+                [c.rvalue(a, st), Src(RZ, neg=True)],
+            )
+            return
+        mods2 = ("FTZ",) if ins.has("ftz") else ()
+        c.emit("FRND", (*((rnd_i,) if rnd_i else ()), *mods2), [dv], [c.rvalue(a, st)])
+        return
+    raise c.unsupported(f"cvt.{dt}.{st}")
+
+
+def cvt_int(
+    ins: ast.Instruction, c: LowerCtx, dv: VReg, a: ast.Operand, dt: PtxType, st: PtxType
+) -> None:
+    src = c.rvalue(a, st)
+    src_lo = half(src, 0) if st.size == 8 else src
+    signed_src = st in (T.S8, T.S16, T.S32, T.S64)
+    # narrow to the smaller of the two sizes, with the sign of the source
+    n = min(dt.size, st.size)
+    if n >= 4:
+        low: Operand = src_lo
+    elif signed_src:
+        low = c.new()
+        c.emit("SGXT", (), [low], [src_lo, Imm(8 * n)])
+    else:
+        low = c.new()
+        c.emit(
+            "LOP3",
+            ("LUT",),
+            [low],
+            [src_lo, Imm((1 << (8 * n)) - 1), RZ, Imm(0xC0), Src(PT, inv=True)],
+        )
+    if dt.size == 8:
+        c.emit("MOV", (), [dv.lo], [low])
+        if st.size == 8:
+            c.emit("MOV", (), [dv.hi], [half(src, 1)])
+        elif signed_src:
+            c.emit("SHF", ("R", "S32", "HI"), [dv.hi], [RZ, Imm(0x1F), low])
+        else:
+            c.emit("MOV", (), [dv.hi], [RZ])
+        return
+    # 32-bit (or narrower) destination: sign/zero extend a narrow destination type
+    if dt.size < 4 and dt.size < st.size:
+        if dt in (T.S8, T.S16):
+            c.emit("SGXT", (), [dv], [low, Imm(8 * dt.size)])
+        else:
+            c.emit(
+                "LOP3",
+                ("LUT",),
+                [dv],
+                [low, Imm((1 << (8 * dt.size)) - 1), RZ, Imm(0xC0), Src(PT, inv=True)],
+            )
+        return
+    c.emit("MOV", (), [dv], [low])
+
+
+RULES: list[Rule] = [
+    Rule("add.f64", "add", types(T.F64), dop, "add.f64 %fd1, %fd2, %fd3;"),
+    Rule("sub.f64", "sub", types(T.F64), dop, "sub.rn.f64 %fd1, %fd2, %fd3;"),
+    Rule("mul.f64", "mul", types(T.F64), dop, "mul.f64 %fd1, %fd2, %fd3;"),
+    Rule("fma.f64", "fma", types(T.F64), dop, "fma.rn.f64 %fd1, %fd2, %fd3, %fd4;"),
+    Rule("add.f32", "add", types(T.F32), fadd, "add.f32 %f1, %f2, %f3;"),
+    Rule("sub.f32", "sub", types(T.F32), fadd, "sub.ftz.f32 %f1, %f2, %f3;"),
+    Rule("mul.f32", "mul", types(T.F32), fmul, "mul.rn.f32 %f1, %f2, 0f3F800000;"),
+    Rule("fma.f32", "fma", types(T.F32), ffma, "fma.rn.f32 %f1, %f2, %f3, %f4;"),
+    Rule("mad.f32", "mad", types(T.F32), ffma, "mad.rn.f32 %f1, %f2, %f3, %f4;"),
+    Rule("neg.f64", "neg", types(T.F64), dneg_abs, "neg.f64 %fd1, %fd2;"),
+    Rule("abs.f64", "abs", types(T.F64), dneg_abs, "abs.f64 %fd1, %fd2;"),
+    Rule("neg.f32", "neg", types(T.F32), fneg_abs, "neg.f32 %f1, %f2;"),
+    Rule("abs.f32", "abs", types(T.F32), fneg_abs, "abs.ftz.f32 %f1, %f2;"),
+    Rule("min.f32", "min", types(T.F32), fminmax, "min.f32 %f1, %f2, %f3;"),
+    Rule("max.f32", "max", types(T.F32), fminmax, "max.ftz.f32 %f1, %f2, %f3;"),
+    Rule("setp.f32", "setp", types(T.F32), setp_f32, "setp.gtu.f32 %p1, %f1, %f2;"),
+    Rule("setp.f64", "setp", types(T.F64), setp_f64, "setp.lt.f64 %p1, %fd1, %fd2;"),
+    Rule("cvt", "cvt", always, cvt, "cvt.rn.f32.s32 %f1, %r1;"),
+]
+
+_ = (RC, has)

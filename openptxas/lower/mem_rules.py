@@ -1,0 +1,343 @@
+"""Selection rules for memory instructions: parameters, global/generic/shared loads and stores,
+address conversions, atomics, and barriers.
+
+sm_90 forms (ptxas 13.0.88): kernel parameters come from constant bank 0 at ``param_base``
+(``LDC``), global and generic accesses go through the 64-bit descriptor in ``c[0x0][0x208]``
+(``LDG.E R, desc[UR4][R2.64+0x8]``), shared accesses use 32-bit addresses (``LDS R, [R0+0x4]``).
+"""
+
+from __future__ import annotations
+
+from openptxas.ir.core import PT, RC, RZ, Addr, CBank, Imm, Operand, Src, VReg
+from openptxas.lower.context import LowerCtx, width_of
+from openptxas.lower.int_rules import half
+from openptxas.lower.rules import Pred, Rule, always, both, has
+from openptxas.ptx import ast
+from openptxas.ptx.types import PtxType, StateSpace
+
+T = PtxType
+SHARED = (StateSpace.SHARED, StateSpace.SHARED_CTA)
+
+
+def _space(ins: ast.Instruction) -> StateSpace | None:
+    return ins.space
+
+
+def space_is(*spaces: StateSpace | None) -> Pred:
+    s = frozenset(spaces)
+    return lambda ins: _space(ins) in s
+
+
+def _size_mod(t: PtxType, vec: int) -> tuple[str, ...]:
+    """The SASS size modifier of an access of ``vec`` x ``t``."""
+    n = t.size * max(vec, 1)
+    if vec <= 1 and t.size < 4:
+        signed = t in (T.S8, T.S16)
+        return (("S" if signed else "U") + str(8 * t.size),)
+    return {4: (), 8: ("64",), 16: ("128",)}[n]
+
+
+def _dest_regs(c: LowerCtx, op: ast.Operand) -> list[ast.Operand]:
+    return list(op.items) if isinstance(op, ast.Vector) else [op]
+
+
+def _load_into(c: LowerCtx, ins: ast.Instruction, dst: ast.Operand, emit_load: object) -> None:
+    """Load into a register group, then spread it over the PTX destinations."""
+    t = ins.type
+    assert t is not None
+    items = _dest_regs(c, dst)
+    words = width_of(t) * len(items)
+    if len(items) == 1 and not isinstance(items[0], ast.Sink):
+        group = c.dst(items[0])
+        if group.width != words:
+            group = c.new(RC.R, words)
+            emit_load(group)  # type: ignore[operator]
+            c.emit("MOV", (), [c.dst(items[0])], [group.lo])
+            return
+        emit_load(group)  # type: ignore[operator]
+        return
+    group = c.new(RC.R, words)
+    emit_load(group)  # type: ignore[operator]
+    w = width_of(t)
+    for k, it in enumerate(items):
+        if isinstance(it, ast.Sink):
+            continue
+        d = c.dst(it)
+        for j in range(w):
+            c.emit("MOV", (), [d.part(j) if d.width > 1 else d], [group.part(k * w + j)])
+
+
+def _store_group(c: LowerCtx, ins: ast.Instruction, src: ast.Operand) -> Operand:
+    t = ins.type
+    assert t is not None
+    items = _dest_regs(c, src)
+    w = width_of(t)
+    if len(items) == 1:
+        v = c.value(items[0], t, allow_imm=False)
+        if isinstance(v, VReg) and v.width == w:
+            return v
+        if w == 1:
+            return v
+        raise c.unsupported("store of this operand")
+    group = c.new(RC.R, w * len(items))
+    for k, it in enumerate(items):
+        v = c.value(it, t, allow_imm=True)
+        for j in range(w):
+            part = half(v, j) if isinstance(v, VReg) and v.width > 1 else v
+            c.emit("MOV", (), [group.part(k * w + j)], [part])
+    return group
+
+
+def ld_param(ins: ast.Instruction, c: LowerCtx) -> None:
+    d, a = ins.operands
+    addr = c.address(a)
+    if not isinstance(addr.base, ast.Sym) or addr.base.name not in c.params:
+        raise c.unsupported("ld.param from this address")
+    off, _size = c.params[addr.base.name]
+    t = ins.type
+    assert t is not None
+    base = c.target.param_base + off + addr.base.offset + addr.offset
+
+    def load(group: VReg) -> None:
+        n = group.width
+        k = 0
+        while k < n:
+            step = 2 if n - k >= 2 and (base + 4 * k) % 8 == 0 else 1
+            dst = group.part(k, step) if n > 1 else group
+            mods = _size_mod(t, 1) if t.size < 4 else (("64",) if step == 2 else ())
+            c.emit("LDC", mods, [dst], [CBank(0, base + 4 * k)])
+            k += step
+
+    _load_into(c, ins, d, load)
+
+
+def ld_const(ins: ast.Instruction, c: LowerCtx) -> None:
+    """__constant__ data lives in bank 3: ``LDC R, c[0x3][R+off]``."""
+    d, a = ins.operands
+    addr = c.address(a)
+    t = ins.type
+    assert t is not None
+    reg = None
+    if isinstance(addr.base, ast.Sym):
+        if addr.base.name not in c.consts:
+            raise c.unsupported(f"ld.const from '{addr.base.name}'")
+        base = c.consts[addr.base.name] + addr.base.offset + addr.offset
+    elif isinstance(addr.base, ast.Reg):
+        r = c.reg_part(addr.base)
+        reg = half(r, 0) if isinstance(r, VReg) and r.width == 2 else r
+        base = addr.offset
+    else:
+        base = addr.offset
+
+    def load(group: VReg) -> None:
+        n = group.width
+        k = 0
+        while k < n:
+            step = 2 if n - k >= 2 else 1
+            dst = group.part(k, step) if n > 1 else group
+            mods = _size_mod(t, 1) if t.size < 4 else (("64",) if step == 2 else ())
+            c.emit("LDC", mods, [dst], [CBank(3, base + 4 * k, reg)])
+            k += step
+
+    _load_into(c, ins, d, load)
+
+
+def ld_mem(ins: ast.Instruction, c: LowerCtx) -> None:
+    d, a = ins.operands
+    t = ins.type
+    assert t is not None
+    space = _space(ins)
+    addr = c.mem_addr(c.address(a), space)
+    mods = _size_mod(t, ins.vec)
+    pre: tuple[str, ...]
+    if space in SHARED:
+        op, pre = "LDS", ()
+    elif space is StateSpace.GLOBAL and (ins.has("nc") or ins.opcode == "ldu"):
+        op, pre = "LDG", ("E",)
+        mods = (*mods, "CONSTANT")
+    elif space is StateSpace.GLOBAL:
+        op, pre = "LDG", ("E",)
+    else:
+        op, pre = "LD", ("E",)
+    if op != "LDS" and "CONSTANT" in mods:
+        mods = ("CONSTANT", *[m for m in mods if m != "CONSTANT"])
+    _load_into(c, ins, d, lambda g: c.emit(op, (*pre, *mods), [g], [addr]))
+
+
+def st_mem(ins: ast.Instruction, c: LowerCtx) -> None:
+    a, v = ins.operands
+    t = ins.type
+    assert t is not None
+    space = _space(ins)
+    addr = c.mem_addr(c.address(a), space)
+    mods = _size_mod(t, ins.vec)
+    mods = tuple(m.replace("S8", "U8").replace("S16", "U16") for m in mods)
+    src = _store_group(c, ins, v)
+    if isinstance(src, Imm):
+        src = c.materialize(src.value, T.B32)
+    if space in SHARED:
+        c.emit("STS", mods, [], [addr, src])
+    elif space is StateSpace.GLOBAL:
+        c.emit("STG", ("E", *mods), [], [addr, src])
+    else:
+        c.emit("ST", ("E", *mods), [], [addr, src])
+
+
+def cvta(ins: ast.Instruction, c: LowerCtx) -> None:
+    d, a = ins.operands
+    if ins.space is not StateSpace.GLOBAL:
+        raise c.unsupported(f"cvta for {ins.space} addresses")
+    # Generic and global addresses coincide on sm_90.
+    dv = c.dst(d)
+    src = c.rvalue(a, T.U64)
+    for k in range(2):
+        c.emit("MOV", (), [dv.part(k)], [half(src, k)])
+
+
+_ATOM_OPS = {
+    "add": "ADD",
+    "min": "MIN",
+    "max": "MAX",
+    "and": "AND",
+    "or": "OR",
+    "xor": "XOR",
+    "exch": "EXCH",
+    "inc": "INC",
+    "dec": "DEC",
+    "cas": "CAS",
+}
+
+
+def atom(ins: ast.Instruction, c: LowerCtx) -> None:
+    t = ins.type
+    assert t is not None and ins.op is not None
+    is_red = ins.opcode == "red"
+    ops = ins.operands
+    if is_red:
+        a, b = ops[0], ops[1]
+        d = None
+        extra: list[ast.Operand] = []
+    else:
+        d, a, b = ops[0], ops[1], ops[2]
+        extra = list(ops[3:])
+    space = _space(ins)
+    addr = c.mem_addr(c.address(a), space)
+    op = _ATOM_OPS.get(ins.op)
+    if op is None:
+        raise c.unsupported(f"atom.{ins.op}")
+    signed = t in (T.S32, T.S64)
+    ty: tuple[str, ...] = ()
+    if t is T.F32:
+        ty = ("F32", "FTZ", "RN")
+    elif t in (T.S32,) and op in ("MIN", "MAX", "ADD"):
+        ty = ("S32",) if op != "ADD" else ()
+    elif t in (T.U64, T.B64, T.S64):
+        ty = ("64",)
+    _ = signed
+    dst = c.dst(d) if d is not None else None
+    if op == "CAS":
+        w = width_of(t)
+        pair = c.new(RC.R, 2 * w)
+        vb = c.rvalue(b, t)
+        vc = c.rvalue(extra[0], t)
+        for j in range(w):
+            c.emit("MOV", (), [pair.part(j)], [half(vb, j) if w > 1 else vb])
+            c.emit("MOV", (), [pair.part(w + j)], [half(vc, j) if w > 1 else vc])
+        srcs: list[Operand] = [addr, pair.part(0, w), pair.part(w, w)]
+    else:
+        srcs = [addr, c.value(b, t, allow_imm=False)]
+    if space in (StateSpace.SHARED, StateSpace.SHARED_CTA):
+        mods = (op, *ty)
+        if dst is None:
+            dst = c.new(RC.R, width_of(t))
+        c.emit("ATOMS", mods, [dst], srcs)
+        return
+    if space not in (StateSpace.GLOBAL, None):
+        raise c.unsupported(f"atomics on {space}")
+    mods = ("E", op, *ty, "STRONG", "GPU")
+    if dst is None:
+        c.emit("REDG", mods, [], srcs)
+    else:
+        c.emit("ATOMG", mods, [PT, dst], srcs)
+
+
+def bar_sync(ins: ast.Instruction, c: LowerCtx) -> None:
+    ops = ins.operands
+    if ins.has("arrive"):
+        raise c.unsupported("bar.arrive")
+    bid = c.value(ops[0], T.U32) if ops else Imm(0)
+    srcs: list[Operand] = [bid]
+    if len(ops) > 1:
+        srcs.append(c.value(ops[1], T.U32))
+    if isinstance(bid, Imm):
+        c.fn.barriers = max(c.fn.barriers, bid.value + 1)
+    else:
+        c.fn.barriers = 16
+    c.emit("BAR", ("SYNC", "DEFER_BLOCKING"), [], srcs)
+
+
+def membar(ins: ast.Instruction, c: LowerCtx) -> None:
+    scope = "GPU"
+    if ins.has("cta"):
+        scope = "CTA"
+    elif ins.has("sys"):
+        scope = "SYS"
+    c.emit("MEMBAR", ("SC", scope), [], [])
+
+
+RULES: list[Rule] = [
+    Rule(
+        "ld.param",
+        "ld",
+        space_is(StateSpace.PARAM, StateSpace.PARAM_ENTRY),
+        ld_param,
+        "ld.param.u64 %rd1, [k_param_0];",
+    ),
+    Rule(
+        "ld.mem",
+        "ld",
+        space_is(
+            StateSpace.GLOBAL,
+            StateSpace.SHARED,
+            StateSpace.SHARED_CTA,
+            None,
+        ),
+        ld_mem,
+        "ld.global.f32 %f1, [%rd1+4];",
+    ),
+    Rule("ld.const", "ld", space_is(StateSpace.CONST), ld_const, "ld.const.u32 %r1, [%rd1+8];"),
+    Rule("ldu", "ldu", always, ld_mem, "ldu.global.f32 %f1, [%rd1];"),
+    Rule(
+        "st.mem",
+        "st",
+        space_is(
+            StateSpace.GLOBAL,
+            StateSpace.SHARED,
+            StateSpace.SHARED_CTA,
+            None,
+        ),
+        st_mem,
+        "st.global.v4.f32 [%rd1], {%f1, %f2, %f3, %f4};",
+    ),
+    Rule(
+        "cvta.to.global",
+        "cvta",
+        both(has("to"), space_is(StateSpace.GLOBAL)),
+        cvta,
+        "cvta.to.global.u64 %rd1, %rd2;",
+    ),
+    Rule(
+        "cvta.global",
+        "cvta",
+        space_is(StateSpace.GLOBAL),
+        cvta,
+        "cvta.global.u64 %rd1, %rd2;",
+    ),
+    Rule("atom", "atom", always, atom, "atom.global.add.u32 %r1, [%rd1], %r2;"),
+    Rule("red", "red", always, atom, "red.shared.add.u32 [%r1], %r2;"),
+    Rule("bar.sync", "bar", lambda i: not i.has("arrive"), bar_sync, "bar.sync 0;"),
+    Rule("barrier.sync", "barrier", lambda i: not i.has("arrive"), bar_sync, "barrier.sync 0;"),
+    Rule("membar", "membar", always, membar, "membar.gl;"),
+]
+
+_ = (RZ, Src, Addr)

@@ -1,0 +1,83 @@
+"""InsertConvergenceBarriers: BSSY/BSYNC around divergent regions, as ptxas 13.0 does on sm_90.
+
+Pre: virtual IR, blocks in layout order. Post: every divergent conditional branch whose block
+dominates its reconvergence point r (its immediate post-dominator) is preceded by
+``BSSY Bk, <after r's BSYNC>``; r starts with a block holding only ``BSYNC Bk``, which the
+region's branches target, and the BSSY's label names the block after it (ptxas's layout:
+``BSYNC B0`` at ``.L_x_1``, the BSSY target ``.L_x_0`` right after). A region nested in another
+uses the next barrier register; a divergent branch inside a region that already reconverges at
+the same point gets no second BSSY. Branches whose region is not single-entry get none (the warp
+then reconverges later; results are unaffected).
+"""
+
+from __future__ import annotations
+
+from openptxas.ir.cfg import CFG, EXIT_NODE, dominates, dominators
+from openptxas.ir.core import RC, Block, Function, Instr, Label, Reg
+from openptxas.ir.uniform import analyze
+
+MAX_BARRIERS = 16
+
+
+def insert_convergence_barriers(fn: Function, ctx: object) -> None:
+    info = analyze(fn)
+    if not info.divergent:
+        return
+    cfg = CFG.of(fn)
+    idom = dominators(cfg)
+    # (branch block, reconvergence block) pairs, outermost first in layout order.
+    regions: list[tuple[int, int]] = []
+    for b in sorted(info.divergent):
+        r = info.ipdom[b]
+        if r == EXIT_NODE or r <= b or not dominates(idom, b, r):
+            continue
+        if any(rb < b and rr == r and dominates(idom, rb, b) for rb, rr in regions):
+            continue  # an enclosing region already reconverges there
+        regions.append((b, r))
+    if not regions:
+        return
+    # Barrier register = nesting depth in layout order.
+    depth: dict[tuple[int, int], int] = {}
+    for b, r in regions:
+        d = sum(1 for ob, orr in regions if (ob, orr) != (b, r) and ob < b < orr and r <= orr)
+        if d >= MAX_BARRIERS:
+            continue
+        depth[(b, r)] = d
+    names = [blk.name for blk in fn.blocks]
+    sync_blocks: dict[int, list[int]] = {}
+    for (_b, r), d in depth.items():
+        sync_blocks.setdefault(r, []).append(d)
+        prev = fn.attrs.get("convergence_barriers", 0)
+        fn.attrs["convergence_barriers"] = max(prev if isinstance(prev, int) else 0, d + 1)
+    # Insert BSSY before each region's branch.
+    for (b, r), d in depth.items():
+        blk = fn.blocks[b]
+        t = blk.terminator()
+        assert t is not None
+        blk.instrs.insert(
+            len(blk.instrs) - 1, Instr("BSSY", (), [Reg(RC.B, d)], [Label(names[r])], line=t.line)
+        )
+    # Split each reconvergence block: a BSYNC block that branches target, then the block itself
+    # (the BSSYs' label). Inner barriers synchronise first.
+    new_blocks: list[Block] = []
+    retarget: dict[str, str] = {}
+    for i, blk in enumerate(fn.blocks):
+        if i in sync_blocks:
+            sync = Block(
+                f"{blk.name}.sync",
+                [
+                    Instr("BSYNC", (), [], [Reg(RC.B, d)])
+                    for d in sorted(sync_blocks[i], reverse=True)
+                ],
+            )
+            retarget[blk.name] = sync.name
+            new_blocks.append(sync)
+        new_blocks.append(blk)
+    for blk in new_blocks:
+        for ins in blk.instrs:
+            if ins.op in ("BRA", "BRX"):
+                ins.srcs = [
+                    Label(retarget.get(s.block, s.block)) if isinstance(s, Label) else s
+                    for s in ins.srcs
+                ]
+    fn.blocks = new_blocks

@@ -1,0 +1,44 @@
+"""Dead-code elimination (ptxas's EarlyOriSimpleLiveDead / LiveDead phases).
+
+Pre: any IR with virtual registers. Post: every instruction without side effects writes at least
+one register that is live afterwards.
+"""
+
+from __future__ import annotations
+
+from openptxas.ir.analysis import has_side_effects
+from openptxas.ir.core import Function, Part, VReg
+from openptxas.ir.liveness import compute_liveness, live_after_each
+
+
+def dce(fn: Function, ctx: object) -> None:
+    for _ in range(16):
+        lv = compute_liveness(fn)
+        after = live_after_each(fn, lv)
+        changed = False
+        for bi, b in enumerate(fn.blocks):
+            keep = []
+            for k, ins in enumerate(b.instrs):
+                if not has_side_effects(ins) and ins.dsts and not _writes_live(ins, after[bi][k]):
+                    changed = True
+                    continue
+                keep.append(ins)
+            b.instrs = keep
+        if not changed:
+            return
+
+
+def _writes_live(ins: object, live: int) -> bool:
+    from openptxas.ir.core import Instr
+
+    assert isinstance(ins, Instr)
+    for r in ins.def_regs():
+        v = r.v if isinstance(r, Part) else r
+        if not isinstance(v, VReg):
+            # a fixed register (R1, a zero register) is written on purpose
+            if getattr(v, "index", 255) not in (255, 7):
+                return True
+            continue
+        if live >> v.id & 1:
+            return True
+    return False

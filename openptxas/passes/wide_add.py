@@ -1,0 +1,117 @@
+"""Fold a 64-bit add of a widening multiply into the multiply (IMAD.WIDE's accumulator).
+
+``t = IMAD.WIDE a, b, RZ`` followed by the carry pair ``d = x + t`` becomes
+``d = IMAD.WIDE a, b, x``, as ptxas does for address arithmetic (``base + i * 4``). Recomputing
+the product at the add is safe when ``a`` and ``b`` hold the same values there as at the multiply:
+either they never change (stable registers), or the multiply sits earlier in the same block and
+nothing in between writes them. The original multiply dies when no other use remains.
+"""
+
+from __future__ import annotations
+
+from openptxas.ir.analysis import DefInfo, def_info, stable_vregs
+from openptxas.ir.core import Function, Imm, Instr, Operand, Part, Reg, VReg
+
+
+def _base(op: object) -> VReg | None:
+    if isinstance(op, VReg):
+        return op
+    if isinstance(op, Part):
+        return op.v
+    return None
+
+
+def wide_add(fn: Function, ctx: object) -> None:
+    info = def_info(fn)
+    stable = stable_vregs(fn, info)
+    for b in fn.blocks:
+        out: list[Instr] = []
+        ins_list = b.instrs
+        k = 0
+        while k < len(ins_list):
+            fused = None
+            if k + 1 < len(ins_list):
+                fused = _match(ins_list, k, info, stable)
+            if fused is not None:
+                out.append(fused)
+                k += 2
+                continue
+            out.append(ins_list[k])
+            k += 1
+        b.instrs = out
+
+
+def _operands_unchanged(mul: Instr, block: list[Instr], k: int, stable: set[int]) -> bool:
+    srcs = mul.srcs[:2]
+    if all(
+        isinstance(s, Imm | Reg) or ((v := _base(s)) is not None and v.id in stable) for s in srcs
+    ):
+        return True
+    try:
+        m = next(i for i, ins in enumerate(block[:k]) if ins is mul)
+    except StopIteration:
+        return False
+    ids = {v.id for s in srcs if (v := _base(s)) is not None}
+    for ins in block[m + 1 : k]:
+        for r in ins.def_regs():
+            v = _base(r)
+            if v is not None and v.id in ids:
+                return False
+    return True
+
+
+def _match(block: list[Instr], k: int, info: DefInfo, stable: set[int]) -> Instr | None:
+    lo, hi = block[k], block[k + 1]
+    if lo.op != "IADD3" or hi.op != "IADD3" or lo.mods or hi.mods != ("X",):
+        return None
+    if lo.guard is not None or hi.guard is not None or len(lo.dsts) != 2 or len(hi.dsts) != 1:
+        return None
+    dlo, dhi = lo.dsts[0], hi.dsts[0]
+    if not (
+        isinstance(dlo, Part)
+        and isinstance(dhi, Part)
+        and dlo.v == dhi.v
+        and dlo.k == 0
+        and dhi.k == 1
+        and dlo.v.width == 2
+    ):
+        return None
+    # lo: IADD3 d.lo, c, x.lo, t.lo, RZ ; hi: IADD3.X d.hi, x.hi, t.hi, RZ, c, !PT
+    if len(lo.srcs) != 3 or len(hi.srcs) != 5:
+        return None
+    for xi, ti in ((0, 1), (1, 0)):
+        x_lo, t_lo = lo.srcs[xi], lo.srcs[ti]
+        x_hi, t_hi = hi.srcs[xi], hi.srcs[ti]
+        if not (
+            isinstance(t_lo, Part)
+            and isinstance(t_hi, Part)
+            and t_lo.v == t_hi.v
+            and t_lo.k == 0
+            and t_hi.k == 1
+        ):
+            continue
+        if not (
+            isinstance(x_lo, Part)
+            and isinstance(x_hi, Part)
+            and x_lo.v == x_hi.v
+            and x_lo.k == 0
+            and x_hi.k == 1
+            and x_lo.v.width == 2
+        ):
+            continue
+        sites = info.defs(t_lo.v)
+        if len(sites) != 1:
+            continue
+        mul = sites[0]
+        zero_c: Operand = mul.srcs[2] if len(mul.srcs) == 3 else Imm(1)
+        if (
+            mul.op != "IMAD"
+            or "WIDE" not in mul.mods
+            or mul.guard is not None
+            or not (isinstance(zero_c, Reg) and zero_c.index == 255)
+        ):
+            continue
+        if not _operands_unchanged(mul, block, k, stable):
+            continue
+        return Instr("IMAD", mul.mods, [dlo.v], [mul.srcs[0], mul.srcs[1], x_lo.v], line=lo.line)
+    return None

@@ -1,0 +1,128 @@
+"""The phase table: openptxas's passes under ptxas's phase names, in ptxas's order.
+
+Names follow the seeds' phase table (``../shared/seeds``, phases 0-158); where ptxas's table has no
+single phase for a job, the name is ours (``InsertConvergenceBarriers``). At ``-O0`` only phases
+with ``min_opt`` 0 run.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from openptxas.ir.core import Function
+from openptxas.passes.manager import PassContext, Phase
+
+
+def _general_optimize(fn: Function, ctx: PassContext) -> None:
+    """GeneralOptimize: copy propagation, constant folding, dead-code elimination."""
+    from openptxas.passes.const_fold import const_fold
+    from openptxas.passes.copy_prop import copy_prop
+    from openptxas.passes.dce import dce
+
+    copy_prop(fn, ctx)
+    const_fold(fn, ctx)
+    copy_prop(fn, ctx)
+    dce(fn, ctx)
+
+
+def _cse(fn: Function, ctx: PassContext) -> None:
+    from openptxas.passes.copy_prop import copy_prop
+    from openptxas.passes.cse import cse
+    from openptxas.passes.dce import dce
+
+    cse(fn, ctx)
+    copy_prop(fn, ctx)
+    dce(fn, ctx)
+
+
+def _dce(fn: Function, ctx: PassContext) -> None:
+    from openptxas.passes.dce import dce
+
+    dce(fn, ctx)
+
+
+def _wide_add(fn: Function, ctx: PassContext) -> None:
+    from openptxas.passes.wide_add import wide_add
+
+    wide_add(fn, ctx)
+
+
+def _convergence(fn: Function, ctx: PassContext) -> None:
+    from openptxas.passes.convergence import insert_convergence_barriers
+
+    insert_convergence_barriers(fn, ctx)
+
+
+def _uniform(fn: Function, ctx: PassContext) -> None:
+    from openptxas.passes.uniform_regs import convert_to_uniform
+
+    convert_to_uniform(fn, ctx)
+
+
+def _branch_opt(fn: Function, ctx: PassContext) -> None:
+    from openptxas.passes.branch_opt import branch_opt
+
+    branch_opt(fn, ctx)
+
+
+def _allocate(fn: Function, ctx: PassContext) -> None:
+    from openptxas.regalloc.phase import allocate_registers
+
+    allocate_registers(fn, ctx)
+
+
+def _control(fn: Function, ctx: PassContext) -> None:
+    from openptxas.sched.control import assign_control
+
+    assign_control(fn, ctx.target.urz, serial=ctx.options.sched == "serial")
+
+
+@functools.cache
+def pipeline() -> list[Phase]:
+    return [
+        Phase("EarlyOriSimpleLiveDead", _dce, 0, doc="dead-code elimination"),
+        Phase("BranchOpt", _branch_opt, 1, doc="exit branches, jump threading, dead blocks"),
+        Phase(
+            "GeneralOptimizeEarly",
+            _general_optimize,
+            1,
+            doc="copy propagation and dead-code elimination",
+        ),
+        Phase("GeneralOptimize", _general_optimize, 1),
+        Phase("GvnCse", _cse, 2, doc="common-subexpression elimination"),
+        Phase(
+            "ConvertToUniformReg",
+            _uniform,
+            1,
+            doc="move warp-uniform values to the uniform datapath (UR/UP)",
+        ),
+        Phase(
+            "LateArchOptimizeFirst",
+            _wide_add,
+            1,
+            doc="fold 64-bit adds of widening multiplies into IMAD.WIDE",
+        ),
+        Phase("LiveDeadThird", _dce, 1),
+        Phase(
+            "InsertConvergenceBarriers",
+            _convergence,
+            0,
+            essential=True,
+            doc="BSSY/BSYNC around divergent regions",
+        ),
+        Phase(
+            "AllocateRegisters",
+            _allocate,
+            0,
+            essential=True,
+            allocated=True,
+            doc="fat-point register allocation (checked)",
+        ),
+        Phase(
+            "ScoreboardsAndOpexes",
+            _control,
+            0,
+            essential=True,
+            doc="stall counts, yield, scoreboards and wait masks",
+        ),
+    ]

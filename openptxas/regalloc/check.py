@@ -1,0 +1,147 @@
+"""An independent checker that re-proves a register allocation.
+
+For every use of a virtual register ``v`` it walks the CFG backwards from the use, unit by unit
+(a unit is one 32-bit physical register, or one predicate), and fails if some instruction on
+the way writes one of ``v``'s units with anything else before a definition of ``v`` is reached.
+A guarded or partial definition of ``v`` does not end the walk (the old value may survive it).
+Paths on which ``v`` has not been written yet are not errors: PTX lets a program read a register
+it has not initialised on every path, and the allocator may reuse such registers.
+
+The checker shares no code with the allocator's liveness and interference computation: it is a
+path search over the instructions themselves (after regalloc2's checker, which re-proves an
+allocation by a different analysis than the one that made it).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from openptxas.diag import InternalError
+from openptxas.ir.core import RC, Function, Instr, Part, Reg, VReg, predecessors, successors
+from openptxas.regalloc.fatpoint import Allocation
+
+Unit = tuple[RC, int]
+
+
+def _units_of(x: VReg | Part, alloc: Allocation) -> list[tuple[Unit, int]]:
+    """(physical unit, component index of the virtual register) pairs."""
+    v = x.v if isinstance(x, Part) else x
+    k0, n = (x.k, x.n) if isinstance(x, Part) else (0, v.width)
+    r = alloc.regs[v]
+    return [((v.rc, r.index + k), k) for k in range(k0, k0 + n)]
+
+
+def _writes(ins: Instr, alloc: Allocation) -> list[tuple[Unit, int | None, int]]:
+    """(unit, vreg id or None for a fixed register, component) for every unit ``ins`` writes."""
+    out: list[tuple[Unit, int | None, int]] = []
+    for r in ins.def_regs():
+        if isinstance(r, VReg | Part):
+            v = r.v if isinstance(r, Part) else r
+            for unit, k in _units_of(r, alloc):
+                out.append((unit, v.id, k))
+        elif isinstance(r, Reg) and not (
+            r.index == 255 or (r.rc in (RC.P, RC.UP) and r.index == 7)
+        ):
+            for k in range(r.width):
+                out.append(((r.rc, r.index + k), None, k))
+    return out
+
+
+def _maybe_defined(fn: Function) -> list[set[int]]:
+    """Virtual registers written on some path from the entry to each block's start."""
+    n = len(fn.blocks)
+    preds = predecessors(fn)
+    succs = [successors(fn, i) for i in range(n)]
+    gen = [
+        {
+            (r.v if isinstance(r, Part) else r).id
+            for ins in b.instrs
+            for r in ins.def_regs()
+            if isinstance(r, VReg | Part)
+        }
+        for b in fn.blocks
+    ]
+    d_in: list[set[int]] = [set() for _ in range(n)]
+    d_out: list[set[int]] = [set() for _ in range(n)]
+    work = deque(range(n))
+    while work:
+        i = work.popleft()
+        x: set[int] = set()
+        for p in preds[i]:
+            x |= d_out[p]
+        d_in[i] = x
+        out = x | gen[i]
+        if out != d_out[i]:
+            d_out[i] = out
+            work.extend(s for s in succs[i] if s not in work)
+    return d_in
+
+
+def check_allocation(fn: Function, alloc: Allocation) -> None:
+    """Raise InternalError naming the first use whose value could be clobbered."""
+    preds = predecessors(fn)
+    d_in = _maybe_defined(fn)
+    writes = {ins.uid: _writes(ins, alloc) for ins in fn.instrs()}
+    for bi, b in enumerate(fn.blocks):
+        for k, ins in enumerate(b.instrs):
+            for r in ins.use_regs():
+                if isinstance(r, VReg | Part):
+                    _check_use(fn, alloc, preds, d_in, writes, bi, k, ins, r)
+
+
+def _defined_before(fn: Function, d_in: list[set[int]], bi: int, k: int, vid: int) -> bool:
+    """Whether ``vid`` may have been written before instruction ``k`` of block ``bi``."""
+    if vid in d_in[bi]:
+        return True
+    for ins in fn.blocks[bi].instrs[:k]:
+        for r in ins.def_regs():
+            if isinstance(r, VReg | Part) and (r.v if isinstance(r, Part) else r).id == vid:
+                return True
+    return False
+
+
+def _check_use(
+    fn: Function,
+    alloc: Allocation,
+    preds: list[list[int]],
+    d_in: list[set[int]],
+    writes: dict[int, list[tuple[Unit, int | None, int]]],
+    bi: int,
+    k: int,
+    use: Instr,
+    r: VReg | Part,
+) -> None:
+    v = r.v if isinstance(r, Part) else r
+    wanted = dict(_units_of(r, alloc))  # unit -> component
+    # (block, index to scan down from (exclusive), units still to find)
+    work: deque[tuple[int, int, frozenset[Unit]]] = deque([(bi, k, frozenset(wanted))])
+    seen: set[tuple[int, frozenset[Unit]]] = set()
+    while work:
+        b, upto, units = work.popleft()
+        instrs = fn.blocks[b].instrs
+        for j in range(upto - 1, -1, -1):
+            ins = instrs[j]
+            for unit, vid, comp in writes[ins.uid]:
+                if unit not in units:
+                    continue
+                if vid == v.id and comp == wanted[unit]:
+                    if ins.guard is None:
+                        units = units - {unit}
+                    continue
+                if not _defined_before(fn, d_in, b, j, v.id):
+                    units = units - {unit}  # v not written yet on this path: garbage anyway
+                    continue
+                raise InternalError(
+                    f"RA checker: {fn.name}: {fn.blocks[bi].name}: '{use}': {r} "
+                    f"in {unit[0].name}{unit[1]} is overwritten by '{ins}' in "
+                    f"{fn.blocks[b].name}"
+                )
+            if not units:
+                break
+        if not units:
+            continue
+        for p in preds[b]:
+            key = (p, units)
+            if key not in seen:
+                seen.add(key)
+                work.append((p, len(fn.blocks[p].instrs), units))

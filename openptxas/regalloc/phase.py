@@ -1,0 +1,53 @@
+"""The AllocateRegisters phase: fat-point allocation, the independent checker (with
+``--verify``), and the rewrite to physical registers.
+
+The register budget is ``.maxnreg`` if the function has one, else ``-maxrregcount``, else 255;
+ptxas raises budgets below 24 to 24 on sm_90 (the ABI minimum, with a warning it prints itself).
+"""
+
+from __future__ import annotations
+
+from openptxas.diag import RegAllocError
+from openptxas.ir.core import RC, Function, VReg
+from openptxas.passes.manager import PassContext, verify_enabled
+from openptxas.regalloc.check import check_allocation
+from openptxas.regalloc.fatpoint import ClassExhausted, allocate, limits_for, occupancy, rewrite
+from openptxas.regalloc.predspill import spill_predicate
+
+ABI_MIN_REGS = 24
+MAX_REGS = 255
+
+
+def register_budget(fn: Function, ctx: PassContext) -> int:
+    budget = MAX_REGS
+    maxnreg = fn.attrs.get("maxnreg")
+    if isinstance(maxnreg, int):
+        budget = maxnreg
+    elif ctx.options.maxrregcount is not None and ctx.options.maxrregcount <= MAX_REGS:
+        budget = ctx.options.maxrregcount
+    return max(ABI_MIN_REGS, min(budget, MAX_REGS))
+
+
+def allocate_registers(fn: Function, ctx: PassContext) -> None:
+    limits = limits_for(register_budget(fn, ctx), ctx.target.ugpr_count)
+    for _ in range(64):
+        try:
+            alloc = allocate(fn, limits, naive=ctx.options.ra == "naive")
+            break
+        except ClassExhausted as exc:
+            if exc.rc not in (RC.P, RC.UP):
+                raise
+            spill_predicate(fn, _longest_lived(fn, exc.rc))
+    else:
+        raise RegAllocError(
+            f"Register allocation failed for function '{fn.name}': too many predicates live at once"
+        )
+    if verify_enabled(ctx.options):
+        check_allocation(fn, alloc)
+    rewrite(fn, alloc)
+    fn.attrs["registers"] = alloc.registers
+
+
+def _longest_lived(fn: Function, rc: RC) -> VReg:
+    occ, _ = occupancy(fn)
+    return max((v for v in occ if v.rc == rc), key=lambda v: (bin(occ[v]).count("1"), -v.id))

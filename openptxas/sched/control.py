@@ -1,0 +1,334 @@
+"""Control codes: stall counts, yield, write/read scoreboards and wait masks (phase
+``ScoreboardsAndOpexes``).
+
+Runs on the allocated function in its final order. A forward simulation of issue cycles tracks,
+for every physical register unit, when its pending fixed-latency result becomes usable and which
+scoreboards guard a pending variable-latency write or a pending late read. Block-entry states are
+merged from all predecessors (latest ready time, union of pending scoreboards) and iterated to a
+fixed point, so scoreboards and latencies carry across branches and loop back edges.
+
+Read scoreboards are set lazily: a late reader (a store, a load, MUFU, ...) gets one only when a
+later write to one of its sources would come within ``READ_WINDOW`` cycles; the simulation marks
+such readers and re-runs until nothing changes.
+
+With ``serial`` mode every instruction waits for every scoreboard and stalls 15 cycles: trivially
+safe, for bisecting.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from openptxas.diag import InternalError
+from openptxas.ir.core import (
+    RC,
+    Control,
+    Function,
+    Instr,
+    Reg,
+    predecessors,
+    successors,
+)
+from openptxas.sched.latency import (
+    NUM_SCOREBOARDS,
+    READ_WINDOW,
+    SB_SETUP,
+    fixed_latency,
+    is_late_reader,
+    is_variable,
+)
+
+Unit = tuple[RC, int]
+MAX_STALL = 15
+
+
+def _zero(r: Reg, urz: int) -> bool:
+    return (
+        (r.rc == RC.R and r.index == 255)
+        or (r.rc == RC.UR and r.index == urz)
+        or (r.rc in (RC.P, RC.UP) and r.index == 7)
+    )
+
+
+def reg_units(ins: Instr, urz: int, *, defs: bool) -> list[Unit]:
+    out: list[Unit] = []
+    regs = ins.def_regs() if defs else ins.use_regs()
+    for r in regs:
+        if not isinstance(r, Reg):
+            raise InternalError(f"control codes: virtual register in '{ins}'")
+        if r.rc == RC.B or _zero(r, urz):
+            continue
+        out.extend((r.rc, r.index + k) for k in range(r.width))
+    return out
+
+
+def guard_units(ins: Instr, urz: int) -> set[Unit]:
+    if ins.guard is None:
+        return set()
+    r = ins.guard.pred
+    assert isinstance(r, Reg)
+    return set() if _zero(r, urz) else {(r.rc, r.index)}
+
+
+def _is_branch_like(ins: Instr) -> bool:
+    return ins.op in ("BRA", "BRX", "EXIT", "RET", "CALL", "BREAK", "BSSY", "BSYNC", "WARPSYNC")
+
+
+@dataclass
+class State:
+    """Timing state at a point, with cycles relative to 'now'."""
+
+    data_ready: dict[Unit, int] = field(default_factory=dict)  # cycles until usable as data
+    guard_ready: dict[Unit, int] = field(default_factory=dict)  # ... as a guard predicate
+    done: dict[Unit, int] = field(default_factory=dict)  # cycles until written (WAW)
+    wsb: dict[Unit, frozenset[int]] = field(default_factory=dict)  # pending write scoreboards
+    rsb: dict[Unit, frozenset[int]] = field(default_factory=dict)  # pending read scoreboards
+    # pending late reads without a read scoreboard: unit -> (cycles since issue, reader uid)
+    reads: dict[Unit, tuple[int, int]] = field(default_factory=dict)
+    sb_age: dict[int, int] = field(default_factory=dict)  # cycles since each SB was set
+
+    def copy(self) -> State:
+        return State(
+            dict(self.data_ready),
+            dict(self.guard_ready),
+            dict(self.done),
+            dict(self.wsb),
+            dict(self.rsb),
+            dict(self.reads),
+            dict(self.sb_age),
+        )
+
+    def advance(self, cycles: int) -> None:
+        """Move 'now' forward."""
+        for d in (self.data_ready, self.guard_ready, self.done):
+            for k in list(d):
+                v = d[k] - cycles
+                if v <= 0:
+                    del d[k]
+                else:
+                    d[k] = v
+        for k, (age, uid) in list(self.reads.items()):
+            if age + cycles >= READ_WINDOW:
+                del self.reads[k]
+            else:
+                self.reads[k] = (age + cycles, uid)
+        for s in self.sb_age:
+            self.sb_age[s] = min(self.sb_age[s] + cycles, 1 << 20)
+
+    def clear_sbs(self, sbs: frozenset[int]) -> None:
+        for d in (self.wsb, self.rsb):
+            for k in list(d):
+                rest = d[k] - sbs
+                if rest:
+                    d[k] = rest
+                else:
+                    del d[k]
+        for s in sbs:
+            self.sb_age.pop(s, None)
+
+    def pending_sbs(self) -> set[int]:
+        out: set[int] = set()
+        for v in (*self.wsb.values(), *self.rsb.values()):
+            out |= v
+        return out
+
+
+def merge(states: list[State]) -> State:
+    if not states:
+        return State()
+    out = states[0].copy()
+    for s in states[1:]:
+        for mine, theirs in (
+            (out.data_ready, s.data_ready),
+            (out.guard_ready, s.guard_ready),
+            (out.done, s.done),
+        ):
+            for k, v in theirs.items():
+                mine[k] = max(mine.get(k, 0), v)
+        for mine2, theirs2 in ((out.wsb, s.wsb), (out.rsb, s.rsb)):
+            for k, v2 in theirs2.items():
+                mine2[k] = mine2.get(k, frozenset()) | v2
+        for k, (age, uid) in s.reads.items():
+            if k not in out.reads or out.reads[k][0] > age:
+                out.reads[k] = (age, uid)
+        for sb, age in s.sb_age.items():
+            out.sb_age[sb] = min(out.sb_age.get(sb, age), age)
+    return out
+
+
+def _states_equal(a: State, b: State) -> bool:
+    return (
+        a.data_ready == b.data_ready
+        and a.guard_ready == b.guard_ready
+        and a.done == b.done
+        and a.wsb == b.wsb
+        and a.rsb == b.rsb
+        and a.reads == b.reads
+        and a.sb_age == b.sb_age
+    )
+
+
+class _Restart(Exception):
+    pass
+
+
+def assign_control(fn: Function, urz: int, *, serial: bool = False) -> None:
+    """Set ``ins.ctrl`` on every instruction of the allocated function ``fn``."""
+    needs_rd: set[int] = set()
+    for _ in range(1000):
+        try:
+            _assign(fn, urz, serial, needs_rd)
+            return
+        except _Restart:
+            continue
+    raise InternalError(f"control codes: {fn.name}: no fixed point")
+
+
+def _assign(fn: Function, urz: int, serial: bool, needs_rd: set[int]) -> None:
+    n = len(fn.blocks)
+    succs = [successors(fn, i) for i in range(n)]
+    preds = predecessors(fn)
+    out_states: list[State | None] = [None] * n
+    work = list(range(n))
+    rounds = 0
+    # 1. Block-entry states to a fixed point (nothing is changed in the function yet).
+    while work:
+        rounds += 1
+        if rounds > 100 * n + 100:
+            raise InternalError(f"control codes: {fn.name}: no fixed point over the CFG")
+        i = work.pop(0)
+        st = merge([s for p in preds[i] if (s := out_states[p]) is not None])
+        new_out = _block(fn.blocks[i].instrs, st, urz, serial, needs_rd, emit=False)
+        old = out_states[i]
+        if old is None or not _states_equal(old, new_out):
+            out_states[i] = new_out
+            for s2 in succs[i]:
+                if s2 not in work:
+                    work.append(s2)
+    # 2. Emit the control codes (and any NOPs) from the converged entry states.
+    for i, b in enumerate(fn.blocks):
+        st = merge([s for p in preds[i] if (s := out_states[p]) is not None])
+        _block(b.instrs, st, urz, serial, needs_rd, emit=True)
+
+
+def _block(
+    instrs: list[Instr], st: State, urz: int, serial: bool, needs_rd: set[int], *, emit: bool
+) -> State:
+    """Simulate (and with ``emit`` annotate) one block from entry state ``st``."""
+    prev: Instr | None = None
+    next_free = 0  # round-robin start for scoreboard allocation
+    out: list[Instr] = []
+    for ins in instrs:
+        uses = reg_units(ins, urz, defs=False)
+        gunits = guard_units(ins, urz)
+        defs = reg_units(ins, urz, defs=True)
+        wait: set[int] = set()
+        delay = 1 if prev is not None else 0
+        if serial:
+            wait = st.pending_sbs()
+        for u in uses:
+            wait |= st.wsb.get(u, frozenset())
+            ready = st.guard_ready.get(u, 0) if u in gunits else st.data_ready.get(u, 0)
+            delay = max(delay, ready)
+        for u in defs:
+            wait |= st.wsb.get(u, frozenset()) | st.rsb.get(u, frozenset())
+            if u in st.done:
+                delay = max(delay, st.done[u] - _own_latency(ins) + 1)
+            if u in st.reads:
+                needs_rd.add(st.reads[u][1])
+                raise _Restart
+        for sb in wait:
+            delay = max(delay, SB_SETUP - st.sb_age.get(sb, SB_SETUP))
+        if serial and prev is not None:
+            delay = MAX_STALL
+        # The previous instruction carries the stall; longer waits go into NOPs.
+        while delay > (MAX_STALL if prev is not None else 0):
+            if prev is not None:
+                prev.ctrl = prev.ctrl or Control()
+                prev.ctrl.stall = MAX_STALL
+                _set_yield(prev)
+                st.advance(MAX_STALL)
+                delay -= MAX_STALL
+            nop = Instr("NOP", ctrl=Control(stall=1))
+            if emit:
+                out.append(nop)
+            prev = nop
+            delay = max(delay, 1)
+        if prev is not None:
+            prev.ctrl = prev.ctrl or Control()
+            prev.ctrl.stall = max(delay, 1)
+            _set_yield(prev)
+            st.advance(max(delay, 1))
+        ctrl = Control(stall=1, wait=_mask(wait))
+        st.clear_sbs(frozenset(wait))
+        if is_variable(ins) and defs:
+            sb, next_free = _alloc_sb(st, next_free)
+            ctrl.wr_sb = sb
+            for u in defs:
+                st.wsb[u] = st.wsb.get(u, frozenset()) | {sb}
+                st.data_ready.pop(u, None)
+                st.guard_ready.pop(u, None)
+                st.done.pop(u, None)
+            st.sb_age[sb] = 0
+        else:
+            lat = fixed_latency(ins)
+            for u in defs:
+                st.data_ready[u] = lat.data
+                st.guard_ready[u] = lat.guard
+                st.done[u] = lat.data
+        if is_late_reader(ins) and uses:
+            if ins.uid in needs_rd:
+                sb, next_free = _alloc_sb(st, next_free)
+                ctrl.rd_sb = sb
+                for u in uses:
+                    st.rsb[u] = st.rsb.get(u, frozenset()) | {sb}
+                st.sb_age[sb] = 0
+            else:
+                for u in uses:
+                    st.reads[u] = (0, ins.uid)
+        for u in defs:
+            st.reads.pop(u, None)
+        if emit:
+            ins.ctrl = ctrl
+            out.append(ins)
+        else:
+            ins.ctrl = ctrl  # provisional, overwritten by the emitting pass
+        prev = ins
+    if prev is not None:
+        assert prev.ctrl is not None
+        # The last instruction of a block: enough stall for a branch to resolve.
+        prev.ctrl.stall = max(prev.ctrl.stall, 5 if _is_branch_like(prev) else 1)
+        _set_yield(prev)
+        st.advance(prev.ctrl.stall)
+    if emit:
+        instrs[:] = out
+    return st
+
+
+def _own_latency(ins: Instr) -> int:
+    return 0 if is_variable(ins) else fixed_latency(ins).data
+
+
+def _alloc_sb(st: State, start: int) -> tuple[int, int]:
+    pending = st.pending_sbs()
+    for j in range(NUM_SCOREBOARDS):
+        s = (start + j) % NUM_SCOREBOARDS
+        if s not in pending:
+            return s, (s + 1) % NUM_SCOREBOARDS
+    # All busy: share the one set longest ago (waiting on it then waits for both; correct).
+    s = max(range(NUM_SCOREBOARDS), key=lambda x: (st.sb_age.get(x, 0), -x))
+    return s, (s + 1) % NUM_SCOREBOARDS
+
+
+def _mask(sbs: set[int]) -> int:
+    m = 0
+    for s in sbs:
+        m |= 1 << s
+    return m
+
+
+def _set_yield(ins: Instr) -> None:
+    # ptxas 13.0 (sm_90): stall 1 always keeps the warp (bit 109 = 1), stalls of 12 and more and
+    # stall 0 never do; in between it is mixed. We keep the warp for short stalls only.
+    assert ins.ctrl is not None
+    ins.ctrl.yield_ = not (1 <= ins.ctrl.stall <= 2)

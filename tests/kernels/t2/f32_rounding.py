@@ -1,0 +1,24 @@
+import numpy as np
+
+from openptxas.testing import refmath as R
+
+MODES = (R.Rnd.RN, R.Rnd.RZ, R.Rnd.RM, R.Rnd.RP)
+F = R.Fmt.F32
+
+
+def f32_rounding(args, spec):
+    x, y, z, _, n = args
+    n = int(n[0])
+    x, y, z = x[:n], y[:n], z[:n]
+    p = np.abs(y)
+    rows = []
+    rows += [R.add(x, y, F, m) for m in MODES]
+    rows += [R.mul(x, y, F, m) for m in MODES]
+    rows += [R.fma(x, y, z, F, m) for m in MODES]
+    rows += [R.div(x, y, F, m) for m in MODES]
+    rows += [R.sqrt(p, F, m) for m in MODES]
+    rows += [R.rcp(z, F, m) for m in MODES]
+    rows += [R.sub(x, z, F, m) for m in MODES]
+    negp = -(x * y)
+    rows += [R.fma(x, y, negp, F, R.Rnd.RZ), R.fma(x, y, negp, F, R.Rnd.RP)]
+    return {3: np.concatenate(rows)}
