@@ -32,6 +32,27 @@ from openptxas.ptx import ast
 from openptxas.targets import SMInfo
 
 INSTR_BYTES = 16
+# Instructions whose immediates nvdisasm prints as floating-point numbers.
+FLOAT_IMM_OPS = frozenset(
+    {
+        "FADD",
+        "FMUL",
+        "FFMA",
+        "FSETP",
+        "FMNMX",
+        "FSET",
+        "FCHK",
+        "HADD2",
+        "HFMA2",
+        "HMUL2",
+        "HSETP2",
+        "HMNMX2",
+        "DADD",
+        "DMUL",
+        "DFMA",
+        "DSETP",
+    }
+)
 CODE_ALIGN = 128
 
 
@@ -122,7 +143,7 @@ def instr_text(ins: Instr, urz: int, labels: dict[str, str], *, signed: bool = F
     head = ".".join((ins.op, *ins.mods))
 
     def fmt(o: Operand) -> str:
-        if isinstance(o, Imm) and (ins.op in ("MOV", "UMOV") or o.kind == ImmKind.INT):
+        if isinstance(o, Imm) and (ins.op not in FLOAT_IMM_OPS or o.kind == ImmKind.INT):
             v = o.value & 0xFFFFFFFF
             return _hex(v - (1 << 32) if signed and v & 0x80000000 else v)
         return _operand(o, urz, labels)
@@ -183,7 +204,7 @@ def encode_function(fn: Function, target: SMInfo) -> EncodedFunction:
         if ins.op == "EXIT":
             exits.append(at)
     # End padding: BRA to itself, then NOPs to the 128-byte boundary (stall 0, as ptxas).
-    pad_ctrl = IsaControl(stall=0)
+    pad_ctrl = IsaControl(stall=0, yield_=True)
     tail = [(f"BRA `({selfloop}) ;", end)]
     n = len(body) + 1
     while (n * INSTR_BYTES) % CODE_ALIGN:
