@@ -143,6 +143,9 @@ def instr_text(ins: Instr, urz: int, labels: dict[str, str], *, signed: bool = F
     head = ".".join((ins.op, *ins.mods))
 
     def fmt(o: Operand) -> str:
+        if isinstance(o, Addr) and ins.op == "ATOMG" and "CAS" in ins.mods:
+            # nvdisasm prints CAS's 64-bit address without descriptor or .64: [R8+0x4]
+            o = Addr(o.base, o.offset)
         if isinstance(o, Imm) and (ins.op not in FLOAT_IMM_OPS or o.kind == ImmKind.INT):
             v = o.value & 0xFFFFFFFF
             return _hex(v - (1 << 32) if signed and v & 0x80000000 else v)
