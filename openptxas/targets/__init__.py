@@ -39,6 +39,21 @@ class SMInfo:
     max_threads_per_block: int
     max_shared_per_block: int  # bytes (opt-in maximum)
     has_nv_compat: bool  # cubin carries .nv.compat
+    # ELF layout facts (openptxas.elf; observed in ptxas 13.0.88 cubins, see docs/elf.md)
+    elf_legacy_segments: bool = False  # PHDR R+X, read-only LOADs R+X, PH-table LOAD last
+    elf_shstrtab_slack: int = 0  # unused bytes after .shstrtab ...
+    elf_shstrtab_slack_per_text: bool = False  # ... plus room for .nv.capmerc.text.<f> names
+    elf_reserved_smem: int = 0  # bytes added to every .nv.shared.<f> of a whole-program cubin
+    elf_rela: bool = True  # relocation sections are SHT_RELA (sm_75..89: SHT_REL)
+    elf_regcount_in_text_info: bool = False  # .text.<f> sh_info bits 24..31 = registers
+    elf_reserved_smem_symbols: bool = False  # .nv.reservedSmem.offset0 & .nv.shared.reserved.0
+    elf_constant0_late: bool = False  # .nv.constant0.<f> created after the function symbols
+    elf_constant_renames: bool = False  # .nv.constant.pic/.user/.optimizer renamed to banks
+    elf_rename_in_place: bool = True  # a renamed section's name is overwritten in place
+    elf_rel_action: bool = False  # the module has .nv.rel.action
+    elf_sparse_mma_mask: bool = False  # every .nv.info.<f> has EIATTR_SPARSE_MMA_MASK
+    elf_mercury_isa_version: int = 0  # EIATTR_MERCURY_ISA_VERSION value
+    elf_sw_war: int = -1  # EIATTR_SW_WAR value (-1: no record)
 
     @property
     def arch_name(self) -> str:
