@@ -14,6 +14,7 @@ splitting fall back to exact rational arithmetic.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any
 
@@ -286,7 +287,10 @@ def _fma_exact_scalar(x: float, y: float, z: float, mode: str) -> float:
                 neg = prod_neg or bool(np.signbit(z))
             return -0.0 if neg else 0.0
         return -0.0 if mode == "RM" else 0.0
-    r = float(exact)  # correctly rounded to nearest
+    try:
+        r = float(exact)  # correctly rounded to nearest
+    except OverflowError:
+        r = math.inf if exact > 0 else -math.inf
     if mode == "RN":
         return r
     fr = Fraction(r) if np.isfinite(r) else None

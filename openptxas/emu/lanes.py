@@ -100,3 +100,34 @@ def subset(sel: Sel, keep: np.ndarray[Any, np.dtype[np.bool_]], lanes: int) -> S
         return sel
     sub = sel[keep]
     return sub if sub.size else None
+
+
+_BITS = (np.uint64(1) << np.arange(32, dtype=np.uint64)).astype(np.uint32)
+
+
+def warp_masks(idx: IntArray) -> tuple[IntArray, np.ndarray[Any, Any], IntArray, IntArray]:
+    """For a sorted lane index array: (warp ids, executing-lane mask of each warp as uint32,
+    segment start offsets, segment lengths)."""
+    if idx.size == 0:
+        e = np.zeros(0, dtype=np.intp)
+        return e, np.zeros(0, dtype=np.uint32), e, e
+    w = idx >> 5
+    brk = np.empty(idx.size, dtype=bool)
+    brk[0] = True
+    np.not_equal(w[1:], w[:-1], out=brk[1:])
+    starts = np.flatnonzero(brk)
+    counts = np.diff(np.append(starts, idx.size))
+    bits = _BITS[idx & 31]
+    masks = np.bitwise_or.reduceat(bits, starts)
+    return w[starts], masks, starts, counts
+
+
+def pack_bits(flags: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """bool [warps*32] -> uint32 [warps] lane masks."""
+    f = flags.reshape(-1, 32).astype(np.uint32)
+    return (f * _BITS[None, :]).sum(axis=1, dtype=np.uint64).astype(np.uint32)
+
+
+def lane_bit(masks: np.ndarray[Any, Any], idx: IntArray) -> np.ndarray[Any, Any]:
+    """For each lane of ``idx``, whether its bit is set in ``masks`` (aligned with idx)."""
+    return ((masks >> (idx & 31).astype(np.uint32)) & np.uint32(1)) != 0

@@ -30,7 +30,17 @@ import numpy as np
 from openptxas.emu.abi import Geometry
 from openptxas.emu.bind import NROWS, Bound, Ctx, Kind
 from openptxas.emu.errors import EmuError, KernelFault, Unsupported
-from openptxas.emu.lanes import ALL, Sel, merge, nwarps, subset, warp_lanes
+from openptxas.emu.lanes import (
+    ALL,
+    Sel,
+    lane_bit,
+    mask_of,
+    merge,
+    nwarps,
+    pack_bits,
+    subset,
+    warp_lanes,
+)
 from openptxas.emu.memory import (
     LOCAL_WINDOW,
     SHARED_WINDOW_HI,
@@ -106,7 +116,9 @@ class Machine:
         self.W = L // 32
         self.R: NDArray = np.zeros((NROWS, L), dtype=U32)
         self.P: NDArray = np.zeros((16, L), dtype=bool)
-        self.B: NDArray = np.zeros((16, L), dtype=bool)
+        self.Bw: NDArray = np.zeros((16, L // 32), dtype=U32)  # convergence barrier masks
+        self.bwait: NDArray = np.zeros((16, L // 32), dtype=U32)  # lanes blocked in BSYNC Bk
+        self.bsync_wait: dict[int, list[Waiter]] = {}
         self.exists: NDArray = np.zeros(L, dtype=bool)
         self.exited: NDArray = np.zeros(L, dtype=bool)
         self.lane = np.arange(L, dtype=np.intp)
@@ -176,7 +188,8 @@ class Machine:
         self.P.fill(False)
         self.P[7] = True
         self.P[15] = True
-        self.B.fill(False)
+        self.Bw.fill(0)
+        self.bwait.fill(0)
         self.exists.fill(False)
         self.exited.fill(False)
         self.printf_seq.fill(0)
@@ -204,6 +217,7 @@ class Machine:
         self.next_groups.clear()
         self.bar_wait.clear()
         self.sync_wait.clear()
+        self.bsync_wait.clear()
         if n_exist == self.L:
             self.all_live = True
             self.groups[0] = (ALL, self.W)
@@ -279,8 +293,10 @@ class Machine:
                     self.push(pc, sel, nw)
                 self.next_groups.clear()
                 continue
-            waiting = [w for ws in self.bar_wait.values() for w in ws] + list(
-                self.sync_wait.values()
+            waiting = (
+                [w for ws in self.bar_wait.values() for w in ws]
+                + [w for ws in self.bsync_wait.values() for w in ws]
+                + list(self.sync_wait.values())
             )
             if waiting:
                 w = waiting[0]
@@ -310,7 +326,55 @@ class Machine:
         for bid in sorted(self.bar_wait):
             if self._release_bar(bid):
                 any_rel = True
+        for k in sorted(self.bsync_wait):
+            if self._release_bsync(k):
+                any_rel = True
         return any_rel
+
+    def bsync_ready(self, k: int, wids: NDArray) -> tuple[NDArray, NDArray]:
+        """For warps ``wids``: (barrier Bk complete, member mask): every live member of Bk is
+        blocked in a BSYNC on Bk."""
+        live = pack_bits(~self.exited)[wids]
+        members = self.Bw[k, wids] & live
+        done = (members & ~self.bwait[k, wids]) == 0
+        return done, members
+
+    def _release_bsync(self, k: int) -> bool:
+        ws = self.bsync_wait[k]
+        wids = np.arange(self.W)
+        done, members = self.bsync_ready(k, wids)
+        if not done.any():
+            return False
+        rel_any = False
+        keep: list[Waiter] = []
+        releases: list[tuple[int, NDArray]] = []
+        for w in ws:
+            wi = w.sel >> 5
+            mem = members[wi]
+            ok = done[wi] & (lane_bit(mem, w.sel) | (mem == 0))
+            rel = w.sel[ok]
+            if rel.size:
+                releases.append((w.pc, rel))
+                rel_any = True
+            if not ok.all():
+                w.sel = w.sel[~ok]
+                keep.append(w)
+        for pc, rel in releases:
+            self.bwait[k] &= ~pack_bits(mask_of(rel, self.L))
+            self.push_next(pc + 16, rel, nwarps(rel, self.L))
+        if keep:
+            self.bsync_wait[k] = keep
+        else:
+            del self.bsync_wait[k]
+        return rel_any
+
+    def block_bsync(self, k: int, pc: int, idx: NDArray) -> None:
+        self.bwait[k] |= pack_bits(mask_of(idx, self.L))
+        for w in self.bsync_wait.get(k, []):
+            if w.pc == pc:
+                w.sel = np.union1d(w.sel, idx)
+                return
+        self.bsync_wait.setdefault(k, []).append(Waiter(pc, idx))
 
     def _release_bar(self, bid: int) -> bool:
         ws = self.bar_wait[bid]

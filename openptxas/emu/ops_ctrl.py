@@ -16,7 +16,18 @@ import numpy as np
 
 from openptxas.emu import memory
 from openptxas.emu.bind import U32, U64, Bound, Ctx, Kind, pred_row
-from openptxas.emu.lanes import ALL, Sel, mask_of, nwarps, subset, warp_lanes, warps_of
+from openptxas.emu.lanes import (
+    ALL,
+    Sel,
+    lane_bit,
+    mask_of,
+    nwarps,
+    pack_bits,
+    subset,
+    warp_lanes,
+    warp_masks,
+    warps_of,
+)
 from openptxas.emu.machine import Waiter
 from openptxas.emu.model import Imm, Label, Reg, SReg
 
@@ -65,6 +76,9 @@ def bind_bra(ctx: Ctx) -> Bound:
     anyw = "ANY" in mods
     div = "DIV" in mods
     div_r = None
+    # "@P1 BRA !P2, target": the predicate operand is ANDed with the guard.
+    cond_ops = [o for o in ctx.ops if isinstance(o, Reg) and o.is_pred]
+    cond = m.guard_filter(cond_ops[0]) if cond_ops else None
     if div:
         regs = [o for o in ctx.ops if isinstance(o, Reg)]
         if not regs:
@@ -73,6 +87,8 @@ def bind_bra(ctx: Ctx) -> Bound:
 
     def fn(sel: Sel, nw: int) -> None:
         taken = sel if gf is None else gf(sel)
+        if taken is not None and cond is not None:
+            taken = cond(taken)
         if taken is not None and anyw and not isinstance(taken, slice):
             # .ANY: every lane of a warp branches when one of them would.
             wl = warps_of(taken, L)
@@ -203,60 +219,59 @@ def _breg(ctx: Ctx) -> int:
 
 
 def bind_bssy(ctx: Ctx) -> Bound:
+    """BSSY Bk, target: Bk = the executing lanes of each warp."""
     m = ctx.m
     k = _breg(ctx)
-    B = m.B
-    L = m.L
 
     def fn(sel: Sel) -> None:
         if isinstance(sel, slice):
-            B[k] = True
+            m.Bw[k] = U32(0xFFFFFFFF)
             return
-        wl = warp_lanes(sel, L)
-        B[k][wl] = False
-        B[k][sel] = True
+        wids, masks, _s, _c = warp_masks(sel)
+        m.Bw[k, wids] = masks
 
     return Bound(fn)
 
 
 def bind_break(ctx: Ctx) -> Bound:
+    """BREAK Bk: the executing lanes leave Bk."""
     m = ctx.m
     k = _breg(ctx)
-    B = m.B
 
     def fn(sel: Sel) -> None:
-        B[k][sel] = False
+        wids, masks, _s, _c = warp_masks(m.index(sel))
+        m.Bw[k, wids] &= ~masks
 
     return Bound(fn)
 
 
 def bind_bsync(ctx: Ctx) -> Bound:
+    """BSYNC Bk: wait until every live member of Bk is blocked in a BSYNC on Bk; members then
+    continue. Lanes that are not members (an inner recursion level cleared Bk while they waited)
+    keep waiting until Bk names them again."""
     m = ctx.m
     pc = ctx.pc
     nxt = pc + 16
     k = _breg(ctx)
     L = m.L
-    W = m.W
-
-    def missing(arrived: NDArray) -> NDArray:
-        need = m.B[k] & ~m.exited & ~arrived
-        return need.reshape(W, 32).any(axis=1)  # type: ignore[no-any-return]
-
-    def releaser(w: Waiter) -> NDArray | None:
-        arrived = mask_of(w.sel, L)
-        bad = missing(arrived)
-        ok = ~bad[w.sel >> 5]
-        return w.sel[ok] if ok.any() else None
 
     def fn(sel: Sel, nw: int) -> None:
-        if isinstance(sel, slice):
-            m.push(nxt, sel, nw)
-            return
-        bad = missing(mask_of(sel, L))
-        if not bad[sel >> 5].any():
-            m.push(nxt, sel, nw)
-            return
-        m.block_sync(pc, sel, releaser)
+        idx = m.index(sel)
+        wids, masks, starts, counts = warp_masks(idx)
+        if not m.bwait[k, wids].any():
+            live = pack_bits(~m.exited)[wids]
+            members = m.Bw[k, wids] & live
+            complete = (members & ~masks) == 0
+            mem_lane = np.repeat(members, counts)
+            ok = np.repeat(complete, counts) & (lane_bit(mem_lane, idx) | (mem_lane == 0))
+            if ok.all():
+                m.push(nxt, sel, nw)
+                return
+            go = idx[ok]
+            if go.size:
+                m.push(nxt, go, nwarps(go, L))
+            idx = idx[~ok]
+        m.block_bsync(k, pc, idx)
 
     return Bound(fn, Kind.CONTROL)
 
@@ -305,31 +320,29 @@ def bind_warpsync(ctx: Ctx) -> Bound:
 
 
 def bind_bmov(ctx: Ctx) -> Bound:
-    """BMOV.32 Bk, Ra (barrier from a lane mask) / BMOV.32[.CLEAR] Rd, Bk (barrier to a mask)."""
+    """BMOV.32 Bk, Ra (set the warp's barrier mask) / BMOV.32[.CLEAR] Rd, Bk (read it)."""
     m = ctx.m
     ops = ctx.ops
-    L = m.L
     clear = "CLEAR" in ctx.ins.mods
     if isinstance(ops[0], Reg) and ops[0].file.value == "B":
         k = ops[0].index
         r = ctx.src(ops[1])
 
         def to_b(sel: Sel) -> None:
-            v = np.asarray(r(sel), dtype=U32)
-            lane = m.laneid[sel]
-            m.B[k][sel] = ((v >> lane) & U32(1)) != 0
+            idx = m.index(sel)
+            v = np.broadcast_to(np.asarray(r(sel), dtype=U32), idx.shape)
+            wids, _masks, starts, _c = warp_masks(idx)
+            m.Bw[k, wids] = v[starts]
 
         return Bound(to_b)
     k = _breg(ctx)
     wr = ctx.dst(ops[0])
 
     def from_b(sel: Sel) -> None:
-        b = m.B[k].reshape(-1, 32)
-        bits = (b.astype(np.uint64) << np.arange(32, dtype=np.uint64)).sum(axis=1).astype(U32)
-        idx = np.arange(L, dtype=np.intp)[sel] if isinstance(sel, slice) else sel
-        wr(sel, bits[idx >> 5])
+        idx = m.index(sel)
+        wr(sel, m.Bw[k, idx >> 5])
         if clear:
-            m.B[k][warp_lanes(sel, L)] = False
+            m.Bw[k, np.unique(idx >> 5)] = 0
 
     return Bound(from_b)
 

@@ -52,7 +52,12 @@ def _imm_kind(opcode: str) -> ImmKind | None:
     return None
 
 
-def _parse_float(text: str, kind: ImmKind) -> int:
+def _bf16_bits(v: float) -> int:
+    f = int(struct.unpack("<I", struct.pack("<f", v))[0])
+    return ((f + 0x7FFF + ((f >> 16) & 1)) >> 16) & 0xFFFF
+
+
+def _parse_float(text: str, kind: ImmKind, bf16: bool = False) -> int:
     t = text.upper()
     sign = -1.0 if t.startswith("-") else 1.0
     body = t.lstrip("+-")
@@ -66,6 +71,8 @@ def _parse_float(text: str, kind: ImmKind) -> int:
         return b
     else:
         v = float(text)
+    if bf16:
+        return _bf16_bits(v)
     if kind is ImmKind.F32:
         return int(struct.unpack("<I", struct.pack("<f", v))[0])
     if kind is ImmKind.F64:
@@ -135,7 +142,9 @@ def _bracket(inner: str) -> tuple[Reg | None, Reg | None, int]:
     return base, ubase, off
 
 
-def _operand(tok: str, opcode: str, labels: dict[str, int], fkind: ImmKind | None) -> Operand:
+def _operand(
+    tok: str, opcode: str, labels: dict[str, int], fkind: ImmKind | None, bf16: bool = False
+) -> Operand:
     tok = tok.strip()
     if tok.startswith("`("):
         return Label(labels[tok[2:-1]])
@@ -166,7 +175,7 @@ def _operand(tok: str, opcode: str, labels: dict[str, int], fkind: ImmKind | Non
         v = int(tok, 16)
         return Imm(v, ImmKind.INT)
     if fkind is not None and re.fullmatch(r"[-+]?(\d[\d.e+-]*|INF|QNAN|NAN)", tok, re.IGNORECASE):
-        return Imm(_parse_float(tok, fkind), fkind)
+        return Imm(_parse_float(tok, fkind, bf16), fkind)
     return Keyword(tok)
 
 
@@ -210,7 +219,8 @@ def parse_instruction(text: str, word: int, labels: dict[str, int]) -> Instructi
         toks = rest.split()
     elif rest:
         toks = _split_operands(rest)
-    ops = tuple(_operand(t, opcode, labels, fkind) for t in toks)
+    bf16 = "BF16_V2" in mods and fkind is ImmKind.F16
+    ops = tuple(_operand(t, opcode, labels, fkind, bf16) for t in toks)
     return Instruction(opcode, tuple(mods), ops, guard, control_from_word(word))
 
 
