@@ -40,6 +40,7 @@ NROWS = 320
 RZ_ROW = 255
 URZ_ROW = 319
 UP_BASE = 8
+PRED_BASE = NROWS  # predicate rows in the hazard checker's row space: PRED_BASE + pred_row
 F32_SIGN = U32(0x80000000)
 F32_ABS = U32(0x7FFFFFFF)
 F64_SIGN = U64(1 << 63)
@@ -87,6 +88,19 @@ class Ctx:
         self.ins = ins
         self.pc = pc
         self.ops = ins.operands
+        # Register accesses the handler makes (for the hazard checker): rows as in reg_row /
+        # PRED_BASE + pred_row, with counts (register pairs, vectors) and the reading role.
+        self.reads: list[tuple[int, int, str]] = []
+        self.writes: list[tuple[int, int]] = []
+        self.role = "data"
+
+    def read(self, row: int, n: int = 1, role: str | None = None) -> None:
+        if not is_zero_row(row) and row not in (PRED_BASE + 7, PRED_BASE + 15):
+            self.reads.append((row, n, role or self.role))
+
+    def write(self, row: int, n: int = 1) -> None:
+        if not is_zero_row(row) and row not in (PRED_BASE + 7, PRED_BASE + 15):
+            self.writes.append((row, n))
 
     def has_mod(self, mod: str) -> bool:
         return mod in self.ins.mods
@@ -154,6 +168,7 @@ class Ctx:
             val: Value = U64(raw) if width == 8 else U32(raw)
             return lambda sel: val
         row = reg_row(op.reg)
+        self.read(row, 1, "addr")
         R = m.R
         nbank = bank.size
         b32 = bank.view(U32) if bank.size % 4 == 0 else None
@@ -183,6 +198,7 @@ class Ctx:
             if op.is_pred:
                 raise self.unsupported(f"predicate {op} as a data operand")
             row = reg_row(op)
+            self.read(row)
             if is_zero_row(row):
                 v = U32(0)
                 if op.not_:
@@ -228,6 +244,7 @@ class Ctx:
         or a 32-bit integer sign-extended... as the form defines: integers zero-extended)."""
         if isinstance(op, Reg):
             row = reg_row(op)
+            self.read(row, 2)
             if is_zero_row(row):
                 v = U64(0)
                 if fp and op.neg:
@@ -267,6 +284,7 @@ class Ctx:
     def psrc(self, op: Reg) -> Reader:
         """A predicate source (bool array or numpy bool scalar)."""
         row = pred_row(op)
+        self.read(PRED_BASE + row, 1, "pred" if self.role == "data" else self.role)
         if row in (7, 15):
             v = np.bool_(not op.not_)
             return lambda sel: v
@@ -280,6 +298,7 @@ class Ctx:
         if not isinstance(op, Reg) or op.is_pred:
             raise self.unsupported(f"destination {op}")
         row = reg_row(op)
+        self.write(row)
         if is_zero_row(row):
             return lambda sel, v: None
         r = self.m.R[row]
@@ -293,6 +312,7 @@ class Ctx:
         if not isinstance(op, Reg) or op.is_pred:
             raise self.unsupported(f"destination {op}")
         row = reg_row(op)
+        self.write(row, 2)
         if is_zero_row(row):
             return lambda sel, v: None
         lo, hi = self.m.R[row], self.m.R[row + 1]
@@ -309,6 +329,7 @@ class Ctx:
         if not isinstance(op, Reg) or op.is_pred:
             raise self.unsupported(f"destination {op}")
         row = reg_row(op)
+        self.write(row, n)
         if is_zero_row(row):
             return lambda sel, v: None
         R = self.m.R
@@ -336,6 +357,7 @@ class Ctx:
         if not isinstance(op, Reg):
             raise self.unsupported(f"source {op}")
         row = reg_row(op)
+        self.read(row, n)
         R = self.m.R
         if is_zero_row(row):
             m = self.m
@@ -353,6 +375,7 @@ class Ctx:
 
     def pdst(self, op: Reg) -> Writer:
         row = pred_row(op)
+        self.write(PRED_BASE + row)
         if row in (7, 15):
             return lambda sel, v: None
         p = self.m.P[row]

@@ -94,7 +94,7 @@ def resolve_spec(spec: Any, module: Module, kernel: str | None) -> LaunchSpec:
 
 def check_params(spec: LaunchSpec, k: Kernel) -> None:
     """The spec's argument list must match the kernel's parameters exactly."""
-    layout = param_layout(spec)
+    layout = param_layout(spec, k.param_base)
     params = sorted(k.params, key=lambda p: p.ordinal)
     if len(layout) != len(params):
         raise SpecError(
@@ -134,6 +134,7 @@ def launch(
     kernel: str | None = None,
     inputs: Mapping[str, NDArray] | None = None,
     hazards: bool = False,
+    hazard_checker: Any = None,
     trace: TextIO | None = None,
     decoder: Decoder | None = None,
     max_lanes: int = 8192,
@@ -195,11 +196,11 @@ def launch(
         if a.kind == "buffer":
             pointers[i] = mem.alloc(max(a.nbytes, 1), f"arg{i}")
             mem.write(pointers[i], values[i].tobytes())
-    params = pack_params(ls, values, pointers)
+    params = pack_params(ls, values, pointers, k.param_base)
     geo = _geometry(ls, k, stack_limit)
     banks[0] = build_bank0(k.cbank0_size, geo, params, k.param_base or 0x210)
-    checker = None
-    if hazards:
+    checker = hazard_checker
+    if checker is None and hazards:
         from openptxas.emu.hazards import HazardChecker
 
         checker = HazardChecker()

@@ -322,6 +322,8 @@ class Machine:
                     w.sel = rest
                 else:
                     del self.sync_wait[pc]
+                if self.hazards is not None:
+                    self.hazards.sync(rel, 32)
                 self.push_next(pc + 16, rel, nwarps(rel, self.L))
         for bid in sorted(self.bar_wait):
             if self._release_bar(bid):
@@ -360,6 +362,8 @@ class Machine:
                 w.sel = w.sel[~ok]
                 keep.append(w)
         for pc, rel in releases:
+            if self.hazards is not None:
+                self.hazards.sync(rel, 32)
             self.bwait[k] &= ~pack_bits(mask_of(rel, self.L))
             self.push_next(pc + 16, rel, nwarps(rel, self.L))
         if keep:
@@ -403,6 +407,8 @@ class Machine:
                 finish = w.data.get("finish")
                 if finish is not None:
                     finish(rel, arrived, done_cta)
+                if self.hazards is not None:
+                    self.hazards.sync(rel, lpc)
                 self.push_next(w.pc + 16, rel, nwarps(rel, self.L))
             if not m.all():
                 w.sel = w.sel[~m]
@@ -526,7 +532,10 @@ class Machine:
             raise Unsupported(f"cannot bind: {exc}", pc, str(ins)) from None
         op = self._wrap(pc, ins, b)
         if self.hazards is not None:
-            op = self.hazards.wrap(pc, ins, op)
+            from openptxas.emu.hazards import expand
+
+            gf = None if b.kind is Kind.CONTROL and b.guarded_inside else self.guard_filter(ins.guard)
+            op = self.hazards.wrap(pc, ins, op, expand(ctx.reads, ctx.writes), gf)
         if self.trace is not None:
             op = self._traced(pc, ins, op)
         self.ops[pc] = op

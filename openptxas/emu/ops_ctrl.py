@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from openptxas.emu import memory
-from openptxas.emu.bind import U32, U64, Bound, Ctx, Kind, pred_row
+from openptxas.emu.bind import PRED_BASE, U32, U64, Bound, Ctx, Kind, pred_row
 from openptxas.emu.lanes import (
     ALL,
     Sel,
@@ -79,6 +79,9 @@ def bind_bra(ctx: Ctx) -> Bound:
     # "@P1 BRA !P2, target": the predicate operand is ANDed with the guard.
     cond_ops = [o for o in ctx.ops if isinstance(o, Reg) and o.is_pred]
     cond = m.guard_filter(cond_ops[0]) if cond_ops else None
+    for c in cond_ops:
+        if not c.is_zero:
+            ctx.read(PRED_BASE + pred_row(c), 1, "guard")
     if div:
         regs = [o for o in ctx.ops if isinstance(o, Reg)]
         if not regs:
@@ -452,7 +455,6 @@ def bind_cgabar_arv(ctx: Ctx) -> Bound:
 def bind_cgabar_wait(ctx: Ctx) -> Bound:
     m = ctx.m
     pc = ctx.pc
-    nxt = pc + 16
     L = m.L
 
     def done(idx: NDArray) -> NDArray:
@@ -469,9 +471,8 @@ def bind_cgabar_wait(ctx: Ctx) -> Bound:
     def fn(sel: Sel, nw: int) -> None:
         idx = np.arange(L, dtype=np.intp) if isinstance(sel, slice) else sel
         m.block_sync(pc, idx, releaser)
-        del nxt
 
-    return Bound(fn, Kind.UNIFORM if False else Kind.CONTROL)
+    return Bound(fn, Kind.CONTROL)
 
 
 # -- special registers -------------------------------------------------------------------------

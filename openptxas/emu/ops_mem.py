@@ -60,6 +60,7 @@ def addr_reader(ctx: Ctx, mem: Mem, wide: bool) -> Callable[[Sel], NDArray]:
     """Per-lane addresses (int64) of a memory operand. ``wide``: 64-bit register bases (global
     and generic addresses); otherwise 32-bit (shared, local)."""
     parts: list[Reader] = []
+    ctx.role = "addr"
     base = mem.base
     if base is not None and not base.is_zero:
         if wide or base.sel == "64":
@@ -74,6 +75,7 @@ def addr_reader(ctx: Ctx, mem: Mem, wide: bool) -> Callable[[Sel], NDArray]:
             parts.append(ctx.src(Reg(ub.file, ub.index)))
     off = I64(mem.offset)
     m = ctx.m
+    ctx.role = "data"
 
     def rd(sel: Sel) -> NDArray:
         n = m.L if isinstance(sel, slice) else sel.size

@@ -53,6 +53,8 @@ def bind_shfl(ctx: Ctx) -> Bound:
     wr = ctx.dst(dst)
     pw = ctx.pdst(pd) if pd is not None and not pd.is_zero else None
     a_row = ctx.m.R[_row(ctx, a_op)] if isinstance(a_op, Reg) and not a_op.is_zero else None
+    if isinstance(a_op, Reg):
+        ctx.read(_row(ctx, a_op))
     b_r = ctx.src(b_op)
     c_r = ctx.src(c_op)
     m = ctx.m
