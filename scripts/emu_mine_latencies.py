@@ -23,8 +23,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from openptxas.diag import OpenPtxasError  # noqa: E402
-from openptxas.emu.hazards import HazardChecker, dump_latency_toml, load_latency_table  # noqa: E402
-from openptxas.emu.hazards import LatencyTable  # noqa: E402
+from openptxas.emu.hazards import (  # noqa: E402
+    HazardChecker,
+    LatencyTable,
+    dump_latency_toml,
+    load_latency_table,
+)
 from tests.emu.harness import corpus_cases, run_case  # noqa: E402
 
 # A read window longer than this is not evidence of a longer hardware read: the overwrite just

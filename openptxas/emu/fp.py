@@ -32,8 +32,6 @@ CANON_F16 = U16(0x7FFF)
 CANON_F32 = U32(0x7FFFFFFF)
 CANON_F64 = U64(0x7FFFFFFFFFFFFFFF)
 
-_ERR = {"over": "ignore", "invalid": "ignore", "divide": "ignore", "under": "ignore"}
-
 
 def f32(bits: Any) -> NDArray:
     return np.asarray(bits, dtype=U32).view(F32)
@@ -86,7 +84,7 @@ def ftz64(bits: Any) -> NDArray:
 
 def two_sum(a: NDArray, b: NDArray) -> tuple[NDArray, NDArray]:
     """s + e == a + b exactly (s = fl(a + b)); e is 0 where s is not finite."""
-    with np.errstate(**_ERR):
+    with np.errstate(all="ignore"):
         s = a + b
         bb = s - a
         e = (a - (s - bb)) + (b - bb)
@@ -101,7 +99,7 @@ _SPLIT = F64(134217729.0)  # 2**27 + 1
 
 def two_prod(a: NDArray, b: NDArray) -> tuple[NDArray, NDArray]:
     """p + e == a * b exactly, for products and operands away from overflow and underflow."""
-    with np.errstate(**_ERR):
+    with np.errstate(all="ignore"):
         p = a * b
         ta = _SPLIT * a
         ah = ta - (ta - a)
@@ -131,7 +129,7 @@ def _directed(r: NDArray, exact: NDArray, mode: str, dtype: Any) -> NDArray:
     """Adjust r (RN-rounded ``exact`` in ``dtype``) for a directed rounding mode."""
     if mode == "RN":
         return r
-    with np.errstate(**_ERR):
+    with np.errstate(all="ignore"):
         rd = r.astype(F64)
         if mode == "RZ":
             step = np.abs(rd) > np.abs(exact)
@@ -152,7 +150,7 @@ def _directed(r: NDArray, exact: NDArray, mode: str, dtype: Any) -> NDArray:
 def round_to_f32(s: NDArray, e: NDArray, mode: str = "RN") -> NDArray:
     """Correctly rounded float32 (as float32 values) of the exact value s + e."""
     o = round_odd(s, e)
-    with np.errstate(**_ERR):
+    with np.errstate(all="ignore"):
         r = o.astype(F32)
     if mode != "RN":
         r = _directed(r, o, mode, F32)
@@ -194,7 +192,7 @@ def f32_add_bits(a: NDArray, b: NDArray, ftz: bool = False, mode: str = "RN") ->
     if ftz:
         a, b = ftz32(a), ftz32(b)
     if mode == "RN":
-        with np.errstate(**_ERR):
+        with np.errstate(all="ignore"):
             r = f32(a) + f32(b)
     else:
         s, e = two_sum(f32(a).astype(F64), f32(b).astype(F64))
@@ -207,10 +205,10 @@ def f32_mul_bits(a: NDArray, b: NDArray, ftz: bool = False, mode: str = "RN") ->
     if ftz:
         a, b = ftz32(a), ftz32(b)
     if mode == "RN":
-        with np.errstate(**_ERR):
+        with np.errstate(all="ignore"):
             r = f32(a) * f32(b)
     else:
-        with np.errstate(**_ERR):
+        with np.errstate(all="ignore"):
             p = f32(a).astype(F64) * f32(b).astype(F64)  # exact
         r = round_to_f32(p, np.zeros_like(p), mode)
     out = canon32(r)
@@ -222,7 +220,7 @@ def f32_fma_bits(
 ) -> NDArray:
     if ftz:
         a, b, c = ftz32(a), ftz32(b), ftz32(c)
-    with np.errstate(**_ERR):
+    with np.errstate(all="ignore"):
         p = f32(a).astype(F64) * f32(b).astype(F64)  # exact: 48 significant bits
         s, e = two_sum(p, f32(c).astype(F64))
     r = round_to_f32(s, e, mode)
@@ -233,7 +231,7 @@ def f32_fma_bits(
 def sat32(bits: NDArray) -> NDArray:
     """Clamp f32 to [0, 1]; NaN -> 0."""
     x = f32(bits)
-    with np.errstate(**_ERR):
+    with np.errstate(all="ignore"):
         r = np.where(x != x, F32(0), np.clip(x, F32(0), F32(1)))
     return bits32(r.astype(F32))
 
@@ -270,7 +268,7 @@ def f64_add_bits(a: NDArray, b: NDArray, mode: str = "RN") -> NDArray:
 def f64_mul_bits(a: NDArray, b: NDArray, mode: str = "RN") -> NDArray:
     x, y = f64(a), f64(b)
     if mode == "RN":
-        with np.errstate(**_ERR):
+        with np.errstate(all="ignore"):
             return canon64(x * y)
     return f64_fma_bits(a, b, np.zeros_like(np.asarray(a, dtype=U64)), mode)
 
@@ -308,7 +306,7 @@ def _fma_exact_scalar(x: float, y: float, z: float, mode: str) -> float:
 def f64_fma_bits(a: NDArray, b: NDArray, c: NDArray, mode: str = "RN") -> NDArray:
     x, y, z = (np.atleast_1d(f64(v)) for v in (a, b, c))
     x, y, z = np.broadcast_arrays(x, y, z)
-    with np.errstate(**_ERR):
+    with np.errstate(all="ignore"):
         p, pe = two_prod(x, y)
         th, tl = two_sum(z, p)
         v_s, v_e = two_sum(tl, pe)
@@ -317,9 +315,14 @@ def f64_fma_bits(a: NDArray, b: NDArray, c: NDArray, mode: str = "RN") -> NDArra
     r = round_to_f64(s, e, mode)
     ax, ay, az = np.abs(x), np.abs(y), np.abs(z)
     risky = (
-        (ax > _BIG) | (ay > _BIG) | (az > _BIG) | (np.abs(p) > _BIG)
-        | ((np.abs(p) < _SMALL) & (p != 0)) | ((ax < _SMALL) & (ax != 0))
-        | ((ay < _SMALL) & (ay != 0)) | ((az < _SMALL) & (az != 0))
+        (ax > _BIG)
+        | (ay > _BIG)
+        | (az > _BIG)
+        | (np.abs(p) > _BIG)
+        | ((np.abs(p) < _SMALL) & (p != 0))
+        | ((ax < _SMALL) & (ax != 0))
+        | ((ay < _SMALL) & (ay != 0))
+        | ((az < _SMALL) & (az != 0))
         | ((np.abs(r) < _SMALL) & (r != 0))
     )
     special = ~(np.isfinite(x) & np.isfinite(y) & np.isfinite(z))
@@ -329,7 +332,7 @@ def f64_fma_bits(a: NDArray, b: NDArray, c: NDArray, mode: str = "RN") -> NDArra
         for i in np.flatnonzero(slow):
             r[i] = _fma_exact_scalar(float(x[i]), float(y[i]), float(z[i]), mode)
     if np.any(special):
-        with np.errstate(**_ERR):
+        with np.errstate(all="ignore"):
             r = np.where(special, x * y + z, r)
     # exact zero results: IEEE sign rules (x*y + z == 0 exactly)
     return canon64(r)
@@ -363,7 +366,7 @@ def bf16_to_f32(h: NDArray) -> NDArray:
 def f64_to_f16_bits(x: NDArray, mode: str = "RN", ftz: bool = False) -> NDArray:
     """float64 -> f16 bits, correctly rounded (x exact or already round-to-odd at 53 bits)."""
     x = np.asarray(x, dtype=F64)
-    with np.errstate(**_ERR):
+    with np.errstate(all="ignore"):
         r = x.astype(F16)
     if mode != "RN":
         r = _directed(r, x, mode, F16)
@@ -379,13 +382,13 @@ def f64_to_f16_bits(x: NDArray, mode: str = "RN", ftz: bool = False) -> NDArray:
 def f64_to_f32_odd_bits(x: NDArray) -> NDArray:
     """float64 -> float32 bit pattern rounded to odd (exact values unchanged)."""
     x = np.asarray(x, dtype=F64)
-    with np.errstate(**_ERR):
+    with np.errstate(all="ignore"):
         t = x.astype(F32)
         back = t.astype(F64)
     inexact = (back != x) & np.isfinite(x)
     if not np.any(inexact):
         return t.view(U32)
-    with np.errstate(**_ERR):
+    with np.errstate(all="ignore"):
         tz = np.where(np.abs(back) > np.abs(x), np.nextafter(t, F32(0)), t)
     b = tz.view(U32)
     return np.where(inexact, b | U32(1), t.view(U32))

@@ -236,9 +236,7 @@ class HazardChecker:
             self.cycle[idx[order]] = np.repeat(mx, counts)
 
     # -- reports ---------------------------------------------------------------------------
-    def report(
-        self, pc: int, ins: Instruction, rule: str, row: int, detail: str, n: int
-    ) -> None:
+    def report(self, pc: int, ins: Instruction, rule: str, row: int, detail: str, n: int) -> None:
         key = (pc, rule, row_name(row))
         h = self._seen.get(key)
         if h is not None:
@@ -301,10 +299,20 @@ class HazardChecker:
             if depbar is not None:
                 k, n = depbar
                 self.sb_done[k, idx] = np.maximum(self.sb_done[k, idx], self.sb_issued[k, idx] - n)
-            checks = [(row, "guard", idx, t) for row in ([guard_row] if guard_row is not None else [])]
+            checks = [
+                (row, "guard", idx, t) for row in ([guard_row] if guard_row is not None else [])
+            ]
             gsel = sel if guard is None else guard(sel)
-            gidx = idx if guard is None else (
-                np.zeros(0, dtype=np.intp) if gsel is None else self.lane[gsel] if isinstance(gsel, slice) else gsel
+            gidx = (
+                idx
+                if guard is None
+                else (
+                    np.zeros(0, dtype=np.intp)
+                    if gsel is None
+                    else self.lane[gsel]
+                    if isinstance(gsel, slice)
+                    else gsel
+                )
             )
             gt = t if guard is None else self.cycle[gidx]
             checks += [(row, role, gidx, gt) for row, role in reads]
@@ -319,7 +327,9 @@ class HazardChecker:
                     if bad.any():
                         j = int(np.flatnonzero(bad)[0])
                         what = (
-                            f"a wait on SB{int(sb[j])}" if sb[j] >= 0 else "any scoreboard covers it"
+                            f"a wait on SB{int(sb[j])}"
+                            if sb[j] >= 0
+                            else "any scoreboard covers it"
                         )
                         self.report(
                             pc, ins, "raw-scoreboard", row,

@@ -125,9 +125,9 @@ def warp_masks(idx: IntArray) -> tuple[IntArray, np.ndarray[Any, Any], IntArray,
 def pack_bits(flags: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """bool [warps*32] -> uint32 [warps] lane masks."""
     f = flags.reshape(-1, 32).astype(np.uint32)
-    return (f * _BITS[None, :]).sum(axis=1, dtype=np.uint64).astype(np.uint32)
+    return np.asarray((f * _BITS[None, :]).sum(axis=1, dtype=np.uint64).astype(np.uint32))
 
 
 def lane_bit(masks: np.ndarray[Any, Any], idx: IntArray) -> np.ndarray[Any, Any]:
     """For each lane of ``idx``, whether its bit is set in ``masks`` (aligned with idx)."""
-    return ((masks >> (idx & 31).astype(np.uint32)) & np.uint32(1)) != 0
+    return np.asarray(((masks >> (idx & 31).astype(np.uint32)) & np.uint32(1)) != 0)

@@ -112,9 +112,7 @@ def check_params(spec: LaunchSpec, k: Kernel) -> None:
             )
 
 
-def _apply_relocs(
-    data: bytearray, sec: DataSection, symaddr: Mapping[str, int], what: str
-) -> None:
+def _apply_relocs(data: bytearray, sec: DataSection, symaddr: Mapping[str, int], what: str) -> None:
     for r in sec.relocs:
         if r.symbol not in symaddr:
             raise EmuLoadError(f"{what}: relocation against unknown symbol '{r.symbol}'")
@@ -252,9 +250,7 @@ def _override(
         if arr.dtype != a.np_dtype:
             raise SpecError(f"input '{key}': dtype {arr.dtype}, argument {i} is {a.np_dtype}")
         if arr.nbytes != a.nbytes:
-            raise SpecError(
-                f"input '{key}': {arr.nbytes} bytes, argument {i} needs {a.nbytes}"
-            )
+            raise SpecError(f"input '{key}': {arr.nbytes} bytes, argument {i} needs {a.nbytes}")
         out[i] = np.ascontiguousarray(arr).reshape(-1).copy()
     return out
 

@@ -453,9 +453,7 @@ class Machine:
             off = self.mem.offsets(a, width)
             return self.gview.load(off, width, signed)
         if space == "shared":
-            off = self.shared.offsets(
-                a, width, self.cluster_base[idx], self.cluster_size[idx]
-            )
+            off = self.shared.offsets(a, width, self.cluster_base[idx], self.cluster_size[idx])
             return self.shared.view.load(off, width, signed)
         if space == "local":
             return self.local.load(self.local.check(a, width), idx, width, signed)
@@ -478,9 +476,7 @@ class Machine:
             self.gview.store(off, width, words)
             return
         if space == "shared":
-            off = self.shared.offsets(
-                a, width, self.cluster_base[idx], self.cluster_size[idx]
-            )
+            off = self.shared.offsets(a, width, self.cluster_base[idx], self.cluster_size[idx])
             self.shared.view.store(off, width, words)
             return
         if space == "local":
@@ -534,7 +530,11 @@ class Machine:
         if self.hazards is not None:
             from openptxas.emu.hazards import expand
 
-            gf = None if b.kind is Kind.CONTROL and b.guarded_inside else self.guard_filter(ins.guard)
+            gf = (
+                None
+                if b.kind is Kind.CONTROL and b.guarded_inside
+                else self.guard_filter(ins.guard)
+            )
             op = self.hazards.wrap(pc, ins, op, expand(ctx.reads, ctx.writes), gf)
         if self.trace is not None:
             op = self._traced(pc, ins, op)
@@ -561,7 +561,7 @@ class Machine:
         L = self.L
         if b.kind is Kind.CONTROL:
             if gf is None or b.guarded_inside:
-                return fn  # type: ignore[no-any-return]
+                return fn
 
             def ctl(sel: Sel, nw: int) -> None:
                 sub = gf(sel)

@@ -104,7 +104,9 @@ class GlobalMemory:
             raise MemoryFault("global", bad, width, "misaligned address")
         k = np.searchsorted(self._starts, a, side="right") - 1
         kc = np.maximum(k, 0)
-        ok = (k >= 0) & (a + width <= self._ends[kc]) if self._ends.size else np.zeros(a.shape, bool)
+        ok = (
+            (k >= 0) & (a + width <= self._ends[kc]) if self._ends.size else np.zeros(a.shape, bool)
+        )
         if not ok.all():
             bad = int(a[np.flatnonzero(~ok)[0]])
             raise MemoryFault("global", bad, width, "out-of-bounds address")
@@ -124,11 +126,13 @@ class LinearView:
             base = off >> 2
             n = width // 4
             if n == 1:
-                return w32[base][None, :]
-            return w32[base[None, :] + np.arange(n)[:, None]]
+                return np.asarray(w32[base][None, :])
+            return np.asarray(w32[base[None, :] + np.arange(n)[:, None]])
         if width == 2:
             v16 = ar.view(np.int16 if signed else np.uint16)[off >> 1]
-            return v16.astype(np.int32).view(U32)[None, :] if signed else v16.astype(U32)[None, :]
+            return np.asarray(
+                v16.astype(np.int32).view(U32)[None, :] if signed else v16.astype(U32)[None, :]
+            )
         v8 = ar.view(np.int8 if signed else np.uint8)[off]
         return v8.astype(np.int32).view(U32)[None, :] if signed else v8.astype(U32)[None, :]
 
@@ -178,7 +182,7 @@ class LocalMemory:
         if width >= 4:
             n = width // 4
             wi = (a >> 2)[None, :] + np.arange(n)[:, None]
-            return self.words[wi * L + lanes[None, :]]
+            return np.asarray(self.words[wi * L + lanes[None, :]])
         bi = ((a >> 2) * L + lanes) * 4 + (a & 3)
         b8 = self.words.view(np.uint8)
         if width == 2:
@@ -187,7 +191,7 @@ class LocalMemory:
             v = lo | (hi << U32(8))
             if signed:
                 v = v.astype(np.uint16).view(np.int16).astype(np.int32).view(U32)
-            return v[None, :]
+            return np.asarray(v[None, :])
         v = b8[bi]
         if signed:
             return v.view(np.int8).astype(np.int32).view(U32)[None, :]
@@ -240,4 +244,4 @@ class SharedMemory:
                 width,
                 f"out-of-bounds address (shared memory is {self.valid:#x} bytes per CTA)",
             )
-        return (cluster_base + rank) * self.size + off
+        return np.asarray((cluster_base + rank) * self.size + off)

@@ -107,7 +107,8 @@ def bind_bra(ctx: Ctx) -> Bound:
             m.goto(pc, target, sel, nw)
             return
         idx = np.arange(L, dtype=np.intp) if isinstance(sel, slice) else sel
-        rest = np.setdiff1d(idx, taken, assume_unique=True)
+        tk = np.arange(L, dtype=np.intp) if isinstance(taken, slice) else taken
+        rest = np.setdiff1d(idx, tk, assume_unique=True)
         if rest.size:
             m.push(nxt, rest, nwarps(rest, L))
         m.goto(pc, target, taken)
@@ -260,7 +261,7 @@ def bind_bsync(ctx: Ctx) -> Bound:
 
     def fn(sel: Sel, nw: int) -> None:
         idx = m.index(sel)
-        wids, masks, starts, counts = warp_masks(idx)
+        wids, masks, _starts, counts = warp_masks(idx)
         if not m.bwait[k, wids].any():
             live = pack_bits(~m.exited)[wids]
             members = m.Bw[k, wids] & live
@@ -283,7 +284,7 @@ def _lane_mask_bits(m: Any, sel: Sel, mask: NDArray) -> NDArray:
     """Per lane of ``sel``: whether each lane of its warp named in ``mask`` (the lane's copy of
     the 32-bit mask) is accounted for, as a boolean [lanes, 32] array of required lanes."""
     bits = (mask[:, None] >> np.arange(32, dtype=U32)[None, :]) & U32(1)
-    return bits.astype(bool)  # type: ignore[no-any-return]
+    return bits.astype(bool)
 
 
 def bind_warpsync(ctx: Ctx) -> Bound:
@@ -292,8 +293,10 @@ def bind_warpsync(ctx: Ctx) -> Bound:
     nxt = pc + 16
     L = m.L
     srcs = [o for o in ctx.ops if isinstance(o, Reg | Imm)]
+    mask_r: Callable[[Sel], Any]
     if "ALL" in ctx.ins.mods or not srcs:
-        mask_r: Callable[[Sel], Any] = lambda sel: U32(0xFFFFFFFF)
+        full = U32(0xFFFFFFFF)
+        mask_r = lambda sel: full  # noqa: E731
     else:
         mask_r = ctx.src(srcs[0])
 
@@ -407,10 +410,11 @@ def bind_bar(ctx: Ctx) -> Bound:
                     wr(rel, cnt[slot])
             else:
                 arr = arrived.reshape(-1, lpc)
+                r: NDArray
                 if red == "AND":
-                    r = (per | ~arr).all(axis=1)
+                    r = np.asarray((per | ~arr).all(axis=1))
                 else:
-                    r = (per & arr).any(axis=1)
+                    r = np.asarray((per & arr).any(axis=1))
                 if pwr is not None:
                     pwr(rel, r[slot])
                 if wr is not None:
@@ -501,12 +505,12 @@ def sreg_reader(ctx: Ctx, name: str) -> Callable[[Sel], Any]:
         return lambda sel: U32((m.issued * 4) & 0xFFFFFFFF)
     if name in ("SR_CLOCKHI", "SR_GLOBALTIMERHI"):
         return lambda sel: U32((m.issued * 4) >> 32 & 0xFFFFFFFF)
-    lane_masks = {
-        "SR_EQMASK": lambda l: U32(1) << l,
-        "SR_LTMASK": lambda l: (U32(1) << l) - U32(1),
-        "SR_LEMASK": lambda l: ((U32(1) << l) - U32(1)) | (U32(1) << l),
-        "SR_GTMASK": lambda l: ~(((U32(1) << l) - U32(1)) | (U32(1) << l)),
-        "SR_GEMASK": lambda l: ~((U32(1) << l) - U32(1)),
+    lane_masks: dict[str, Callable[[Any], Any]] = {
+        "SR_EQMASK": lambda ln: U32(1) << ln,
+        "SR_LTMASK": lambda ln: (U32(1) << ln) - U32(1),
+        "SR_LEMASK": lambda ln: ((U32(1) << ln) - U32(1)) | (U32(1) << ln),
+        "SR_GTMASK": lambda ln: ~(((U32(1) << ln) - U32(1)) | (U32(1) << ln)),
+        "SR_GEMASK": lambda ln: ~((U32(1) << ln) - U32(1)),
     }
     if name in lane_masks:
         f = lane_masks[name]

@@ -153,8 +153,24 @@ def bind_harith(ctx: Ctx) -> Bound:
     return Bound(fn)
 
 
-_CMPS = {"EQ", "NE", "LT", "LE", "GT", "GE", "EQU", "NEU", "LTU", "LEU", "GTU", "GEU", "NUM",
-         "NAN", "T", "F"}
+_CMPS = {
+    "EQ",
+    "NE",
+    "LT",
+    "LE",
+    "GT",
+    "GE",
+    "EQU",
+    "NEU",
+    "LTU",
+    "LEU",
+    "GTU",
+    "GEU",
+    "NUM",
+    "NAN",
+    "T",
+    "F",
+}
 
 
 def bind_hset(ctx: Ctx) -> Bound:

@@ -165,7 +165,7 @@ def bind_imad(ctx: Ctx) -> Bound:
         return Bound(x_fn, _kind(ctx))
     # IMAD.MOV / .IADD / .SHL are this form with RZ or 1 or 2**n operands.
     a0, b0 = srcs[0], srcs[1]
-    if isinstance(a0, Reg) and a0.is_zero or isinstance(b0, Reg) and b0.is_zero:
+    if (isinstance(a0, Reg) and a0.is_zero) or (isinstance(b0, Reg) and b0.is_zero):
 
         def mov_fn(sel: Sel) -> None:
             wr(sel, c_r(sel))
@@ -315,7 +315,7 @@ def _shift64(x: NDArray, s: NDArray, right: bool, signed: bool) -> NDArray:
         fill = np.zeros_like(x)
     if np.any(big):
         r = np.where(big, fill, r)
-    return r
+    return np.asarray(r)
 
 
 def bind_shf(ctx: Ctx) -> Bound:
@@ -601,7 +601,7 @@ def popcount32(v: NDArray) -> NDArray:
     if hasattr(np, "bitwise_count"):
         return np.bitwise_count(v).astype(U32)  # type: ignore[no-any-return]
     b = v.view(np.uint8).reshape(*v.shape, 4) if v.ndim else v.reshape(1).view(np.uint8)
-    return _POP8[b].sum(axis=-1).astype(U32)
+    return np.asarray(_POP8[b].sum(axis=-1).astype(U32))
 
 
 def bind_popc(ctx: Ctx) -> Bound:
@@ -616,12 +616,13 @@ _REV8 = np.array([int(f"{i:08b}"[::-1], 2) for i in range(256)], dtype=U32)
 
 def brev32(v: NDArray) -> NDArray:
     v = np.atleast_1d(np.asarray(v, dtype=U32))
-    return (
+    r: NDArray = (
         (_REV8[v & U32(0xFF)] << U32(24))
         | (_REV8[(v >> U32(8)) & U32(0xFF)] << U32(16))
         | (_REV8[(v >> U32(16)) & U32(0xFF)] << U32(8))
         | _REV8[v >> U32(24)]
     )
+    return r
 
 
 def bind_brev(ctx: Ctx) -> Bound:

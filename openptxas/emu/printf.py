@@ -24,7 +24,9 @@ from openptxas.emu.lanes import Sel
 if TYPE_CHECKING:
     from openptxas.emu.machine import Machine
 
-_SPEC = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d*))?(hh|h|ll|l|z|j|t|L)?([diouxXeEfFgGaAcspn%])")
+_SPEC = re.compile(
+    r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d*))?(hh|h|ll|l|z|j|t|L)?([diouxXeEfFgGaAcspn%])"
+)
 MAX_STRING = 1 << 16
 
 
@@ -117,7 +119,7 @@ def format_printf(fmt: bytes, fetch: Any, read_string: Any) -> str:
             out.append(s.ljust(w) if "-" in flags else s.rjust(w))
         elif conv == "p":
             ptr = int.from_bytes(fetch(8), "little")
-            s = "0x%x" % ptr if ptr else "(nil)"
+            s = f"0x{ptr:x}" if ptr else "(nil)"
             w = int(width) if width else 0
             out.append(s.ljust(w) if "-" in flags else s.rjust(w))
         else:  # %n: writes nothing on the GPU
@@ -139,7 +141,9 @@ def vprintf(m: Machine, pc: int, sel: Sel) -> None:
         base = int(arg_ptr[k])
         state = {"off": 0, "n": 0}
 
-        def fetch(size: int, lane: int = lane, base: int = base, st: dict[str, int] = state) -> bytes:
+        def fetch(
+            size: int, lane: int = lane, base: int = base, st: dict[str, int] = state
+        ) -> bytes:
             st["off"] = (st["off"] + size - 1) // size * size
             b = _read(m, base + st["off"], lane, size)
             st["off"] += size

@@ -137,9 +137,7 @@ def _relocs_for(cubin: Cubin, section: str) -> tuple[Reloc, ...]:
             and isinstance(s.content, RelocTable)
         ):
             for r in s.content.relocs:
-                out.append(
-                    Reloc(r.offset, r.type_name, cubin.symbol_name(r.sym), r.addend or 0)
-                )
+                out.append(Reloc(r.offset, r.type_name, cubin.symbol_name(r.sym), r.addend or 0))
     return tuple(out)
 
 

@@ -10,8 +10,16 @@ from openptxas.emu.bind import Bound, Ctx
 
 @functools.cache
 def binders() -> Mapping[str, Callable[[Ctx], Bound]]:
-    from openptxas.emu import ops_conv, ops_ctrl, ops_fp, ops_half, ops_int, ops_mem, ops_mma
-    from openptxas.emu import ops_warp
+    from openptxas.emu import (
+        ops_conv,
+        ops_ctrl,
+        ops_fp,
+        ops_half,
+        ops_int,
+        ops_mem,
+        ops_mma,
+        ops_warp,
+    )
 
     table: dict[str, Callable[[Ctx], Bound]] = {}
     for mod in (ops_int, ops_ctrl, ops_mem, ops_fp, ops_conv, ops_half, ops_warp, ops_mma):
