@@ -137,6 +137,7 @@ def launch(
     decoder: Decoder | None = None,
     max_lanes: int = 8192,
     stack_limit: int = 1024,
+    max_instructions: int = 200_000_000,
 ) -> LaunchResult:
     """Run a kernel in the emulator.
 
@@ -213,6 +214,7 @@ def launch(
         max_lanes=max_lanes,
         hazards=checker,
         trace=trace,
+        max_instructions=max_instructions,
     )
     m.builtin_fns.update(BUILTIN_FUNCS)
     m.run()

@@ -91,7 +91,9 @@ class Machine:
         max_lanes: int = 8192,
         hazards: HazardChecker | None = None,
         trace: TextIO | None = None,
+        max_instructions: int = 200_000_000,
     ) -> None:
+        self.max_instructions = max_instructions
         self.module = module
         self.kernel = kernel
         self.geo = geo
@@ -287,6 +289,15 @@ class Machine:
                 except MemoryFault as exc:
                     ins = self.instructions.get(pc)
                     raise KernelFault(exc.message, pc, str(ins) if ins else "") from None
+            if self.issued > self.max_instructions:
+                pc = min(self.next_groups) if self.next_groups else -1
+                ins = self.instructions.get(pc)
+                raise KernelFault(
+                    f"more than {self.max_instructions} warp-instructions executed: the kernel "
+                    "does not terminate (a loop waiting for something that never happens?)",
+                    pc if pc >= 0 else None,
+                    str(ins) if ins else "",
+                )
             released = self._release()
             if released or self.next_groups:
                 for pc, (sel, nw) in self.next_groups.items():

@@ -316,7 +316,13 @@ def _store_words(m: Any, space: str, a: NDArray, idx: NDArray, width: int, v: ND
 
 
 def bind_ldgsts(ctx: Ctx) -> Bound:
-    """LDGSTS [shared], [global] (cp.async): copied at once. ``.ZFILL ..., P``: zeros when P."""
+    """LDGSTS [shared], [global] (cp.async), copied at once.
+
+    ``.ZFILL ..., P`` (cp.async with a source size): with P false the destination is zeroed;
+    with P true the low bits of the source address (``addr & (width-1)``, ptxas adds
+    ``width - size`` to the address) count the trailing bytes to zero, and the copy reads the
+    ``size`` bytes from the aligned address.
+    """
     ins = ctx.ins
     width, _ = access_width(ins.mods)
     mems = [o for o in ctx.ops if isinstance(o, Mem)]
@@ -328,19 +334,31 @@ def bind_ldgsts(ctx: Ctx) -> Bound:
     preds = [o for o in ctx.ops if isinstance(o, Reg) and o.is_pred]
     zp = ctx.psrc(preds[0]) if zfill and preds else None
     m = ctx.m
+    nw = max(1, width // 4)
 
     def fn(sel: Sel) -> None:
         idx = m.index(sel)
         da = dst_a(sel)
         sa = src_a(sel)
         n = idx.size
-        words = np.zeros((max(1, width // 4), n), dtype=U32)
-        load = np.ones(n, dtype=bool)
+        if not zfill:
+            m.store("shared", da, idx, width, m.load("global", sa, idx, width, False))
+            return
+        copy = np.ones(n, dtype=bool)
         if zp is not None:
-            load = ~np.broadcast_to(np.asarray(zp(sel), dtype=bool), (n,))
-        if load.any():
-            words[:, load] = m.load("global", sa[load], idx[load], width, False)
-        m.store("shared", da, idx, width, words)
+            copy = np.broadcast_to(np.asarray(zp(sel), dtype=bool), (n,)).copy()
+        k = sa & (width - 1)
+        base = sa - k
+        size = np.where(copy, width - k, 0)
+        data = np.zeros((width, n), dtype=np.uint8)
+        for j in range(width):
+            take = size > j
+            if take.any():
+                data[j, take] = m.load("global", base[take] + j, idx[take], 1, False)[0]
+        words = data.reshape(nw, 4, n).astype(U32)
+        packed = words[:, 0] | (words[:, 1] << U32(8)) | (words[:, 2] << U32(16))
+        packed |= words[:, 3] << U32(24)
+        m.store("shared", da, idx, width, packed)
 
     return Bound(fn)
 

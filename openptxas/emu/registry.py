@@ -11,6 +11,7 @@ from openptxas.emu.bind import Bound, Ctx
 @functools.cache
 def binders() -> Mapping[str, Callable[[Ctx], Bound]]:
     from openptxas.emu import (
+        ops_async,
         ops_conv,
         ops_ctrl,
         ops_fp,
@@ -22,7 +23,7 @@ def binders() -> Mapping[str, Callable[[Ctx], Bound]]:
     )
 
     table: dict[str, Callable[[Ctx], Bound]] = {}
-    for mod in (ops_int, ops_ctrl, ops_mem, ops_fp, ops_conv, ops_half, ops_warp, ops_mma):
+    for mod in (ops_int, ops_ctrl, ops_mem, ops_fp, ops_conv, ops_half, ops_warp, ops_mma, ops_async):
         for name, fn in mod.BINDERS.items():
             if name in table:
                 raise AssertionError(f"opcode {name} bound twice")
