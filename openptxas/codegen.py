@@ -62,6 +62,23 @@ class EncodedFunction:
     code: bytes
     exit_offsets: tuple[int, ...]
     text: list[str]
+    first_branch: int  # address of the first instruction that ends a block
+
+
+# .debug_frame as ptxas 13.0 writes it for a function without a stack frame (observed on the
+# corpus; docs/elf.md): a fixed CIE, and an FDE that defines the CFA (R1 + 0) after the first
+# block and then advances to the last EXIT.
+FRAME_CIE = bytes.fromhex("0300047cffffffff0f0c818080280008ff8180280881808028")
+_DEF_CFA = bytes.fromhex("0c8180802800")
+
+
+def frame_program(first_branch: int, last_exit: int) -> bytes:
+    def adv(nbytes: int) -> bytes:
+        return b"\x04" + (nbytes // 4).to_bytes(4, "little")  # DW_CFA_advance_loc4, 4-byte units
+
+    if first_branch == last_exit:
+        return adv(last_exit) + adv(16) + _DEF_CFA
+    return adv(first_branch + 16) + _DEF_CFA + adv(last_exit - first_branch - 16)
 
 
 # ------------------------------------------------------------------------------ text form
@@ -184,6 +201,7 @@ def encode_function(fn: Function, target: SMInfo) -> EncodedFunction:
     words: list[int] = []
     text: list[str] = []
     exits: list[int] = []
+    first_branch = -1
     for k, ins in enumerate(body):
         at = k * INSTR_BYTES
         line = instr_text(ins, target.urz, labels)
@@ -206,6 +224,8 @@ def encode_function(fn: Function, target: SMInfo) -> EncodedFunction:
         text.append(line)
         if ins.op == "EXIT":
             exits.append(at)
+        if first_branch < 0 and ins.op in ("BRA", "EXIT", "BRX", "RET", "CALL", "BREAK"):
+            first_branch = at
     # End padding: BRA to itself, then NOPs to the 128-byte boundary (stall 0, as ptxas).
     pad_ctrl = IsaControl(stall=0, yield_=True)
     tail = [(f"BRA `({selfloop}) ;", end)]
@@ -218,7 +238,7 @@ def encode_function(fn: Function, target: SMInfo) -> EncodedFunction:
         words.append(encode_instruction(parsed, fam, at))
         text.append(line)
     code = b"".join(w.to_bytes(16, "little") for w in words)
-    return EncodedFunction(fn.name, code, tuple(exits), text)
+    return EncodedFunction(fn.name, code, tuple(exits), text, first_branch)
 
 
 def build_cubin(
@@ -228,8 +248,8 @@ def build_cubin(
     options: Options,
 ) -> bytes:
     from openptxas.elf.builder import build
+    from openptxas.elf.description import Frame, ModuleDescription
     from openptxas.elf.description import Function as ElfFunction
-    from openptxas.elf.description import ModuleDescription
     from openptxas.elf.description import Param as ElfParam
 
     funcs = []
@@ -250,6 +270,14 @@ def build_cubin(
                 shared=fn.shared_static or None,
                 shared_align=max(fn.shared_align, 16),
                 exit_offsets=enc.exit_offsets,
+                min_stack=0,
+                # ptxas records CRS_STACK_SIZE 0 for functions with convergence barriers
+                crs_stack=0 if any(i.op == "BSSY" for i in fn.instrs()) else None,
+                frame=(
+                    Frame(FRAME_CIE, frame_program(enc.first_branch, enc.exit_offsets[-1]))
+                    if enc.exit_offsets
+                    else None
+                ),
                 max_threads=_dims(func.maxntid),
                 reqntid=_dims(func.reqntid),
             )
