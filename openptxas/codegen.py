@@ -10,8 +10,9 @@ ELF builder, which lays the cubin out as ptxas does.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from openptxas.diag import InternalError
+from openptxas.diag import InternalError, UnsupportedFeature
 from openptxas.ir.core import (
     RC,
     Addr,
@@ -29,7 +30,12 @@ from openptxas.ir.core import (
 )
 from openptxas.options import Options
 from openptxas.ptx import ast
+from openptxas.ptx.types import Linkage as PtxLinkage
+from openptxas.ptx.types import StateSpace
 from openptxas.targets import SMInfo
+
+if TYPE_CHECKING:
+    from openptxas.elf.description import GlobalVar
 
 INSTR_BYTES = 16
 # Instructions whose immediates nvdisasm prints as floating-point numbers.
@@ -290,8 +296,86 @@ def build_cubin(
         relocatable=False,
         options=_tkinfo_options(options, target),
         functions=tuple(funcs),
+        globals=tuple(module_variables(module)),
     )
     return build(desc)
+
+
+def module_variables(module: ast.Module) -> list[GlobalVar]:
+    """The module's .global and .const variables, placed as the lowering addressed them:
+    each section in declaration order at its alignment (``lower._layout_variables``)."""
+    from openptxas.elf.description import GlobalVar, Linkage, Space
+
+    link = {
+        None: Linkage.LOCAL,
+        PtxLinkage.VISIBLE: Linkage.VISIBLE,
+        PtxLinkage.WEAK: Linkage.WEAK,
+        PtxLinkage.COMMON: Linkage.COMMON,
+        PtxLinkage.EXTERN: Linkage.EXTERN,
+    }
+    offsets: dict[str, int] = {}
+    out = []
+    for g in module.globals:
+        if g.space is StateSpace.CONST:
+            space, section = Space.CONST, "const"
+        elif g.space is StateSpace.GLOBAL:
+            space = Space.GLOBAL
+            section = "global" if g.init is None else "init"
+        else:
+            continue
+        init = None if g.init is None else init_bytes(g)
+        size = g.size or (len(init) if init is not None else 0)
+        a = g.alignment
+        if g.linkage is PtxLinkage.EXTERN:
+            off = None
+        else:
+            off = (offsets.get(section, 0) + a - 1) // a * a
+            offsets[section] = off + size
+        out.append(GlobalVar(g.name, space, size, a, init, linkage=link[g.linkage], offset=off))
+    return out
+
+
+def init_bytes(g: ast.VarDecl) -> bytes:
+    """A variable's initializer as little-endian bytes, zero-padded to the variable's size."""
+    t = g.type
+    es = t.size
+    out = bytearray()
+
+    def put(v: ast.Init) -> None:
+        if isinstance(v, ast.InitList):
+            for it in v.items:
+                put(it)
+        elif isinstance(v, ast.IntImm):
+            if t.is_float:
+                out.extend(_float_bytes(float(v.value), es))
+            else:
+                out.extend((v.value & ((1 << (8 * es)) - 1)).to_bytes(es, "little"))
+        elif isinstance(v, ast.FloatImm):
+            if t.is_float:
+                if v.width == 8 * es:
+                    out.extend(v.bits.to_bytes(es, "little"))
+                else:
+                    out.extend(_float_bytes(v.value, es))
+            else:
+                out.extend((int(v.value) & ((1 << (8 * es)) - 1)).to_bytes(es, "little"))
+        else:
+            raise UnsupportedFeature(
+                f"initializer of '{g.name}' (addresses, texture fields) is not supported "
+                "by openptxas yet",
+                g.span,
+            )
+
+    assert g.init is not None
+    put(g.init)
+    return bytes(out) + bytes(max(0, g.size - len(out)))
+
+
+def _float_bytes(v: float, size: int) -> bytes:
+    import struct
+
+    if size == 2:
+        return struct.pack("<e", v)
+    return struct.pack("<f" if size == 4 else "<d", v)
 
 
 def _dims(v: tuple[int, ...] | None) -> tuple[int, int, int] | None:
