@@ -36,6 +36,7 @@ from openptxas.targets import SMInfo
 
 if TYPE_CHECKING:
     from openptxas.elf.description import GlobalVar
+    from openptxas.elf.nvinfo import Attribute
 
 INSTR_BYTES = 16
 # Instructions whose immediates nvdisasm prints as floating-point numbers.
@@ -69,6 +70,8 @@ class EncodedFunction:
     exit_offsets: tuple[int, ...]
     text: list[str]
     first_branch: int  # address of the first instruction that ends a block
+    branches: tuple[tuple[int, tuple[int, ...]], ...] = ()  # BRX address, target addresses
+    const2: bytes | None = None  # jump tables (.nv.constant2.<f>)
 
 
 # .debug_frame as ptxas 13.0 writes it for a function without a stack frame (observed on the
@@ -208,9 +211,14 @@ def encode_function(fn: Function, target: SMInfo) -> EncodedFunction:
     text: list[str] = []
     exits: list[int] = []
     first_branch = -1
+    branches: list[tuple[int, tuple[int, ...]]] = []
     for k, ins in enumerate(body):
         at = k * INSTR_BYTES
-        line = instr_text(ins, target.urz, labels)
+        if ins.op == "BRX":
+            line = _brx_text(ins, at, target.urz, labels)
+            branches.append((at, tuple(label_addr[labels[t.block]] for t in ins.srcs[1:])))  # type: ignore[union-attr]
+        else:
+            line = instr_text(ins, target.urz, labels)
         ctrl = ins.ctrl or Control()
         ictrl = IsaControl(
             stall=ctrl.stall, yield_=ctrl.yield_, wr=ctrl.wr_sb, rd=ctrl.rd_sb, wait=ctrl.wait
@@ -244,7 +252,25 @@ def encode_function(fn: Function, target: SMInfo) -> EncodedFunction:
         words.append(encode_instruction(parsed, fam, at))
         text.append(line)
     code = b"".join(w.to_bytes(16, "little") for w in words)
-    return EncodedFunction(fn.name, code, tuple(exits), text, first_branch)
+    const2 = b"".join(
+        label_addr[labels[t]].to_bytes(4, "little") for tbl in fn.jump_tables for t in tbl
+    )
+    return EncodedFunction(
+        fn.name, code, tuple(exits), text, first_branch, tuple(branches), const2 or None
+    )
+
+
+def _brx_text(ins: Instr, at: int, urz: int, labels: dict[str, str]) -> str:
+    """``BRX R2 -0x190 (*"BRANCH_TARGETS .L_x_6,..."*)``: the register pair holds the target's
+    offset in the function, the immediate subtracts the address of the next instruction."""
+    reg = ins.srcs[0]
+    assert isinstance(reg, Reg)
+    names = ",".join(labels[t.block] for t in ins.srcs[1:] if isinstance(t, Label))
+    g = ""
+    if ins.guard is not None:
+        assert isinstance(ins.guard.pred, Reg)
+        g = f"@{'!' if ins.guard.inv else ''}{_reg(ins.guard.pred, urz)} "
+    return f'{g}BRX {_reg(reg, urz)} {_hex(-(at + INSTR_BYTES))} (*"BRANCH_TARGETS {names}"*) ;'
 
 
 def build_cubin(
@@ -286,6 +312,10 @@ def build_cubin(
                 ),
                 max_threads=_dims(func.maxntid),
                 reqntid=_dims(func.reqntid),
+                const2=enc.const2,
+                # ptxas makes the (empty) relocation section of the jump-table bank
+                const2_reloc_names=("rela",) if enc.const2 else None,
+                attributes=_branch_attrs(enc),
             )
         )
     ptx_target = module.target or target.name
@@ -376,6 +406,15 @@ def _float_bytes(v: float, size: int) -> bytes:
     if size == 2:
         return struct.pack("<e", v)
     return struct.pack("<f" if size == 4 else "<d", v)
+
+
+def _branch_attrs(enc: EncodedFunction) -> tuple[Attribute, ...]:
+    from openptxas.elf.nvinfo import EIATTR, Attribute, Fmt, IndirectBranch, IndirectBranchTargets
+
+    if not enc.branches:
+        return ()
+    value = IndirectBranchTargets(tuple(IndirectBranch(a, 0, t) for a, t in enc.branches))
+    return (Attribute(Fmt.SVAL, EIATTR.INDIRECT_BRANCH_TARGETS, value),)
 
 
 def _dims(v: tuple[int, ...] | None) -> tuple[int, int, int] | None:
