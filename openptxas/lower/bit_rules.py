@@ -395,23 +395,29 @@ def _pair(c: LowerCtx, lo: Operand) -> VReg:
     return p
 
 
-def mulhi_u64(c: LowerCtx, a: RegLike, b: RegLike) -> VReg:
-    """The high 64 bits of the 128-bit product of two 64-bit registers (unsigned), from four
-    32x32 partial products accumulated with IMAD.WIDE.U32 (each sum fits 64 bits)."""
+def mulhi_u64(
+    c: LowerCtx, a: RegLike, b: RegLike, bhalves: tuple[Operand, Operand] | None = None
+) -> VReg:
+    """The high 64 bits of the 128-bit product of two 64-bit values (unsigned), as ptxas: the
+    two cross products summed with a carry out (``IMAD.WIDE.U32 R, P``), the carry of adding
+    the low product's high word, and the high product accumulating both
+    (``IMAD.WIDE.U32.X``). ``bhalves`` gives b as (lo, hi) operands, immediates allowed."""
     al, ah = half(a, 0), half(a, 1)
-    bl, bh = half(b, 0), half(b, 1)
-    p0 = c.new(RC.R, 2)
-    c.emit("IMAD", ("WIDE", "U32"), [p0], [al, bl, RZ])
+    bl, bh = bhalves if bhalves is not None else (half(b, 0), half(b, 1))
     t = c.new(RC.R, 2)
-    c.emit("IMAD", ("WIDE", "U32"), [t], [ah, bl, _pair(c, p0.hi)])
+    c.emit("IMAD", ("WIDE", "U32"), [t], [ah, bl, RZ])
     u = c.new(RC.R, 2)
-    c.emit("IMAD", ("WIDE", "U32"), [u], [al, bh, _pair(c, t.lo)])
+    cu = c.new(RC.P)
+    c.emit("IMAD", ("WIDE", "U32"), [u, cu], [al, bh, t])
     v = c.new(RC.R, 2)
-    c.emit("IMAD", ("WIDE", "U32"), [v], [ah, bh, _pair(c, t.hi)])
+    c.emit("IMAD", ("WIDE", "U32"), [v], [al, bl, RZ])
+    w = c.new(RC.R, 2)
+    c.emit("MOV", (), [w.lo], [u.hi])
+    c.emit("IMAD", ("X",), [w.hi], [RZ, RZ, RZ, cu])
+    cv = c.new(RC.P)
+    c.emit("IADD3", (), [RZ, cv], [v.hi, u.lo, RZ])
     r = c.new(RC.R, 2)
-    carry = c.new(RC.P)
-    c.emit("IADD3", (), [r.lo, carry], [v.lo, u.hi, RZ])
-    c.emit("IADD3", ("X",), [r.hi], [v.hi, RZ, RZ, carry, NOT_PT])
+    c.emit("IMAD", ("WIDE", "U32", "X"), [r], [ah, bh, w, cv])
     return r
 
 
@@ -420,7 +426,14 @@ def mulhi64(ins: ast.Instruction, c: LowerCtx) -> None:
     t = ins.type
     assert t is not None
     ra, rb = c.rvalue(a, t), c.rvalue(b, t)
-    hi = mulhi_u64(c, ra, rb)
+    halves: tuple[Operand, Operand] | None = None
+    if isinstance(b, ast.IntImm) and not is_signed(t):
+        bits = b.value & ((1 << 64) - 1)
+        halves = (
+            Imm(bits & 0xFFFFFFFF) if bits & 0xFFFFFFFF else RZ,
+            Imm(bits >> 32) if bits >> 32 else RZ,
+        )
+    hi = mulhi_u64(c, ra, rb, halves)
     dv = c.dst(d)
     if not is_signed(t):
         c.emit("MOV", (), [dv.lo], [half(hi, 0)])

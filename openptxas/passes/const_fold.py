@@ -12,7 +12,7 @@ The evaluator covers the 32-bit integer ops the lowering emits; anything else is
 from __future__ import annotations
 
 from openptxas.ir.analysis import def_info, map_regs
-from openptxas.ir.core import RC, RZ, Function, Imm, ImmKind, Instr, Operand, Reg, Src, VReg
+from openptxas.ir.core import RC, RZ, Function, Imm, ImmKind, Instr, Operand, Part, Reg, Src, VReg
 
 M32 = 0xFFFFFFFF
 # Source positions that accept a 32-bit integer immediate.
@@ -63,6 +63,28 @@ def _eval(ins: Instr) -> int | None:
     return None
 
 
+def _identity(ins: Instr) -> bool:
+    """``IADD3 d, a, RZ, RZ`` and ``LOP3.LUT d, a, RZ, RZ, lut`` where lut passes a through:
+    a plain copy of register a."""
+    if ins.guard is not None or len(ins.dsts) != 1 or not ins.srcs:
+        return False
+    a = ins.srcs[0]
+    if not isinstance(a, VReg | Part) or (isinstance(a, VReg) and a.width != 1):
+        return False
+    zero = [_imm_int(x) == 0 for x in ins.srcs[1:3]]
+    if ins.op == "IADD3" and not ins.mods and len(ins.srcs) == 3 and all(zero):
+        return True
+    if ins.op == "LOP3" and ins.mods == ("LUT",) and len(ins.srcs) >= 4 and all(zero):
+        lut = _imm_int(ins.srcs[3])
+        return lut is not None and lut & 0x11 == 0x10 and (len(ins.srcs) < 5 or _np(ins.srcs[4]))
+    return False
+
+
+def _np(op: Operand) -> bool:
+    """The predicate source of LOP3 is !PT (no predicate result is asked for)."""
+    return isinstance(op, Src) and op.inv and isinstance(op.x, Reg) and op.x.index == 7
+
+
 def const_fold(fn: Function, ctx: object) -> None:
     for _ in range(4):
         info = def_info(fn)
@@ -83,12 +105,17 @@ def const_fold(fn: Function, ctx: object) -> None:
                 v = _imm_int(ins.srcs[0])
                 if v is not None:
                     consts[vid] = v
+        parts = _constant_parts(info.sites)
         changed = False
         for ins in fn.instrs():
             slots = IMM_SLOTS.get(ins.op)
             for k, s in enumerate(ins.srcs):
+                val = None
                 if isinstance(s, VReg) and s.id in consts:
                     val = consts[s.id]
+                elif isinstance(s, Part) and s.n == 1:
+                    val = parts.get((s.v.id, s.k))
+                if val is not None:
                     if val == 0:
                         ins.srcs[k] = RZ
                         changed = True
@@ -99,6 +126,42 @@ def const_fold(fn: Function, ctx: object) -> None:
             if folded is not None and ins.op != "MOV":
                 ins.op, ins.mods, ins.srcs = "MOV", (), [Imm(folded)]
                 changed = True
+            elif folded is None and _identity(ins):
+                ins.op, ins.mods, ins.srcs = "MOV", (), [ins.srcs[0]]
+                changed = True
         if not changed:
             return
     _ = map_regs
+
+
+def _constant_parts(sites: dict[int, list[Instr]]) -> dict[tuple[int, int], int]:
+    """Words of wide registers (halves of 64-bit values) written once, by an unguarded move of
+    an immediate, and by nothing else: (register id, word) -> value."""
+    out: dict[tuple[int, int], int] = {}
+    for vid, ins_list in sites.items():
+        writes: dict[int, list[Instr]] = {}
+        for ins in ins_list:
+            for r in ins.def_regs():
+                if isinstance(r, Part) and r.v.id == vid:
+                    for k in range(r.k, r.k + r.n):
+                        writes.setdefault(k, []).append(ins)
+                elif isinstance(r, VReg) and r.id == vid:
+                    for k in range(r.width):
+                        writes.setdefault(k, []).append(ins)
+        for k, ws in writes.items():
+            if len(ws) != 1:
+                continue
+            ins = ws[0]
+            d = ins.dsts[0] if len(ins.dsts) == 1 else None
+            if (
+                ins.op == "MOV"
+                and not ins.mods
+                and ins.guard is None
+                and isinstance(d, Part)
+                and d.n == 1
+                and d.v.rc == RC.R
+            ):
+                v = _imm_int(ins.srcs[0])
+                if v is not None:
+                    out[(vid, k)] = v
+    return out
