@@ -11,7 +11,7 @@ The evaluator covers the 32-bit integer ops the lowering emits; anything else is
 
 from __future__ import annotations
 
-from openptxas.ir.analysis import def_info, map_regs
+from openptxas.ir.analysis import def_info, map_regs, use_counts
 from openptxas.ir.core import RC, RZ, Function, Imm, ImmKind, Instr, Operand, Part, Reg, Src, VReg
 
 M32 = 0xFFFFFFFF
@@ -80,6 +80,89 @@ def _identity(ins: Instr) -> bool:
     return False
 
 
+def _swap_sel(ins: Instr, consts: dict[int, int]) -> bool:
+    """``SEL d, k, b, p`` with a constant k in the register-only first slot becomes
+    ``SEL d, b, k, !p`` so that k can be an immediate (ptxas: ``SEL R, RZ, 0x1, !P0``)."""
+    a, b, p = ins.srcs[0], ins.srcs[1], ins.srcs[2]
+    if not (isinstance(a, VReg) and a.id in consts):
+        return False
+    if isinstance(b, Imm):
+        if _imm_int(b) != 0:
+            return False
+        b = RZ
+    if isinstance(b, VReg) and b.id in consts:
+        return False
+    q: Operand
+    if isinstance(p, Src):
+        q = p.x if p.inv else Src(p.x, inv=True)
+    elif isinstance(p, VReg | Reg):
+        q = Src(p, inv=True)
+    else:
+        return False
+    ins.srcs[0], ins.srcs[1], ins.srcs[2] = b, Imm(consts[a.id]), q
+    return True
+
+
+def _scale_sel(ins: Instr, info: object, uses: dict[int, int]) -> bool:
+    """``x = SEL RZ, k, p`` used only by ``d = IMAD x, m, RZ``: ``d = SEL RZ, k*m, p``."""
+    from openptxas.ir.analysis import DefInfo
+
+    if ins.op != "IMAD" or ins.mods or ins.guard is not None or len(ins.srcs) != 3:
+        return False
+    x, m = ins.srcs[0], _imm_int(ins.srcs[1])
+    if m is None or _imm_int(ins.srcs[2]) != 0 or not isinstance(x, VReg) or x.width != 1:
+        return False
+    assert isinstance(info, DefInfo)
+    sites = info.defs(x)
+    if len(sites) != 1 or uses.get(x.id, 0) != 1:
+        return False
+    sel = sites[0]
+    if sel.op != "SEL" or sel.guard is not None or _imm_int(sel.srcs[0]) != 0:
+        return False
+    k = sel.srcs[1]
+    if not (isinstance(k, Imm) and k.kind == ImmKind.INT):
+        return False
+    ins.op, ins.mods = "SEL", ()
+    ins.srcs = [RZ, Imm((k.value * m) & M32), sel.srcs[2]]
+    return True
+
+
+def _small(op: Operand, info: object, consts: dict[int, int], mask: int) -> bool:
+    """The value of op has no bits outside ``mask``: a constant, or a register written once by
+    a SEL/MOV of such constants."""
+    from openptxas.ir.analysis import DefInfo
+
+    v = _imm_int(op)
+    if v is not None:
+        return v & ~mask == 0
+    if not isinstance(op, VReg) or op.width != 1:
+        return False
+    if op.id in consts:
+        return consts[op.id] & ~mask == 0
+    assert isinstance(info, DefInfo)
+    sites = info.defs(op)
+    if len(sites) != 1 or sites[0].guard is not None:
+        return False
+    d = sites[0]
+    if d.op == "SEL" and len(d.srcs) == 3:
+        return all(
+            ((w := _imm_int(x)) is not None and w & ~mask == 0)
+            or (isinstance(x, VReg) and x.id in consts and consts[x.id] & ~mask == 0)
+            for x in d.srcs[:2]
+        )
+    return False
+
+
+def _redundant_mask(ins: Instr, info: object, consts: dict[int, int]) -> bool:
+    """``LOP3.LUT d, a, m, RZ, 0xc0`` (a & m) where a never has bits outside m."""
+    if ins.op != "LOP3" or ins.mods != ("LUT",) or ins.guard is not None or len(ins.srcs) < 4:
+        return False
+    if len(ins.dsts) != 1 or _imm_int(ins.srcs[3]) != 0xC0 or _imm_int(ins.srcs[2]) != 0:
+        return False
+    m = _imm_int(ins.srcs[1])
+    return m is not None and _small(ins.srcs[0], info, consts, m)
+
+
 def _np(op: Operand) -> bool:
     """The predicate source of LOP3 is !PT (no predicate result is asked for)."""
     return isinstance(op, Src) and op.inv and isinstance(op.x, Reg) and op.x.index == 7
@@ -106,6 +189,7 @@ def const_fold(fn: Function, ctx: object) -> None:
                 if v is not None:
                     consts[vid] = v
         parts = _constant_parts(info.sites)
+        uses = use_counts(fn)
         changed = False
         for ins in fn.instrs():
             slots = IMM_SLOTS.get(ins.op)
@@ -122,6 +206,13 @@ def const_fold(fn: Function, ctx: object) -> None:
                     elif slots is not None and k in slots and ins.mods[:1] != ("WIDE",):
                         ins.srcs[k] = Imm(val)
                         changed = True
+            if ins.op == "SEL" and _swap_sel(ins, consts):
+                changed = True
+            if _scale_sel(ins, info, uses):
+                changed = True
+            if _redundant_mask(ins, info, consts):
+                ins.op, ins.mods, ins.srcs = "MOV", (), [ins.srcs[0]]
+                changed = True
             folded = _eval(ins)
             if folded is not None and ins.op != "MOV":
                 ins.op, ins.mods, ins.srcs = "MOV", (), [Imm(folded)]
