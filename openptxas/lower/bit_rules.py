@@ -302,6 +302,21 @@ def bfind(ins: ast.Instruction, c: LowerCtx) -> None:
     c.emit("FLO", mods, [c.dst(d)], [c.rvalue(a, t)])
 
 
+def _shl64_const(c: LowerCtx, lo: Operand, hi: Operand, n: int) -> tuple[Operand, Operand]:
+    """(lo, hi) << n for a constant n (0..64): one word moves across at n >= 32."""
+    if n == 0:
+        return lo, hi
+    if n >= 64:
+        return RZ, RZ
+    if n >= 32:
+        if n == 32:
+            return RZ, lo
+        rh = c.new()
+        c.emit("SHF", ("L", "U32"), [rh], [lo, Imm(n - 32), RZ])
+        return RZ, rh
+    return _shl64(c, lo, hi, Imm(n))
+
+
 def _shl64(c: LowerCtx, lo: Operand, hi: Operand, n: Operand) -> tuple[Operand, Operand]:
     rl, rh = c.new(), c.new()
     c.emit("SHF", ("L", "U64", "HI"), [rh], [lo, n, hi])
@@ -375,6 +390,20 @@ def bfi64(ins: ast.Instruction, c: LowerCtx) -> None:
     p = _byte(c, c.value(pos, T.U32))
     n = _byte(c, c.value(ln, T.U32))
     rf, rb = c.rvalue(f, t), c.rvalue(b, t)
+    if isinstance(p, Imm) and isinstance(n, Imm):
+        # constant field: the shifted mask is an immediate per word
+        m = (((1 << min(n.value, 64)) - 1) << p.value) & ((1 << 64) - 1)
+        sl, sh = _shl64_const(c, half(rf, 0), half(rf, 1), p.value)
+        dv = c.dst(d)
+        for k, sk in ((0, sl), (1, sh)):
+            mk = (m >> (32 * k)) & 0xFFFFFFFF
+            c.emit(
+                "LOP3",
+                ("LUT",),
+                [dv.part(k)],
+                [sk, Imm(mk) if mk else RZ, half(rb, k), Imm(0xE2), NOT_PT],
+            )
+        return
     ml, mh = _mask64(c, n)
     fl, fh = c.new(), c.new()
     c.emit("LOP3", ("LUT",), [fl], [half(rf, 0), ml, RZ, Imm(0xC0), NOT_PT])
