@@ -20,11 +20,14 @@ def _general_optimize(fn: Function, ctx: PassContext) -> None:
     from openptxas.passes.const_fold import const_fold
     from openptxas.passes.copy_prop import copy_prop
     from openptxas.passes.dce import dce
+    from openptxas.passes.peephole import peephole
 
     copy_prop(fn, ctx)
     const_fold(fn, ctx)
     copy_prop(fn, ctx)
     addr_fold(fn, ctx)
+    peephole(fn, ctx)
+    const_fold(fn, ctx)
     dce(fn, ctx)
 
 
