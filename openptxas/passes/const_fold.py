@@ -28,6 +28,7 @@ IMM_SLOTS: dict[str, frozenset[int]] = {
     "MOV": frozenset({0}),
     "IADD": frozenset({1}),
     "PRMT": frozenset({1}),
+    "SHFL": frozenset({1, 2}),  # lane and clamp
 }
 
 
