@@ -53,6 +53,12 @@ def _wide_add(fn: Function, ctx: PassContext) -> None:
     wide_add(fn, ctx)
 
 
+def _predication(fn: Function, ctx: PassContext) -> None:
+    from openptxas.passes.predication import if_convert
+
+    if_convert(fn, ctx)
+
+
 def _convergence(fn: Function, ctx: PassContext) -> None:
     from openptxas.passes.convergence import insert_convergence_barriers
 
@@ -107,6 +113,12 @@ def pipeline() -> list[Phase]:
             _wide_add,
             1,
             doc="fold 64-bit adds of widening multiplies into IMAD.WIDE",
+        ),
+        Phase(
+            "OriDoPredication",
+            _predication,
+            1,
+            doc="if-conversion: short branch regions become predicated code",
         ),
         Phase("LiveDeadThird", _dce, 1),
         Phase(
