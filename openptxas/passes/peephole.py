@@ -4,7 +4,9 @@ Pre: virtual IR after constant propagation. Post: same semantics;
 - commutative operations carry a constant in their immediate slot (the B source): ``IADD3``,
   ``IMAD`` (a*b), ``FADD``, ``FMUL``, ``FFMA`` (a*b), ``VIMNMX``, ``FMNMX`` swap A and B, ``ISETP``
   also reverses its comparison, ``LOP3`` permutes its truth table;
-- ``t = SHF.L.U32 a, k, RZ`` whose only use is ``IADD3 d, t, b, RZ`` becomes ``LEA d, a, b, k``.
+- ``t = SHF.L.U32 a, k, RZ`` whose only use is ``IADD3 d, t, b, RZ`` becomes ``LEA d, a, b, k``;
+- ``p = ISETP.cmp.AND a, b, PT`` whose only use is ``q = PLOP3 x | p`` (or ``x & p``) becomes
+  ``q = ISETP.cmp.OR a, b, x`` (``.AND``): the compare's accumulate input.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ def peephole(fn: Function, ctx: object) -> None:
                 _commute(ins, consts)
             if ins.op == "IADD3":
                 _lea(ins, blk.instrs[:k], info, uses, dead)
+            if ins.op == "PLOP3":
+                _setp_combine(ins, blk.instrs[:k], info, uses, dead)
     if dead:
         for b in fn.blocks:
             b.instrs = [i for i in b.instrs if i.uid not in dead]
@@ -128,3 +132,44 @@ def _unchanged_between(before: list[Instr], shf: Instr, a: Operand) -> bool:
             if w == av:
                 return False
     return True
+
+
+def _setp_combine(
+    ins: Instr, before: list[Instr], info: DefInfo, uses: dict[int, int], dead: set[int]
+) -> None:
+    if ins.mods != ("LUT",) or ins.guard is not None or len(ins.srcs) != 5:
+        return
+    lut = ins.srcs[3]
+    if not isinstance(lut, Imm) or lut.value not in (0xC0, 0xFC):
+        return
+    c = ins.srcs[2]
+    if not (isinstance(c, Reg) and c.rc == RC.P and c.index == 7):
+        return
+    for pi, xi in ((1, 0), (0, 1)):
+        p, x = ins.srcs[pi], ins.srcs[xi]
+        if not isinstance(p, VReg) or uses.get(p.id, 0) != 1:
+            continue
+        sites = info.defs(p)
+        if len(sites) != 1:
+            continue
+        st = sites[0]
+        acc = st.srcs[2] if len(st.srcs) == 3 else None
+        if (
+            st.op != "ISETP"
+            or st.guard is not None
+            or not st.mods
+            or st.mods[-1] != "AND"
+            or "EX" in st.mods
+            or not (isinstance(acc, Reg) and acc.index == 7 and acc.rc == RC.P)
+            or len(st.dsts) != 2
+        ):
+            continue
+        if not all(
+            not isinstance(o, VReg | Part) or _unchanged_between(before, st, o) for o in st.srcs[:2]
+        ):
+            continue
+        ins.op = "ISETP"
+        ins.mods = (*st.mods[:-1], "OR" if lut.value == 0xFC else "AND")
+        ins.srcs = [st.srcs[0], st.srcs[1], x]
+        dead.add(st.uid)
+        return
