@@ -34,7 +34,8 @@ def _size_mod(t: PtxType, vec: int) -> tuple[str, ...]:
     if vec <= 1 and t.size < 4:
         signed = t in (T.S8, T.S16)
         return (("S" if signed else "U") + str(8 * t.size),)
-    return {4: (), 8: ("64",), 16: ("128",)}[n]
+    # vectors of bytes/halves move as one packed access
+    return {1: ("U8",), 2: ("U16",), 4: (), 8: ("64",), 16: ("128",)}[n]
 
 
 def _dest_regs(c: LowerCtx, op: ast.Operand) -> list[ast.Operand]:
@@ -47,6 +48,25 @@ def _load_into(c: LowerCtx, ins: ast.Instruction, dst: ast.Operand, emit_load: o
     assert t is not None
     items = _dest_regs(c, dst)
     words = width_of(t) * len(items)
+    if len(items) > 1 and t.size < 4:
+        # packed sub-word elements: one access, then each element extended out of its word
+        # by a PRMT (selector nibbles: byte k, 4 = a zero byte of RZ, k|8 = k's sign)
+        packed = c.new(RC.R, max(1, t.size * len(items) // 4))
+        emit_load(packed)  # type: ignore[operator]
+        signed = t.is_signed
+        for k, it in enumerate(items):
+            if isinstance(it, ast.Sink):
+                continue
+            off = k * t.size
+            word = packed.part(off // 4) if packed.width > 1 else packed
+            b = off % 4
+            if t.size == 1:
+                sel = [b, b | 8, b | 8, b | 8] if signed else [b, 4, 4, 4]
+            else:
+                sel = [b, b + 1, (b + 1) | 8, (b + 1) | 8] if signed else [b, b + 1, 4, 4]
+            code = sum(v << (4 * i) for i, v in enumerate(sel))
+            c.emit("PRMT", (), [c.dst(it)], [word, Imm(code), RZ])
+        return
     if len(items) == 1 and not isinstance(items[0], ast.Sink):
         group = c.dst(items[0])
         if group.width != words:
@@ -80,6 +100,8 @@ def _store_group(c: LowerCtx, ins: ast.Instruction, src: ast.Operand) -> Operand
     assert t is not None
     items = _dest_regs(c, src)
     w = width_of(t)
+    if len(items) > 1 and t.size < 4:
+        return _pack_subwords(c, t, items)
     if len(items) == 1:
         v = c.value(items[0], t, allow_imm=False)
         if isinstance(v, VReg) and v.width == w:
@@ -93,6 +115,36 @@ def _store_group(c: LowerCtx, ins: ast.Instruction, src: ast.Operand) -> Operand
         for j in range(w):
             part = half(v, j) if isinstance(v, VReg) and v.width > 1 else v
             c.emit("MOV", (), [group.part(k * w + j)], [part])
+    return group
+
+
+def _pack_subwords(c: LowerCtx, t: PtxType, items: list[ast.Operand]) -> Operand:
+    """Vector elements of 8 or 16 bits packed into words with PRMT (bytes: pairs with
+    0x0040, then halves with 0x5410)."""
+    vals = [c.rvalue(it, T.B32) if not isinstance(it, ast.Sink) else RZ for it in items]
+    if t.size == 1:
+        halves: list[Operand] = []
+        for k in range(0, len(vals), 2):
+            if k + 1 == len(vals):
+                halves.append(vals[k])
+                break
+            h = c.new()
+            c.emit("PRMT", (), [h], [vals[k], Imm(0x0040), vals[k + 1]])
+            halves.append(h)
+    else:
+        halves = list(vals)
+    if len(halves) == 1:
+        return halves[0]
+    words: list[Operand] = []
+    for k in range(0, len(halves), 2):
+        wv = c.new()
+        c.emit("PRMT", (), [wv], [halves[k], Imm(0x5410), halves[k + 1]])
+        words.append(wv)
+    if len(words) == 1:
+        return words[0]
+    group = c.new(RC.R, len(words))
+    for k, wv in enumerate(words):
+        c.emit("MOV", (), [group.part(k)], [wv])
     return group
 
 

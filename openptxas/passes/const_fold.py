@@ -145,6 +145,14 @@ def _small(op: Operand, info: object, consts: dict[int, int], mask: int) -> bool
     if len(sites) != 1 or sites[0].guard is not None:
         return False
     d = sites[0]
+    if d.op == "PRMT" and not d.mods and len(d.srcs) == 3 and _imm_int(d.srcs[2]) == 0:
+        sel = _imm_int(d.srcs[1])
+        if sel is None:
+            return False
+        # bytes taken from the zero register (nibble 4..7, no sign replication) are zero
+        zero = [(sel >> (4 * i) & 0xF) in (4, 5, 6, 7) for i in range(4)]
+        known = sum(0xFF << (8 * i) for i in range(4) if zero[i])
+        return (M32 & ~known) & ~mask == 0
     if d.op == "SEL" and len(d.srcs) == 3:
         return all(
             ((w := _imm_int(x)) is not None and w & ~mask == 0)
