@@ -15,6 +15,8 @@ from openptxas.ir.analysis import def_info, map_regs, use_counts
 from openptxas.ir.core import RC, RZ, Function, Imm, ImmKind, Instr, Operand, Part, Reg, Src, VReg
 
 M32 = 0xFFFFFFFF
+# Narrow immediate fields: SHFL's lane (5 bits) and clamp/segment mask (13 bits).
+IMM_LIMIT = {("SHFL", 1): 0x1F, ("SHFL", 2): 0x1FFF}
 # Source positions that accept a 32-bit integer immediate.
 IMM_SLOTS: dict[str, frozenset[int]] = {
     "IADD3": frozenset({1}),
@@ -268,7 +270,12 @@ def const_fold(fn: Function, ctx: object) -> None:
                     if val == 0:
                         ins.srcs[k] = RZ
                         changed = True
-                    elif slots is not None and k in slots and ins.mods[:1] != ("WIDE",):
+                    elif (
+                        slots is not None
+                        and k in slots
+                        and ins.mods[:1] != ("WIDE",)
+                        and val <= IMM_LIMIT.get((ins.op, k), M32)
+                    ):
                         ins.srcs[k] = Imm(val)
                         changed = True
             if ins.op == "SEL" and _swap_sel(ins, consts):
