@@ -565,7 +565,11 @@ def simd16x2(ins: ast.Instruction, c: LowerCtx) -> None:
 
 def warp_sync(ins: ast.Instruction, c: LowerCtx) -> None:
     (mask,) = ins.operands
-    c.emit("WARPSYNC", (), [], [c.value(mask, T.B32)])
+    v = c.value(mask, T.B32)
+    if isinstance(v, Imm) and v.value & 0xFFFFFFFF == 0xFFFFFFFF:
+        c.emit("WARPSYNC", ("ALL",), [], [])  # the full-warp form
+        return
+    c.emit("WARPSYNC", (), [], [v])
 
 
 S16 = (T.S16, T.U16, T.B16)
