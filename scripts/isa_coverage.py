@@ -7,7 +7,7 @@ as ``desc[UR][R+imm]``), operand modifiers and guard dropped.
 
     python scripts/isa_coverage.py [--markdown] [--missing]
 
-Reads scripts/isa_data/sm90_observed.tsv (every distinct word ptxas emitted for the corpus and
+Reads scripts/isa_data/sm90_observed.tsv.gz (every distinct word ptxas emitted for the corpus and
 the probe programs, with its count) and decodes it with the committed table; reports distinct
 opcodes and forms, the instructions decoded, re-encoded bit-exactly and printed as nvdisasm
 prints them, and which of the census's 150 most frequent forms the observations reach.
@@ -16,6 +16,7 @@ prints them, and which of the census's 150 most frequent forms the observations 
 from __future__ import annotations
 
 import argparse
+import gzip
 import sys
 from collections import Counter
 from pathlib import Path
@@ -33,7 +34,7 @@ DATA = REPO / "scripts" / "isa_data"
 
 def observed(family: str) -> list[tuple[int, int, str]]:
     out = []
-    for line in (DATA / f"{family}_observed.tsv").read_text().splitlines():
+    for line in gzip.decompress((DATA / f"{family}_observed.tsv.gz").read_bytes()).decode().splitlines():
         if line.startswith("#") or not line.strip():
             continue
         w, c, t = line.split("\t")

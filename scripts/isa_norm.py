@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from openptxas.isa.model import Keyword, Reg, RegFile, SReg
+from openptxas.isa.model import GDesc, Keyword, Reg, RegFile, SReg
 from openptxas.isa.syntax import (
     LabelRef,
     Num,
@@ -146,6 +146,8 @@ def normalize(
                     d["bank"] = o.bank.int_value()
                 inner = _bracket(o.addr.terms, RegFile.R, None)
                 d.update({("reg." + k[5:] if k.startswith("base.") else k): v for k, v in inner.items()})
+            elif isinstance(o, GDesc):
+                d = {"k": "gdesc", **reg_atoms(Reg(o.reg.file, o.reg.index, sel=o.sel))}
             elif isinstance(o, LabelRef):
                 d = {"k": "labelref", "name": o.name}
             else:

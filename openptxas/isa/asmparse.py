@@ -23,6 +23,7 @@ from openptxas.isa.model import (
     PT,
     CBank,
     Control,
+    GDesc,
     Imm,
     ImmKind,
     Instruction,
@@ -158,6 +159,10 @@ def _operand(
         return Mem(base, ubase, offset, desc)
     if k is OpKind.SREG:
         if not isinstance(syn, SReg):
+            raise _Mismatch
+        return syn
+    if k is OpKind.GDESC:
+        if not isinstance(syn, GDesc):
             raise _Mismatch
         return syn
     if not isinstance(syn, Keyword):

@@ -14,6 +14,7 @@ from openptxas.isa.family import Family
 from openptxas.isa.model import (
     PT,
     CBank,
+    GDesc,
     ImmKind,
     Imm,
     Instruction,
@@ -68,7 +69,7 @@ def _dec_reg(rs: RegSpec, word: int, fam: Family) -> Reg:
         index,
         neg=rs.neg >= 0 and bool(word >> rs.neg & 1),
         abs=rs.abs >= 0 and bool(word >> rs.abs & 1),
-        not_=rs.not_ >= 0 and bool(word >> rs.not_ & 1),
+        not_=rs.const_not or (rs.not_ >= 0 and bool(word >> rs.not_ & 1)),
         sel=sel,
         reuse=rs.reuse >= 0 and bool(word >> rs.reuse & 1),
     )
@@ -108,11 +109,17 @@ def _dec_operand(o: OpSpec, word: int, fam: Family, addr: int) -> Operand:
         return Mem(base, ubase, offset, desc)
     if k in (OpKind.SREG, OpKind.KEYWORD):
         v = get_bits(word, o.enum) if o.enum else 0
-        if v >= len(o.names) or not o.names[v] or o.names[v] == "?":
+        if v >= len(o.names) or o.names[v] == "?":
             raise _NoMatch
+        if not o.names[v] and not (o.optional and v == o.default):
+            raise _NoMatch  # an empty name is only the absent optional keyword
         return SReg(o.names[v]) if k is OpKind.SREG else Keyword(o.names[v])
     if k is OpKind.LIST:
         return Keyword(format_list(get_bits(word, o.enum)))
+    if k is OpKind.GDESC:
+        assert o.reg is not None
+        r = _dec_reg(o.reg, word, fam)
+        return GDesc(Reg(r.file, r.index), r.sel)
     raise AssertionError(k)
 
 
@@ -191,6 +198,10 @@ def _enc_reg(rs: RegSpec, reg: Reg, word: int, fam: Family) -> int:
         word = put_bits(word, rs.index, code)
     elif reg.index != rs.const_index:
         raise _NoMatch
+    if rs.const_not:
+        if not reg.not_:
+            raise _NoMatch
+        reg = Reg(reg.file, reg.index, reg.neg, reg.abs, False, reg.sel, reg.reuse)
     for bit, flag in ((rs.neg, reg.neg), (rs.abs, reg.abs), (rs.not_, reg.not_)):
         if bit >= 0:
             word |= int(flag) << bit
@@ -308,6 +319,10 @@ def _enc_operand(o: OpSpec, op: Operand, word: int, fam: Family, addr: int) -> i
         if mask >> bits_width(o.enum):
             raise _NoMatch
         return put_bits(word, o.enum, mask)
+    if k is OpKind.GDESC:
+        if not isinstance(op, GDesc) or o.reg is None or op.reg != op.reg.plain():
+            raise _NoMatch
+        return _enc_reg(o.reg, Reg(op.reg.file, op.reg.index, sel=op.sel), word, fam)
     raise AssertionError(k)
 
 

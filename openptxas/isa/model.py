@@ -168,13 +168,22 @@ class SReg:
 
 
 @dataclass(frozen=True, slots=True)
+class GDesc:
+    """A warpgroup MMA descriptor pair ``gdesc[UR4]`` (UR4..UR7 hold the A and B descriptors),
+    with its transpose suffix (``"tnspB"``) if any."""
+
+    reg: Reg
+    sel: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Keyword:
     """A keyword operand printed verbatim (``PR``, texture shapes such as ``2D``)."""
 
     name: str
 
 
-Operand = Reg | Imm | CBank | Mem | Label | SReg | Keyword
+Operand = Reg | Imm | CBank | Mem | Label | SReg | Keyword | GDesc
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from openptxas.isa.floatfmt import format_float
 from openptxas.isa.model import (
     PT,
     CBank,
+    GDesc,
     Imm,
     ImmKind,
     Instruction,
@@ -109,6 +110,8 @@ def format_operand(
         )
     if isinstance(op, SReg | Keyword):
         return op.name
+    if isinstance(op, GDesc):
+        return f"gdesc[{op.reg}]" + (f".{op.sel}" if op.sel else "")
     raise TypeError(f"not an operand: {op!r}")
 
 
@@ -121,6 +124,8 @@ def default_operand(spec: OpSpec) -> Operand:
         return Imm(spec.default, spec.num.kind)
     if spec.kind is OpKind.LIST:
         return Keyword(format_list(spec.default))
+    if spec.kind is OpKind.KEYWORD:
+        return Keyword(spec.names[spec.default] if spec.enum else "")
     raise ValueError(f"operand kind {spec.kind} has no default")
 
 
@@ -200,8 +205,9 @@ def format_instruction(
         sep = " " if first else spec.sep
         parts.append(sep + format_operand(ins.operands[i], spec, addr, labels, show_reuse))
         first = False
-    # nvdisasm leaves out the blank before ';' exactly when the stall count is 0.
-    return "".join(parts) + (";" if ins.control.stall == 0 else " ;")
+    c = ins.control
+    tight = form.tight_semicolon(c.stall, c.wait, c.wr, c.rd)
+    return "".join(parts) + (";" if tight else " ;")
 
 
 def text_signature(form: Form, ins: Instruction) -> str:
@@ -229,6 +235,8 @@ def text_signature(form: Form, ins: Instruction) -> str:
             kinds.append(("desc[UR]" if op.desc is not None else "") + shape)
         elif isinstance(op, SReg):
             kinds.append("SR")
+        elif isinstance(op, GDesc):
+            kinds.append("gdesc[UR]")
         elif spec.kind is OpKind.LIST:
             kinds.append("list")
         elif isinstance(op, Keyword) and op.name.startswith("SB"):

@@ -19,7 +19,9 @@ Row literal format (one tuple per form)::
 order nvdisasm prints their tokens; ``""`` = no token.
 ``operands``: one entry per operand, a dict (see :func:`operand_from_literal`).
 ``flags``: a dict with optional keys ``"guard"`` (the guard's register file, ``"P"`` by default
-or ``"UP"``; ``""``: no guard field), ``"omit"`` (the printed-operand table for optional operands,
+or ``"UP"``; ``""``: no guard field), ``"semi0"`` (when nvdisasm leaves out the blank before ``;``:
+by default when the stall count and the wait mask are 0; ``"sb"``: also only when no scoreboard
+is set (variable-latency forms); ``" ;"``: never), ``"omit"`` (the printed-operand table for optional operands,
 see :class:`Form`), ``"alias"`` (:class:`Alias` entries).
 ``bits`` everywhere is ``((lsb, width), ...)``, least-significant part first. Generated tables
 write every dict as a tuple of ``(key, value)`` pairs and every list as a tuple, so that the whole
@@ -75,6 +77,7 @@ class OpKind(StrEnum):
     SREG = "sreg"  # a special register, by index into the family's SR name table
     KEYWORD = "keyword"  # an enumerated keyword operand (names[value]) or a fixed one
     LIST = "list"  # a bit set printed as {a,b,...}
+    GDESC = "gdesc"  # gdesc[UR4].tnspB: ``reg`` (its ``sel`` is the suffix)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +104,7 @@ class RegSpec:
     sel: Bits = ()
     sel_names: tuple[str, ...] = ()
     const_sel: str = ""
+    const_not: bool = False  # printed negated although no bit says so (HGMMA's !UPT)
     inv: bool = False  # the field holds the register number inverted (~code)
     sel_in_abs: bool = False  # nvdisasm prints the suffix inside |...|: |R5.H1|
     show_zero: bool = False  # an address part printed even when it is the zero register
@@ -222,11 +226,18 @@ class Form:
     mods: tuple[ModField, ...] = ()
     operands: tuple[OpSpec, ...] = ()
     guard: str = "P"  # the guard predicate's file ("P" or "UP"), "" when there is none
+    semi0: str = ";"  # see ``tight_semicolon``
     omit: Mapping[int, int] = field(default_factory=dict)
     aliases: tuple[Alias, ...] = ()
     index: int = 0  # position in the family's table (stable identity)
     name: str = ""  # the row's name in the table
     covered: int = 0  # every bit the form fixes or reads (control bits 105-121 included)
+
+    def tight_semicolon(self, stall: int, wait: int, wr: int | None, rd: int | None) -> bool:
+        """Whether nvdisasm prints ``;`` right after the text (no blank) for this control."""
+        if stall or wait or self.semi0 == " ;":
+            return False
+        return self.semi0 != "sb" or (wr is None and rd is None)
 
     @property
     def key(self) -> int:
@@ -261,6 +272,7 @@ def _reg_from_literal(d: Mapping[str, Any]) -> RegSpec:
         sel=_bits(d.get("sel")),
         sel_names=tuple(d.get("sel_names", ())),
         const_sel=str(d.get("const_sel", "")),
+        const_not=bool(d.get("const_not", False)),
         inv=bool(d.get("inv", False)),
         sel_in_abs=bool(d.get("sel_in_abs", False)),
         show_zero=bool(d.get("show_zero", False)),
@@ -283,7 +295,7 @@ def operand_from_literal(d: Mapping[str, Any]) -> OpSpec:
     """Build an :class:`OpSpec` from its table literal.
 
     Keys: ``k`` (kind), ``reg`` (register dict: ``file``, ``index``, ``const``, ``neg``, ``abs``,
-    ``not``, ``reuse``, ``sel``, ``sel_names``, ``const_sel``, ``inv``, ``sel_in_abs``,
+    ``not``, ``reuse``, ``sel``, ``sel_names``, ``const_sel``, ``const_not``, ``inv``, ``sel_in_abs``,
     ``show_zero``), ``num`` (``bits``, ``kind``,
     ``signed``, ``shift``), ``regs`` (list of register dicts or None), ``bank``, ``const_bank``,
     ``enum``, ``names``, ``opt``, ``default``, ``sep``.
@@ -360,6 +372,7 @@ def form_from_literal(row: tuple[Any, ...], index: int, name: str = "") -> Form:
         mods=modfields,
         operands=ops,
         guard=guard,
+        semi0=str(flags.get("semi0", ";")),
         omit={int(k): int(v) for k, v in flags.get("omit", ())},
         aliases=aliases,
         index=index,

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from openptxas.diag import OpenPtxasError
-from openptxas.isa.model import Keyword, Reg, RegFile, SReg
+from openptxas.isa.model import GDesc, Keyword, Reg, RegFile, SReg
 
 
 class SassSyntaxError(OpenPtxasError):
@@ -59,7 +59,7 @@ class SynCBank:
     addr: Bracket
 
 
-SynOperand = Reg | SReg | Keyword | Num | LabelRef | SynMem | SynCBank
+SynOperand = Reg | SReg | Keyword | Num | LabelRef | SynMem | SynCBank | GDesc
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +209,12 @@ def parse_operand(text: str) -> SynOperand:
     s = text.strip()
     if s.startswith("`(") and s.endswith(")"):
         return LabelRef(s[2:-1])
+    if s.startswith("gdesc["):
+        m = re.fullmatch(r"gdesc\[([^\]]+)\](?:\.(\w+))?", s)
+        reg = parse_reg(m.group(1)) if m else None
+        if m is None or reg is None:
+            raise SassSyntaxError(f"bad descriptor operand '{s}'")
+        return GDesc(reg, m.group(2) or "")
     if s.startswith("desc["):
         groups = _brackets(s[4:])
         if len(groups) != 2:
