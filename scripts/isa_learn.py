@@ -737,7 +737,7 @@ def learn_row(word: int, name: str) -> Step[Row]:
             row.flags["alias"] = tuple(kept)
     # When does nvdisasm drop the blank before ';'? Stall 0, no wait, with and without a
     # scoreboard set.
-    quiet = (rep & ~(((1 << 17) - 1) << 105)) | (0x7E0 << 105)
+    quiet = (rep & ~(((1 << 21) - 1) << 105)) | (0x7E0 << 105)  # reuse bits cleared too
     z, zsb = yield [quiet, quiet & ~(7 << 110)]
     if z is not None and z.text.endswith(" ;"):
         row.flags["semi0"] = " ;"

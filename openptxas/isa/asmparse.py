@@ -124,7 +124,7 @@ def _operand(
         if syn.is_int:
             raise _Mismatch
         try:
-            return Imm(parse_float(syn.text, spec.num.kind), spec.num.kind)
+            return Imm(parse_float(syn.text, spec.num.kind, spec.num.shift), spec.num.kind)
         except ValueError:
             raise _Mismatch from None
     if k is OpKind.LABEL:

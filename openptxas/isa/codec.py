@@ -137,12 +137,16 @@ def decode_with(form: Form, word: int, fam: Family, addr: int = 0) -> Instructio
     if word & form.mask != form.value or word & ~form.covered & WORD_MASK:
         return None
     mods: list[str] = []
+    values: list[int] = []
     for mf in form.mods:
         v = get_bits(word, mf.bits)
         toks = mf.tokens.get(v)
         if toks is None or mf.rev[toks] != v:
             return None
         mods.extend(toks)
+        values.append(v)
+    if form.check_mods and match_mods(form.mods, tuple(mods)) != values:
+        return None  # the modifier text would be read back as other field values
     try:
         ops = tuple(_dec_operand(o, word, fam, addr) for o in form.operands)
     except _NoMatch:

@@ -64,11 +64,18 @@ def _inner(
     has_offset: bool,
     rs: RegSpec | None = None,
     us: RegSpec | None = None,
+    exact: bool = False,
 ) -> str:
+    def shown(r: Reg, spec: RegSpec | None) -> bool:
+        if not r.is_zero or (spec is not None and spec.show_zero):
+            return True
+        # nvdisasm hides RZ.X4 too; the exact text keeps a selector it would lose
+        return exact and spec is not None and r.sel != spec.const_sel
+
     terms: list[str] = []
-    if reg is not None and (not reg.is_zero or (rs is not None and rs.show_zero)):
+    if reg is not None and shown(reg, rs):
         terms.append(str(reg))
-    if ureg is not None and (not ureg.is_zero or (us is not None and us.show_zero)):
+    if ureg is not None and shown(ureg, us):
         terms.append(str(ureg))
     if offset or (has_offset and not terms and reg is None and ureg is None):
         terms.append(hex_signed(offset))
@@ -88,13 +95,15 @@ def format_operand(
     addr: int = 0,
     labels: Mapping[int, str] | None = None,
     show_reuse: bool = True,
+    exact: bool = False,
 ) -> str:
     if isinstance(op, Reg):
         return format_reg(op, spec.reg, show_reuse)
     if isinstance(op, Imm):
         if op.kind is ImmKind.INT:
             return hex_signed(op.value)
-        return format_float(op.value, op.kind)
+        low = spec.num.shift if spec.num is not None else 0
+        return format_float(op.value, op.kind, exact, low)
     if isinstance(op, Label):
         if labels is not None and op.target in labels:
             return f"`({labels[op.target]})"
@@ -102,11 +111,13 @@ def format_operand(
     if isinstance(op, CBank):
         bank = f"[{op.ubank}]" if op.ubank is not None else f"[{op.bank:#x}]"
         prefix = "cx" if op.ubank is not None else "c"
-        return prefix + bank + _inner(op.reg, None, op.offset, spec.num is not None, spec.regs[1])
+        return prefix + bank + _inner(
+            op.reg, None, op.offset, spec.num is not None, spec.regs[1], None, exact
+        )
     if isinstance(op, Mem):
         desc = f"desc[{op.desc}]" if op.desc is not None else ""
         return desc + _inner(
-            op.base, op.ubase, op.offset, spec.num is not None, spec.regs[1], spec.regs[2]
+            op.base, op.ubase, op.offset, spec.num is not None, spec.regs[1], spec.regs[2], exact
         )
     if isinstance(op, SReg | Keyword):
         return op.name
@@ -133,15 +144,29 @@ def _is_default(op: Operand, spec: OpSpec) -> bool:
     return op == default_operand(spec)
 
 
-def printed_operands(form: Form, ins: Instruction) -> list[int]:
-    """Indices of the operands nvdisasm prints for ``ins`` (optional defaults left out)."""
+def printed_operands(form: Form, ins: Instruction, exact: bool = False) -> list[int]:
+    """Indices of the operands nvdisasm prints for ``ins`` (optional defaults left out).
+
+    ``exact``: print every optional operand when nvdisasm's choice is ambiguous (two different
+    sets of defaults print alike, as IADD3's single carry-out does)."""
     opt = [i for i, o in enumerate(form.operands) if o.optional]
     if not opt:
         return list(range(len(form.operands)))
     dmask = sum(
         1 << n for n, i in enumerate(opt) if _is_default(ins.operands[i], form.operands[i])
     )
-    shown = form.omit.get(dmask, (1 << len(opt)) - 1)
+    full = (1 << len(opt)) - 1
+    shown = form.omit.get(dmask, full)
+    if exact and shown != full:
+        # two different printed subsets of the same size read alike (one "P" operand)
+        count = bin(shown).count("1")
+        alike = {m for d in range(1 << len(opt)) if bin(m := form.omit.get(d, full)).count("1") == count}
+        if len(alike) > 1:
+            shown = full & ~sum(  # an absent keyword has no text to show
+                1 << n
+                for n, i in enumerate(opt)
+                if isinstance(ins.operands[i], Keyword) and not ins.operands[i].name
+            )
     hidden = {i for n, i in enumerate(opt) if not shown >> n & 1}
     return [i for i in range(len(form.operands)) if i not in hidden]
 
@@ -191,19 +216,27 @@ def format_instruction(
     addr: int = 0,
     labels: Mapping[int, str] | None = None,
     form: Form | None = None,
+    exact: bool = False,
 ) -> str:
-    """The instruction as nvdisasm prints it, ``;`` included (``@P0 EXIT ;``)."""
+    """The instruction as nvdisasm prints it, ``;`` included (``@P0 EXIT ;``).
+
+    ``exact``: write what nvdisasm's text cannot tell apart so that the text identifies the
+    encoding (the openptxas assembler reads it back bit-exactly): ``.reuse`` on yielding
+    instructions, NaN payloads (``+QNAN(0x7ff00000)``), optional operands whose omission would be
+    ambiguous. Without it the text is nvdisasm's, character for character."""
     form = form or find_form(ins, fam, addr)
     head = ".".join((ins.opcode, *display_mods(form, ins)))
     if ins.guard != PT:
         head = f"@{'!' if ins.guard.not_ else ''}{ins.guard.name} {head}"
     parts: list[str] = [head]
     first = True
-    show_reuse = not ins.control.yield_
-    for i in printed_operands(form, ins):
+    show_reuse = exact or not ins.control.yield_
+    for i in printed_operands(form, ins, exact):
         spec = form.operands[i]
         sep = " " if first else spec.sep
-        parts.append(sep + format_operand(ins.operands[i], spec, addr, labels, show_reuse))
+        parts.append(
+            sep + format_operand(ins.operands[i], spec, addr, labels, show_reuse, exact)
+        )
         first = False
     c = ins.control
     tight = form.tight_semicolon(c.stall, c.wait, c.wr, c.rd)

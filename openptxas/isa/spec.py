@@ -232,6 +232,7 @@ class Form:
     index: int = 0  # position in the family's table (stable identity)
     name: str = ""  # the row's name in the table
     covered: int = 0  # every bit the form fixes or reads (control bits 105-121 included)
+    check_mods: bool = False  # a token appears in two modifier fields (INVALIDn): see codec
 
     def tight_semicolon(self, stall: int, wait: int, wr: int | None, rd: int | None) -> bool:
         """Whether nvdisasm prints ``;`` right after the text (no blank) for this control."""
@@ -358,6 +359,13 @@ def form_from_literal(row: tuple[Any, ...], index: int, name: str = "") -> Form:
         for tok, pos, when in flags.get("alias", ())
     )
     ops = tuple(operand_from_literal(o) for o in operands)
+    seen: dict[str, int] = {}
+    check_mods = False
+    for n, mf in enumerate(modfields):
+        for toks in mf.tokens.values():
+            for t in toks:
+                if seen.setdefault(t, n) != n:
+                    check_mods = True
     guard = flags.get("guard", "P")
     guard = "" if guard is False else str(guard)
     covered = mask | CONTROL_BITS | (GUARD_BITS if guard else 0)
@@ -378,4 +386,5 @@ def form_from_literal(row: tuple[Any, ...], index: int, name: str = "") -> Form:
         index=index,
         name=name,
         covered=covered,
+        check_mods=check_mods,
     )

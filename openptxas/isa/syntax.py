@@ -72,9 +72,11 @@ class SynInstr:
 
 
 _HEX = re.compile(r"[-+]?0x[0-9a-fA-F]+")
-_FLOAT = re.compile(r"[-+]?(?:INF|QNAN|SNAN|NAN|\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)")
+_FLOAT = re.compile(
+    r"[-+]?(?:INF|(?:QNAN|SNAN)(?:\(0x[0-9a-fA-F]+\))?|NAN|\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)"
+)
 _REG = re.compile(r"(RZ|URZ|PT|UPT|R\d+|UR\d+|P\d|UP\d|B\d+)((?:\.\w+)*)$")
-_SREG = re.compile(r"SR_\w+(?:\.\w+)*$")
+_SREG = re.compile(r"(?:SR_\w+(?:\.\w+)*|SR\d+)$")
 _GUARD = re.compile(r"@(!?)(P[0-6T]|UP[0-6T])$")
 _IDENT = re.compile(r"[A-Za-z_][\w.]*$")
 _FILE_OF = (("UR", RegFile.UR), ("UP", RegFile.UP), ("R", RegFile.R))
