@@ -34,7 +34,9 @@ DATA = REPO / "scripts" / "isa_data"
 
 def observed(family: str) -> list[tuple[int, int, str]]:
     out = []
-    for line in gzip.decompress((DATA / f"{family}_observed.tsv.gz").read_bytes()).decode().splitlines():
+    for line in (
+        gzip.decompress((DATA / f"{family}_observed.tsv.gz").read_bytes()).decode().splitlines()
+    ):
         if line.startswith("#") or not line.strip():
             continue
         w, c, t = line.split("\t")

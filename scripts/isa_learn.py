@@ -31,12 +31,11 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import re
 import hashlib
 import itertools
-import math
 import pprint
 import random
+import re
 import sys
 from collections import defaultdict
 from collections.abc import Generator, Iterable, Sequence
@@ -72,12 +71,15 @@ INPUTS = ("scripts/isa_learn.py", "scripts/isa_norm.py", "scripts/isa_hints.py")
 # Probing
 
 
+FAMILY_ARCH = {"sm90": "SM90", "sm100": "SM100", "sm80": "SM80", "sm120": "SM120"}
+
+
 class Prober:
     """Disassembles words and normalises the text (each word decoded at two addresses so that
     branch targets can be told from other numbers)."""
 
-    def __init__(self) -> None:
-        self.dis = RawDisasm()
+    def __init__(self, arch: str = "SM90") -> None:
+        self.dis = RawDisasm(arch)
 
     def texts(self, words: Sequence[int]) -> list[str | None]:
         return self.dis.texts(words)
@@ -413,7 +415,9 @@ def _contribution(
     return {v: s[pre : len(s) - suf] for v, s in variants.items()}, pre
 
 
-def _additive(table: dict[tuple[int, ...], tuple[str, ...]], base: tuple[int, ...], i: int, j: int) -> bool:
+def _additive(
+    table: dict[tuple[int, ...], tuple[str, ...]], base: tuple[int, ...], i: int, j: int
+) -> bool:
     """Whether bits i and j act independently: M(11) = M(10) + M(01) - M(00) as multisets,
     with the other bits at the representative's values (no evidence counts as independent)."""
     from collections import Counter
@@ -468,12 +472,16 @@ def factor_mods(
             ordered = _order_groups(built, table, mod_bits, base, groups)
             if ordered is not None:
                 try:
-                    full = with_constant_tokens(ordered, table[base], dict(zip(mod_bits, base, strict=True)))
+                    full = with_constant_tokens(
+                        ordered, table[base], dict(zip(mod_bits, base, strict=True))
+                    )
                 except LearnError:
                     full = None
                 if full is not None and _consistent(full, table, mod_bits):
                     return full
-        pair = _first_conflict(groups, built if len(built) == len(groups) else [], table, mod_bits, base)
+        pair = _first_conflict(
+            groups, built if len(built) == len(groups) else [], table, mod_bits, base
+        )
         if pair is None:
             break
         a, b = pair
@@ -586,7 +594,9 @@ def _first_conflict(
         order = [byname[tuple(mod_bits[i] for i in g)] for g in groups]
         for combo, toks in sorted(table.items()):
             pred = _predict(order, dict(zip(mod_bits, combo, strict=True)))
-            changed = sorted({by_bit[i] for i, (c, b0) in enumerate(zip(combo, base, strict=True)) if c != b0})
+            changed = sorted(
+                {by_bit[i] for i, (c, b0) in enumerate(zip(combo, base, strict=True)) if c != b0}
+            )
             if pred != toks and len(changed) >= 2:
                 return changed[0], changed[1]
         # a group whose values print identically: merge it with its neighbour
@@ -596,7 +606,13 @@ def _first_conflict(
         for combo, toks in sorted(table.items()):
             pred = _predict(order, dict(zip(mod_bits, combo, strict=True)))
             if pred != toks:
-                changed = sorted({by_bit[i] for i, (c, b0) in enumerate(zip(combo, base, strict=True)) if c != b0})
+                changed = sorted(
+                    {
+                        by_bit[i]
+                        for i, (c, b0) in enumerate(zip(combo, base, strict=True))
+                        if c != b0
+                    }
+                )
                 if changed:
                     other = changed[0] + 1 if changed[0] + 1 < len(groups) else changed[0] - 1
                     return min(changed[0], other), max(changed[0], other)
@@ -1209,8 +1225,9 @@ def _set_default(o: dict[str, Any], orig: int, hidden: bool = True, vanish: list
     elif o["k"] == "imm" and o["num"].get("kind", "int") == "int":
         from openptxas.isa.spec import NumSpec
 
-        num = NumSpec(o["num"]["bits"], ImmKind.INT, o["num"].get("signed", False),
-                      o["num"].get("shift", 0))
+        num = NumSpec(
+            o["num"]["bits"], ImmKind.INT, o["num"].get("signed", False), o["num"].get("shift", 0)
+        )
         v = num.decode(orig if hidden else orig ^ (1 << vanish[0]))
         if v:
             o["default"] = v
@@ -1309,7 +1326,9 @@ class Obs:
 
 def load_observed(family: str = "sm90") -> list[Obs]:
     out = []
-    for line in gzip.decompress((DATA / f"{family}_observed.tsv.gz").read_bytes()).decode().splitlines():
+    for line in (
+        gzip.decompress((DATA / f"{family}_observed.tsv.gz").read_bytes()).decode().splitlines()
+    ):
         if line.startswith("#") or not line.strip():
             continue
         w, c, t = line.split("\t")
@@ -1392,7 +1411,7 @@ def inputs_digest(family: str = "sm90") -> str:
 
 
 def emit(rows: list[Row], family: str = "sm90") -> Path:
-    rows = sorted(rows, key=lambda r: (r.value & 0xFFF))  # stable: discovery order per key
+    rows = sorted(rows, key=lambda r: r.value & 0xFFF)  # stable: discovery order per key
     body = pprint.pformat(tuple(r.literal() for r in rows), width=100, sort_dicts=False)
     path = TABLES / f"{family}.py"
     path.write_text(
@@ -1400,7 +1419,8 @@ def emit(rows: list[Row], family: str = "sm90") -> Path:
         "GENERATED by scripts/isa_learn.py from scripts/isa_data/"
         f"{family}_observed.tsv.gz and nvdisasm 13.2.86;\n"
         "do not edit. Row format: openptxas/isa/spec.py. Regenerate with\n"
-        "``python scripts/isa_learn.py learn``; verify with ``python scripts/isa_learn.py check``.\n"
+        "``python scripts/isa_learn.py learn``; verify with\n"
+        "``python scripts/isa_learn.py check``.\n"
         '"""\n\n'
         "# fmt: off\n"
         f"# inputs-digest: {inputs_digest(family)}\n"
@@ -1508,7 +1528,10 @@ def check_table(pr: Prober, fam: Family, obs: list[Obs], samples: int, seed: int
     nok = sum(s[0] for s in stats.values())
     nbad = sum(s[1] for s in stats.values())
     nrej = sum(s[2] for s in stats.values())
-    print(f"random: {len(words)} words: {nok} identical, {nbad} different, {nrej} rejected by nvdisasm")
+    print(
+        f"random: {len(words)} words: {nok} identical, {nbad} different, "
+        f"{nrej} rejected by nvdisasm"
+    )
     return bad + nbad
 
 
@@ -1519,8 +1542,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--samples", type=int, default=20, help="random encodings per form (check)")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)
-    pr = Prober()
-    obs = load_observed(args.family)
+    pr = Prober(FAMILY_ARCH[args.family])
+    obs = load_observed(args.family) if (DATA / f"{args.family}_observed.tsv.gz").exists() else []
     if args.cmd == "learn":
         rows, failed = learn_table(pr, obs)
         path = emit(rows, args.family)

@@ -85,7 +85,9 @@ def _zero(rs: RegSpec) -> Reg:
     return Reg(rs.file, rs.const_index if not rs.index else index, sel=rs.const_sel)
 
 
-def _split_bracket(b: Bracket, rs_r: RegSpec | None, rs_u: RegSpec | None) -> tuple[Reg | None, Reg | None, int]:
+def _split_bracket(
+    b: Bracket, rs_r: RegSpec | None, rs_u: RegSpec | None
+) -> tuple[Reg | None, Reg | None, int]:
     reg: Reg | None = None
     ureg: Reg | None = None
     offset = 0
@@ -95,8 +97,11 @@ def _split_bracket(b: Bracket, rs_r: RegSpec | None, rs_u: RegSpec | None) -> tu
             if seen_num:
                 raise _Mismatch
             offset, seen_num = t.int_value(), True
-        elif rs_u is not None and t.file is rs_u.file and ureg is None and (
-            rs_r is None or t.file is not rs_r.file or reg is not None
+        elif (
+            rs_u is not None
+            and t.file is rs_u.file
+            and ureg is None
+            and (rs_r is None or t.file is not rs_r.file or reg is not None)
         ):
             ureg = t
         elif rs_r is not None and t.file is rs_r.file and reg is None:
@@ -110,9 +115,7 @@ def _split_bracket(b: Bracket, rs_r: RegSpec | None, rs_u: RegSpec | None) -> tu
     return reg, ureg, offset
 
 
-def _operand(
-    syn: SynOperand, spec: OpSpec, labels: Mapping[str, int] | None
-) -> Operand:
+def _operand(syn: SynOperand, spec: OpSpec, labels: Mapping[str, int] | None) -> Operand:
     k = spec.kind
     if k is OpKind.REG:
         return _reg_of(syn, spec.reg)
@@ -274,6 +277,7 @@ def parse_line_full(
         line_addr = int(m.group(1), 16)
         s = s[m.end() :]
     at = addr if addr is not None else (line_addr or 0)
+    s = re.sub(r'\(\*".*?"\*\)', "", s)  # nvdisasm's (*"BRANCH_TARGETS ..."*) annotation
     try:
         syn = parse_line(s)
     except SassSyntaxError as exc:

@@ -25,6 +25,7 @@ _LAYOUT: dict[ImmKind, tuple[int, int, int, int]] = {
     ImmKind.F64: (64, 0x7FF0000000000000, 0x000FFFFFFFFFFFFF, 0x0008000000000000),
 }
 
+
 def bits_to_float(bits: int, kind: ImmKind) -> float:
     if kind is ImmKind.F16:
         return float(struct.unpack("<e", struct.pack("<H", bits & 0xFFFF))[0])
@@ -79,7 +80,9 @@ def parse_float(text: str, kind: ImmKind, low_bits: int = 0) -> int:
     m = re.fullmatch(r"([-+]?(?:QNAN|SNAN))\((0x[0-9a-fA-F]+)\)", t)
     if m:
         bits = int(m.group(2), 16)
-        if format_float(bits, kind).strip() != (m.group(1) if m.group(1)[0] in "+-" else "+" + m.group(1)):
+        if format_float(bits, kind).strip() != (
+            m.group(1) if m.group(1)[0] in "+-" else "+" + m.group(1)
+        ):
             raise ValueError(f"{text}: the bits are not such a NaN")
         return bits
     if t.lstrip("+-") in ("INF", "QNAN", "SNAN"):

@@ -1,4 +1,4 @@
-"""The SASS instruction model shared by the decoder, encoder, printer, parser, emulator and compiler.
+"""The SASS instruction model: decoder, encoder, printer, parser, emulator and compiler share it.
 
 An :class:`Instruction` is a frozen value: opcode mnemonic, modifier tuple, guard predicate, typed
 operands and control information. It knows nothing about bits; the per-SM tables in
@@ -272,23 +272,23 @@ class Unknown:
 # Constructors for compiler code: R(5), UR(4), P(0), imm(4), f32(1.5) ...
 
 
-def R(index: int, **mods: bool | str) -> Reg:  # noqa: N802 - register-file names read best upper-case
+def R(index: int, **mods: bool | str) -> Reg:
     return Reg(RegFile.R, index, **mods)  # type: ignore[arg-type]
 
 
-def UR(index: int, **mods: bool | str) -> Reg:  # noqa: N802
+def UR(index: int, **mods: bool | str) -> Reg:
     return Reg(RegFile.UR, index, **mods)  # type: ignore[arg-type]
 
 
-def P(index: int, **mods: bool | str) -> Reg:  # noqa: N802
+def P(index: int, **mods: bool | str) -> Reg:
     return Reg(RegFile.P, index, **mods)  # type: ignore[arg-type]
 
 
-def UP(index: int, **mods: bool | str) -> Reg:  # noqa: N802
+def UP(index: int, **mods: bool | str) -> Reg:
     return Reg(RegFile.UP, index, **mods)  # type: ignore[arg-type]
 
 
-def B(index: int) -> Reg:  # noqa: N802
+def B(index: int) -> Reg:
     return Reg(RegFile.B, index)
 
 

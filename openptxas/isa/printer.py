@@ -15,6 +15,7 @@ from openptxas.isa.codec import encode_with, format_list
 from openptxas.isa.family import Family
 from openptxas.isa.floatfmt import format_float
 from openptxas.isa.model import (
+    PRED_FILES,
     PT,
     CBank,
     GDesc,
@@ -28,7 +29,6 @@ from openptxas.isa.model import (
     Reg,
     SReg,
 )
-from openptxas.isa.model import PRED_FILES
 from openptxas.isa.spec import Alias, Form, OpKind, OpSpec, RegSpec
 
 
@@ -111,8 +111,10 @@ def format_operand(
     if isinstance(op, CBank):
         bank = f"[{op.ubank}]" if op.ubank is not None else f"[{op.bank:#x}]"
         prefix = "cx" if op.ubank is not None else "c"
-        return prefix + bank + _inner(
-            op.reg, None, op.offset, spec.num is not None, spec.regs[1], None, exact
+        return (
+            prefix
+            + bank
+            + _inner(op.reg, None, op.offset, spec.num is not None, spec.regs[1], None, exact)
         )
     if isinstance(op, Mem):
         desc = f"desc[{op.desc}]" if op.desc is not None else ""
@@ -152,21 +154,21 @@ def printed_operands(form: Form, ins: Instruction, exact: bool = False) -> list[
     opt = [i for i, o in enumerate(form.operands) if o.optional]
     if not opt:
         return list(range(len(form.operands)))
-    dmask = sum(
-        1 << n for n, i in enumerate(opt) if _is_default(ins.operands[i], form.operands[i])
-    )
+    dmask = sum(1 << n for n, i in enumerate(opt) if _is_default(ins.operands[i], form.operands[i]))
     full = (1 << len(opt)) - 1
     shown = form.omit.get(dmask, full)
     if exact and shown != full:
         # two different printed subsets of the same size read alike (one "P" operand)
         count = bin(shown).count("1")
-        alike = {m for d in range(1 << len(opt)) if bin(m := form.omit.get(d, full)).count("1") == count}
+        alike = {
+            m for d in range(1 << len(opt)) if bin(m := form.omit.get(d, full)).count("1") == count
+        }
         if len(alike) > 1:
-            shown = full & ~sum(  # an absent keyword has no text to show
-                1 << n
-                for n, i in enumerate(opt)
-                if isinstance(ins.operands[i], Keyword) and not ins.operands[i].name
-            )
+            shown = full
+            for n, i in enumerate(opt):
+                op = ins.operands[i]
+                if isinstance(op, Keyword) and not op.name:
+                    shown &= ~(1 << n)  # an absent keyword has no text to show
     hidden = {i for n, i in enumerate(opt) if not shown >> n & 1}
     return [i for i in range(len(form.operands)) if i not in hidden]
 
@@ -234,9 +236,7 @@ def format_instruction(
     for i in printed_operands(form, ins, exact):
         spec = form.operands[i]
         sep = " " if first else spec.sep
-        parts.append(
-            sep + format_operand(ins.operands[i], spec, addr, labels, show_reuse, exact)
-        )
+        parts.append(sep + format_operand(ins.operands[i], spec, addr, labels, show_reuse, exact))
         first = False
     c = ins.control
     tight = form.tight_semicolon(c.stall, c.wait, c.wr, c.rd)
@@ -258,9 +258,7 @@ def text_signature(form: Form, ins: Instruction) -> str:
             kinds.append("c[]" if op.ubank is None else "cx[]")
         elif isinstance(op, Mem):
             inner = [
-                n
-                for n, r in (("R", op.base), ("UR", op.ubase))
-                if r is not None and not r.is_zero
+                n for n, r in (("R", op.base), ("UR", op.ubase)) if r is not None and not r.is_zero
             ]
             if op.offset:
                 inner.append("imm")

@@ -19,10 +19,10 @@ Row literal format (one tuple per form)::
 order nvdisasm prints their tokens; ``""`` = no token.
 ``operands``: one entry per operand, a dict (see :func:`operand_from_literal`).
 ``flags``: a dict with optional keys ``"guard"`` (the guard's register file, ``"P"`` by default
-or ``"UP"``; ``""``: no guard field), ``"semi0"`` (when nvdisasm leaves out the blank before ``;``:
-by default when the stall count and the wait mask are 0; ``"sb"``: also only when no scoreboard
-is set (variable-latency forms); ``" ;"``: never), ``"omit"`` (the printed-operand table for optional operands,
-see :class:`Form`), ``"alias"`` (:class:`Alias` entries).
+or ``"UP"``; ``""``: no guard field), ``"semi0"`` (when nvdisasm leaves out the blank before
+``;``: by default when the stall count and the wait mask are 0; ``"sb"``: also only when no
+scoreboard is set (variable-latency forms); ``" ;"``: never), ``"omit"`` (the printed-operand
+table for optional operands, see :class:`Form`), ``"alias"`` (:class:`Alias` entries).
 ``bits`` everywhere is ``((lsb, width), ...)``, least-significant part first. Generated tables
 write every dict as a tuple of ``(key, value)`` pairs and every list as a tuple, so that the whole
 table is one constant that Python unmarshals without executing code.
@@ -155,8 +155,9 @@ class OpSpec:
 
     ``optional``: nvdisasm may leave the operand out when it holds its ``default`` (see
     :attr:`Form.omit`): for REG the zero register (``default`` 1: negated, ``!PT``), for IMM the
-    value ``default``, for LIST the bit set ``default``. ``sep``: the text before the operand (``", "``, or ``" "``
-    as in ``RET.REL.NODEC R6 `(f)``).
+    value ``default``, for LIST the bit set ``default``, for KEYWORD ``names[default]`` (empty:
+    absent). ``sep``: the text before the operand (``", "``, or ``" "`` as in
+    ``RET.REL.NODEC R6 `(f)``).
     """
 
     kind: OpKind
@@ -296,8 +297,8 @@ def operand_from_literal(d: Mapping[str, Any]) -> OpSpec:
     """Build an :class:`OpSpec` from its table literal.
 
     Keys: ``k`` (kind), ``reg`` (register dict: ``file``, ``index``, ``const``, ``neg``, ``abs``,
-    ``not``, ``reuse``, ``sel``, ``sel_names``, ``const_sel``, ``const_not``, ``inv``, ``sel_in_abs``,
-    ``show_zero``), ``num`` (``bits``, ``kind``,
+    ``not``, ``reuse``, ``sel``, ``sel_names``, ``const_sel``, ``const_not``, ``inv``,
+    ``sel_in_abs``, ``show_zero``), ``num`` (``bits``, ``kind``,
     ``signed``, ``shift``), ``regs`` (list of register dicts or None), ``bank``, ``const_bank``,
     ``enum``, ``names``, ``opt``, ``default``, ``sep``.
     """
