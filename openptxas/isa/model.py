@@ -195,10 +195,13 @@ class Control:
     ``wr``/``rd``: the scoreboard (0-5) this instruction releases when its result is written /
     its sources are read, or None.
     ``wait``: mask of scoreboards (bit n = SBn) to wait for before issuing.
+
+    The default, ``Control()``, is the control field of ptxas's padding NOPs (stall 0, may
+    yield, no scoreboard): nvdisasm rejects stall 0 without the yield bit.
     """
 
     stall: int = 0
-    yield_: bool = False
+    yield_: bool = True
     wr: int | None = None
     rd: int | None = None
     wait: int = 0

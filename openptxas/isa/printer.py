@@ -276,3 +276,30 @@ def text_signature(form: Form, ins: Instruction) -> str:
             kinds.append("kw")
     mnem = ".".join((ins.opcode, *display_mods(form, ins)))
     return f"{mnem} {','.join(kinds)}".strip()
+
+
+def form_template(form: Form) -> str:
+    """A readable summary of a form's operand list, for people building instructions: kinds in
+    order, optional ones in brackets with their default (``IADD3 R, [P=PT], [P=PT], R, R, R``)."""
+    parts: list[str] = []
+    for o in form.operands:
+        if o.kind is OpKind.REG and o.reg is not None:
+            kind = o.reg.file.value
+        elif o.kind is OpKind.IMM and o.num is not None:
+            kind = "imm" if o.num.kind is ImmKind.INT else o.num.kind.value
+        elif o.kind is OpKind.MEM:
+            kind = (
+                "["
+                + "+".join(
+                    n for n, r in zip(("desc", "R", "UR"), o.regs, strict=True) if r is not None
+                )
+                + ("+imm" if o.num is not None else "")
+                + "]"
+            )
+        else:
+            kind = o.kind.value
+        if o.optional:
+            dflt = default_operand(o)
+            kind = f"[{kind}={format_operand(dflt, o)}]"
+        parts.append(kind)
+    return f"{form.opcode} " + ", ".join(parts)
