@@ -32,6 +32,27 @@ from openptxas.ptx import ast
 from openptxas.targets import SMInfo
 
 INSTR_BYTES = 16
+# Instructions whose immediates nvdisasm prints as floating-point numbers.
+FLOAT_IMM_OPS = frozenset(
+    {
+        "FADD",
+        "FMUL",
+        "FFMA",
+        "FSETP",
+        "FMNMX",
+        "FSET",
+        "FCHK",
+        "HADD2",
+        "HFMA2",
+        "HMUL2",
+        "HSETP2",
+        "HMNMX2",
+        "DADD",
+        "DMUL",
+        "DFMA",
+        "DSETP",
+    }
+)
 CODE_ALIGN = 128
 
 
@@ -41,6 +62,23 @@ class EncodedFunction:
     code: bytes
     exit_offsets: tuple[int, ...]
     text: list[str]
+    first_branch: int  # address of the first instruction that ends a block
+
+
+# .debug_frame as ptxas 13.0 writes it for a function without a stack frame (observed on the
+# corpus; docs/elf.md): a fixed CIE, and an FDE that defines the CFA (R1 + 0) after the first
+# block and then advances to the last EXIT.
+FRAME_CIE = bytes.fromhex("0300047cffffffff0f0c818080280008ff8180280881808028")
+_DEF_CFA = bytes.fromhex("0c8180802800")
+
+
+def frame_program(first_branch: int, last_exit: int) -> bytes:
+    def adv(nbytes: int) -> bytes:
+        return b"\x04" + (nbytes // 4).to_bytes(4, "little")  # DW_CFA_advance_loc4, 4-byte units
+
+    if first_branch == last_exit:
+        return adv(last_exit) + adv(16) + _DEF_CFA
+    return adv(first_branch + 16) + _DEF_CFA + adv(last_exit - first_branch - 16)
 
 
 # ------------------------------------------------------------------------------ text form
@@ -122,7 +160,10 @@ def instr_text(ins: Instr, urz: int, labels: dict[str, str], *, signed: bool = F
     head = ".".join((ins.op, *ins.mods))
 
     def fmt(o: Operand) -> str:
-        if isinstance(o, Imm) and (ins.op in ("MOV", "UMOV") or o.kind == ImmKind.INT):
+        if isinstance(o, Addr) and ins.op == "ATOMG" and "CAS" in ins.mods:
+            # nvdisasm prints CAS's 64-bit address without descriptor or .64: [R8+0x4]
+            o = Addr(o.base, o.offset)
+        if isinstance(o, Imm) and (ins.op not in FLOAT_IMM_OPS or o.kind == ImmKind.INT):
             v = o.value & 0xFFFFFFFF
             return _hex(v - (1 << 32) if signed and v & 0x80000000 else v)
         return _operand(o, urz, labels)
@@ -160,6 +201,7 @@ def encode_function(fn: Function, target: SMInfo) -> EncodedFunction:
     words: list[int] = []
     text: list[str] = []
     exits: list[int] = []
+    first_branch = -1
     for k, ins in enumerate(body):
         at = k * INSTR_BYTES
         line = instr_text(ins, target.urz, labels)
@@ -182,8 +224,10 @@ def encode_function(fn: Function, target: SMInfo) -> EncodedFunction:
         text.append(line)
         if ins.op == "EXIT":
             exits.append(at)
+        if first_branch < 0 and ins.op in ("BRA", "EXIT", "BRX", "RET", "CALL", "BREAK"):
+            first_branch = at
     # End padding: BRA to itself, then NOPs to the 128-byte boundary (stall 0, as ptxas).
-    pad_ctrl = IsaControl(stall=0)
+    pad_ctrl = IsaControl(stall=0, yield_=True)
     tail = [(f"BRA `({selfloop}) ;", end)]
     n = len(body) + 1
     while (n * INSTR_BYTES) % CODE_ALIGN:
@@ -194,7 +238,7 @@ def encode_function(fn: Function, target: SMInfo) -> EncodedFunction:
         words.append(encode_instruction(parsed, fam, at))
         text.append(line)
     code = b"".join(w.to_bytes(16, "little") for w in words)
-    return EncodedFunction(fn.name, code, tuple(exits), text)
+    return EncodedFunction(fn.name, code, tuple(exits), text, first_branch)
 
 
 def build_cubin(
@@ -204,8 +248,8 @@ def build_cubin(
     options: Options,
 ) -> bytes:
     from openptxas.elf.builder import build
+    from openptxas.elf.description import Frame, ModuleDescription
     from openptxas.elf.description import Function as ElfFunction
-    from openptxas.elf.description import ModuleDescription
     from openptxas.elf.description import Param as ElfParam
 
     funcs = []
@@ -226,6 +270,14 @@ def build_cubin(
                 shared=fn.shared_static or None,
                 shared_align=max(fn.shared_align, 16),
                 exit_offsets=enc.exit_offsets,
+                min_stack=0,
+                # ptxas records CRS_STACK_SIZE 0 for functions with convergence barriers
+                crs_stack=0 if any(i.op == "BSSY" for i in fn.instrs()) else None,
+                frame=(
+                    Frame(FRAME_CIE, frame_program(enc.first_branch, enc.exit_offsets[-1]))
+                    if enc.exit_offsets
+                    else None
+                ),
                 max_threads=_dims(func.maxntid),
                 reqntid=_dims(func.reqntid),
             )

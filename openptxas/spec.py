@@ -364,24 +364,31 @@ def materialize(spec: LaunchSpec) -> list[np.ndarray[Any, Any]]:
     return [materialize_arg(a, i, spec.base_dir) for i, a in enumerate(spec.args)]
 
 
-def param_layout(spec: LaunchSpec) -> list[tuple[int, int]]:
-    """(offset, size) of every argument in the parameter block, as the driver lays it out."""
+def param_layout(spec: LaunchSpec, base: int = 0) -> list[tuple[int, int]]:
+    """(offset, size) of every argument in the parameter block, as the driver lays it out.
+
+    ``base`` is the block's address in constant bank 0 (``c[0x0][0x210]`` on sm_90): the driver
+    aligns each parameter's *address*, so a parameter aligned to more than the base's own
+    alignment (a 64-byte-aligned tensor map) may start at a nonzero offset."""
     out = []
     off = 0
     for a in spec.args:
         al = a.param_align
-        off = (off + al - 1) // al * al
+        off = (base + off + al - 1) // al * al - base
         out.append((off, a.param_size))
         off += a.param_size
     return out
 
 
 def pack_params(
-    spec: LaunchSpec, values: Sequence[np.ndarray[Any, Any]], pointers: Sequence[int]
+    spec: LaunchSpec,
+    values: Sequence[np.ndarray[Any, Any]],
+    pointers: Sequence[int],
+    base: int = 0,
 ) -> bytes:
     """The kernel parameter block: each scalar and byte block at its alignment, each buffer as
-    a 64-bit pointer (``pointers[i]`` for argument ``i``)."""
-    layout = param_layout(spec)
+    a 64-bit pointer (``pointers[i]`` for argument ``i``); ``base`` as for param_layout."""
+    layout = param_layout(spec, base)
     out = bytearray(layout[-1][0] + layout[-1][1] if layout else 0)
     for i, (a, (off, size)) in enumerate(zip(spec.args, layout, strict=True)):
         is_ptr = a.kind == "buffer"

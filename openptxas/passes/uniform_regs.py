@@ -226,6 +226,15 @@ def _uses_ok(ins: Instr, cand: dict[int, Instr]) -> bool:
     if slots is None or len(positions) > 1:
         return False
     (p,) = positions
+    # An ALU form holds at most one non-register source (immediate, constant or uniform).
+    for k, s in enumerate(ins.srcs[:3]):
+        if k == p:
+            continue
+        if isinstance(s, Imm | CBank):
+            return False
+        v = _vreg(s)
+        if v is not None and (v.rc == RC.UR or v.id in cand):
+            return False
     if p in slots:
         return True
     sw = COMMUTES.get(ins.op)

@@ -738,8 +738,14 @@ class InstrChecks:
                 if nm in seen:
                     continue
                 seen.add(nm)
+                if nm in PREDEFINED_CONSTANTS:
+                    continue  # WARP_SZ: a constant ptxas predefines (32)
                 if self.lookup(nm) is None and not self.is_label(nm):
                     self.unknown_symbol(nm, ins.span)
+
+
+# Identifiers ptxas predefines as integer constants.
+PREDEFINED_CONSTANTS = frozenset({"WARP_SZ"})
 
 
 def _names(o: Operand) -> list[str]:

@@ -1,9 +1,8 @@
 """describe -> build reproduces ptxas's cubins (the property the compiler relies on).
 
-``build(describe(cubin)) == cubin`` is required byte for byte on the cases the builder covers:
-whole-program and ``-lineinfo`` output on sm_75..sm_90a without function pointers, texture
-references or weak/common globals, and the simple ``-c`` cases. The full figures, with every
-target and variant, come from ``python tests/elf/sweep.py`` (docs/elf.md lists what is missing).
+``build(describe(cubin)) == cubin`` is required byte for byte on every cubin of the ELF test set
+except the ones listed in KNOWN_GAPS. The figures per target and variant come from
+``python tests/elf/sweep.py``; docs/elf.md lists what is missing.
 """
 
 from __future__ import annotations
@@ -17,35 +16,116 @@ from openptxas.elf.diff import diff_cubins
 from openptxas.elf.reader import read_cubin
 from openptxas.testing.oracle import OracleError
 from tests.conftest import need_tools
-from tests.elf.cases import all_cases
+from tests.elf.cases import TARGETS, all_cases
 
-BUILDER_TARGETS = ("sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a")
+ALL = "*"
 
-# Inputs whose cubins the builder must reproduce exactly on BUILDER_TARGETS, by variant.
-COVERED: dict[str, tuple[str, ...]] = {
-    "plain": (
-        "kernels/t1/vec_add",
-        "ptx/cluster.ptx",
-        "ptx/cluster_dirs.ptx",
-        "ptx/coop.ptx",
-        "ptx/dynstack.ptx",
-        "ptx/globals.ptx",
-        "ptx/hopper.ptx",
-        "ptx/mangled.ptx",
-        "ptx/misc.ptx",
-        "ptx/params.ptx",
-        "ptx/shared.ptx",
-        "ptx/spill.ptx",
-        "ptx/tensor.ptx",
+# The cubins describe -> build does not reproduce yet (source, variant): targets. Everything
+# else in the ELF test set (tests/elf/cases.py: kernel corpus + tests/elf/ptx, 10 targets,
+# plain / -c / -lineinfo / -g) must come back byte for byte. docs/elf.md says why each fails.
+KNOWN_GAPS: dict[tuple[str, str], str | tuple[str, ...]] = {
+    ("ptx/calls.G.ptx", "g"): (
+        "sm_100",
+        "sm_100a",
+        "sm_120",
+        "sm_120a",
+        "sm_75",
+        "sm_80",
+        "sm_86",
+        "sm_89",
+        "sm_90",
+        "sm_90a",
     ),
-    "lineinfo": (
-        "kernels/t1/vec_add",
-        "ptx/globals.li.ptx",
-        "ptx/misc.li.ptx",
-        "ptx/shared.li.ptx",
-        "ptx/spill.li.ptx",
+    ("ptx/calls.li.ptx", "lineinfo"): (
+        "sm_100",
+        "sm_100a",
+        "sm_120",
+        "sm_120a",
+        "sm_75",
+        "sm_80",
+        "sm_86",
+        "sm_89",
+        "sm_90",
+        "sm_90a",
     ),
-    "c": ("kernels/t1/vec_add",),
+    ("ptx/calls.ptx", "lineinfo"): ALL,
+    ("ptx/calls.ptx", "plain"): ALL,
+    ("ptx/calls_rdc.li.ptx", "lineinfo"): (
+        "sm_100",
+        "sm_100a",
+        "sm_120",
+        "sm_120a",
+        "sm_75",
+        "sm_80",
+        "sm_86",
+        "sm_89",
+        "sm_90",
+        "sm_90a",
+    ),
+    ("ptx/calls_rdc.li.ptx", "lineinfo-c"): ALL,
+    ("ptx/calls_rdc.ptx", "c"): ALL,
+    ("ptx/calls_rdc.ptx", "lineinfo"): ALL,
+    ("ptx/calls_rdc.ptx", "plain"): ALL,
+    ("ptx/directives.ptx", "c"): ALL,
+    ("ptx/directives.ptx", "lineinfo"): ALL,
+    ("ptx/directives.ptx", "plain"): ALL,
+    ("ptx/dynstack.G.ptx", "g"): ("sm_100", "sm_100a", "sm_120", "sm_120a"),
+    ("ptx/globals.G.ptx", "g"): (
+        "sm_100",
+        "sm_100a",
+        "sm_120",
+        "sm_120a",
+        "sm_75",
+        "sm_80",
+        "sm_86",
+        "sm_89",
+        "sm_90",
+        "sm_90a",
+    ),
+    ("ptx/mangled.G.ptx", "g"): (
+        "sm_100",
+        "sm_100a",
+        "sm_120",
+        "sm_120a",
+        "sm_75",
+        "sm_80",
+        "sm_86",
+        "sm_89",
+        "sm_90",
+        "sm_90a",
+    ),
+    ("ptx/misc.G.ptx", "g"): (
+        "sm_100",
+        "sm_100a",
+        "sm_120",
+        "sm_120a",
+        "sm_75",
+        "sm_80",
+        "sm_86",
+        "sm_89",
+        "sm_90",
+        "sm_90a",
+    ),
+    ("ptx/params.G.ptx", "g"): ("sm_100", "sm_100a", "sm_120", "sm_120a"),
+    ("ptx/reloc.G.ptx", "g"): ("sm_100", "sm_100a", "sm_120", "sm_120a"),
+    ("ptx/shared.G.ptx", "g"): (
+        "sm_100",
+        "sm_100a",
+        "sm_120",
+        "sm_120a",
+        "sm_75",
+        "sm_80",
+        "sm_86",
+        "sm_89",
+        "sm_90",
+        "sm_90a",
+    ),
+    ("ptx/sm100.ptx", "c"): ALL,
+    ("ptx/sm100.ptx", "lineinfo"): ALL,
+    ("ptx/sm100.ptx", "plain"): ALL,
+    ("ptx/weak_common.ptx", "c"): ALL,
+    ("ptx/weak_common.ptx", "lineinfo"): ALL,
+    ("ptx/weak_common.ptx", "plain"): ALL,
 }
 
 
@@ -57,28 +137,30 @@ def _variant(flags: tuple[str, ...], source: str) -> str:
     return "lineinfo" if "-lineinfo" in flags or ".li." in source else "plain"
 
 
-@pytest.mark.parametrize("target", BUILDER_TARGETS)
+def _known_gap(source: str, variant: str, target: str) -> bool:
+    gap = KNOWN_GAPS.get((source, variant))
+    return gap is not None and (gap == ALL or target in gap)
+
+
+@pytest.mark.parametrize("target", TARGETS)
 def test_describe_build_identity(oracle, target: str) -> None:
     need_tools("ptxas", "nvcc")
     failures: list[str] = []
     checked = 0
     for case in all_cases(oracle, (target,)):
-        v = _variant(case.flags, case.source)
-        if case.source not in COVERED.get(v, ()):
+        if _known_gap(case.source, _variant(case.flags, case.source), target):
             continue
         try:
             blob = case.cubin(oracle)
-        except OracleError as exc:
-            pytest.fail(str(exc))
-        if target not in ("sm_90a",) and case.source == "ptx/hopper.ptx" and target < "sm_90":
-            continue
+        except OracleError:
+            continue  # a PTX file this target does not accept (covered by the oracle's tests)
         checked += 1
         cubin = read_cubin(blob)
         got = build(describe(cubin))
         if got != blob:
             failures.append(f"{case.id}: {diff_cubins(cubin, read_cubin(got), 3)}")
     assert checked > 0
-    assert not failures, "\n".join(failures[:5])
+    assert not failures, f"{len(failures)} of {checked}:\n" + "\n".join(failures[:5])
 
 
 def test_builder_from_scratch() -> None:

@@ -1,0 +1,489 @@
+"""The hazard checker: replays the control codes (stall counts, scoreboards) along the executed
+path of every thread and reports each register access the hardware would not protect.
+
+Model (sm_90, per thread, vectorised over lanes):
+
+- Issue time: an instruction issues ``max(stall, 1)`` cycles after the previous one of the same
+  thread (waiting on a scoreboard may delay it further; the checker does not count that delay, so
+  it never hides a hazard).
+- Fixed-latency producers (no write scoreboard): a consumer may read the result only once
+  ``latency(producer, consumer, role)`` cycles have passed since the producer issued; the
+  latencies are the minima ptxas itself uses (``openptxas/targets/data/sm_90_latency.toml``,
+  mined by ``scripts/emu_mine_latencies.py``). Roles: ``data`` (register operand), ``pred``
+  (predicate operand), ``guard`` (guard predicate or branch condition), ``addr`` (address or
+  constant-bank index register).
+- Variable-latency producers set a write scoreboard ``SBk``; their results may be read (or
+  overwritten) only after an instruction waited on ``SBk`` (wait mask, or ``DEPBAR.LE SBk, n``
+  which completes all but the newest ``n``). Scoreboards count: waiting on one waits for every
+  instruction that set it.
+- Late readers set a read scoreboard ``SBk``: their source registers may be overwritten only
+  after a wait on ``SBk``.
+
+Rules reported (each report names the address, the instruction and the rule):
+``raw-latency``, ``raw-scoreboard``, ``waw-scoreboard``, ``war-scoreboard``.
+
+Shared-memory loads complete in order: a load without a write scoreboard is covered by the write
+scoreboard of the next shared-memory load (ptxas relies on it). Other variable-latency
+instructions without a write scoreboard (R2UR, ELECT, MUFU, F2I, ... followed by a long enough
+stall) are treated as fixed-latency producers with the latency ptxas gives them.
+"""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from openptxas.emu.bind import NROWS, PRED_BASE, pred_row
+from openptxas.emu.lanes import Sel
+from openptxas.emu.model import Imm, Instruction, Reg
+
+if TYPE_CHECKING:
+    from openptxas.emu.machine import Machine
+
+NDArray = np.ndarray[Any, Any]
+ROWS = PRED_BASE + 16
+NSB = 6
+
+# Opcodes that deliver results through a write scoreboard on sm_90 (ptxas never gives them a
+# fixed latency). A destination-writing instance without a write scoreboard is reported.
+VARIABLE = frozenset(
+    {
+        "LDG", "LDS", "LD", "LDL", "LDC", "LDSM", "S2R", "S2UR", "CS2R", "MUFU", "F2F", "F2I",
+        "I2F", "FRND", "FCHK", "FLO", "POPC", "BREV", "ATOMG", "ATOMS", "ATOM", "SHFL", "MATCH",
+        "REDUX", "BMOV", "QSPC", "VOTEU", "HMMA", "IMMA", "DMMA", "UFLO", "UPOPC", "UBREV",
+        "ELECT", "R2UR", "LDGSTS", "SYNCS", "HGMMA", "IGMMA",
+    }
+)  # fmt: skip
+RULES = ("raw-latency", "raw-scoreboard", "waw-scoreboard", "war-scoreboard")
+# Pipes that complete in order: a load without a write scoreboard is covered by the scoreboard
+# of the next load of the same pipe (ptxas issues "LDS R4 [W-]; LDS R9 [W0]" and waits on SB0
+# for both).
+IN_ORDER = {"LDS": "shared", "LDSM": "shared"}
+
+
+def lat_key(ins: Instruction) -> str:
+    """The class of an instruction in the latency table."""
+    k = ins.opcode
+    for m in ("WIDE", "HI", "MMA", "64"):
+        if m in ins.mods and k in ("IMAD", "UIMAD", "HFMA2", "LDC", "ULDC", "CS2R"):
+            k += "." + m
+    return k
+
+
+@dataclass(frozen=True)
+class LatencyTable:
+    """Minimum cycles from a fixed-latency producer's issue to a consumer's issue."""
+
+    pairs: Mapping[tuple[str, str, str], int]  # (producer, consumer, role)
+    producers: Mapping[tuple[str, str], int]  # (producer, role): minimum over consumers
+    reads: Mapping[str, int] = field(default_factory=dict)  # late reader -> read window
+
+    def read_window(self, reader: str) -> int:
+        """Cycles after which a late reader (with a read scoreboard) has read its sources:
+        ptxas overwrites them without waiting from this distance on."""
+        v = self.reads.get(reader)
+        if v is not None:
+            return v
+        return min(self.reads.values()) if self.reads else 0
+
+    def need(self, producer: str, consumer: str, role: str) -> int:
+        v = self.pairs.get((producer, consumer, role))
+        if v is not None:
+            return v
+        return self.producers.get((producer, role), 0)
+
+
+@functools.cache
+def load_latency_table(target: str = "sm_90") -> LatencyTable:
+    path = resources.files("openptxas.targets").joinpath("data", f"{target}_latency.toml")
+    try:
+        doc = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        return LatencyTable({}, {})
+    pairs: dict[tuple[str, str, str], int] = {}
+    prods: dict[tuple[str, str], int] = {}
+    for prod, roles in doc.get("producer", {}).items():
+        for role, v in roles.items():
+            prods[(prod, role)] = int(v)
+    for prod, cons in doc.get("pair", {}).items():
+        for con, roles in cons.items():
+            for role, v in roles.items():
+                pairs[(prod, con, role)] = int(v)
+    reads = {str(k): int(v) for k, v in doc.get("read", {}).items()}
+    return LatencyTable(pairs, prods, reads)
+
+
+@dataclass
+class Hazard:
+    pc: int
+    instruction: str
+    rule: str
+    register: str
+    detail: str
+    threads: int = 1
+
+    def __str__(self) -> str:
+        return (
+            f"{self.pc:#06x}: {self.rule}: {self.register}: {self.detail} "
+            f"[{self.instruction}] ({self.threads} thread{'s' if self.threads != 1 else ''})"
+        )
+
+
+def row_name(row: int) -> str:
+    if row >= PRED_BASE:
+        p = row - PRED_BASE
+        return f"UP{p - 8}" if p >= 8 else f"P{p}"
+    if row >= 256:
+        return f"UR{row - 256}"
+    return f"R{row}"
+
+
+@dataclass(frozen=True)
+class Access:
+    """The registers one instruction reads and writes (expanded to single rows)."""
+
+    reads: tuple[tuple[int, str], ...]
+    writes: tuple[int, ...]
+
+
+def expand(reads: list[tuple[int, int, str]], writes: list[tuple[int, int]]) -> Access:
+    rs: list[tuple[int, str]] = []
+    for row, n, role in reads:
+        for i in range(n):
+            if row + i not in (255, 319) and (row + i, role) not in rs:
+                rs.append((row + i, role))
+    ws: list[int] = []
+    for row, n in writes:
+        for i in range(n):
+            if row + i not in (255, 319) and row + i not in ws:
+                ws.append(row + i)
+    return Access(tuple(rs), tuple(ws))
+
+
+class HazardChecker:
+    """Per-lane scoreboard and latency state for one wave; see the module docstring.
+
+    ``record``: instead of checking fixed latencies, collect the observed minimum distances
+    (for ``scripts/emu_mine_latencies.py``).
+    """
+
+    def __init__(self, table: LatencyTable | None = None, record: bool = False) -> None:
+        self.table = table if table is not None else load_latency_table()
+        self.record = record
+        self.observed: dict[tuple[str, str, str], int] = {}
+        self.observed_reads: dict[str, int] = {}
+        # explain=True: where the schedule is tight (for the mutation tests)
+        self.explain = False
+        self.tight: set[tuple[int, int, int]] = set()  # (producer pc, consumer pc, row)
+        self.needed_waits: set[tuple[int, int, int, int]] = set()  # (consumer, SB, producer, row)
+        self.reports: list[Hazard] = []
+        self._seen: dict[tuple[int, str, str], Hazard] = {}
+        self._keys: list[str] = []
+        self._key_ids: dict[str, int] = {}
+        self._pipes: list[str] = []
+        self._in_order_rows: dict[str, set[int]] = {}
+        self.L = 0
+
+    # -- state -----------------------------------------------------------------------------
+    def reset(self, m: Machine) -> None:
+        L = m.L
+        self.L = L
+        self.lane = np.arange(L)
+        self.cycle = np.zeros(L, dtype=np.int64)
+        self.w_cls = np.full((ROWS, L), -1, dtype=np.int32)  # fixed producer class, -1: none
+        self.w_t = np.zeros((ROWS, L), dtype=np.int64)
+        self.w_pc = np.zeros((ROWS, L), dtype=np.int64)
+        self.pw_sb = np.full((ROWS, L), -1, dtype=np.int8)  # pending variable write (-2: on
+        # the next write scoreboard of its in-order pipe)
+        self.pw_pipe = np.zeros((ROWS, L), dtype=np.int8)
+        self.pw_seq = np.zeros((ROWS, L), dtype=np.int64)
+        self.pw_pc = np.zeros((ROWS, L), dtype=np.int64)
+        self.pr_sb = np.full((ROWS, L), -1, dtype=np.int8)  # pending late read
+        self.pr_seq = np.zeros((ROWS, L), dtype=np.int64)
+        self.pr_pc = np.zeros((ROWS, L), dtype=np.int64)
+        self.pr_t = np.zeros((ROWS, L), dtype=np.int64)
+        self.pr_cls = np.zeros((ROWS, L), dtype=np.int32)
+        self.sb_issued = np.zeros((NSB, L), dtype=np.int64)
+        self.sb_done = np.zeros((NSB, L), dtype=np.int64)
+
+    def key_id(self, k: str) -> int:
+        i = self._key_ids.get(k)
+        if i is None:
+            i = len(self._keys)
+            self._keys.append(k)
+            self._key_ids[k] = i
+        return i
+
+    def exit(self, sel: Sel) -> None:
+        pass
+
+    def sync(self, idx: NDArray, group: int) -> None:
+        """Lanes released together from a barrier: their clocks meet at the latest one."""
+        if idx.size:
+            g = idx // group
+            t = self.cycle[idx]
+            order = np.argsort(g, kind="stable")
+            gs, ts = g[order], t[order]
+            starts = np.flatnonzero(np.concatenate(([True], gs[1:] != gs[:-1])))
+            mx = np.maximum.reduceat(ts, starts)
+            counts = np.diff(np.append(starts, gs.size))
+            self.cycle[idx[order]] = np.repeat(mx, counts)
+
+    # -- reports ---------------------------------------------------------------------------
+    def report(self, pc: int, ins: Instruction, rule: str, row: int, detail: str, n: int) -> None:
+        key = (pc, rule, row_name(row))
+        h = self._seen.get(key)
+        if h is not None:
+            h.threads += n
+            return
+        h = Hazard(pc, str(ins), rule, row_name(row), detail, n)
+        self._seen[key] = h
+        self.reports.append(h)
+
+    # -- the check -------------------------------------------------------------------------
+    def wrap(
+        self,
+        pc: int,
+        ins: Instruction,
+        op: Callable[[Sel, int], None],
+        access: Access,
+        guard: Callable[[Sel], Sel | None] | None,
+    ) -> Callable[[Sel, int], None]:
+        ctl = ins.control
+        stall = max(ctl.stall, 1)
+        wait = ctl.wait
+        wr_sb = ctl.wr
+        rd_sb = ctl.rd
+        key = lat_key(ins)
+        cls = self.key_id(key)
+        reads = list(access.reads)
+        g = ins.guard
+        guard_row = None
+        if not g.is_zero:
+            guard_row = PRED_BASE + pred_row(Reg(g.file, g.index))
+        writes = list(access.writes)
+        depbar: tuple[int, int] | None = None
+        if ins.opcode == "DEPBAR":
+            sbs = [o for o in ins.operands if isinstance(o, Reg) and o.file.value == "SB"]
+            cnt = [o for o in ins.operands if isinstance(o, Imm)]
+            if sbs:
+                depbar = (sbs[0].index, cnt[0].value if cnt else 0)
+        pipe = IN_ORDER.get(ins.opcode)
+        if pipe is not None and pipe not in self._pipes:
+            self._pipes.append(pipe)
+        pipe_id = self._pipes.index(pipe) if pipe is not None else -1
+        if pipe is not None:
+            self._in_order_rows.setdefault(pipe, set())
+        wait_sbs = [k for k in range(NSB) if wait >> k & 1]
+        table = self.table
+
+        def check(sel: Sel, nw: int) -> None:
+            idx = self.lane[sel] if isinstance(sel, slice) else sel
+            t = self.cycle[idx]
+            if self.explain and wait_sbs:
+                for row, _role in reads:
+                    sb = self.pw_sb[row, idx]
+                    for k in wait_sbs:
+                        hit = (sb == k) & (self.pw_seq[row, idx] > self.sb_done[k, idx])
+                        if hit.any():
+                            j = int(np.flatnonzero(hit)[0])
+                            self.needed_waits.add((pc, k, int(self.pw_pc[row, idx[j]]), row))
+            for k in wait_sbs:
+                self.sb_done[k, idx] = self.sb_issued[k, idx]
+            if depbar is not None:
+                k, n = depbar
+                self.sb_done[k, idx] = np.maximum(self.sb_done[k, idx], self.sb_issued[k, idx] - n)
+            checks = [
+                (row, "guard", idx, t) for row in ([guard_row] if guard_row is not None else [])
+            ]
+            gsel = sel if guard is None else guard(sel)
+            gidx = (
+                idx
+                if guard is None
+                else (
+                    np.zeros(0, dtype=np.intp)
+                    if gsel is None
+                    else self.lane[gsel]
+                    if isinstance(gsel, slice)
+                    else gsel
+                )
+            )
+            gt = t if guard is None else self.cycle[gidx]
+            checks += [(row, role, gidx, gt) for row, role in reads]
+            for row, role, idx, t in checks:
+                if idx.size == 0:
+                    continue
+                sb = self.pw_sb[row, idx]
+                pend = sb != -1
+                if pend.any():
+                    sbc = np.where(sb >= 0, sb, 0).astype(np.intp)
+                    bad = pend & ((sb == -2) | (self.pw_seq[row, idx] > self.sb_done[sbc, idx]))
+                    if bad.any():
+                        j = int(np.flatnonzero(bad)[0])
+                        what = (
+                            f"a wait on SB{int(sb[j])}"
+                            if sb[j] >= 0
+                            else "any scoreboard covers it"
+                        )
+                        self.report(
+                            pc, ins, "raw-scoreboard", row,
+                            f"read before {what} (producer at "
+                            f"{int(self.pw_pc[row, idx[j]]):#06x})",
+                            int(bad.sum()),
+                        )  # fmt: skip
+                pc_cls = self.w_cls[row, idx]
+                fixed = pc_cls >= 0
+                if fixed.any():
+                    dist = t - self.w_t[row, idx]
+                    near = fixed & (dist < 64)
+                    if near.any():
+                        for c in np.unique(pc_cls[near]):
+                            pk = self._keys[int(c)]
+                            sel_c = near & (pc_cls == c)
+                            dmin = int(dist[sel_c].min())
+                            if self.record:
+                                ok = (pk, key, role)
+                                if dmin < self.observed.get(ok, 1 << 30):
+                                    self.observed[ok] = dmin
+                                continue
+                            need = table.need(pk, key, role)
+                            if self.explain:
+                                tight = sel_c & (dist == need)
+                                if tight.any():
+                                    j = int(np.flatnonzero(tight)[0])
+                                    self.tight.add((int(self.w_pc[row, idx[j]]), pc, row))
+                            bad = sel_c & (dist < need)
+                            if bad.any():
+                                j = int(np.flatnonzero(bad)[0])
+                                self.report(
+                                    pc, ins, "raw-latency", row,
+                                    f"read {int(dist[j])} cycles after {pk} at "
+                                    f"{int(self.w_pc[row, idx[j]]):#06x} wrote it (needs {need})",
+                                    int(bad.sum()),
+                                )  # fmt: skip
+            idx, t = gidx, gt
+            # Overwrites that land at once (fixed latency) must not beat a pending late read
+            # or a pending variable-latency write of the same register.
+            for row in writes if wr_sb is None and pipe is None else ():
+                if idx.size == 0:
+                    break
+                rs = self.pr_sb[row, idx]
+                pend = rs >= 0
+                if pend.any():
+                    sbc = np.where(pend, rs, 0).astype(np.intp)
+                    unwaited = pend & (self.pr_seq[row, idx] > self.sb_done[sbc, idx])
+                    if unwaited.any():
+                        dist = t - self.pr_t[row, idx]
+                        for c in np.unique(self.pr_cls[row, idx][unwaited]):
+                            rk = self._keys[int(c)]
+                            sel_c = unwaited & (self.pr_cls[row, idx] == c)
+                            if self.record:
+                                d = int(dist[sel_c].min())
+                                if d < self.observed_reads.get(rk, 1 << 30):
+                                    self.observed_reads[rk] = d
+                                continue
+                            win = table.read_window(rk)
+                            bad = sel_c & (dist < win)
+                            if bad.any():
+                                j = int(np.flatnonzero(bad)[0])
+                                self.report(
+                                    pc, ins, "war-scoreboard", row,
+                                    f"overwritten {int(dist[j])} cycles after {rk} at "
+                                    f"{int(self.pr_pc[row, idx[j]]):#06x} started reading it "
+                                    f"through SB{int(rs[j])}, without a wait (needs a wait or "
+                                    f"{win} cycles)",
+                                    int(bad.sum()),
+                                )  # fmt: skip
+                ws = self.pw_sb[row, idx]
+                pend = ws != -1
+                if pend.any():
+                    sbc = np.where(ws >= 0, ws, 0).astype(np.intp)
+                    bad = pend & ((ws == -2) | (self.pw_seq[row, idx] > self.sb_done[sbc, idx]))
+                    if bad.any() and not self.record:
+                        j = int(np.flatnonzero(bad)[0])
+                        self.report(
+                            pc, ins, "waw-scoreboard", row,
+                            f"overwritten before a wait on SB{int(ws[j])}: the result of the "
+                            f"instruction at {int(self.pw_pc[row, idx[j]]):#06x} is still due",
+                            int(bad.sum()),
+                        )  # fmt: skip
+            all_idx = self.lane[sel] if isinstance(sel, slice) else sel
+            t_all = self.cycle[all_idx]
+            op(sel, nw)
+            # The instruction's own scoreboards and results (for the lanes that executed it).
+            if rd_sb is not None:
+                self.sb_issued[rd_sb, idx] += 1
+                seq = self.sb_issued[rd_sb, idx]
+                for row, _role in reads:
+                    self.pr_sb[row, idx] = rd_sb
+                    self.pr_seq[row, idx] = seq
+                    self.pr_pc[row, idx] = pc
+                    self.pr_t[row, idx] = t
+                    self.pr_cls[row, idx] = cls
+            if wr_sb is not None:
+                self.sb_issued[wr_sb, idx] += 1
+                seq = self.sb_issued[wr_sb, idx]
+                if pipe is not None:
+                    # earlier loads of the pipe without a scoreboard complete with this one
+                    for row in list(self._in_order_rows[pipe]):
+                        waiting = (self.pw_sb[row, idx] == -2) & (self.pw_pipe[row, idx] == pipe_id)
+                        if waiting.any():
+                            li = idx[waiting]
+                            self.pw_sb[row, li] = wr_sb
+                            self.pw_seq[row, li] = seq[waiting]
+                for row in writes:
+                    self.pw_sb[row, idx] = wr_sb
+                    self.pw_seq[row, idx] = seq
+                    self.pw_pc[row, idx] = pc
+                    self.w_cls[row, idx] = -1
+            elif pipe is not None:
+                for row in writes:
+                    self.pw_sb[row, idx] = -2
+                    self.pw_pipe[row, idx] = pipe_id
+                    self.pw_pc[row, idx] = pc
+                    self.w_cls[row, idx] = -1
+                    self._in_order_rows[pipe].add(row)
+            else:
+                for row in writes:
+                    self.pw_sb[row, idx] = -1
+                    self.w_cls[row, idx] = cls
+                    self.w_t[row, idx] = t
+                    self.w_pc[row, idx] = pc
+            self.cycle[all_idx] = t_all + stall
+
+        return check
+
+
+def dump_latency_toml(
+    observed: Mapping[tuple[str, str, str], int], reads: Mapping[str, int], header: str
+) -> str:
+    """The mined table as TOML: per producer and role the minimum over consumers, every
+    (producer, consumer, role) minimum, and per late reader its read window."""
+    prods: dict[str, dict[str, int]] = {}
+    pairs: dict[str, dict[str, dict[str, int]]] = {}
+    for (p, c, role), v in sorted(observed.items()):
+        cur = prods.setdefault(p, {})
+        cur[role] = min(cur.get(role, 1 << 30), v)
+        pairs.setdefault(p, {}).setdefault(c, {})[role] = v
+    lines = [header.rstrip(), "", "[producer]"]
+    for p in sorted(prods):
+        items = ", ".join(f"{r} = {v}" for r, v in sorted(prods[p].items()))
+        lines.append(f'"{p}" = {{ {items} }}')
+    lines += ["", "[pair]"]
+    for p in sorted(pairs):
+        for c in sorted(pairs[p]):
+            items = ", ".join(f"{r} = {v}" for r, v in sorted(pairs[p][c].items()))
+            lines.append(f'"{p}"."{c}" = {{ {items} }}')
+    lines += ["", "[read]"]
+    for r in sorted(reads):
+        lines.append(f'"{r}" = {reads[r]}')
+    return "\n".join(lines) + "\n"
+
+
+_ = NROWS

@@ -1,0 +1,284 @@
+"""``launch()``: run one kernel of a cubin on a launch spec and return every argument afterwards.
+
+Steps, as the CUDA driver does them: place the module's globals and constant banks in global
+memory and apply their relocations; allocate every buffer argument and copy its initial contents;
+check the spec against the kernel's parameter list (count, size and offset of each parameter,
+from ``.nv.info``); fill constant bank 0 (:mod:`openptxas.emu.abi`) with the launch values and the
+packed parameters; run the grid (clusters as compiled); copy the buffers back.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+
+from openptxas.emu.abi import Geometry, build_bank0
+from openptxas.emu.errors import EmuLaunchError, EmuLoadError
+from openptxas.emu.machine import Machine, default_local_size
+from openptxas.emu.memory import GlobalMemory
+from openptxas.emu.printf import vprintf
+from openptxas.emu.program import DataSection, Decoder, Kernel, Module, load_module
+from openptxas.emu.registry import binders
+from openptxas.spec import (
+    LaunchSpec,
+    SpecError,
+    load_spec_file,
+    materialize,
+    pack_params,
+    param_layout,
+    parse_spec_document,
+)
+
+NDArray = np.ndarray[Any, Any]
+BUILTIN_BASE = 0xFFFF_0000_0000
+BUILTIN_FUNCS = {"vprintf": vprintf}
+
+
+@dataclass
+class LaunchResult:
+    spec: LaunchSpec
+    args: list[NDArray]  # every argument's final contents (scalars and bytes unchanged)
+    printf: str
+    opcode_counts: dict[str, int]
+    warp_instructions: int
+    seconds: float
+    hazards: list[Any] = field(default_factory=list)
+
+    @property
+    def outputs(self) -> dict[int, NDArray]:
+        """Every buffer argument after the run, by parameter position."""
+        return {i: a for i, a in enumerate(self.args) if self.spec.args[i].kind == "buffer"}
+
+    def npz_dict(self) -> dict[str, NDArray]:
+        return {f"arg{i}": a for i, a in self.outputs.items()}
+
+
+def default_decoder(sm: int) -> Decoder:
+    from openptxas.emu.decode import isa_decoder
+    from openptxas.targets import get_target
+
+    try:
+        fam = get_target(f"sm_{sm}").family
+    except Exception:
+        raise EmuLoadError(f"no target data for sm_{sm}") from None
+    return isa_decoder(fam)
+
+
+def resolve_spec(spec: Any, module: Module, kernel: str | None) -> LaunchSpec:
+    """A LaunchSpec from a spec object, a parsed document, a path, or a list of specs."""
+    specs: list[LaunchSpec]
+    if isinstance(spec, LaunchSpec):
+        specs = [spec]
+    elif isinstance(spec, str | Path):
+        specs = load_spec_file(spec)
+    elif isinstance(spec, Sequence):
+        specs = list(spec)
+    else:
+        specs = parse_spec_document(spec)
+    if kernel is not None:
+        chosen = [s for s in specs if s.kernel == kernel]
+        if not chosen:
+            names = ", ".join(s.kernel for s in specs)
+            raise SpecError(f"the spec has no launch of kernel '{kernel}' (it has: {names})")
+        return chosen[0]
+    if len(specs) > 1:
+        names = ", ".join(s.kernel for s in specs)
+        raise SpecError(f"the spec holds several launches ({names}): choose one with --kernel")
+    return specs[0]
+
+
+def check_params(spec: LaunchSpec, k: Kernel) -> None:
+    """The spec's argument list must match the kernel's parameters exactly."""
+    layout = param_layout(spec, k.param_base)
+    params = sorted(k.params, key=lambda p: p.ordinal)
+    if len(layout) != len(params):
+        raise SpecError(
+            f"kernel '{k.name}' takes {len(params)} parameter(s), the spec gives "
+            f"{len(layout)} argument(s)"
+        )
+    for i, ((off, size), p) in enumerate(zip(layout, params, strict=True)):
+        a = spec.args[i]
+        if size != p.size or off != p.offset:
+            what = f"{a.kind} {a.dtype}" if a.kind != "bytes" else f"{a.size} raw bytes"
+            raise SpecError(
+                f"argument {i} ({what}): the spec places {size} byte(s) at parameter offset "
+                f"{off:#x}, the kernel's parameter {p.ordinal} is {p.size} byte(s) at offset "
+                f"{p.offset:#x}"
+            )
+
+
+def _apply_relocs(data: bytearray, sec: DataSection, symaddr: Mapping[str, int], what: str) -> None:
+    for r in sec.relocs:
+        if r.symbol not in symaddr:
+            raise EmuLoadError(f"{what}: relocation against unknown symbol '{r.symbol}'")
+        v = symaddr[r.symbol] + r.addend
+        if r.type in ("R_CUDA_64", "R_CUDA_G64"):
+            data[r.offset : r.offset + 8] = (v & (2**64 - 1)).to_bytes(8, "little")
+        elif r.type in ("R_CUDA_32", "R_CUDA_G32"):
+            data[r.offset : r.offset + 4] = (v & 0xFFFFFFFF).to_bytes(4, "little")
+        else:
+            raise EmuLoadError(f"{what}: unsupported relocation {r.type}")
+
+
+def launch(
+    cubin: bytes | str | Path | Module,
+    spec: Any,
+    *,
+    kernel: str | None = None,
+    inputs: Mapping[str, NDArray] | None = None,
+    hazards: bool = False,
+    hazard_checker: Any = None,
+    trace: TextIO | None = None,
+    decoder: Decoder | None = None,
+    max_lanes: int = 8192,
+    stack_limit: int = 1024,
+    max_instructions: int = 200_000_000,
+) -> LaunchResult:
+    """Run a kernel in the emulator.
+
+    ``cubin``: the file's bytes or path (or a loaded :class:`Module`); ``spec``: a LaunchSpec, a
+    spec document, a path to one, or a list of specs (``kernel`` picks one); ``inputs``:
+    ``{"arg<i>": array}`` replacing initial contents; ``hazards``: run the hazard checker
+    (reports in ``LaunchResult.hazards``).
+    """
+    t0 = time.perf_counter()
+    if isinstance(cubin, Module):
+        module = cubin
+    else:
+        blob = Path(cubin).read_bytes() if isinstance(cubin, str | Path) else bytes(cubin)
+        module = load_module(blob, None)
+    if module.decoder is None:
+        module.decoder = decoder or default_decoder(module.sm)
+    ls = resolve_spec(spec, module, kernel)
+    k = module.kernel(ls.kernel)
+    check_params(ls, k)
+    values = materialize(ls)
+    if inputs:
+        values = _override(ls, values, inputs)
+    mem = GlobalMemory()
+    # Module data: globals and constant banks, then relocations.
+    base: dict[str, int] = {}
+    for name, sec in sorted(module.data.items()):
+        base[name] = mem.alloc(max(sec.size, 1), name)
+    builtins: dict[int, str] = {}
+    symaddr: dict[str, int] = {}
+    nb = 0
+    for sname, sym in module.symbols.items():
+        if sym.section in base:
+            symaddr[sname] = base[sym.section] + sym.value
+        elif sym.section.startswith(".text."):
+            symaddr[sname] = sym.value
+        elif sym.section == "" and sym.is_func:
+            addr = BUILTIN_BASE + 16 * nb
+            nb += 1
+            symaddr[sname] = addr
+            builtins[addr] = sname
+    banks: dict[int, NDArray] = {}
+    for name, sec in sorted(module.data.items()):
+        data = bytearray(sec.data.ljust(sec.size, b"\0"))
+        _apply_relocs(data, sec, symaddr, name)
+        mem.write(base[name], bytes(data))
+    for num, name in module.banks.items():
+        banks[num] = np.frombuffer(mem.read(base[name], module.data[name].size), np.uint8).copy()
+    for num, sec in k.banks.items():
+        data = bytearray(sec.data.ljust(sec.size, b"\0"))
+        _apply_relocs(data, sec, symaddr, sec.name)
+        banks[num] = np.frombuffer(bytes(data), dtype=np.uint8).copy()
+    # Arguments.
+    pointers = [0] * len(ls.args)
+    for i, a in enumerate(ls.args):
+        if a.kind == "buffer":
+            pointers[i] = mem.alloc(max(a.nbytes, 1), f"arg{i}")
+            mem.write(pointers[i], values[i].tobytes())
+    params = pack_params(ls, values, pointers, k.param_base)
+    geo = _geometry(ls, k, stack_limit)
+    banks[0] = build_bank0(k.cbank0_size, geo, params, k.param_base or 0x210)
+    checker = hazard_checker
+    if checker is None and hazards:
+        from openptxas.emu.hazards import HazardChecker
+
+        checker = HazardChecker()
+    m = Machine(
+        module,
+        k,
+        geo,
+        mem,
+        banks,
+        binders(),
+        builtins,
+        max_lanes=max_lanes,
+        hazards=checker,
+        trace=trace,
+        max_instructions=max_instructions,
+    )
+    m.builtin_fns.update(BUILTIN_FUNCS)
+    m.run()
+    out: list[NDArray] = []
+    for i, a in enumerate(ls.args):
+        if a.kind == "buffer":
+            raw = mem.read(pointers[i], a.nbytes)
+            out.append(np.frombuffer(raw, dtype=a.np_dtype).copy())
+        else:
+            out.append(values[i])
+    recs = sorted(m.printf, key=lambda r: (r.cta, r.thread, r.seq))
+    return LaunchResult(
+        spec=ls,
+        args=out,
+        printf="".join(r.text for r in recs),
+        opcode_counts=m.opcode_counts(),
+        warp_instructions=m.issued,
+        seconds=time.perf_counter() - t0,
+        hazards=list(checker.reports) if checker is not None else [],
+    )
+
+
+def _override(
+    ls: LaunchSpec, values: list[NDArray], inputs: Mapping[str, NDArray]
+) -> list[NDArray]:
+    out = list(values)
+    for key, arr in inputs.items():
+        if not key.startswith("arg") or not key[3:].isdigit():
+            raise SpecError(f"input '{key}': keys are arg<i> (parameter positions)")
+        i = int(key[3:])
+        if i >= len(ls.args):
+            raise SpecError(f"input '{key}': the kernel has {len(ls.args)} argument(s)")
+        a = ls.args[i]
+        arr = np.asarray(arr)
+        if arr.dtype != a.np_dtype:
+            raise SpecError(f"input '{key}': dtype {arr.dtype}, argument {i} is {a.np_dtype}")
+        if arr.nbytes != a.nbytes:
+            raise SpecError(f"input '{key}': {arr.nbytes} bytes, argument {i} needs {a.nbytes}")
+        out[i] = np.ascontiguousarray(arr).reshape(-1).copy()
+    return out
+
+
+def _geometry(ls: LaunchSpec, k: Kernel, stack_limit: int) -> Geometry:
+    cluster = k.cluster_dims or (1, 1, 1)
+    for g, c, ax in zip(ls.grid, cluster, "xyz", strict=True):
+        if g % c:
+            raise EmuLaunchError(
+                f"grid {ls.grid} is not a multiple of the kernel's cluster dimensions {cluster} "
+                f"(along {ax})"
+            )
+    threads = ls.threads
+    if threads > 1024:
+        raise EmuLaunchError(f"block {ls.block} has {threads} threads (at most 1024)")
+    if k.reqntid is not None and tuple(ls.block) != tuple(k.reqntid):
+        raise EmuLaunchError(f"block {ls.block} differs from the kernel's .reqntid {k.reqntid}")
+    if k.max_threads is not None:
+        mt = k.max_threads[0] * k.max_threads[1] * k.max_threads[2]
+        if threads > mt:
+            raise EmuLaunchError(f"block {ls.block} exceeds the kernel's .maxntid {k.max_threads}")
+    return Geometry(
+        grid=ls.grid,
+        block=ls.block,
+        cluster=cluster,
+        explicit_cluster=k.explicit_cluster,
+        dynamic_shared=ls.shared_bytes,
+        local_size=default_local_size(k, stack_limit),
+    )

@@ -1,0 +1,231 @@
+"""mbarrier objects (SYNCS.*) and bulk asynchronous copies (UBLKCP, UBLKRED, UBLKPF).
+
+Asynchronous copies complete at once; their mbarrier transaction counts are updated at issue,
+so waits see the data as soon as the phase completes.
+
+The 64-bit mbarrier word. ptxas initialises it itself (``mbarrier.init`` is ``SYNCS.EXCH.64``
+of ``(2**20 - count) << 1 | (2**20 - count) << 43``); the emulator reads and updates the fields
+that value implies:
+
+======  =======================================================================
+1-21    arrivals counted up: ``2**20 - pending arrivals`` (2**20: none pending)
+22-42   pending transaction bytes (signed: ``complete_tx`` may come first)
+43-62   ``2**20 - expected arrivals`` (reloaded into bits 1-21 when a phase completes)
+63      the current phase's parity
+======  =======================================================================
+
+A phase completes when no arrival and no transaction byte is pending. ``PHASECHK P, [bar], R``
+sets P when the phase of parity ``R >> 31`` has completed (the current parity differs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from openptxas.emu.bind import U32, U64, Bound, Ctx, Kind, reg_row
+from openptxas.emu.lanes import Sel
+from openptxas.emu.model import Mem, Reg
+from openptxas.emu.ops_mem import addr_reader
+
+NDArray = np.ndarray[Any, Any]
+ONE20 = 1 << 20
+
+
+def _decode(w: int) -> tuple[int, int, int, int]:
+    """(pending arrivals, pending tx bytes, expected arrivals, phase)."""
+    up = (w >> 1) & ((1 << 21) - 1)
+    tx = (w >> 22) & ((1 << 21) - 1)
+    if tx >> 20:
+        tx -= 1 << 21
+    exp = ONE20 - ((w >> 43) & (ONE20 - 1))
+    return ONE20 - up, tx, exp, (w >> 63) & 1
+
+
+def _encode(pending: int, tx: int, expected: int, phase: int) -> int:
+    return (
+        ((ONE20 - pending) & ((1 << 21) - 1)) << 1
+        | (tx & ((1 << 21) - 1)) << 22
+        | ((ONE20 - expected) & (ONE20 - 1)) << 43
+        | (phase & 1) << 63
+    )
+
+
+def _apply(w: int, arrive: int, tx_add: int, drop: bool) -> int:
+    pending, tx, expected, phase = _decode(w)
+    if drop:
+        expected -= 1
+    tx += tx_add
+    pending -= arrive
+    if pending <= 0 and tx == 0:
+        phase ^= 1
+        pending = expected
+    return _encode(max(pending, 0), tx, expected, phase)
+
+
+def _read64(m: Any, a: int, lane: int) -> int:
+    w = m.load("shared", np.array([a], dtype=np.int64), np.array([lane]), 8, False)
+    return int(w[0, 0]) | int(w[1, 0]) << 32
+
+
+def _write64(m: Any, a: int, lane: int, v: int) -> None:
+    words = np.array([[v & 0xFFFFFFFF], [(v >> 32) & 0xFFFFFFFF]], dtype=U32)
+    m.store("shared", np.array([a], dtype=np.int64), np.array([lane]), 8, words)
+
+
+def mbar_update(m: Any, a: int, lane: int, arrive: int, tx_add: int, drop: bool = False) -> int:
+    old = _read64(m, a, lane)
+    _write64(m, a, lane, _apply(old, arrive, tx_add, drop))
+    return old
+
+
+def bind_syncs(ctx: Ctx) -> Bound:
+    ins = ctx.ins
+    mods = ins.mods
+    mem = next((o for o in ctx.ops if isinstance(o, Mem)), None)
+    if mem is None:
+        raise ctx.unsupported()
+    ad = addr_reader(ctx, mem, False)
+    m = ctx.m
+    regs = [o for o in ctx.ops if isinstance(o, Reg)]
+    if "EXCH" in mods:
+        dst, src = regs[0], regs[-1]
+        wr = ctx.dst64(dst)
+        rd = ctx.src64(src)
+
+        def exch(sel: Sel) -> None:
+            idx = m.index(sel)
+            a = ad(sel)
+            v = np.broadcast_to(np.asarray(rd(sel), dtype=U64), idx.shape)
+            old = np.zeros(idx.size, dtype=U64)
+            for k, lane in enumerate(idx.tolist()):
+                old[k] = _read64(m, int(a[k]), lane)
+                _write64(m, int(a[k]), lane, int(v[k]))
+            wr(sel, old)
+
+        return Bound(exch, Kind.UNIFORM if dst.file.value == "UR" else Kind.SIMPLE)
+    if "PHASECHK" in mods:
+        pd = next(o for o in regs if o.is_pred)
+        par = ctx.src(next(o for o in regs if not o.is_pred))
+        pw = ctx.pdst(pd)
+
+        def phasechk(sel: Sel) -> None:
+            idx = m.index(sel)
+            a = ad(sel)
+            p = np.broadcast_to(np.asarray(par(sel), dtype=U32) >> U32(31), idx.shape)
+            out = np.zeros(idx.size, dtype=bool)
+            for k, lane in enumerate(idx.tolist()):
+                phase = _decode(_read64(m, int(a[k]), lane))[3]
+                out[k] = phase != int(p[k])
+            pw(sel, out)
+
+        return Bound(phasechk)
+    if "ARRIVE" in mods:
+        # A1T0: one arrival; ART0: arrivals from the register; A0TR: expect_tx (register);
+        # A0TX: complete_tx (register); no suffix: one arrival with expect_tx (register).
+        kind = next((x for x in mods if x in ("A1T0", "ART0", "A0TR", "A0TX", "A0T1")), "A1TR")
+        drop = "OPTOUT" in mods
+        data = [o for o in regs if not o.is_pred]
+        dst = data[0] if len(data) >= 2 else None
+        src = ctx.src(data[-1]) if data else (lambda sel: U32(0))
+        wr = ctx.dst64(dst) if dst is not None and not dst.is_zero else None
+
+        def arrive(sel: Sel) -> None:
+            idx = m.index(sel)
+            a = ad(sel)
+            v = np.broadcast_to(np.asarray(src(sel), dtype=U32), idx.shape).astype(np.int64)
+            old = np.zeros(idx.size, dtype=U64)
+            for k, lane in enumerate(idx.tolist()):
+                n = int(v[k])
+                arr, tx = {
+                    "A1T0": (1, 0),
+                    "ART0": (n, 0),
+                    "A0TR": (0, n),
+                    "A0TX": (0, -n),
+                    "A0T1": (0, -1),
+                    "A1TR": (1, n),
+                }[kind]
+                old[k] = mbar_update(m, int(a[k]), lane, arr, tx, drop)
+            if wr is not None:
+                wr(sel, old)
+
+        return Bound(arrive)
+    if "CCTL" in mods:
+        return Bound(lambda sel: None)
+    raise ctx.unsupported()
+
+
+def _first_per_warp(idx: NDArray) -> NDArray:
+    w = idx >> 5
+    keep = np.ones(idx.size, dtype=bool)
+    keep[1:] = w[1:] != w[:-1]
+    return np.asarray(idx[keep])
+
+
+def _ur(ctx: Ctx, op: Any, n: int = 1) -> Callable[[NDArray], list[int]]:
+    """Consecutive uniform registers from ``op``'s base, per lane (list of ints per register)."""
+    base = (op.base if op.base is not None and not op.base.is_zero else op.ubase) if isinstance(
+        op, Mem
+    ) else op
+    if not isinstance(base, Reg):
+        raise ctx.unsupported()
+    row = reg_row(base)
+    ctx.read(row, n, "addr")
+    R = ctx.m.R
+
+    def rd(lanes: NDArray) -> list[int]:
+        return [int(x) for x in R[row : row + n][:, lanes[0]]]
+
+    return rd
+
+
+def bind_ublk(ctx: Ctx) -> Bound:
+    """UBLKCP.S.G [dst, mbar], [src], size; UBLKCP.G.S / UBLKRED.G.S.ADD [dst], [src], size;
+    UBLKPF (prefetch: nothing to do). Sizes are in 16-byte units (ptxas divides the PTX byte
+    count by 16). Uniform: once per warp."""
+    ins = ctx.ins
+    if ins.opcode == "UBLKPF":
+        return Bound(lambda sel: None)
+    mems = [o for o in ctx.ops if isinstance(o, Mem)]
+    size_op = next((o for o in ctx.ops if isinstance(o, Reg) and not o.is_pred), None)
+    if len(mems) != 2 or size_op is None:
+        raise ctx.unsupported()
+    to_shared = "S" in ins.mods[:1]  # UBLKCP.S.G: global -> shared
+    red = ins.opcode == "UBLKRED"
+    m = ctx.m
+    dst = _ur(ctx, mems[0], 2)
+    src = _ur(ctx, mems[1], 2)
+    size = _ur(ctx, size_op, 1)
+
+    def fn(sel: Sel) -> None:
+        for lane in _first_per_warp(m.index(sel)).tolist():
+            ln = np.array([lane])
+            d, s, n = dst(ln), src(ln), 16 * size(ln)[0]  # size in 16-byte units
+            lanes = np.full(max(n, 1), lane)
+            if to_shared:
+                src_a = s[0] | s[1] << 32
+                data = m.load("global", src_a + np.arange(n), lanes[:n], 1, False)
+                m.store("shared", d[0] + np.arange(n), lanes[:n], 1, data)
+                mbar_update(m, d[1], lane, 0, -n)
+            else:
+                dst_a = d[0] | d[1] << 32
+                if red:
+                    cnt = n // 4
+                    v = m.load("shared", s[0] + 4 * np.arange(cnt), lanes[:cnt], 4, False)
+                    old = m.load("global", dst_a + 4 * np.arange(cnt), lanes[:cnt], 4, False)
+                    m.store("global", dst_a + 4 * np.arange(cnt), lanes[:cnt], 4, old + v)
+                else:
+                    data = m.load("shared", s[0] + np.arange(n), lanes[:n], 1, False)
+                    m.store("global", dst_a + np.arange(n), lanes[:n], 1, data)
+
+    return Bound(fn, Kind.UNIFORM)
+
+
+BINDERS: dict[str, Callable[[Ctx], Bound]] = {
+    "SYNCS": bind_syncs,
+    "UBLKCP": bind_ublk,
+    "UBLKRED": bind_ublk,
+    "UBLKPF": bind_ublk,
+}

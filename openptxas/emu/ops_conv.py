@@ -1,0 +1,318 @@
+"""Conversions: F2F, F2FP (pack), F2I, I2F, I2FP, FRND — every rounding mode, saturating
+float-to-integer conversion with NaN -> 0, exact integer-to-float rounding.
+
+Type modifiers come in the order nvdisasm prints them: destination type first, then source type
+(``F2F.F32.F64``, ``I2F.F64.S64``, ``F2I.U32.F64``); a missing one is the default (F32 for floats,
+S32 for integers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from openptxas.emu import fp
+from openptxas.emu.bind import U32, U64, Bound, Ctx, Reader
+from openptxas.emu.lanes import Sel
+from openptxas.emu.model import Operand, Reg
+
+NDArray = np.ndarray[Any, Any]
+F32 = np.float32
+F64 = np.float64
+I64 = np.int64
+
+FLOATS = ("F16", "BF16", "F32", "F64", "TF32")
+INTS = ("S8", "U8", "S16", "U16", "S32", "U32", "S64", "U64")
+
+
+def _types(mods: tuple[str, ...], kinds: tuple[str, ...]) -> list[str]:
+    return [m for m in mods if m in kinds]
+
+
+def _rnd(mods: tuple[str, ...], default: str = "RN") -> str:
+    for m in mods:
+        if m in ("RN", "RZ", "RM", "RP"):
+            return m
+        if m in ("TRUNC", "FLOOR", "CEIL", "ROUND"):
+            return m
+    return default
+
+
+def _half_src(ctx: Ctx, op: Operand) -> Callable[[Sel], NDArray]:
+    """A 16-bit source: the low half, or the half a ``.H0``/``.H1`` selector names."""
+    if not isinstance(op, Reg):
+        r = ctx.src(op)
+        return lambda sel: np.asarray(r(sel), dtype=U32) & U32(0xFFFF)
+    hsel = op.sel
+    plain = Reg(op.file, op.index)
+    r = ctx.src(plain)
+    neg, absv = op.neg, op.abs
+
+    def rd(sel: Sel) -> NDArray:
+        v = np.asarray(r(sel), dtype=U32)
+        h = (v >> U32(16)) if hsel.startswith("H1") else v & U32(0xFFFF)
+        if absv:
+            h = h & U32(0x7FFF)
+        if neg:
+            h = h ^ U32(0x8000)
+        return h
+
+    return rd
+
+
+def float_src(ctx: Ctx, op: Operand, typ: str) -> Callable[[Sel], NDArray]:
+    """A float source as exact float64 values."""
+    if typ == "F64":
+        r64 = ctx.src64(op, fp=True)
+        return lambda sel: fp.f64(r64(sel))
+    if typ in ("F16", "BF16"):
+        h = _half_src(ctx, op)
+        if typ == "F16":
+            return lambda sel: fp.f16_to_f32(h(sel).astype(np.uint16)).astype(F64)
+        return lambda sel: fp.bf16_to_f32(h(sel)).astype(F64)
+    r = ctx.src(op, fp=True)
+    return lambda sel: fp.f32(r(sel)).astype(F64)
+
+
+def round_float(v: NDArray, typ: str, mode: str, ftz: bool) -> NDArray:
+    """Exact float64 value(s) -> bits of ``typ`` (uint32 for 16/32-bit types, uint64 for F64)."""
+    v = np.asarray(v, dtype=F64)
+    z = np.zeros_like(v)
+    if typ == "F32":
+        r = fp.canon32(fp.round_to_f32(v, z, mode))
+        return fp.ftz32(r) if ftz else r
+    if typ == "F64":
+        return fp.canon64(v)
+    if typ == "F16":
+        return fp.f64_to_f16_bits(v, mode, ftz).astype(U32)
+    if typ == "BF16":
+        return fp.f64_to_bf16_bits(v, mode, ftz).astype(U32)
+    if typ == "TF32":
+        b = fp.f64_to_f32_odd_bits(v)
+        # round to 10 mantissa bits (nearest, ties away as cvt.rna.tf32 does)
+        return ((b + U32(0x1000)) & U32(0xFFFFE000)) if mode != "RZ" else b & U32(0xFFFFE000)
+    raise ValueError(typ)
+
+
+def bind_f2f(ctx: Ctx) -> Bound:
+    dsts, _pd, srcs, _ps = ctx.split()
+    mods = ctx.ins.mods
+    ts = _types(mods, FLOATS)
+    if len(ts) == 2:
+        dt, st = ts
+    elif len(ts) == 1:
+        dt, st = ts[0], "F32"
+    else:
+        raise ctx.unsupported()
+    mode = _rnd(mods)
+    ftz = "FTZ" in mods
+    src = float_src(ctx, srcs[0], st)
+    if mode in ("TRUNC", "FLOOR", "CEIL", "ROUND"):
+        raise ctx.unsupported("F2F with integer rounding")
+    if dt == "F64":
+        wr64 = ctx.dst64(dsts[0])
+        return Bound(lambda sel: wr64(sel, round_float(src(sel), "F64", mode, ftz)))
+    wr = ctx.dst(dsts[0])
+
+    def fn(sel: Sel) -> None:
+        v = src(sel)
+        if ftz and st == "F32":
+            v = np.where(np.abs(v) < 2.0**-126, v * 0.0, v)
+        wr(sel, round_float(v, dt, mode, ftz))
+
+    return Bound(fn)
+
+
+def bind_f2fp(ctx: Ctx) -> Bound:
+    """F2FP.{BF16,F16}.F32.PACK_AB Rd, a, b: (cvt(a) << 16) | cvt(b)."""
+    dsts, _pd, srcs, _ps = ctx.split()
+    mods = ctx.ins.mods
+    ts = _types(mods, FLOATS)
+    if "PACK_AB" not in mods or not ts or len(srcs) != 2:
+        raise ctx.unsupported()
+    dt = ts[0]
+    mode = _rnd(mods)
+    relu = "RELU" in mods
+    a_r, b_r = ctx.src(srcs[0], fp=True), ctx.src(srcs[1], fp=True)
+    wr = ctx.dst(dsts[0])
+
+    def cvt(x: NDArray) -> NDArray:
+        v = fp.f32(x).astype(F64)
+        if relu:
+            v = np.where(v != v, v, np.maximum(v, 0.0))
+        return round_float(v, dt, mode, False)
+
+    def fn(sel: Sel) -> None:
+        wr(sel, (cvt(a_r(sel)) << U32(16)) | cvt(b_r(sel)))
+
+    return Bound(fn)
+
+
+_INT_RANGE = {
+    "S8": (-(2**7), 2**7 - 1),
+    "U8": (0, 2**8 - 1),
+    "S16": (-(2**15), 2**15 - 1),
+    "U16": (0, 2**16 - 1),
+    "S32": (-(2**31), 2**31 - 1),
+    "U32": (0, 2**32 - 1),
+    "S64": (-(2**63), 2**63 - 1),
+    "U64": (0, 2**64 - 1),
+}
+
+
+def round_integral(v: NDArray, mode: str) -> NDArray:
+    with np.errstate(all="ignore"):
+        if mode in ("RZ", "TRUNC"):
+            return np.trunc(v)
+        if mode in ("RM", "FLOOR"):
+            return np.floor(v)
+        if mode in ("RP", "CEIL"):
+            return np.ceil(v)
+        return np.rint(v)
+
+
+def bind_f2i(ctx: Ctx) -> Bound:
+    dsts, _pd, srcs, _ps = ctx.split()
+    mods = ctx.ins.mods
+    it = _types(mods, INTS)
+    ft = _types(mods, FLOATS)
+    dt = it[0] if it else "S32"
+    st = ft[0] if ft else "F32"
+    mode = _rnd(mods)
+    ftz = "FTZ" in mods
+    src = float_src(ctx, srcs[0], st)
+    lo, hi = _INT_RANGE[dt]
+    wide = dt in ("S64", "U64")
+    wr = ctx.dst64(dsts[0]) if wide else ctx.dst(dsts[0])
+
+    def fn(sel: Sel) -> None:
+        v = np.atleast_1d(src(sel))
+        if ftz and st == "F32":
+            v = np.where(np.abs(v) < 2.0**-126, v * 0.0, v)
+        r = round_integral(v, mode)
+        nan = r != r
+        big = r >= float(hi) + 1.0 if dt != "U64" else r >= 2.0**64
+        small = r < float(lo)
+        with np.errstate(all="ignore"):
+            safe = np.where(nan | big | small, 0.0, r)
+            if dt == "U64":
+                iv = safe.astype(U64)
+            else:
+                iv = safe.astype(I64).view(U64)
+        iv = np.where(big, U64(hi & (2**64 - 1)), iv)
+        iv = np.where(small, U64(lo & (2**64 - 1)), iv)
+        iv = np.where(nan, U64(0), iv)
+        if wide:
+            wr(sel, iv)
+        else:
+            wr(sel, (iv & U64(0xFFFFFFFF)).astype(U32))
+
+    return Bound(fn)
+
+
+def int_src(ctx: Ctx, op: Operand, typ: str) -> Callable[[Sel], tuple[NDArray, NDArray]]:
+    """An integer source as an exact (hi, lo) float64 pair: value = hi + lo."""
+    if typ in ("S64", "U64"):
+        r64 = ctx.src64(op)
+
+        def rd64(sel: Sel) -> tuple[NDArray, NDArray]:
+            v = np.atleast_1d(np.asarray(r64(sel), dtype=U64))
+            hi = (v >> U64(32)).astype(U32)
+            lo = (v & U64(0xFFFFFFFF)).astype(F64)
+            if typ == "S64":
+                h = hi.view(np.int32).astype(F64) * 4294967296.0
+            else:
+                h = hi.astype(F64) * 4294967296.0
+            return fp.two_sum(h, lo)
+
+        return rd64
+    plain = op
+    hsel = ""
+    if isinstance(op, Reg) and op.sel:
+        hsel = op.sel
+        plain = Reg(op.file, op.index, op.neg, op.abs, op.not_)
+    r = ctx.src(plain)
+
+    def rd(sel: Sel) -> tuple[NDArray, NDArray]:
+        v = np.atleast_1d(np.asarray(r(sel), dtype=U32))
+        if hsel in ("H1", "B2"):
+            v = v >> U32(16)
+        elif hsel == "B1":
+            v = v >> U32(8)
+        elif hsel == "B3":
+            v = v >> U32(24)
+        if typ == "S32":
+            x = v.view(np.int32).astype(F64)
+        elif typ == "U32":
+            x = v.astype(F64)
+        elif typ == "S16":
+            x = (v & U32(0xFFFF)).astype(np.uint16).view(np.int16).astype(F64)
+        elif typ == "U16":
+            x = (v & U32(0xFFFF)).astype(F64)
+        elif typ == "S8":
+            x = (v & U32(0xFF)).astype(np.uint8).view(np.int8).astype(F64)
+        else:
+            x = (v & U32(0xFF)).astype(F64)
+        return x, np.zeros_like(x)
+
+    return rd
+
+
+def bind_i2f(ctx: Ctx) -> Bound:
+    dsts, _pd, srcs, _ps = ctx.split()
+    mods = ctx.ins.mods
+    ft = _types(mods, FLOATS)
+    it = _types(mods, INTS)
+    dt = ft[0] if ft else "F32"
+    st = it[0] if it else "S32"
+    mode = _rnd(mods)
+    src = int_src(ctx, srcs[0], st)
+    if dt == "F64":
+        wr64 = ctx.dst64(dsts[0])
+        return Bound(lambda sel: wr64(sel, fp.bits64(fp.round_to_f64(*src(sel), mode))))
+    wr = ctx.dst(dsts[0])
+
+    def fn(sel: Sel) -> None:
+        s, e = src(sel)
+        if dt == "F32":
+            wr(sel, fp.bits32(fp.round_to_f32(s, e, mode)))
+            return
+        o = fp.round_odd(s, e)
+        wr(sel, round_float(o, dt, mode, False))
+
+    return Bound(fn)
+
+
+def bind_frnd(ctx: Ctx) -> Bound:
+    dsts, _pd, srcs, _ps = ctx.split()
+    mods = ctx.ins.mods
+    ft = _types(mods, FLOATS)
+    typ = ft[0] if ft else "F32"
+    mode = _rnd(mods)
+    ftz = "FTZ" in mods
+    src = float_src(ctx, srcs[0], typ)
+    if typ == "F64":
+        wr64 = ctx.dst64(dsts[0])
+        return Bound(lambda sel: wr64(sel, fp.canon64(round_integral(src(sel), mode))))
+    wr = ctx.dst(dsts[0])
+
+    def fn(sel: Sel) -> None:
+        v = src(sel)
+        if ftz and typ == "F32":
+            v = np.where(np.abs(v) < 2.0**-126, v * 0.0, v)
+        wr(sel, round_float(round_integral(v, mode), typ, "RN", ftz))
+
+    return Bound(fn)
+
+
+BINDERS: dict[str, Callable[[Ctx], Bound]] = {
+    "F2F": bind_f2f,
+    "F2FP": bind_f2fp,
+    "F2I": bind_f2i,
+    "I2F": bind_i2f,
+    "I2FP": bind_i2f,
+    "FRND": bind_frnd,
+}
+_unused: Reader | None = None

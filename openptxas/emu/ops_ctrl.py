@@ -1,0 +1,610 @@
+"""Control flow, convergence, barriers, special registers and the instructions that only order
+memory or time (no-ops for a sequentially consistent emulator).
+
+Code addresses are offsets in the kernel's section: ``BRA``/``CALL.REL`` labels are absolute,
+``BRX Ra, imm`` jumps to ``Ra + pc + 16 + imm``, ``CALL.REL.NOINC Ra `(f)`` to ``Ra + f``,
+``RET.REL.NODEC Ra `(f)`` to ``Ra + f``; ``CALL.ABS.NOINC Ra`` to an absolute address, which for
+the driver's functions (``vprintf``) runs the emulator's built-in and continues after the call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from openptxas.emu import memory
+from openptxas.emu.bind import PRED_BASE, U32, U64, Bound, Ctx, Kind, pred_row
+from openptxas.emu.lanes import (
+    ALL,
+    Sel,
+    lane_bit,
+    mask_of,
+    nwarps,
+    pack_bits,
+    subset,
+    warp_lanes,
+    warp_masks,
+    warps_of,
+)
+from openptxas.emu.machine import Waiter
+from openptxas.emu.model import Imm, Label, Reg, SReg
+
+NDArray = np.ndarray[Any, Any]
+
+
+def _nop(ctx: Ctx) -> Bound:
+    return Bound(lambda sel: None)
+
+
+def _label(ctx: Ctx) -> int:
+    for o in ctx.ops:
+        if isinstance(o, Label):
+            return o.target
+    raise ctx.unsupported("branch without a target")
+
+
+# -- EXIT, branches, calls ---------------------------------------------------------------------
+
+
+def bind_exit(ctx: Ctx) -> Bound:
+    m = ctx.m
+    hz = m.hazards
+
+    def fn(sel: Sel, nw: int) -> None:
+        m.exit_lanes(sel)
+        if hz is not None:
+            hz.exit(sel)
+
+    return Bound(fn, Kind.CONTROL)
+
+
+def bind_kill(ctx: Ctx) -> Bound:
+    return bind_exit(ctx)
+
+
+def bind_bra(ctx: Ctx) -> Bound:
+    m = ctx.m
+    pc = ctx.pc
+    nxt = pc + 16
+    target = _label(ctx)
+    mods = set(ctx.ins.mods)
+    L = m.L
+    g = ctx.ins.guard
+    gf = m.guard_filter(g)
+    anyw = "ANY" in mods
+    div = "DIV" in mods
+    div_r = None
+    # "@P1 BRA !P2, target": the predicate operand is ANDed with the guard.
+    cond_ops = [o for o in ctx.ops if isinstance(o, Reg) and o.is_pred]
+    cond = m.guard_filter(cond_ops[0]) if cond_ops else None
+    for c in cond_ops:
+        if not c.is_zero:
+            ctx.read(PRED_BASE + pred_row(c), 1, "guard")
+    if div:
+        regs = [o for o in ctx.ops if isinstance(o, Reg)]
+        if not regs:
+            raise ctx.unsupported("BRA.DIV without a mask")
+        div_r = ctx.src(regs[0])
+
+    def fn(sel: Sel, nw: int) -> None:
+        taken = sel if gf is None else gf(sel)
+        if taken is not None and cond is not None:
+            taken = cond(taken)
+        if taken is not None and anyw and not isinstance(taken, slice):
+            # .ANY: every lane of a warp branches when one of them would.
+            wl = warps_of(taken, L)
+            idx = np.arange(L, dtype=np.intp)[sel] if isinstance(sel, slice) else sel
+            keep = np.isin(idx >> 5, wl)
+            taken = subset(sel, keep, L)
+        if taken is not None and div_r is not None:
+            taken = _divergent(m, taken, div_r)
+        if taken is None:
+            m.push(nxt, sel, nw)
+            return
+        if taken is sel or (isinstance(taken, slice) and isinstance(sel, slice)):
+            m.goto(pc, target, sel, nw)
+            return
+        idx = np.arange(L, dtype=np.intp) if isinstance(sel, slice) else sel
+        tk = np.arange(L, dtype=np.intp) if isinstance(taken, slice) else taken
+        rest = np.setdiff1d(idx, tk, assume_unique=True)
+        if rest.size:
+            m.push(nxt, rest, nwarps(rest, L))
+        m.goto(pc, target, taken)
+
+    return Bound(fn, Kind.CONTROL, guarded_inside=True)
+
+
+def _divergent(m: Any, sel: Sel, mask_r: Callable[[Sel], Any]) -> Sel | None:
+    """Lanes of warps whose executing lanes differ from the mask (``BRA.DIV``)."""
+    L = m.L
+    idx = np.arange(L, dtype=np.intp) if isinstance(sel, slice) else sel
+    act = mask_of(idx, L).reshape(-1, 32)
+    bits = (act.astype(np.uint64) << np.arange(32, dtype=np.uint64)).sum(axis=1).astype(U32)
+    want = np.asarray(mask_r(idx), dtype=U32)
+    w = idx >> 5
+    div_lane = bits[w] != (np.broadcast_to(want, idx.shape) & U32(0xFFFFFFFF))
+    return subset(idx, div_lane, L)
+
+
+def bind_brx(ctx: Ctx) -> Bound:
+    m = ctx.m
+    pc = ctx.pc
+    regs = [o for o in ctx.ops if isinstance(o, Reg)]
+    if not regs:
+        raise ctx.unsupported()
+    r = ctx.src(regs[0])
+    base = pc + 16
+    for o in ctx.ops:
+        if isinstance(o, Imm):
+            base = pc + 16 + o.value
+        elif isinstance(o, Label):
+            base = o.target
+
+    def fn(sel: Sel, nw: int) -> None:
+        t = np.asarray(r(sel), dtype=U32).view(np.int32).astype(np.int64) + base
+        m.goto_lanes(pc, t, sel)
+
+    return Bound(fn, Kind.CONTROL)
+
+
+def bind_call(ctx: Ctx) -> Bound:
+    m = ctx.m
+    pc = ctx.pc
+    nxt = pc + 16
+    regs = [o for o in ctx.ops if isinstance(o, Reg)]
+    labels = [o.target for o in ctx.ops if isinstance(o, Label)]
+    absolute = "ABS" in ctx.ins.mods
+    if not regs:
+        target = labels[0] if labels else None
+        if target is None:
+            raise ctx.unsupported("call without a target")
+        t0 = target
+
+        def direct(sel: Sel, nw: int) -> None:
+            m.push(t0, sel, nw)
+
+        return Bound(direct, Kind.CONTROL)
+    r = ctx.src64(regs[0])
+    base = 0 if absolute or not labels else labels[0]
+    builtins = m.builtins
+    run_builtin = m.run_builtin
+
+    def indirect(sel: Sel, nw: int) -> None:
+        t = np.asarray(r(sel), dtype=U64).astype(np.int64) + base
+        t = np.broadcast_to(t, (m.L,) if isinstance(sel, slice) else sel.shape)
+        first = int(t[0])
+        if first in builtins and (t == first).all():
+            run_builtin(builtins[first], pc, sel)
+            m.push(nxt, sel, nw)
+            return
+        for v in np.unique(t):
+            if int(v) in builtins:
+                raise ctx.fault("divergent call to a driver function")
+        m.goto_lanes(pc, t, sel)
+
+    return Bound(indirect, Kind.CONTROL)
+
+
+def bind_ret(ctx: Ctx) -> Bound:
+    m = ctx.m
+    pc = ctx.pc
+    regs = [o for o in ctx.ops if isinstance(o, Reg)]
+    labels = [o.target for o in ctx.ops if isinstance(o, Label)]
+    if not regs:
+        raise ctx.unsupported("RET without a return-address register")
+    r = ctx.src64(regs[0])
+    base = 0 if "ABS" in ctx.ins.mods or not labels else labels[0]
+
+    def fn(sel: Sel, nw: int) -> None:
+        t = np.asarray(r(sel), dtype=U64).astype(np.int64) + base
+        t = np.broadcast_to(t, (m.L,) if isinstance(sel, slice) else sel.shape)
+        m.goto_lanes(pc, t, sel)
+
+    return Bound(fn, Kind.CONTROL)
+
+
+def bind_lepc(ctx: Ctx) -> Bound:
+    wr = ctx.dst64(ctx.ops[0])
+    labels = [o.target for o in ctx.ops if isinstance(o, Label)]
+    v = U64(labels[0] if labels else ctx.pc)
+    return Bound(lambda sel: wr(sel, v))
+
+
+# -- convergence barriers ----------------------------------------------------------------------
+
+
+def _breg(ctx: Ctx) -> int:
+    for o in ctx.ops:
+        if isinstance(o, Reg) and o.file.value == "B":
+            return o.index
+    raise ctx.unsupported("no convergence barrier operand")
+
+
+def bind_bssy(ctx: Ctx) -> Bound:
+    """BSSY Bk, target: Bk = the executing lanes of each warp."""
+    m = ctx.m
+    k = _breg(ctx)
+
+    def fn(sel: Sel) -> None:
+        if isinstance(sel, slice):
+            m.Bw[k] = U32(0xFFFFFFFF)
+            return
+        wids, masks, _s, _c = warp_masks(sel)
+        m.Bw[k, wids] = masks
+
+    return Bound(fn)
+
+
+def bind_break(ctx: Ctx) -> Bound:
+    """BREAK Bk: the executing lanes leave Bk."""
+    m = ctx.m
+    k = _breg(ctx)
+
+    def fn(sel: Sel) -> None:
+        wids, masks, _s, _c = warp_masks(m.index(sel))
+        m.Bw[k, wids] &= ~masks
+
+    return Bound(fn)
+
+
+def bind_bsync(ctx: Ctx) -> Bound:
+    """BSYNC Bk: wait until every live member of Bk is blocked in a BSYNC on Bk; members then
+    continue. Lanes that are not members (an inner recursion level cleared Bk while they waited)
+    keep waiting until Bk names them again."""
+    m = ctx.m
+    pc = ctx.pc
+    nxt = pc + 16
+    k = _breg(ctx)
+    L = m.L
+
+    def fn(sel: Sel, nw: int) -> None:
+        idx = m.index(sel)
+        wids, masks, _starts, counts = warp_masks(idx)
+        if not m.bwait[k, wids].any():
+            live = pack_bits(~m.exited)[wids]
+            members = m.Bw[k, wids] & live
+            complete = (members & ~masks) == 0
+            mem_lane = np.repeat(members, counts)
+            ok = np.repeat(complete, counts) & (lane_bit(mem_lane, idx) | (mem_lane == 0))
+            if ok.all():
+                m.push(nxt, sel, nw)
+                return
+            go = idx[ok]
+            if go.size:
+                m.push(nxt, go, nwarps(go, L))
+            idx = idx[~ok]
+        m.block_bsync(k, pc, idx)
+
+    return Bound(fn, Kind.CONTROL)
+
+
+def _lane_mask_bits(m: Any, sel: Sel, mask: NDArray) -> NDArray:
+    """Per lane of ``sel``: whether each lane of its warp named in ``mask`` (the lane's copy of
+    the 32-bit mask) is accounted for, as a boolean [lanes, 32] array of required lanes."""
+    bits = (mask[:, None] >> np.arange(32, dtype=U32)[None, :]) & U32(1)
+    return bits.astype(bool)
+
+
+def bind_warpsync(ctx: Ctx) -> Bound:
+    m = ctx.m
+    pc = ctx.pc
+    nxt = pc + 16
+    L = m.L
+    srcs = [o for o in ctx.ops if isinstance(o, Reg | Imm)]
+    mask_r: Callable[[Sel], Any]
+    if "ALL" in ctx.ins.mods or not srcs:
+        full = U32(0xFFFFFFFF)
+        mask_r = lambda sel: full  # noqa: E731
+    else:
+        mask_r = ctx.src(srcs[0])
+
+    def complete(idx: NDArray, arrived: NDArray) -> NDArray:
+        """For lanes ``idx``: every live lane of their warp named in their mask has arrived."""
+        mask = np.broadcast_to(np.asarray(mask_r(idx), dtype=U32), idx.shape)
+        req = _lane_mask_bits(m, idx, mask)  # [n, 32]
+        w = idx >> 5
+        live = (~m.exited).reshape(-1, 32)[w]
+        arr = arrived.reshape(-1, 32)[w]
+        return ~(req & live & ~arr).any(axis=1)  # type: ignore[no-any-return]
+
+    def releaser(w: Waiter) -> NDArray | None:
+        ok = complete(w.sel, mask_of(w.sel, L))
+        return w.sel[ok] if ok.any() else None
+
+    def fn(sel: Sel, nw: int) -> None:
+        if isinstance(sel, slice):
+            m.push(nxt, sel, nw)
+            return
+        if complete(sel, mask_of(sel, L)).all():
+            m.push(nxt, sel, nw)
+            return
+        m.block_sync(pc, sel, releaser)
+
+    return Bound(fn, Kind.CONTROL)
+
+
+def bind_bmov(ctx: Ctx) -> Bound:
+    """BMOV.32 Bk, Ra (set the warp's barrier mask) / BMOV.32[.CLEAR] Rd, Bk (read it)."""
+    m = ctx.m
+    ops = ctx.ops
+    clear = "CLEAR" in ctx.ins.mods
+    if isinstance(ops[0], Reg) and ops[0].file.value == "B":
+        k = ops[0].index
+        r = ctx.src(ops[1])
+
+        def to_b(sel: Sel) -> None:
+            idx = m.index(sel)
+            v = np.broadcast_to(np.asarray(r(sel), dtype=U32), idx.shape)
+            wids, _masks, starts, _c = warp_masks(idx)
+            m.Bw[k, wids] = v[starts]
+
+        return Bound(to_b)
+    k = _breg(ctx)
+    wr = ctx.dst(ops[0])
+
+    def from_b(sel: Sel) -> None:
+        idx = m.index(sel)
+        wr(sel, m.Bw[k, idx >> 5])
+        if clear:
+            m.Bw[k, np.unique(idx >> 5)] = 0
+
+    return Bound(from_b)
+
+
+# -- CTA and cluster barriers ------------------------------------------------------------------
+
+
+def bind_bar(ctx: Ctx) -> Bound:
+    m = ctx.m
+    pc = ctx.pc
+    nxt = pc + 16
+    L = m.L
+    mods = set(ctx.ins.mods)
+    srcs = [o for o in ctx.ops if isinstance(o, Reg | Imm)]
+    kind = "SYNC" if "SYNC" in mods else "ARV" if "ARV" in mods else "RED" if "RED" in mods else ""
+    if not kind:
+        raise ctx.unsupported()
+    dst: Reg | None = None
+    pin: Reg | None = None
+    if kind == "RED":
+        # BAR.RED.{POPC,AND,OR} [Rd,] id, [count,] {!}P
+        regs = [o for o in ctx.ops if isinstance(o, Reg)]
+        if regs and not regs[0].is_pred:
+            dst = regs[0]
+        pin = next((o for o in reversed(ctx.ops) if isinstance(o, Reg) and o.is_pred), None)
+        srcs = [o for o in ctx.ops if isinstance(o, Imm) or (isinstance(o, Reg) and not o.is_pred)]
+        if dst is not None:
+            srcs = srcs[1:]
+    if not srcs:
+        raise ctx.unsupported("barrier without an id")
+    id_op = srcs[0]
+    if not isinstance(id_op, Imm):
+        raise ctx.unsupported("barrier id in a register")
+    bid = id_op.value
+    count: int | None = None
+    if len(srcs) > 1:
+        c = srcs[1]
+        if not isinstance(c, Imm):
+            raise ctx.unsupported("barrier thread count in a register")
+        count = c.value
+    red = next((x for x in ("POPC", "AND", "OR") if x in mods), "") if kind == "RED" else ""
+    pr = ctx.psrc(pin) if pin is not None else None
+    wr = ctx.dst(dst) if dst is not None else None
+    pwr = None
+    if kind == "RED" and red in ("AND", "OR"):
+        pd = [o for o in ctx.ops if isinstance(o, Reg) and o.is_pred]
+        if len(pd) >= 2:
+            pwr = ctx.pdst(pd[0])
+    lpc = m.lanes_per_cta
+
+    def finish_red(data: dict[str, Any]) -> Callable[[NDArray, NDArray, NDArray], None]:
+        def fin(rel: NDArray, arrived: NDArray, done_cta: NDArray) -> None:
+            vals = m.bar_red_vals[bid]
+            slot = rel // lpc
+            per = vals.reshape(-1, lpc)
+            if red == "POPC":
+                cnt = per.sum(axis=1).astype(U32)
+                if wr is not None:
+                    wr(rel, cnt[slot])
+            else:
+                arr = arrived.reshape(-1, lpc)
+                r: NDArray
+                if red == "AND":
+                    r = np.asarray((per | ~arr).all(axis=1))
+                else:
+                    r = np.asarray((per & arr).any(axis=1))
+                if pwr is not None:
+                    pwr(rel, r[slot])
+                if wr is not None:
+                    wr(rel, r[slot].astype(U32))
+
+        return fin
+
+    def fn(sel: Sel, nw: int) -> None:
+        if kind == "RED":
+            vals = m.bar_red_vals.setdefault(bid, np.zeros(L, dtype=bool))
+            if pr is not None:
+                vals[sel] = np.broadcast_to(np.asarray(pr(sel), dtype=bool), vals[sel].shape)
+        if kind == "ARV":
+            # Arrive without waiting: counts towards the barrier, continues at once.
+            idx = np.arange(L, dtype=np.intp) if isinstance(sel, slice) else sel
+            m.bar_arrivals(bid, idx, count)
+            m.push(nxt, sel, nw)
+            return
+        if isinstance(sel, slice) and count is None and bid not in m.bar_wait and kind == "SYNC":
+            m.push(nxt, sel, nw)
+            return
+        idx = np.arange(L, dtype=np.intp) if isinstance(sel, slice) else sel
+        data: dict[str, Any] = {}
+        if count is not None:
+            data["count"] = count
+        if kind == "RED":
+            data["finish"] = finish_red(data)
+        m.block_bar(bid, Waiter(pc, idx, data))
+
+    return Bound(fn, Kind.CONTROL)
+
+
+def bind_cgabar_arv(ctx: Ctx) -> Bound:
+    m = ctx.m
+
+    def fn(sel: Sel) -> None:
+        m.cga_arrived[sel] += 1
+
+    return Bound(fn)
+
+
+def bind_cgabar_wait(ctx: Ctx) -> Bound:
+    m = ctx.m
+    pc = ctx.pc
+    L = m.L
+
+    def done(idx: NDArray) -> NDArray:
+        cs = int(m.geo.cluster_size)
+        per = m.lanes_per_cta * cs
+        arrived = np.where(m.exited, np.iinfo(np.int64).max, m.cga_arrived).reshape(-1, per)
+        least = arrived.min(axis=1)
+        return least[idx // per] >= m.cga_arrived[idx]  # type: ignore[no-any-return]
+
+    def releaser(w: Waiter) -> NDArray | None:
+        ok = done(w.sel)
+        return w.sel[ok] if ok.any() else None
+
+    def fn(sel: Sel, nw: int) -> None:
+        idx = np.arange(L, dtype=np.intp) if isinstance(sel, slice) else sel
+        m.block_sync(pc, idx, releaser)
+
+    return Bound(fn, Kind.CONTROL)
+
+
+# -- special registers -------------------------------------------------------------------------
+
+
+def sreg_reader(ctx: Ctx, name: str) -> Callable[[Sel], Any]:
+    m = ctx.m
+    if name == "SRZ":
+        return lambda sel: U32(0)
+    base, _, comp = name.partition(".")
+    axis = {"X": 0, "Y": 1, "Z": 2}.get(comp, 0)
+    if base == "SR_TID":
+        row = m.tid[axis]
+        return lambda sel: row[sel]
+    if base == "SR_CTAID":
+        row = m.ctaid[axis]
+        return lambda sel: row[sel]
+    if name == "SR_LANEID":
+        return lambda sel: m.laneid[sel]
+    if name == "SR_CgaCtaId":
+        return lambda sel: m.cluster_rank[sel]
+    if name == "SR_SWINHI":
+        v = U32(memory.SHARED_WINDOW_HI)
+        return lambda sel: v
+    if name in ("SR_CLOCKLO", "SR_GLOBALTIMERLO"):
+        return lambda sel: U32((m.issued * 4) & 0xFFFFFFFF)
+    if name in ("SR_CLOCKHI", "SR_GLOBALTIMERHI"):
+        return lambda sel: U32((m.issued * 4) >> 32 & 0xFFFFFFFF)
+    lane_masks: dict[str, Callable[[Any], Any]] = {
+        "SR_EQMASK": lambda ln: U32(1) << ln,
+        "SR_LTMASK": lambda ln: (U32(1) << ln) - U32(1),
+        "SR_LEMASK": lambda ln: ((U32(1) << ln) - U32(1)) | (U32(1) << ln),
+        "SR_GTMASK": lambda ln: ~(((U32(1) << ln) - U32(1)) | (U32(1) << ln)),
+        "SR_GEMASK": lambda ln: ~((U32(1) << ln) - U32(1)),
+    }
+    if name in lane_masks:
+        f = lane_masks[name]
+        return lambda sel: f(m.laneid[sel])
+    if name == "SR_VIRTID":
+        # %warpid = (SR_VIRTID >> 8) & 0x7f: the warp's number in its CTA here.
+        wid = ((m.lane % m.lanes_per_cta) // 32).astype(U32) << U32(8)
+        return lambda sel: wid[sel]
+    if name == "SR_VIRTCFG":
+        v = U32(64 << 8)  # %nwarpid = 64 warps per SM
+        return lambda sel: v
+    if name == "SR_VIRTUALSMID":
+        return lambda sel: (m.slot[sel] % 132).astype(U32)
+    if name == "SR_SMEMSZ":
+        v = U32(m.shared.valid)
+        return lambda sel: v
+    raise ctx.unsupported(f"special register {name}")
+
+
+def bind_s2r(ctx: Ctx) -> Bound:
+    ops = ctx.ops
+    sr = next((o for o in ops if isinstance(o, SReg)), None)
+    if sr is None:
+        raise ctx.unsupported()
+    rd = sreg_reader(ctx, sr.name)
+    uniform = ctx.ins.opcode == "S2UR"
+    if ctx.ins.opcode == "CS2R" and "32" not in ctx.ins.mods:
+        wr64 = ctx.dst64(ops[0])
+        m = ctx.m
+        if sr.name in ("SR_CLOCKLO", "SR_GLOBALTIMERLO"):
+            return Bound(lambda sel: wr64(sel, U64(m.issued * 4)))
+        return Bound(lambda sel: wr64(sel, np.asarray(rd(sel), dtype=U32).astype(U64)))
+    wr = ctx.dst(ops[0])
+    return Bound(lambda sel: wr(sel, rd(sel)), Kind.UNIFORM if uniform else Kind.SIMPLE)
+
+
+def bind_r2ur(ctx: Ctx) -> Bound:
+    """R2UR URd, Ra: the value of the warp's first executing lane, for the whole warp."""
+    m = ctx.m
+    L = m.L
+    wr = ctx.dst(ctx.ops[0])
+    r = ctx.src(ctx.ops[1])
+
+    def fn(sel: Sel) -> None:
+        if isinstance(sel, slice):
+            v = np.asarray(r(sel), dtype=U32).reshape(-1, 32)[:, 0]
+            wr(sel, np.repeat(v, 32))
+            return
+        v = np.broadcast_to(np.asarray(r(sel), dtype=U32), sel.shape)
+        w = sel >> 5
+        first = np.ones(sel.size, dtype=bool)
+        first[1:] = w[1:] != w[:-1]
+        wl = warp_lanes(sel, L)
+        vals = np.repeat(v[first], 32)
+        wr(wl, vals)
+
+    return Bound(fn)
+
+
+BINDERS: dict[str, Callable[[Ctx], Bound]] = {
+    "EXIT": bind_exit,
+    "KILL": bind_kill,
+    "BRA": bind_bra,
+    "BRX": bind_brx,
+    "JMX": bind_brx,
+    "CALL": bind_call,
+    "RET": bind_ret,
+    "LEPC": bind_lepc,
+    "BSSY": bind_bssy,
+    "BSYNC": bind_bsync,
+    "BREAK": bind_break,
+    "WARPSYNC": bind_warpsync,
+    "BMOV": bind_bmov,
+    "BAR": bind_bar,
+    "UCGABAR_ARV": bind_cgabar_arv,
+    "UCGABAR_WAIT": bind_cgabar_wait,
+    "S2R": bind_s2r,
+    "S2UR": bind_s2r,
+    "CS2R": bind_s2r,
+    "R2UR": bind_r2ur,
+    "NOP": _nop,
+    "YIELD": _nop,
+    "NANOSLEEP": _nop,
+    "DEPBAR": _nop,
+    "MEMBAR": _nop,
+    "FENCE": _nop,
+    "ERRBAR": _nop,
+    "CGAERRBAR": _nop,
+    "CCTL": _nop,
+    "ENDCOLLECTIVE": _nop,
+    "LDGDEPBAR": _nop,
+    "WARPGROUP": _nop,
+    "PMTRIG": _nop,
+    "UTMACMDFLUSH": _nop,
+}
+ALL_ = ALL
+_ = pred_row

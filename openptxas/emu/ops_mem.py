@@ -1,0 +1,428 @@
+"""Memory instructions: loads and stores to global, shared, local and generic addresses, constant
+loads, atomics and reductions, asynchronous copies (executed at once) and ``ldmatrix``.
+
+Accesses are checked (:mod:`openptxas.emu.memory`). Atomics of several lanes on one address are
+applied in lane order (lowest lane first), each seeing the previous one's result, which is one of
+the orders the hardware may pick.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from openptxas.emu import fp
+from openptxas.emu.bind import U32, U64, Bound, Ctx, Kind, Reader, reg_row
+from openptxas.emu.lanes import Sel
+from openptxas.emu.model import CBank, Imm, Mem, Reg
+
+NDArray = np.ndarray[Any, Any]
+I64 = np.int64
+
+_SPACE = {
+    "LDG": "global",
+    "STG": "global",
+    "LD": "generic",
+    "ST": "generic",
+    "LDS": "shared",
+    "STS": "shared",
+    "LDL": "local",
+    "STL": "local",
+    "ATOMG": "global",
+    "ATOM": "generic",
+    "ATOMS": "shared",
+    "RED": "generic",
+    "REDG": "global",
+}
+
+
+def access_width(mods: tuple[str, ...]) -> tuple[int, bool]:
+    """(bytes, sign-extend) from the size modifiers (default 32 bits)."""
+    for m in mods:
+        if m == "U8":
+            return 1, False
+        if m == "S8":
+            return 1, True
+        if m == "U16":
+            return 2, False
+        if m == "S16":
+            return 2, True
+        if m == "64":
+            return 8, False
+        if m == "128":
+            return 16, False
+    return 4, False
+
+
+def addr_reader(ctx: Ctx, mem: Mem, wide: bool) -> Callable[[Sel], NDArray]:
+    """Per-lane addresses (int64) of a memory operand. ``wide``: 64-bit register bases (global
+    and generic addresses); otherwise 32-bit (shared, local)."""
+    parts: list[Reader] = []
+    ctx.role = "addr"
+    base = mem.base
+    if base is not None and not base.is_zero:
+        if wide or base.sel == "64":
+            parts.append(ctx.src64(Reg(base.file, base.index)))
+        else:
+            parts.append(ctx.src(Reg(base.file, base.index)))
+    ub = mem.ubase
+    if ub is not None and not ub.is_zero:
+        if wide and (base is None or base.is_zero):
+            parts.append(ctx.src64(Reg(ub.file, ub.index)))
+        else:
+            parts.append(ctx.src(Reg(ub.file, ub.index)))
+    off = I64(mem.offset)
+    m = ctx.m
+    ctx.role = "data"
+
+    def rd(sel: Sel) -> NDArray:
+        n = m.L if isinstance(sel, slice) else sel.size
+        a = np.full(n, off, dtype=I64)
+        for p in parts:
+            v = np.asarray(p(sel))
+            a += v.astype(U64).view(I64) if v.dtype == U64 else v.astype(I64)
+        return a
+
+    return rd
+
+
+def bind_load(ctx: Ctx) -> Bound:
+    ins = ctx.ins
+    space = _SPACE[ins.opcode]
+    width, signed = access_width(ins.mods)
+    dst = ctx.ops[0]
+    mem = next((o for o in ctx.ops if isinstance(o, Mem)), None)
+    if mem is None:
+        raise ctx.unsupported("load without an address")
+    wide = space in ("global", "generic")
+    ad = addr_reader(ctx, mem, wide)
+    nregs = max(1, width // 4)
+    wr = ctx.dstn(dst, nregs)
+    m = ctx.m
+
+    def fn(sel: Sel) -> None:
+        a = ad(sel)
+        idx = m.index(sel)
+        words = m.load(space, a, idx, width, signed)
+        wr(sel, words)
+
+    return Bound(fn)
+
+
+def bind_store(ctx: Ctx) -> Bound:
+    ins = ctx.ins
+    space = _SPACE[ins.opcode]
+    width, _ = access_width(ins.mods)
+    mem = next((o for o in ctx.ops if isinstance(o, Mem)), None)
+    data = [o for o in ctx.ops if not isinstance(o, Mem)]
+    if mem is None or not data:
+        raise ctx.unsupported()
+    wide = space in ("global", "generic")
+    ad = addr_reader(ctx, mem, wide)
+    nregs = max(1, width // 4)
+    src = ctx.srcn(data[0], nregs) if isinstance(data[0], Reg) else None
+    if src is None:
+        raise ctx.unsupported("store of a non-register")
+    m = ctx.m
+
+    def fn(sel: Sel) -> None:
+        a = ad(sel)
+        idx = m.index(sel)
+        m.store(space, a, idx, width, src(sel))
+
+    return Bound(fn)
+
+
+def bind_ldc(ctx: Ctx) -> Bound:
+    ins = ctx.ins
+    dst = ctx.ops[0]
+    cb = next((o for o in ctx.ops if isinstance(o, CBank)), None)
+    if cb is None:
+        raise ctx.unsupported()
+    width, signed = access_width(ins.mods)
+    kind = Kind.UNIFORM if ins.opcode == "ULDC" else Kind.SIMPLE
+    m = ctx.m
+    if width in (4, 8):
+        rd = ctx.const(cb, width)
+        if width == 8:
+            wr64 = ctx.dst64(dst)
+            return Bound(lambda sel: wr64(sel, rd(sel)), kind)
+        wr = ctx.dst(dst)
+        return Bound(lambda sel: wr(sel, rd(sel)), kind)
+    bank = m.cbank(cb.bank)
+    wr = ctx.dst(dst)
+    reg_r = ctx.src(cb.reg) if cb.reg is not None and not cb.reg.is_zero else None
+    off = cb.offset
+
+    def sub(sel: Sel) -> None:
+        n = m.L if isinstance(sel, slice) else sel.size
+        a = np.full(n, off, dtype=I64)
+        if reg_r is not None:
+            a += np.asarray(reg_r(sel), dtype=U32).astype(I64)
+        if a.size and (a.min() < 0 or a.max() + width > bank.size):
+            raise ctx.fault("constant bank read out of bounds")
+        if width == 1:
+            v = bank.view(np.int8 if signed else np.uint8)[a]
+        else:
+            if np.any(a & 1):
+                raise ctx.fault("misaligned constant bank read")
+            v = bank.view(np.int16 if signed else np.uint16)[a >> 1]
+        wr(sel, v.astype(np.int32).view(U32) if signed else v.astype(U32))
+
+    return Bound(sub, kind)
+
+
+# -- atomics -----------------------------------------------------------------------------------
+
+_ATOM_OPS = ("ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR", "EXCH", "CAS", "SAFEADD")
+
+
+def _atom_type(mods: tuple[str, ...]) -> str:
+    for t in ("F16x2", "BF16x2", "F32", "F64", "S32", "U64", "S64", "64"):
+        if t in mods:
+            return "U64" if t == "64" else t
+    return "U32"
+
+
+def atom_apply(op: str, typ: str, old: NDArray, v: NDArray, v2: NDArray | None) -> NDArray:
+    """The new memory value of ``op`` on ``old`` with operand ``v`` (arrays of the same dtype:
+    uint32 or uint64 bit patterns)."""
+    if op in ("ADD", "SAFEADD"):
+        if typ == "F32":
+            return fp.f32_add_bits(old, v, ftz=False)
+        if typ == "F64":
+            return fp.f64_add_bits(old, v)
+        if typ == "F16x2":
+            return fp.h2_op_bits("add", old, v, "f16")
+        if typ == "BF16x2":
+            return fp.h2_op_bits("add", old, v, "bf16")
+        return old + v
+    if op in ("MIN", "MAX"):
+        if typ in ("S32", "S64"):
+            sv = np.dtype(np.int32 if typ == "S32" else np.int64)
+            a, b = old.view(sv), v.view(sv)
+            r = np.minimum(a, b) if op == "MIN" else np.maximum(a, b)
+            return r.view(old.dtype)
+        if typ == "F32":
+            return fp.f32_minmax_bits(old, v, op == "MIN")
+        return np.minimum(old, v) if op == "MIN" else np.maximum(old, v)
+    if op == "INC":
+        return np.where(old >= v, np.zeros_like(old), old + old.dtype.type(1))
+    if op == "DEC":
+        one = old.dtype.type(1)
+        return np.where((old == 0) | (old > v), v, old - one)
+    if op == "AND":
+        return old & v
+    if op == "OR":
+        return old | v
+    if op == "XOR":
+        return old ^ v
+    if op == "EXCH":
+        return v
+    if op == "CAS":
+        assert v2 is not None
+        return np.where(old == v, v2, old)
+    raise ValueError(op)
+
+
+def bind_atom(ctx: Ctx) -> Bound:
+    ins = ctx.ins
+    mods = ins.mods
+    space = _SPACE[ins.opcode]
+    op = next((x for x in mods if x in _ATOM_OPS), "ADD")
+    typ = _atom_type(mods)
+    wide = typ in ("U64", "S64", "F64")
+    popc = "POPC" in mods and op == "INC"
+    mem = next((o for o in ctx.ops if isinstance(o, Mem)), None)
+    if mem is None:
+        raise ctx.unsupported()
+    before = [o for o in ctx.ops[: ctx.ops.index(mem)] if isinstance(o, Reg) and not o.is_pred]
+    after = [o for o in ctx.ops[ctx.ops.index(mem) + 1 :]]
+    is_red = ins.opcode in ("RED", "REDG")
+    dst = None if is_red or not before else before[0]
+    wr: Callable[[Sel, Any], None] | None = None
+    if dst is not None and not dst.is_zero:
+        wr = ctx.dst64(dst) if wide else ctx.dst(dst)
+    srcs: list[Reader] = []
+    for o in after:
+        if isinstance(o, Reg | Imm):
+            srcs.append(ctx.src64(o) if wide else ctx.src(o))
+    if popc:
+        srcs = []
+    elif not srcs and op not in ("INC", "DEC"):
+        raise ctx.unsupported("atomic without an operand")
+    ad = addr_reader(ctx, mem, space in ("global", "generic"))
+    m = ctx.m
+    width = 8 if wide else 4
+    dt = U64 if wide else U32
+    L = m.L
+
+    def fn(sel: Sel) -> None:
+        a = ad(sel)
+        idx = m.index(sel)
+        n = idx.size
+        if popc:
+            # ATOMS.POPC.INC: one increment by the number of executing lanes per warp.
+            w = idx >> 5
+            first = np.ones(n, dtype=bool)
+            first[1:] = w[1:] != w[:-1]
+            counts = np.bincount(w, minlength=L // 32)[w[first]].astype(dt)
+            lanes_sel = idx[first]
+            old = m.load(space, a[first], lanes_sel, width, False)[0].astype(dt)
+            new = old + counts
+            _store_words(m, space, a[first], lanes_sel, width, new)
+            if wr is not None:
+                wr(sel, np.repeat(old, np.bincount(w)[w[first]]))
+            return
+        vals = [np.broadcast_to(np.asarray(s(sel), dtype=dt), (n,)) for s in srcs]
+        v = vals[0] if vals else np.ones(n, dtype=dt)
+        v2 = vals[1] if len(vals) > 1 else None
+        old_all = np.zeros(n, dtype=dt)
+        todo = np.arange(n)
+        while todo.size:
+            _, first = np.unique(a[todo], return_index=True)
+            pick = todo[np.sort(first)]
+            old = _load_words(m, space, a[pick], idx[pick], width).astype(dt)
+            new = atom_apply(op, typ, old, v[pick], v2[pick] if v2 is not None else None)
+            _store_words(m, space, a[pick], idx[pick], width, new.astype(dt))
+            old_all[pick] = old
+            keep = np.ones(todo.size, dtype=bool)
+            keep[np.searchsorted(todo, pick)] = False
+            todo = todo[keep]
+        if wr is not None:
+            wr(sel, old_all)
+
+    return Bound(fn)
+
+
+def _load_words(m: Any, space: str, a: NDArray, idx: NDArray, width: int) -> NDArray:
+    w = m.load(space, a, idx, width, False)
+    if width == 8:
+        return w[0].astype(U64) | (w[1].astype(U64) << U64(32))  # type: ignore[no-any-return]
+    return w[0]  # type: ignore[no-any-return]
+
+
+def _store_words(m: Any, space: str, a: NDArray, idx: NDArray, width: int, v: NDArray) -> None:
+    if width == 8:
+        words = np.stack([(v & U64(0xFFFFFFFF)).astype(U32), (v >> U64(32)).astype(U32)])
+    else:
+        words = np.asarray(v, dtype=U32)[None, :]
+    m.store(space, a, idx, width, words)
+
+
+# -- asynchronous copies (done at issue) -------------------------------------------------------
+
+
+def bind_ldgsts(ctx: Ctx) -> Bound:
+    """LDGSTS [shared], [global] (cp.async), copied at once.
+
+    ``.ZFILL ..., P`` (cp.async with a source size): with P false the destination is zeroed;
+    with P true the low bits of the source address (``addr & (width-1)``, ptxas adds
+    ``width - size`` to the address) count the trailing bytes to zero, and the copy reads the
+    ``size`` bytes from the aligned address.
+    """
+    ins = ctx.ins
+    width, _ = access_width(ins.mods)
+    mems = [o for o in ctx.ops if isinstance(o, Mem)]
+    if len(mems) != 2:
+        raise ctx.unsupported()
+    dst_a = addr_reader(ctx, mems[0], False)
+    src_a = addr_reader(ctx, mems[1], True)
+    zfill = "ZFILL" in ins.mods
+    preds = [o for o in ctx.ops if isinstance(o, Reg) and o.is_pred]
+    zp = ctx.psrc(preds[0]) if zfill and preds else None
+    m = ctx.m
+    nw = max(1, width // 4)
+
+    def fn(sel: Sel) -> None:
+        idx = m.index(sel)
+        da = dst_a(sel)
+        sa = src_a(sel)
+        n = idx.size
+        if not zfill:
+            m.store("shared", da, idx, width, m.load("global", sa, idx, width, False))
+            return
+        copy = np.ones(n, dtype=bool)
+        if zp is not None:
+            copy = np.broadcast_to(np.asarray(zp(sel), dtype=bool), (n,)).copy()
+        k = sa & (width - 1)
+        base = sa - k
+        size = np.where(copy, width - k, 0)
+        data = np.zeros((width, n), dtype=np.uint8)
+        for j in range(width):
+            take = size > j
+            if take.any():
+                data[j, take] = m.load("global", base[take] + j, idx[take], 1, False)[0]
+        words = data.reshape(nw, 4, n).astype(U32)
+        packed = words[:, 0] | (words[:, 1] << U32(8)) | (words[:, 2] << U32(16))
+        packed |= words[:, 3] << U32(24)
+        m.store("shared", da, idx, width, packed)
+
+    return Bound(fn)
+
+
+def bind_ldsm(ctx: Ctx) -> Bound:
+    """LDSM.16.{M88,MT88}[.2|.4] Rd, [addr] (ldmatrix): lanes 8j..8j+7 give the row addresses of
+    matrix j; lane t gets row t/4, 32-bit column t%4 of each matrix (transposed for MT88)."""
+    ins = ctx.ins
+    mods = ins.mods
+    n = 4 if "4" in mods else 2 if "2" in mods else 1
+    trans = "MT88" in mods
+    mem = next((o for o in ctx.ops if isinstance(o, Mem)), None)
+    if mem is None or "16" not in mods:
+        raise ctx.unsupported()
+    ad = addr_reader(ctx, mem, False)
+    wr = ctx.dstn(ctx.ops[0], n)
+    m = ctx.m
+    L = m.L
+
+    def fn(sel: Sel) -> None:
+        idx = m.index(sel)
+        full = np.zeros(L, dtype=I64)
+        full[idx] = ad(sel)
+        out = np.zeros((n, idx.size), dtype=U32)
+        lane = idx & 31
+        wbase = idx - lane
+        for j in range(n):
+            if trans:
+                # element (r, c) of the 8x8 b16 matrix comes from row c, column r
+                r = lane // 4
+                c0 = (lane % 4) * 2
+                lo = _lds16(m, full[wbase + 8 * j + c0] + 2 * r, wbase + 8 * j + c0)
+                hi = _lds16(m, full[wbase + 8 * j + c0 + 1] + 2 * r, wbase + 8 * j + c0 + 1)
+                out[j] = lo | (hi << U32(16))
+            else:
+                row_lane = wbase + 8 * j + lane // 4
+                a = full[row_lane] + 4 * (lane % 4)
+                out[j] = m.load("shared", a, row_lane, 4, False)[0]
+        wr(sel, out)
+
+    return Bound(fn)
+
+
+def _lds16(m: Any, a: NDArray, lanes: NDArray) -> NDArray:
+    return m.load("shared", a, lanes, 2, False)[0]  # type: ignore[no-any-return]
+
+
+BINDERS: dict[str, Callable[[Ctx], Bound]] = {
+    "LDG": bind_load,
+    "LD": bind_load,
+    "LDS": bind_load,
+    "LDL": bind_load,
+    "STG": bind_store,
+    "ST": bind_store,
+    "STS": bind_store,
+    "STL": bind_store,
+    "LDC": bind_ldc,
+    "ULDC": bind_ldc,
+    "ATOMG": bind_atom,
+    "ATOM": bind_atom,
+    "ATOMS": bind_atom,
+    "RED": bind_atom,
+    "REDG": bind_atom,
+    "LDGSTS": bind_ldgsts,
+    "LDSM": bind_ldsm,
+}
+_ = reg_row

@@ -1,0 +1,289 @@
+"""Warp-level matrix instructions: HMMA (f16/bf16/tf32), IMMA (s8/u8), DMMA (f64), MOVM.
+
+Each warp's fragments are gathered from the registers of its 32 lanes with the PTX ISA's
+``mma.sync`` fragment layouts (lane ``t``: group ``g = t >> 2``, thread-in-group ``q = t & 3``),
+multiplied, and scattered back. Accumulation model: every product is exact and the sum of the
+products and the accumulator is computed in float64 (int64 for IMMA, wrapping to 32 bits), then
+rounded once to the destination type (round to nearest even). The hardware's internal
+accumulation order and width are not documented; results agree with it whenever the float64 sum
+is exact (docs/emu.md, error model).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from openptxas.emu import fp
+from openptxas.emu.bind import U32, U64, Bound, Ctx, reg_row
+from openptxas.emu.lanes import Sel, warp_lanes
+from openptxas.emu.model import Reg
+
+NDArray = np.ndarray[Any, Any]
+F64 = np.float64
+
+_T = np.arange(32)
+_G = _T >> 2
+_Q = _T & 3
+
+Layout = Callable[[NDArray], tuple[NDArray, NDArray]]  # element index -> (row, col) per lane
+
+
+@dataclass(frozen=True)
+class Frag:
+    """One operand's fragment: ``n`` elements per lane of ``bits`` bits, at (row, col)."""
+
+    n: int
+    bits: int
+    rows: NDArray  # [32, n]
+    cols: NDArray  # [32, n]
+
+    @property
+    def regs(self) -> int:
+        return max(1, self.n * self.bits // 32)
+
+
+def _frag(n: int, bits: int, f: Callable[[NDArray, NDArray, NDArray], tuple[Any, Any]]) -> Frag:
+    e = np.arange(n)[None, :]
+    g = _G[:, None]
+    q = _Q[:, None]
+    r, c = f(e, g, q)
+    return Frag(n, bits, np.broadcast_to(r, (32, n)).copy(), np.broadcast_to(c, (32, n)).copy())
+
+
+def _c_f32_16x8() -> Frag:
+    return _frag(4, 32, lambda e, g, q: (g + 8 * (e >> 1), 2 * q + (e & 1)))
+
+
+def _c_f16_16x8() -> Frag:
+    return _frag(4, 16, lambda e, g, q: (g + 8 * (e >> 1), 2 * q + (e & 1)))
+
+
+@dataclass(frozen=True)
+class Shape:
+    m: int
+    n: int
+    k: int
+    a: Frag
+    b: Frag  # rows = k, cols = n
+
+
+def _shape(name: str, atype: str) -> Shape | None:
+    if name == "16816" and atype in ("F16", "BF16"):
+        a = _frag(
+            8,
+            16,
+            lambda e, g, q: (g + 8 * ((e >> 1) & 1), 2 * q + (e & 1) + 8 * (e >> 2)),
+        )
+        b = _frag(4, 16, lambda e, g, q: (2 * q + (e & 1) + 8 * (e >> 1), g))
+        return Shape(16, 8, 16, a, b)
+    if name == "1688" and atype in ("F16", "BF16"):
+        a = _frag(4, 16, lambda e, g, q: (g + 8 * (e >> 1), 2 * q + (e & 1)))
+        b = _frag(2, 16, lambda e, g, q: (2 * q + e, g))
+        return Shape(16, 8, 8, a, b)
+    if name == "1688" and atype == "TF32":
+        a = _frag(4, 32, lambda e, g, q: (g + 8 * (e & 1), q + 4 * (e >> 1)))
+        b = _frag(2, 32, lambda e, g, q: (q + 4 * e, g))
+        return Shape(16, 8, 8, a, b)
+    if name == "1684" and atype == "TF32":
+        a = _frag(2, 32, lambda e, g, q: (g + 8 * e, q))
+        b = _frag(1, 32, lambda e, g, q: (q + 0 * e, g))
+        return Shape(16, 8, 4, a, b)
+    if name == "16832" and atype in ("S8", "U8"):
+        a = _frag(
+            16, 8, lambda e, g, q: (g + 8 * ((e >> 2) & 1), 4 * q + (e & 3) + 16 * (e >> 3))
+        )
+        b = _frag(8, 8, lambda e, g, q: (4 * q + (e & 3) + 16 * (e >> 2), g))
+        return Shape(16, 8, 32, a, b)
+    if name == "16816" and atype in ("S8", "U8"):
+        a = _frag(8, 8, lambda e, g, q: (g + 8 * (e >> 2), 4 * q + (e & 3)))
+        b = _frag(4, 8, lambda e, g, q: (4 * q + e, g))
+        return Shape(16, 8, 16, a, b)
+    if name == "8816" and atype in ("S8", "U8"):
+        a = _frag(4, 8, lambda e, g, q: (g + 0 * e, 4 * q + e))
+        b = _frag(4, 8, lambda e, g, q: (4 * q + e, g))
+        return Shape(8, 8, 16, a, b)
+    return None
+
+
+def _elements(words: NDArray, frag: Frag, typ: str) -> NDArray:
+    """Register words [regs, W, 32] -> element values [W, 32, n] (float64 or int64)."""
+    w = np.moveaxis(words, 0, -1)  # [W, 32, regs]
+    if frag.bits == 32:
+        v = w.view(np.float32) if typ != "TF32" else (w & U32(0xFFFFE000)).view(np.float32)
+        return v.astype(F64)
+    per = 32 // frag.bits
+    parts = [(w >> U32(frag.bits * j)) & U32((1 << frag.bits) - 1) for j in range(per)]
+    raw = np.stack(parts, axis=-1).reshape(*w.shape[:2], -1)[..., : frag.n]
+    if typ == "F16":
+        return raw.astype(np.uint16).view(np.float16).astype(F64)
+    if typ == "BF16":
+        return fp.bf16_to_f32(raw).astype(F64)
+    if typ == "S8":
+        return raw.astype(np.uint8).view(np.int8).astype(np.int64)
+    if typ == "U8":
+        return raw.astype(np.int64)
+    raise ValueError(typ)
+
+
+def _matrix(vals: NDArray, frag: Frag, rows: int, cols: int) -> NDArray:
+    W = vals.shape[0]
+    out = np.zeros((W, rows, cols), dtype=vals.dtype)
+    out[:, frag.rows, frag.cols] = vals
+    return out
+
+
+def _regs(m: Any, op: Reg, n: int, lanes: NDArray) -> NDArray:
+    """Registers op..op+n-1 of the given lanes (warp-major), as [n, W, 32]."""
+    if op.is_zero:
+        return np.zeros((n, lanes.size // 32, 32), dtype=U32)
+    row = reg_row(op)
+    return m.R[row : row + n][:, lanes].reshape(n, -1, 32)  # type: ignore[no-any-return]
+
+
+def bind_mma(ctx: Ctx) -> Bound:
+    ins = ctx.ins
+    mods = ins.mods
+    regs = [o for o in ctx.ops if isinstance(o, Reg) and not o.is_pred]
+    if len(regs) != 4 or not mods:
+        raise ctx.unsupported()
+    d_op, a_op, b_op, c_op = regs
+    op = ins.opcode
+    m = ctx.m
+    L = m.L
+    if op == "DMMA":
+        if mods[0] != "8x8x4":
+            raise ctx.unsupported()
+        for r, n in ((a_op, 2), (b_op, 2), (c_op, 4)):
+            ctx.read(reg_row(r), n)
+        ctx.write(reg_row(d_op), 4)
+
+        def dmma(sel: Sel) -> None:
+            lanes = m.index(warp_lanes(sel, L))
+            aw = _regs(m, a_op, 2, lanes)
+            bw = _regs(m, b_op, 2, lanes)
+            cw = _regs(m, c_op, 4, lanes)
+            a64 = (aw[0].astype(U64) | (aw[1].astype(U64) << U64(32))).view(F64)
+            b64 = (bw[0].astype(U64) | (bw[1].astype(U64) << U64(32))).view(F64)
+            c64 = (cw[0::2].astype(U64) | (cw[1::2].astype(U64) << U64(32))).view(F64)
+            W = a64.shape[0]
+            A = np.zeros((W, 8, 4))
+            B = np.zeros((W, 4, 8))
+            C = np.zeros((W, 8, 8))
+            A[:, _G, _Q] = a64
+            B[:, _Q, _G] = b64
+            for e in range(2):
+                C[:, _G, 2 * _Q + e] = c64[e]
+            D = np.einsum("wik,wkj->wij", A, B) + C
+            out = np.zeros((4, W, 32), dtype=U32)
+            for e in range(2):
+                bits = D[:, _G, 2 * _Q + e].view(U64)
+                out[2 * e] = (bits & U64(0xFFFFFFFF)).astype(U32)
+                out[2 * e + 1] = (bits >> U64(32)).astype(U32)
+            if not d_op.is_zero:
+                row = reg_row(d_op)
+                m.R[row : row + 4][:, lanes] = out.reshape(4, -1)
+
+        return Bound(dmma)
+    shape_name = mods[0]
+    if op == "HMMA":
+        dtype = "F32" if "F32" in mods[1:2] else "F16"
+        atype = next((t for t in mods[2:] if t in ("BF16", "TF32")), "F16")
+    elif op == "IMMA":
+        dtype = "S32"
+        types = [t for t in mods[1:] if t in ("S8", "U8")]
+        if len(types) != 2:
+            raise ctx.unsupported()
+        atype = types[0]
+    else:
+        raise ctx.unsupported()
+    shape = _shape(shape_name, atype)
+    if shape is None:
+        raise ctx.unsupported(f"{op}.{shape_name} on {atype}")
+    btype = types[1] if op == "IMMA" else atype
+    if op == "IMMA" and shape.m == 8:
+        cfrag = _frag(2, 32, lambda e, g, q: (g + 0 * e, 2 * q + e))
+    else:
+        cfrag = _c_f16_16x8() if dtype == "F16" else _c_f32_16x8()
+    sat = "SAT" in mods
+    for r, n in ((a_op, shape.a.regs), (b_op, shape.b.regs), (c_op, cfrag.regs)):
+        ctx.read(reg_row(r), n)
+    ctx.write(reg_row(d_op), cfrag.regs)
+
+    def mma(sel: Sel) -> None:
+        lanes = m.index(warp_lanes(sel, L))
+        A = _matrix(
+            _elements(_regs(m, a_op, shape.a.regs, lanes), shape.a, atype),
+            shape.a,
+            shape.m,
+            shape.k,
+        )
+        B = _matrix(
+            _elements(_regs(m, b_op, shape.b.regs, lanes), shape.b, btype),
+            shape.b,
+            shape.k,
+            shape.n,
+        )
+        cw = _regs(m, c_op, cfrag.regs, lanes)
+        if dtype == "S32":
+            cvals = np.moveaxis(cw, 0, -1).view(np.int32).astype(np.int64)
+        elif dtype == "F32":
+            cvals = np.moveaxis(cw, 0, -1).view(np.float32).astype(F64)
+        else:
+            cvals = _elements(cw, cfrag, "F16")
+        C = _matrix(cvals, cfrag, shape.m, shape.n)
+        D = np.einsum("wik,wkj->wij", A, B) + C
+        dv = D[:, cfrag.rows, cfrag.cols]  # [W, 32, n]
+        if dtype == "S32":
+            if sat:
+                dv = np.clip(dv, -(2**31), 2**31 - 1)
+            words = (dv & 0xFFFFFFFF).astype(U32)
+        elif dtype == "F32":
+            words = fp.canon32(dv.astype(np.float32))
+        else:
+            h = fp.f64_to_f16_bits(dv).astype(U32)  # [W, 32, 4]
+            words = h[..., 0::2] | (h[..., 1::2] << U32(16))
+        if not d_op.is_zero:
+            row = reg_row(d_op)
+            nreg = words.shape[-1]
+            m.R[row : row + nreg][:, lanes] = np.moveaxis(words, -1, 0).reshape(nreg, -1)
+
+    return Bound(mma)
+
+
+def bind_movm(ctx: Ctx) -> Bound:
+    """MOVM.16.MT88 Rd, Ra (movmatrix): transpose the warp's 8x8 b16 matrix (lane t holds row
+    t >> 2, columns 2(t & 3) and 2(t & 3) + 1)."""
+    if "MT88" not in ctx.ins.mods:
+        raise ctx.unsupported()
+    regs = [o for o in ctx.ops if isinstance(o, Reg)]
+    d_op, a_op = regs[0], regs[1]
+    ctx.read(reg_row(a_op))
+    ctx.write(reg_row(d_op))
+    m = ctx.m
+    L = m.L
+
+    def fn(sel: Sel) -> None:
+        lanes = m.index(warp_lanes(sel, L))
+        w = _regs(m, a_op, 1, lanes)[0]  # [W, 32]
+        Wn = w.shape[0]
+        mat = np.zeros((Wn, 8, 8), dtype=U32)
+        mat[:, _G, 2 * _Q] = w & U32(0xFFFF)
+        mat[:, _G, 2 * _Q + 1] = w >> U32(16)
+        t = np.swapaxes(mat, 1, 2)
+        out = t[:, _G, 2 * _Q] | (t[:, _G, 2 * _Q + 1] << U32(16))
+        if not d_op.is_zero:
+            m.R[reg_row(d_op)][lanes] = out.reshape(-1)
+
+    return Bound(fn)
+
+
+BINDERS: dict[str, Callable[[Ctx], Bound]] = {
+    "HMMA": bind_mma,
+    "IMMA": bind_mma,
+    "DMMA": bind_mma,
+    "MOVM": bind_movm,
+}
