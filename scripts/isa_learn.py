@@ -223,7 +223,10 @@ def classify(rep: int, n0: Norm, variants: list[Norm | None]) -> Analysis:
             an.fixed.add(b)
             continue
         diffs = [i for i in range(len(n0.ops)) if n0.ops[i] != nb.ops[i]]
-        if len(diffs) != 1:
+        # one field printed as two equal operands (BAR.SYNC R9, R9): the flip changes both alike
+        tied = len(diffs) == 2 and all(n0.ops[i] == n0.ops[diffs[0]] for i in diffs)
+        tied = tied and nb.ops[diffs[0]] == nb.ops[diffs[1]]
+        if len(diffs) != 1 and not tied:
             an.fixed.add(b)
             continue
         i = diffs[0]
@@ -238,7 +241,8 @@ def classify(rep: int, n0: Norm, variants: list[Norm | None]) -> Analysis:
             if delta & (delta - 1):
                 an.fixed.add(b)  # a flag that swaps a part in or out: a different form
                 continue
-        _add_attr(an, i, key, b, d0[key], d1[key])
+        for i in diffs:
+            _add_attr(an, i, key, b, d0[key], d1[key])
     return an
 
 
@@ -638,6 +642,8 @@ class Row:
     operands: list[dict[str, Any]]
     flags: dict[str, Any]
     rep: int
+    layout_bits: tuple[int, ...] = ()  # fixed bits whose flip still disassembles (siblings)
+    silent_bits: tuple[int, ...] = ()  # fixed bits whose flip changes nothing in the text
 
     def literal(self) -> tuple[Any, ...]:
         mods = tuple((bits, tuple(vals)) for bits, vals in self.mods)
@@ -745,7 +751,17 @@ def learn_row(word: int, name: str) -> Step[Row]:
         _set_default(operands[i], word if hidden else rep, hidden, v)
     if opt:
         flags["omit"] = yield from _omission(rep, n0, operands, opt)
-    row = Row(name, n0.opcode, mask, rep & mask, mods, operands, flags, rep)
+    layout = tuple(
+        b
+        for b, nb in zip(FLIP_BITS, variants, strict=True)
+        if 9 <= b < 105 and b in an.fixed and nb is not None and _other_layout(n0, nb)
+    )
+    silent = tuple(
+        b
+        for b, nb in zip(FLIP_BITS, variants, strict=True)
+        if b < 105 and b in an.fixed and nb is not None and nb.text == n0.text
+    )
+    row = Row(name, n0.opcode, mask, rep & mask, mods, operands, flags, rep, layout, silent)
     aliases = isa_hints.ALIASES.get(n0.opcode)
     if aliases:
         kept = yield from _check_aliases(row, aliases)
@@ -760,6 +776,12 @@ def learn_row(word: int, name: str) -> Step[Row]:
     elif zsb is not None and zsb.text.endswith(" ;"):
         row.flags["semi0"] = "sb"
     return row
+
+
+def _other_layout(n0: Norm, nb: Norm) -> bool:
+    """Whether ``nb`` is another layout of ``n0``'s instruction (other modifiers or opcode,
+    operands of other kinds or number), not only other operand values."""
+    return nb.opcode != n0.opcode or nb.mods != n0.mods or nb.shape != n0.shape
 
 
 _REG_PROBES = (None, 1)  # the zero register, R1
@@ -825,15 +847,20 @@ def _check_aliases(row: Row, aliases: Any) -> Step[list[Any]]:
     from openptxas.isa.printer import display_mods
 
     idxs = sorted({i for _, _, when in aliases for i, _ in when if i < len(row.operands)})
-    choices = []
+    choices: list[tuple[int | None, ...] | tuple[str]] = []
     for i in idxs:
         o = row.operands[i]
-        choices.append(_REG_PROBES if o["k"] == "reg" else _IMM_PROBES if o["k"] == "imm" else ())
+        # operands of other kinds (c[], UR) keep the representative's value
+        choices.append(
+            _REG_PROBES if o["k"] == "reg" else _IMM_PROBES if o["k"] == "imm" else ("keep",)
+        )
     words = []
     for combo in itertools.product(*choices):
         w: int | None = row.rep
         for i, v in zip(idxs, combo, strict=True):
-            w = _set_operand(w, row.operands[i], v) if w is not None else None
+            if v == "keep":
+                continue
+            w = _set_operand(w, row.operands[i], v) if w is not None else None  # type: ignore[arg-type]
         if w is not None:
             words.append(w)
     if not words:
@@ -1318,6 +1345,7 @@ class Obs:
     word: int
     count: int
     text: str
+    addr: int = 0  # the address the text was disassembled at
 
     @property
     def key(self) -> int:
@@ -1356,15 +1384,147 @@ def prints_as(form: Form, word: int, text: str, addr: int = 0, fam: Family = LEA
     return ""
 
 
-def learn_table(pr: Prober, obs: list[Obs]) -> tuple[list[Row], dict[int, str]]:
+class RowFamily(Family):
+    """A family over rows being learned (not a module in openptxas.isa.tables)."""
+
+    def __init__(self, rows: Sequence[Row]) -> None:
+        forms = [r.form(i) for i, r in enumerate(rows)]
+        by_key: dict[int, list[int]] = defaultdict(list)
+        by_op: dict[str, list[int]] = defaultdict(list)
+        for i, f in enumerate(forms):
+            by_key[f.key].append(i)
+            by_op[f.opcode].append(i)
+        super().__init__(
+            "learn",
+            (),
+            LEARN_FAMILY.reg_zero,
+            {k: tuple(v) for k, v in by_key.items()},
+            {k: tuple(v) for k, v in by_op.items()},
+        )
+        object.__setattr__(self, "_forms", tuple(forms))
+
+    def form(self, index: int) -> Form:
+        forms: tuple[Form, ...] = self.__dict__["_forms"]
+        return forms[index]
+
+    def forms_for_key(self, key: int) -> tuple[Form, ...]:
+        return tuple(self.form(i) for i in self.by_key.get(key, ()))
+
+    def forms_for_opcode(self, opcode: str) -> tuple[Form, ...]:
+        return tuple(self.form(i) for i in self.by_opcode.get(opcode, ()))
+
+    def all_forms(self) -> tuple[Form, ...]:
+        return self.__dict__["_forms"]  # type: ignore[no-any-return]
+
+
+def encodable(fam: Family, text: str, addr: int) -> bool:
+    """Whether the table already encodes nvdisasm's ``text`` (any word will do)."""
+    from openptxas.isa.asmparse import parse_instruction
+    from openptxas.isa.codec import encode_instruction
+
+    try:
+        encode_instruction(parse_instruction(text, fam, addr), fam, addr)
+    except Exception:
+        return False
+    return True
+
+
+def sibling_words(rows: Sequence[Row]) -> list[int]:
+    """Candidate words near the forms' representatives: every value of the operand-kind
+    field (bits 9-11: register, immediate, constant or uniform register in each source slot,
+    with and without bit 91), every single flip of an opcode bit 0-8, and every single flip of a
+    layout bit (a bit that changes the operand layout or makes a modifier appear, such as .X
+    or a register in place of an immediate)."""
+    cands: dict[int, None] = {}
+    for r in rows:
+        for k in range(16):
+            # bit 91 goes with the uniform-register kinds (FFMA R, R, UR, R)
+            cands.setdefault((r.rep & ~(7 << 9) & ~(1 << 91)) | (k & 7) << 9 | (k >> 3) << 91, None)
+        for b in range(9):
+            cands.setdefault(r.rep ^ (1 << b), None)  # neighbouring opcodes (UPLOP3, UBREV)
+        for b in r.layout_bits:
+            cands.setdefault(r.rep ^ (1 << b), None)
+    return sorted(cands)
+
+
+def siblings(pr: Prober, rows: list[Row]) -> list[Obs]:
+    """Words near the learned forms (:func:`sibling_words`) that nvdisasm accepts and whose
+    text the table cannot encode yet: forms ptxas did not emit in the corpus but a compiler
+    may print. Texts the table already encodes are dropped, so that a sibling never adds a
+    second encoding of an instruction (a word differing only in bits nvdisasm ignores)."""
+    words = sibling_words(rows)
+    norms = pr.norms(words)
+    fam = RowFamily(rows)
+    out = []
+    for i, (w, nb) in enumerate(zip(words, norms, strict=True)):
+        if nb is None or _address_dependent(nb) or encodable(fam, nb.text, 16 * i):
+            continue
+        out.append(Obs(w, 0, nb.text, 16 * i))
+    return out
+
+
+def _address_dependent(n: Norm) -> bool:
+    return any(dict(o)["k"] == "label" for o in n.ops)
+
+
+def learn_table(
+    pr: Prober, obs: list[Obs], expand: int = 0
+) -> tuple[list[Row], dict[int, str], int]:
     """Greedy cover: each round learns one form per opcode key from the most frequent word no
-    form of that key prints correctly yet; all keys' forms are learned together."""
+    form of that key prints correctly yet; all keys' forms are learned together. Then
+    ``expand`` times: the same for the siblings of the forms learned so far."""
+    rows, failed = _cover(pr, obs, [])
+    n_sib = 0
+    for _ in range(expand):
+        sib = siblings(pr, rows)
+        n_sib += len(sib)
+        new_rows, new_failed = _cover(pr, sib, rows, siblings=True)
+        for r in new_rows:
+            r.flags["derived"] = True
+        rows.extend(new_rows)
+        # siblings nvdisasm accepts but the learner cannot describe are not errors
+        for w, why in new_failed.items():
+            print(f"  sibling not learned: {w:032x} {why}", file=sys.stderr)
+        if not new_rows:
+            break
+    align_silent_bits(rows)
+    return rows, failed, n_sib
+
+
+def align_silent_bits(rows: list[Row]) -> None:
+    """Give each derived form's silent bits (fixed at its representative's value, invisible in
+    the text) the value the first form of its key from ptxas's words has (or the key's first
+    derived form), so that an instruction both can represent gets one encoding."""
+    first: dict[int, Row] = {}
+    for r in rows:
+        if not r.flags.get("derived"):
+            first.setdefault(r.value & 0xFFF, r)
+    for r in rows:
+        first.setdefault(r.value & 0xFFF, r)  # a key only siblings have: its first sibling
+    for r in rows:
+        base = first[r.value & 0xFFF]
+        if base is r or not r.flags.get("derived"):
+            continue
+        for b in r.silent_bits:
+            if base.mask >> b & 1 and r.mask >> b & 1:
+                v = base.value >> b & 1
+                r.value = (r.value & ~(1 << b)) | v << b
+                r.rep = (r.rep & ~(1 << b)) | v << b
+
+
+def _cover(
+    pr: Prober, obs: list[Obs], known: list[Row], siblings: bool = False
+) -> tuple[list[Row], dict[int, str]]:
+    """Learn forms for ``obs`` (``known``: rows learned before). For siblings, a word whose
+    text the rows learned so far encode is dropped rather than learned (see siblings)."""
     pending: dict[int, list[Obs]] = defaultdict(list)
     for o in sorted(obs, key=lambda o: (o.key, -o.count, o.word)):
         pending[o.key].append(o)
     rows: list[Row] = []
     failed: dict[int, str] = {}
     counter: dict[tuple[str, int], int] = defaultdict(int)
+    for r in known:
+        counter[(r.opcode, r.value & 0xFFF)] += 1
     rnd = 0
     while any(pending.values()):
         rnd += 1
@@ -1389,13 +1549,17 @@ def learn_table(pr: Prober, obs: list[Obs]) -> tuple[list[Row], dict[int, str]]:
                 lst.remove(o)
                 continue
             form = res.form()
-            why = prints_as(form, o.word, o.text)
+            why = prints_as(form, o.word, o.text, o.addr)
             if why:
                 failed[o.word] = f"{o.text}: learned form {name} {why}"
                 lst.remove(o)
                 continue
             rows.append(res)
-            pending[key] = [p for p in lst if prints_as(form, p.word, p.text)]
+            pending[key] = [p for p in lst if prints_as(form, p.word, p.text, p.addr)]
+        if siblings:
+            fam = RowFamily([*known, *rows])
+            for key, lst in pending.items():
+                pending[key] = [p for p in lst if not encodable(fam, p.text, p.addr)]
         left = sum(len(v) for v in pending.values())
         print(f"round {rnd}: {len(rows)} forms, {left} words left", file=sys.stderr)
     return rows, failed
@@ -1410,8 +1574,51 @@ def inputs_digest(family: str = "sm90") -> str:
     return h.hexdigest()
 
 
-def emit(rows: list[Row], family: str = "sm90") -> Path:
-    rows = sorted(rows, key=lambda r: r.value & 0xFFF)  # stable: discovery order per key
+def table_order(rows: Sequence[Row], obs: Sequence[Obs]) -> list[Row]:
+    weight: dict[int, int] = defaultdict(int)
+    for o in obs:
+        weight[o.key] += o.count
+    return sorted(
+        rows,
+        key=lambda r: (bool(r.flags.get("derived")), -weight[r.value & 0xFFF], r.value & 0xFFF),
+    )
+
+
+def overlaps(rows: Sequence[Row], samples: int = 24, seed: int = 1) -> dict[str, int]:
+    """Derived forms with random words that decode to an instruction the table encodes as
+    another word (the form represents instructions an earlier form already encodes): form
+    name -> how many of ``samples`` words."""
+    from openptxas.isa.codec import decode_word, encode_instruction
+    from openptxas.isa.model import Unknown
+
+    fam = RowFamily(rows)
+    rng = random.Random(seed)
+    out: dict[str, int] = {}
+    for form in fam.all_forms():
+        if not form.derived:
+            continue
+        bad = 0
+        for _ in range(samples):
+            w = random_word(form, rng, 0x7F1 << 105)
+            ins = decode_word(w, fam, 0)
+            if isinstance(ins, Unknown):
+                continue
+            try:
+                if encode_instruction(ins, fam, 0) != w:
+                    bad += 1
+            except Exception:
+                bad += 1
+        if bad:
+            out[form.name] = bad
+    return out
+
+
+def emit(rows: list[Row], family: str = "sm90", obs: Sequence[Obs] = ()) -> Path:
+    # The encoder and the parser take the first form that fits, so a text two forms can
+    # represent (BAR.SYNC 0x0: a count of 0, or an omitted RZ) gets the encoding ptxas uses
+    # most: forms of words ptxas emitted first, keys with more observed instructions first,
+    # then the derived forms (siblings); within a key, discovery order (decoding's order).
+    rows = table_order(rows, obs)
     body = pprint.pformat(tuple(r.literal() for r in rows), width=100, sort_dicts=False)
     path = TABLES / f"{family}.py"
     path.write_text(
@@ -1541,18 +1748,29 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--family", default="sm90")
     ap.add_argument("--samples", type=int, default=20, help="random encodings per form (check)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--expand", type=int, default=2, help="rounds of sibling forms to learn (learn)"
+    )
     args = ap.parse_args(argv)
     pr = Prober(FAMILY_ARCH[args.family])
     obs = load_observed(args.family) if (DATA / f"{args.family}_observed.tsv.gz").exists() else []
     if args.cmd == "learn":
-        rows, failed = learn_table(pr, obs)
-        path = emit(rows, args.family)
+        rows, failed, n_sib = learn_table(pr, obs, args.expand)
+        ordered = table_order(rows, obs)
+        bad = overlaps(ordered)
+        if bad:
+            # a derived form that re-encodes some of its instructions as another form's words
+            # would break decode-encode identity: leave it out
+            print(f"derived forms overlapping earlier forms, left out: {sorted(bad)}")
+            rows = [r for r in rows if r.name not in bad]
+        path = emit(rows, args.family, obs)
         import subprocess
 
         subprocess.run([sys.executable, "-m", "ruff", "format", "-q", str(path)], check=False)
         for w, why in sorted(failed.items()):
             print(f"FAILED    {w:032x} {why}")
         print(f"{len(rows)} forms, {len(failed)} words not learned -> {path.relative_to(REPO)}")
+        print(f"sibling words examined: {n_sib}")
         print(f"nvdisasm runs: {pr.dis.runs}")
         return 1 if failed else 0
     from openptxas.isa.family import load_family

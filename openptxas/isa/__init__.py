@@ -22,7 +22,9 @@ from openptxas.isa.family import Family, load_family
 from openptxas.isa.model import (
     PT,
     RZ,
+    UP,
     UPT,
+    UR,
     URZ,
     B,
     CBank,
@@ -41,8 +43,6 @@ from openptxas.isa.model import (
     RegFile,
     SReg,
     Unknown,
-    UP,
-    UR,
     c,
     f16,
     f32,

@@ -36,7 +36,7 @@ from openptxas.isa.model import (
     SReg,
 )
 from openptxas.isa.printer import default_operand, display_mods, printed_operands
-from openptxas.isa.spec import Form, OpKind, OpSpec, RegSpec
+from openptxas.isa.spec import Form, NumSpec, OpKind, OpSpec, RegSpec
 from openptxas.isa.syntax import (
     Bracket,
     LabelRef,
@@ -72,6 +72,18 @@ def _num_int(n: SynOperand) -> int:
     if not isinstance(n, Num) or not n.is_int:
         raise _Mismatch
     return n.int_value()
+
+
+def _wrap32(v: int, num: NumSpec) -> int:
+    """Both spellings of a 32-bit value: a field nvdisasm prints signed also takes the unsigned
+    spelling (``0xfffffff9`` for ``-0x7``), an unsigned one of 32 bits or more the signed one."""
+    if num.fits(v):
+        return v
+    if num.signed and 1 << 31 <= v < 1 << 32:
+        return v - (1 << 32)
+    if not num.signed and -(1 << 31) <= v < 0 and num.fits(v + (1 << 32)):
+        return v + (1 << 32)
+    return v
 
 
 def _reg_of(r: Reg | Num | SynOperand, rs: RegSpec | None) -> Reg:
@@ -123,7 +135,7 @@ def _operand(syn: SynOperand, spec: OpSpec, labels: Mapping[str, int] | None) ->
         if not isinstance(syn, Num) or spec.num is None:
             raise _Mismatch
         if spec.num.kind is ImmKind.INT:
-            return Imm(_num_int(syn))
+            return Imm(_wrap32(_num_int(syn), spec.num))
         if syn.is_int:
             raise _Mismatch
         try:

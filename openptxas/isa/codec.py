@@ -352,6 +352,9 @@ def encode_with(form: Form, ins: Instruction, fam: Family, addr: int = 0) -> int
     """Encode ``ins`` with ``form``, or return None if the form cannot represent it."""
     if ins.opcode != form.opcode or len(ins.operands) != len(form.operands):
         return None
+    for i, j in form.ties:
+        if ins.operands[i] != ins.operands[j]:
+            return None
     values = match_mods(form.mods, ins.mods)
     if values is None:
         return None

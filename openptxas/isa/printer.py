@@ -227,13 +227,44 @@ def format_instruction(
     instructions, NaN payloads (``+QNAN(0x7ff00000)``), optional operands whose omission would be
     ambiguous. Without it the text is nvdisasm's, character for character."""
     form = form or find_form(ins, fam, addr)
+    text = _format(ins, form, addr, labels, exact, printed_operands(form, ins, exact))
+    if exact and len(form.operands) != len(printed_operands(form, ins)):
+        # another form may read the shorter text (an operand left out at its default): write
+        # every operand when the text does not read back to this encoding
+        from openptxas.isa.asmparse import SassAsmError, parse_instruction
+
+        want = encode_with(form, ins, fam, addr)
+        names = {v: k for k, v in (labels or {}).items()}
+        try:
+            back = parse_instruction(text, fam, addr, names, ins.control)
+            same = encode_with(find_form(back, fam, addr), back, fam, addr) == want
+        except (SassAsmError, EncodingError):
+            same = False
+        if not same:
+            every = [
+                i
+                for i, op in enumerate(ins.operands)
+                if not (isinstance(op, Keyword) and not op.name)  # an absent keyword: no text
+            ]
+            text = _format(ins, form, addr, labels, exact, every)
+    return text
+
+
+def _format(
+    ins: Instruction,
+    form: Form,
+    addr: int,
+    labels: Mapping[int, str] | None,
+    exact: bool,
+    printed: list[int],
+) -> str:
     head = ".".join((ins.opcode, *display_mods(form, ins)))
     if ins.guard != PT:
         head = f"@{'!' if ins.guard.not_ else ''}{ins.guard.name} {head}"
     parts: list[str] = [head]
     first = True
     show_reuse = exact or not ins.control.yield_
-    for i in printed_operands(form, ins, exact):
+    for i in printed:
         spec = form.operands[i]
         sep = " " if first else spec.sep
         parts.append(sep + format_operand(ins.operands[i], spec, addr, labels, show_reuse, exact))

@@ -3,8 +3,9 @@
 A *form* is one encoding class of one opcode: the bits that identify it (``mask``/``value``), its
 modifier fields (value -> modifier tokens) and its operands, each with the bit fields of its parts.
 Every bit of the 105-bit instruction part (bits 0-104) is either fixed by the form or belongs to
-exactly one field; the control bits 105-125 are common to all forms (``openptxas.isa.control``),
-except that the form says which operand each reuse bit (122-125) belongs to.
+exactly one field (a field may be printed as two *tied* operands, as in ``BAR.SYNC R9, R9``);
+the control bits 105-125 are common to all forms (``openptxas.isa.control``), except that the
+form says which operand each reuse bit (122-125) belongs to.
 
 The generic decoder, encoder, printer and parser (``codec``, ``printer``, ``asmparse``) walk these
 rows; nothing in them is specific to an opcode. The rows themselves are plain Python literals in
@@ -22,7 +23,8 @@ order nvdisasm prints their tokens; ``""`` = no token.
 or ``"UP"``; ``""``: no guard field), ``"semi0"`` (when nvdisasm leaves out the blank before
 ``;``: by default when the stall count and the wait mask are 0; ``"sb"``: also only when no
 scoreboard is set (variable-latency forms); ``" ;"``: never), ``"omit"`` (the printed-operand
-table for optional operands, see :class:`Form`), ``"alias"`` (:class:`Alias` entries).
+table for optional operands, see :class:`Form`), ``"alias"`` (:class:`Alias` entries),
+``"derived"`` (learned from nvdisasm alone: a form next to those of words ptxas emitted).
 ``bits`` everywhere is ``((lsb, width), ...)``, least-significant part first. Generated tables
 write every dict as a tuple of ``(key, value)`` pairs and every list as a tuple, so that the whole
 table is one constant that Python unmarshals without executing code.
@@ -234,6 +236,8 @@ class Form:
     name: str = ""  # the row's name in the table
     covered: int = 0  # every bit the form fixes or reads (control bits 105-121 included)
     check_mods: bool = False  # a token appears in two modifier fields (INVALIDn): see codec
+    ties: tuple[tuple[int, int], ...] = ()  # operands printed from the same field (BAR R9, R9)
+    derived: bool = False  # learned from nvdisasm alone: ptxas emitted no word of this form
 
     def tight_semicolon(self, stall: int, wait: int, wr: int | None, rd: int | None) -> bool:
         """Whether nvdisasm prints ``;`` right after the text (no blank) for this control."""
@@ -372,8 +376,11 @@ def form_from_literal(row: tuple[Any, ...], index: int, name: str = "") -> Form:
     covered = mask | CONTROL_BITS | (GUARD_BITS if guard else 0)
     for mf in modfields:
         covered |= bits_mask(mf.bits)
-    for o in ops:
-        covered |= operand_bits(o)
+    ties: list[tuple[int, int]] = []
+    for j, o in enumerate(ops):
+        ob = operand_bits(o)
+        ties.extend((i, j) for i in range(j) if operand_bits(ops[i]) & ob)
+        covered |= ob
     return Form(
         opcode=opcode,
         mask=mask,
@@ -388,4 +395,6 @@ def form_from_literal(row: tuple[Any, ...], index: int, name: str = "") -> Form:
         name=name,
         covered=covered,
         check_mods=check_mods,
+        ties=tuple(ties),
+        derived=bool(flags.get("derived", False)),
     )

@@ -31,7 +31,10 @@ def words(draw: st.DrawFn, form: Form) -> int:
     if form.guard:
         w |= draw(st.integers(0, 15)) << 12
     for mf in form.mods:
-        w = put_bits(w, mf.bits, draw(st.sampled_from(sorted(mf.rev.values()))))
+        # values nvdisasm prints as INVALIDn are not instructions (and two fields may spell the
+        # same INVALIDn, which no text can tell apart): only when a field has nothing else
+        valid = [v for t, v in mf.rev.items() if not any("INVALID" in x for x in t)]
+        w = put_bits(w, mf.bits, draw(st.sampled_from(sorted(valid or mf.rev.values()))))
     for o in form.operands:
         w = _reg(draw, w, o.reg)
         for r in o.regs:
