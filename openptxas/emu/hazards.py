@@ -30,11 +30,8 @@ stall) are treated as fixed-latency producers with the latency ptxas gives them.
 
 from __future__ import annotations
 
-import functools
-import tomllib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from importlib import resources
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -42,6 +39,10 @@ import numpy as np
 from openptxas.emu.bind import NROWS, PRED_BASE, pred_row
 from openptxas.emu.lanes import Sel
 from openptxas.emu.model import Imm, Instruction, Reg
+
+# One latency table for the compiler's control codes and this checker.
+from openptxas.targets.latency import LatencyTable, load_latency_table
+from openptxas.targets.latency import lat_key as targets_lat_key
 
 if TYPE_CHECKING:
     from openptxas.emu.machine import Machine
@@ -69,54 +70,7 @@ IN_ORDER = {"LDS": "shared", "LDSM": "shared"}
 
 def lat_key(ins: Instruction) -> str:
     """The class of an instruction in the latency table."""
-    k = ins.opcode
-    for m in ("WIDE", "HI", "MMA", "64"):
-        if m in ins.mods and k in ("IMAD", "UIMAD", "HFMA2", "LDC", "ULDC", "CS2R"):
-            k += "." + m
-    return k
-
-
-@dataclass(frozen=True)
-class LatencyTable:
-    """Minimum cycles from a fixed-latency producer's issue to a consumer's issue."""
-
-    pairs: Mapping[tuple[str, str, str], int]  # (producer, consumer, role)
-    producers: Mapping[tuple[str, str], int]  # (producer, role): minimum over consumers
-    reads: Mapping[str, int] = field(default_factory=dict)  # late reader -> read window
-
-    def read_window(self, reader: str) -> int:
-        """Cycles after which a late reader (with a read scoreboard) has read its sources:
-        ptxas overwrites them without waiting from this distance on."""
-        v = self.reads.get(reader)
-        if v is not None:
-            return v
-        return min(self.reads.values()) if self.reads else 0
-
-    def need(self, producer: str, consumer: str, role: str) -> int:
-        v = self.pairs.get((producer, consumer, role))
-        if v is not None:
-            return v
-        return self.producers.get((producer, role), 0)
-
-
-@functools.cache
-def load_latency_table(target: str = "sm_90") -> LatencyTable:
-    path = resources.files("openptxas.targets").joinpath("data", f"{target}_latency.toml")
-    try:
-        doc = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        return LatencyTable({}, {})
-    pairs: dict[tuple[str, str, str], int] = {}
-    prods: dict[tuple[str, str], int] = {}
-    for prod, roles in doc.get("producer", {}).items():
-        for role, v in roles.items():
-            prods[(prod, role)] = int(v)
-    for prod, cons in doc.get("pair", {}).items():
-        for con, roles in cons.items():
-            for role, v in roles.items():
-                pairs[(prod, con, role)] = int(v)
-    reads = {str(k): int(v) for k, v in doc.get("read", {}).items()}
-    return LatencyTable(pairs, prods, reads)
+    return targets_lat_key(ins.opcode, tuple(ins.mods))
 
 
 @dataclass
