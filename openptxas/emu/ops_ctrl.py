@@ -570,7 +570,18 @@ def bind_r2ur(ctx: Ctx) -> Bound:
     return Bound(fn)
 
 
+def bind_setmaxreg(ctx: Ctx) -> Bound:
+    """USETMAXREG.{TRY_ALLOC,DEALLOC}.CTAPOOL [UPd,] n (setmaxnreg): the register budget is not
+    modelled, so an allocation always succeeds (UPd = true)."""
+    preds = [o for o in ctx.ops if isinstance(o, Reg) and o.is_pred]
+    if preds and not preds[0].is_zero:
+        pw = ctx.pdst(preds[0])
+        return Bound(lambda sel: pw(sel, np.bool_(True)), Kind.UNIFORM)
+    return Bound(lambda sel: None, Kind.UNIFORM)
+
+
 BINDERS: dict[str, Callable[[Ctx], Bound]] = {
+    "USETMAXREG": bind_setmaxreg,
     "EXIT": bind_exit,
     "KILL": bind_kill,
     "BRA": bind_bra,

@@ -263,34 +263,36 @@ def bind_atom(ctx: Ctx) -> Bound:
         a = ad(sel)
         idx = m.index(sel)
         n = idx.size
+        part = np.arange(n)
         if popc:
-            # ATOMS.POPC.INC: one increment by the number of executing lanes per warp.
+            # ATOMS.POPC.INC: one increment per warp, by its number of executing lanes, done by
+            # the warp's first lane (the others get the same old value back).
             w = idx >> 5
             first = np.ones(n, dtype=bool)
             first[1:] = w[1:] != w[:-1]
-            counts = np.bincount(w, minlength=L // 32)[w[first]].astype(dt)
-            lanes_sel = idx[first]
-            old = m.load(space, a[first], lanes_sel, width, False)[0].astype(dt)
-            new = old + counts
-            _store_words(m, space, a[first], lanes_sel, width, new)
-            if wr is not None:
-                wr(sel, np.repeat(old, np.bincount(w)[w[first]]))
-            return
+            v_all = np.zeros(n, dtype=dt)
+            v_all[first] = np.bincount(w, minlength=L // 32)[w[first]].astype(dt)
+            part = np.flatnonzero(first)
         vals = [np.broadcast_to(np.asarray(s(sel), dtype=dt), (n,)) for s in srcs]
-        v = vals[0] if vals else np.ones(n, dtype=dt)
+        v = v_all if popc else vals[0] if vals else np.ones(n, dtype=dt)
         v2 = vals[1] if len(vals) > 1 else None
         old_all = np.zeros(n, dtype=dt)
-        todo = np.arange(n)
+        todo = part
         while todo.size:
             _, first = np.unique(a[todo], return_index=True)
             pick = todo[np.sort(first)]
             old = _load_words(m, space, a[pick], idx[pick], width).astype(dt)
-            new = atom_apply(op, typ, old, v[pick], v2[pick] if v2 is not None else None)
+            new = atom_apply(
+                "ADD" if popc else op, typ, old, v[pick], v2[pick] if v2 is not None else None
+            )
             _store_words(m, space, a[pick], idx[pick], width, new.astype(dt))
             old_all[pick] = old
             keep = np.ones(todo.size, dtype=bool)
             keep[np.searchsorted(todo, pick)] = False
             todo = todo[keep]
+        if popc:
+            wi = np.searchsorted(idx[part] >> 5, idx >> 5)
+            old_all = old_all[part][wi]
         if wr is not None:
             wr(sel, old_all)
 
