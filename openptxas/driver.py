@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from openptxas.diag import Diagnostic, OpenPtxasError, Severity, UnsupportedFeature
 from openptxas.options import Options
+
+if TYPE_CHECKING:
+    from openptxas.ptx.ast import Module
 
 
 @dataclass
@@ -114,13 +118,11 @@ def compile_ptx(text: str, options: Options, filename: str = "<input>") -> Compi
     return result
 
 
-def _check(module: object, options: Options, filename: str) -> None:
-    """Run the PTX checker when it is available; collect its errors."""
-    try:
-        from openptxas.ptx import check as checker
-    except ImportError:
-        return
-    diags = checker.check(module, options.arch)  # type: ignore[attr-defined]
+def _check(module: Module, options: Options, filename: str) -> None:
+    """Run the PTX checker; collect its errors."""
+    from openptxas.ptx import check as checker
+
+    diags = checker.check(module, options.arch)
     errors = [d for d in diags if d.severity in (Severity.ERROR, Severity.FATAL)]
     if errors:
         raise OpenPtxasError(errors[0].message, errors[0].span, errors)

@@ -14,10 +14,23 @@ from openptxas.passes.manager import PassContext, Phase
 
 
 def _general_optimize(fn: Function, ctx: PassContext) -> None:
-    """GeneralOptimize: copy propagation then dead-code elimination."""
+    """GeneralOptimize: copy propagation, constant folding, dead-code elimination."""
+    from openptxas.passes.const_fold import const_fold
     from openptxas.passes.copy_prop import copy_prop
     from openptxas.passes.dce import dce
 
+    copy_prop(fn, ctx)
+    const_fold(fn, ctx)
+    copy_prop(fn, ctx)
+    dce(fn, ctx)
+
+
+def _cse(fn: Function, ctx: PassContext) -> None:
+    from openptxas.passes.copy_prop import copy_prop
+    from openptxas.passes.cse import cse
+    from openptxas.passes.dce import dce
+
+    cse(fn, ctx)
     copy_prop(fn, ctx)
     dce(fn, ctx)
 
@@ -40,6 +53,18 @@ def _convergence(fn: Function, ctx: PassContext) -> None:
     insert_convergence_barriers(fn, ctx)
 
 
+def _uniform(fn: Function, ctx: PassContext) -> None:
+    from openptxas.passes.uniform_regs import convert_to_uniform
+
+    convert_to_uniform(fn, ctx)
+
+
+def _branch_opt(fn: Function, ctx: PassContext) -> None:
+    from openptxas.passes.branch_opt import branch_opt
+
+    branch_opt(fn, ctx)
+
+
 def _allocate(fn: Function, ctx: PassContext) -> None:
     from openptxas.regalloc.phase import allocate_registers
 
@@ -56,6 +81,7 @@ def _control(fn: Function, ctx: PassContext) -> None:
 def pipeline() -> list[Phase]:
     return [
         Phase("EarlyOriSimpleLiveDead", _dce, 0, doc="dead-code elimination"),
+        Phase("BranchOpt", _branch_opt, 1, doc="exit branches, jump threading, dead blocks"),
         Phase(
             "GeneralOptimizeEarly",
             _general_optimize,
@@ -63,6 +89,13 @@ def pipeline() -> list[Phase]:
             doc="copy propagation and dead-code elimination",
         ),
         Phase("GeneralOptimize", _general_optimize, 1),
+        Phase("GvnCse", _cse, 2, doc="common-subexpression elimination"),
+        Phase(
+            "ConvertToUniformReg",
+            _uniform,
+            1,
+            doc="move warp-uniform values to the uniform datapath (UR/UP)",
+        ),
         Phase(
             "LateArchOptimizeFirst",
             _wide_add,
@@ -70,6 +103,13 @@ def pipeline() -> list[Phase]:
             doc="fold 64-bit adds of widening multiplies into IMAD.WIDE",
         ),
         Phase("LiveDeadThird", _dce, 1),
+        Phase(
+            "InsertConvergenceBarriers",
+            _convergence,
+            0,
+            essential=True,
+            doc="BSSY/BSYNC around divergent regions",
+        ),
         Phase(
             "AllocateRegisters",
             _allocate,

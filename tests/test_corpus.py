@@ -1,6 +1,12 @@
 """The kernel corpus is complete and well-formed, every reference function runs on its launch's
 inputs, and every kernel builds with NVIDIA's tools."""
 
+import fnmatch
+import functools
+import importlib.util
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -118,3 +124,34 @@ def test_builds_for_sm90(ks, oracle):
     sass = b.sass()
     for name in ks.kernel_names:
         assert name in sass, f"{ks.name}: no .text.{name} in the cubin"
+
+
+HOSTSIM_GLOBS = ("t1/*", "t2/intdiv_*")
+HOSTSIM_KERNELS = [ks for ks in KERNELS if any(fnmatch.fnmatch(ks.name, g) for g in HOSTSIM_GLOBS)]
+
+
+@functools.cache
+def _hostsim():
+    path = Path(__file__).parent / "kernels" / "hostsim" / "hostsim.py"
+    spec = importlib.util.spec_from_file_location("corpus_hostsim", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look their module up there
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ks", HOSTSIM_KERNELS, ids=[k.name for k in HOSTSIM_KERNELS])
+def test_reference_matches_hostsim(ks):
+    """The kernel, run on the CPU by hostsim (g++ with ASan/UBSan, one thread per CUDA thread),
+    produces exactly what its numpy reference says (an independent check of the reference)."""
+    gxx = shutil.which("g++")
+    if gxx is None:
+        pytest.skip("g++ not found (hostsim builds the kernels with it)")
+    asan = subprocess.run(
+        [gxx, "-print-file-name=libasan.so"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    if not Path(asan).is_file():
+        pytest.skip("libasan.so not found (hostsim runs kernels under AddressSanitizer)")
+    outcome = _hostsim().check(ks.cu_path)
+    assert outcome.ok, outcome.detail

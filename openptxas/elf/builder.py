@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from openptxas.diag import UsageError
 from openptxas.elf.consts import (
+    NOBITS_TYPES,
     ElfType,
     RelocType,
     SectionFlag,
@@ -28,10 +29,12 @@ from openptxas.elf.description import (
     Frame,
     Function,
     GlobalVar,
+    Linkage,
     ModuleDescription,
     OpaqueSection,
     Reloc,
     Space,
+    Subroutine,
 )
 from openptxas.elf.model import (
     Blob,
@@ -73,9 +76,26 @@ CUDA_API_VERSION = 130
 NOTE_OWNER = "NVIDIA Corp"
 
 # Header-table buckets (sections are sorted by bucket, then by creation).
-B_TABLES, B_DEBUG, B_NOTE, B_INFO, B_GRAPH, B_REL, B_CONST, B_TEXT, B_DATA, B_NOBITS, B_CONST0 = (
-    range(11)
-)
+(
+    B_TABLES,
+    B_DEBUG,
+    B_NOTE,
+    B_INFO,
+    B_GRAPH,
+    B_REL,
+    B_CONST,
+    B_TEXT,
+    B_DATA,
+    B_NOBITS,
+    B_CONST0,
+    B_MERCURY,
+) = range(12)
+
+
+def _add(table: list[str], name: str) -> None:
+    """ptxas's string tables hold each name once."""
+    if name not in table:
+        table.append(name)
 
 
 @dataclass
@@ -131,24 +151,31 @@ class _Emitter:
         entsize: int = 0,
         content: Content | None = None,
         link: str | None = None,
+        make: Callable[[Callable[[str], int]], Content] | None = None,
     ) -> _Sec:
-        self.shstr.append(name)
+        _add(self.shstr, name)
         sec = _Sec(name, type_, flags, align, bucket, len(self.sections), entsize, content, link)
+        sec.make = make
         self.sections.append(sec)
-        self.strtab.append(name)
+        _add(self.strtab, name)
         if symbol:
             self.symbols.append(_Sym(name, SymbolBind.LOCAL, SymbolType.SECTION, section=name))
         return sec
 
     def name_only(self, name: str) -> None:
         """A section ptxas creates and drops again: only its name stays behind."""
-        self.shstr.append(name)
-        self.strtab.append(name)
+        _add(self.shstr, name)
+        _add(self.strtab, name)
 
     def symbol(self, sym: _Sym) -> _Sym:
-        self.strtab.append(sym.name)
+        _add(self.strtab, sym.name)
         self.symbols.append(sym)
         return sym
+
+    def function_symbol(self, f: Function) -> None:
+        """A function's symbol, unless an earlier reference already made it."""
+        if not any(y.name == f.name and y.type == SymbolType.FUNC for y in self.symbols):
+            self.symbol(_function_symbol(f))
 
     def section_symbol(self, name: str) -> None:
         self.symbols.append(_Sym(name, SymbolBind.LOCAL, SymbolType.SECTION, section=name))
@@ -166,7 +193,8 @@ class _Emitter:
         for tab in (self.shstr, self.strtab) if has_symbol else (self.shstr,):
             if old not in tab:
                 continue
-            if self.target.elf_rename_in_place:
+            # sm_100+ keeps the old symbol name (the Mercury symbol table uses it)
+            if self.target.elf_rename_in_place or tab is self.shstr:
                 # overwritten in place, the tail padded with NULs (empty strings)
                 i = tab.index(old)
                 pad = len(old.encode()) - len(new.encode())
@@ -216,11 +244,29 @@ class _Emitter:
             info |= s.info_high << 24
             content = s.content
             if s.make is not None:
-                content = s.make(lambda name: sym_index[name])
+                content = s.make(lambda name: 0 if name == "" else sym_index[name])
             if s.name == ".shstrtab":
                 content = StringTable(("", *self.shstr))
             elif s.name == ".strtab":
                 content = StringTable(("", *self.strtab))
+            elif s.type == SectionType.CUDA_MERCURY_SYMTAB:
+                content = SymbolTable(
+                    (
+                        Symbol(""),
+                        *tuple(
+                            Symbol(
+                                y.name,
+                                y.bind,
+                                y.type,
+                                y.other,
+                                index[y.section] if y.section is not None else 0,
+                                y.value,
+                                y.size,
+                            )
+                            for y in desc.mercury_symbols
+                        ),
+                    )
+                )
             elif s.name == ".symtab":
                 content = SymbolTable(tuple(symbols))
                 last_local = max(
@@ -302,9 +348,68 @@ def build_model(desc: ModuleDescription) -> Cubin:
 # The creation sequence
 
 
-def _kind(r: Reloc) -> str:
-    """ptxas files a relocation with an addend under ``.rela``, one without under ``.rel``."""
-    return "rela" if r.addend else "rel"
+_UFT_SYMBOLS = (
+    "__UDT_OFFSET",
+    "__UFT_OFFSET",
+    "__UFT_CANONICAL",
+    "__UDT_CANONICAL",
+    "__UFT",
+    "__UDT",
+    "__UFT_END",
+    "__UDT_END",
+)
+
+
+def _function_symbol(f: Function) -> _Sym:
+    other = f.other if f.other is not None else (SymbolOther.ENTRY if f.entry else 0)
+    return _Sym(f.name, f.bind, SymbolType.FUNC, other, section=f".text.{f.name}", size=len(f.code))
+
+
+def _callgraph_maker(desc: ModuleDescription) -> Callable[[Callable[[str], int]], Content]:
+    """``.nv.callgraph``: four marker entries (0, -1) .. (0, -4), each followed by its group:
+    direct calls (caller, callee) after -1; the other groups as the description gives them."""
+
+    def make(sym: Callable[[str], int]) -> Content:
+        pairs: list[tuple[int, int]] = []
+        groups = desc.callgraph
+        if groups is None:
+            calls = tuple((f.name, c) for f in desc.functions for c in f.callees)
+            groups = (calls, (), (), ())
+        for marker, group in zip((-1, -2, -3, -4), groups, strict=True):
+            pairs.append((0, marker))
+            for a, b in group:
+                pairs.append(
+                    (sym(a) if isinstance(a, str) else a, sym(b) if isinstance(b, str) else b)
+                )
+        return WordPairs(tuple(pairs))
+
+    return make
+
+
+def _prototype_maker(
+    em: _Emitter, desc: ModuleDescription
+) -> Callable[[Callable[[str], int]], Content]:
+    """``.nv.prototype``: (function symbol, offset of its signature in .strtab), by symbol."""
+
+    def make(sym: Callable[[str], int]) -> Content:
+        offsets: dict[str, int] = {}
+        off = 1
+        for x in em.strtab:
+            offsets.setdefault(x, off)
+            off += len(x.encode("utf-8", "surrogateescape")) + 1
+        return WordPairs(tuple(sorted((sym(f), offsets[p]) for f, p in desc.prototypes)))
+
+    return make
+
+
+def _kind(r: Reloc, rela: bool = True) -> str:
+    """sm_90+ (``rela``): ptxas files a relocation with an addend under ``.rela``, one without
+    under ``.rel`` (R_CUDA_UNUSED_CLEAR64 always under ``.rela``). sm_75..89: a relocation whose
+    addend is None goes to ``.rel`` (the addend is in the patched bytes), one with an addend
+    (even 0) to ``.rela``."""
+    if not rela:
+        return "rel" if r.addend is None else "rela"
+    return "rela" if r.addend or r.type == RelocType.R_CUDA_UNUSED_CLEAR64 else "rel"
 
 
 def reloc_names(created: list[Reloc] | tuple[Reloc, ...], rela: bool) -> tuple[str, ...]:
@@ -313,7 +418,7 @@ def reloc_names(created: list[Reloc] | tuple[Reloc, ...], rela: bool) -> tuple[s
     converted, which creates ``.rela`` if needed."""
     names: list[str] = []
     for r in created:
-        k = _kind(r)
+        k = _kind(r, rela)
         if k not in names:
             names.append(k)
     if rela and names and "rela" not in names:
@@ -340,8 +445,8 @@ def _reloc_group(
             keep = k == "rela" and (final or keep_empty)
             part = final
         else:
-            part = [r for r in final if _kind(r) == k]
-            keep = bool(part) or (keep_empty and k == names[0])
+            part = [r for r in final if _kind(r, False) == k]
+            keep = bool(part)  # sm_75..89 drop relocation sections left empty
         if not keep:
             em.name_only(name)
             continue
@@ -366,6 +471,8 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
     rela = t.elf_rela
     renames = t.elf_constant_renames
     tk, cu = _notes(desc)
+    for signature in desc.prototype_strings:  # interned while reading the PTX
+        _add(em.strtab, signature)
     em.section(".shstrtab", SectionType.STRTAB, 0, 1, B_TABLES, content=StringTable(()))
     em.section(".strtab", SectionType.STRTAB, 0, 1, B_TABLES, content=StringTable(()))
     em.section(".symtab", SectionType.SYMTAB, 0, 8, B_TABLES, entsize=24, link=".strtab")
@@ -397,9 +504,31 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
         cuinfo.info_sec = ".nv.compat"
 
     late_const2: list[Function] = []
+    pic_made = False
+
+    def make_const2_for(f: Function, text: _Sec) -> Callable[[], None]:
+        def make() -> None:
+            c2 = em.section(
+                f".nv.constant.optimizer.{f.name}" if renames else f".nv.constant2.{f.name}",
+                SectionType.CUDA_CONSTANT_B2 if desc.relocatable else SectionType.PROGBITS,
+                SectionFlag.ALLOC | SectionFlag.INFO_LINK,
+                f.const2_align,
+                B_CONST,
+                symbol=True,
+                content=Blob(f.const2 or b""),
+            )
+            c2.info_sec = text.name
+
+        return make
+
     globals_done = False
     reserved_done = False
+    rel = desc.relocatable
     for f in desc.functions:
+        # -c: a module-private or weak function's symbol is made with its code
+        own_symbol_first = (rel or desc.debug) and f.bind != SymbolBind.GLOBAL
+        if own_symbol_first:
+            em.function_symbol(f)
         text = em.section(
             f".text.{f.name}",
             SectionType.PROGBITS,
@@ -413,76 +542,131 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
         text.info_sym = f.name
         if t.elf_regcount_in_text_info:
             text.info_high = f.registers
-        info = em.section(
-            f".nv.info.{f.name}",
-            SectionType.CUDA_INFO,
-            SectionFlag.INFO_LINK,
-            4,
-            B_INFO,
-            link=".symtab",
-        )
-        info.info_sec = text.name
-        info.make = _function_attributes_maker(t, desc, f)
+
+        def make_info(f: Function = f, text: _Sec = text) -> None:
+            info = em.section(
+                f".nv.info.{f.name}",
+                SectionType.CUDA_INFO,
+                SectionFlag.INFO_LINK,
+                4,
+                B_INFO,
+                link=".symtab",
+            )
+            info.info_sec = text.name
+            info.make = _function_attributes_maker(t, desc, f)
+
+        # -c: a device function's .nv.info comes after the module-level symbols it triggers
+        info_later = rel and not f.entry
+        if not info_later:
+            make_info()
         if f.shared is not None:
             sh = em.section(
                 f".nv.shared.{f.name}",
-                SectionType.NOBITS,
+                SectionType.CUDA_SHARED if rel else SectionType.NOBITS,
                 SectionFlag.ALLOC | SectionFlag.WRITE | SectionFlag.INFO_LINK,
                 f.shared_align,
                 B_NOBITS,
-                content=NoBits(f.shared + (0 if desc.relocatable else t.elf_reserved_smem)),
+                content=NoBits(f.shared + (0 if rel else t.elf_reserved_smem)),
             )
             sh.info_sec = text.name
             if f.shared_symbol:
                 em.section_symbol(sh.name)
-        else:
+        elif f.entry:
             em.name_only(f".nv.shared.{f.name}")
-        if not reserved_done and t.elf_reserved_smem_symbols and not desc.relocatable:
+        if not reserved_done and t.elf_reserved_smem_symbols:
             reserved_done = True
-            em.symbol(_Sym(".nv.reservedSmem.offset0", SymbolBind.WEAK, SymbolType.OBJECT, size=4))
-            em.section(
-                ".nv.shared.reserved.0",
-                SectionType.NOBITS,
-                SectionFlag.ALLOC | SectionFlag.WRITE,
-                1,
-                B_NOBITS,
-                content=NoBits(0),
-            )
+            if rel:
+                for name in _UFT_SYMBOLS:
+                    em.symbol(_Sym(name, SymbolBind.WEAK, SymbolType.OBJECT, size=8))
+            rsv = t.elf_reserved_shared if desc.reserved_shared is None else desc.reserved_shared
             em.symbol(
                 _Sym(
-                    "__nv_reservedSMEM_offset_0_alias",
+                    ".nv.reservedSmem.offset0",
                     SymbolBind.WEAK,
-                    SymbolType.NOTYPE,
-                    SymbolOther.RESERVED_SMEM_ALIAS,
-                    section=".nv.shared.reserved.0",
+                    SymbolType.OBJECT,
+                    value=rsv,
+                    size=4,
                 )
             )
-        if not globals_done and desc.globals:
+            if not rel and not desc.debug:
+                em.section(
+                    ".nv.shared.reserved.0",
+                    SectionType.NOBITS,
+                    SectionFlag.ALLOC | SectionFlag.WRITE,
+                    1,
+                    B_NOBITS,
+                    content=NoBits(rsv),
+                )
+                em.symbol(
+                    _Sym(
+                        "__nv_reservedSMEM_offset_0_alias",
+                        SymbolBind.WEAK,
+                        SymbolType.NOTYPE,
+                        SymbolOther.RESERVED_SMEM_ALIAS,
+                        section=".nv.shared.reserved.0",
+                        value=rsv,
+                    )
+                )
+        relocs_done = False
+        replay_late = False
+        just_placed = not globals_done and bool(desc.globals)
+        if just_placed:
             globals_done = True
             _emit_globals(em, desc)
-        if f.reserved_smem_cap:
+            # -c: relocations against the variables are made as they are placed
+            names = {g.name for g in desc.globals}
+            if rel and any(r.symbol in names for r in f.relocs):
+                relocs_done = True
+                if _replays(em, desc, f):
+                    replay_late = True  # after the .nv.reservedSmem.cap symbol
+                else:
+                    _reloc_group(
+                        em, text.name, list(reversed(f.relocs)), f.reloc_names, keep_empty=True
+                    )
+        if not desc.globals and f.externs and not rel and not pic_made:
+            # no variables: the address table appears with the first call to an undefined
+            # function
+            pic_made = True
+            _make_pic(em)
+            _fill_data_sections(em, desc)
+        if info_later:
+            make_info()
+        if just_placed:
+            # functions whose addresses initializers hold get their symbols now
+            for g in desc.globals:
+                for r in sorted(g.relocs, key=lambda r: r.offset):
+                    for h in desc.functions:
+                        if h.name == r.symbol:
+                            em.function_symbol(h)
+        if f.reserved_smem_cap and t.elf_mercury:
+            em.symbol(
+                _Sym(
+                    ".nv.reservedSmem.cap",
+                    SymbolBind.WEAK,
+                    SymbolType.OBJECT,
+                    value=t.elf_reserved_smem,
+                    size=4,
+                )
+            )
+        elif f.reserved_smem_cap:
             # ptxas makes the symbol .nv.reservedSmem.cap and then blanks its name
             em.strtab.extend([""] * (len(".nv.reservedSmem.cap") + 1))
             em.symbols.append(_Sym("", SymbolBind.LOCAL, SymbolType.NOTYPE, 1))
-        if f.const2 is not None:
-            name = f".nv.constant.optimizer.{f.name}" if renames else f".nv.constant2.{f.name}"
-            c2 = em.section(
-                name,
-                SectionType.PROGBITS,
-                SectionFlag.ALLOC | SectionFlag.INFO_LINK,
-                4,
-                B_CONST,
-                symbol=True,
-                content=Blob(f.const2),
-            )
-            c2.info_sec = text.name
-            if f.const2_relocs_late:
-                late_const2.append(f)
-            else:
-                _reloc_group(
-                    em, name, list(reversed(f.const2_relocs)), f.const2_reloc_names, keep_empty=True
-                )
-        for sub in sorted(f.subroutines, key=lambda s: s.offset):
+        if replay_late:
+            _replay_code_relocs(em, desc, f, make_const2_for(f, text))
+        c2name = f".nv.constant.optimizer.{f.name}" if renames else f".nv.constant2.{f.name}"
+        replay = not relocs_done and _replays(em, desc, f)
+        make_const2 = make_const2_for(f, text)
+        const2_first_use = (replay or relocs_done) and any(
+            r.symbol == y.name for r in f.relocs for y in f.local_symbols if y.section == "const2"
+        )
+        if (
+            f.const2 is not None
+            and not any(x.name == c2name for x in em.sections)
+            and not (const2_first_use and _replays(em, desc, f))
+        ):
+            make_const2()
+        for sub in _subroutine_order(desc, f):
             em.symbol(
                 _Sym(
                     sub.name,
@@ -493,8 +677,47 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
                     size=sub.size,
                 )
             )
-        if f.relocs or f.reloc_names:
-            _reloc_group(em, text.name, list(reversed(f.relocs)), f.reloc_names, keep_empty=True)
+        # symbols inside the function's data: the first one is made before the code's
+        # relocation sections, the others after (-c keeps them)
+        local = [
+            _Sym(
+                y.name,
+                y.bind,
+                y.type,
+                y.other,
+                section=c2name if y.section == "const2" else f".nv.shared.{f.name}",
+                value=y.value,
+                size=y.size,
+            )
+            for y in f.local_symbols
+        ]
+        if replay:
+            _replay_code_relocs(em, desc, f, make_const2)
+        elif relocs_done and _replays(em, desc, f):
+            pass  # made with the variables
+        else:
+            if local:
+                em.symbol(local[0])
+            if (f.relocs or f.reloc_names) and not relocs_done:
+                # observed: a later function whose only relocations were calls to undefined
+                # functions (resolved through the address table) loses its empty section
+                keep = rel or not (f.externs and f is not desc.functions[0] and desc.globals)
+                _reloc_group(
+                    em, text.name, list(reversed(f.relocs)), f.reloc_names, keep_empty=keep
+                )
+            for y in local[1:]:
+                em.symbol(y)
+        if f.const2 is not None:
+            if f.const2_relocs_late:
+                late_const2.append(f)
+            else:
+                _reloc_group(
+                    em,
+                    c2name,
+                    list(reversed(f.const2_relocs)),
+                    f.const2_reloc_names,
+                    keep_empty=True,
+                )
         if not t.elf_constant0_late:
             _emit_constant0(em, desc, f)
 
@@ -522,34 +745,12 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
             pending.append(d)
     for p in pending:
         _reloc_group(em, p.name, list(reversed(p.relocs)), p.reloc_names or None)
-    _data_relocs(em, desc, late_const2)
-    em.name_only(".rel.debug_frame")
-    if rela:
-        fr = em.section(
-            ".rela.debug_frame",
-            SectionType.RELA,
-            SectionFlag.INFO_LINK,
-            8,
-            B_REL,
-            entsize=24,
-            link=".symtab",
-        )
-    else:
-        fr = em.find(".rel.debug_frame") if False else em.sections[-1]
-        fr = em.section(
-            ".rel.debug_frame",
-            SectionType.REL,
-            SectionFlag.INFO_LINK,
-            8,
-            B_REL,
-            entsize=16,
-            link=".symtab",
-        )
-        em.shstr.pop()
-        em.strtab.pop()
-        em.name_only(".rela.debug_frame")
-    fr.info_sec = ".debug_frame"
-    em.resolve_relocs(fr, frame_relocs)
+    if desc.globals:
+        _data_relocs(em, desc, late_const2)
+        _reloc_group(em, ".debug_frame", frame_relocs, ("rel", "rela"))
+    else:  # an address table of undefined functions only: its relocations come last
+        _reloc_group(em, ".debug_frame", frame_relocs, ("rel", "rela"))
+        _data_relocs(em, desc, late_const2)
     em.section(
         ".nv.callgraph",
         SectionType.CUDA_CALLGRAPH,
@@ -559,10 +760,23 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
         symbol=True,
         entsize=8,
         link=".symtab",
-        content=WordPairs(((0, -1), (0, -2), (0, -3), (0, -4))),
+        make=_callgraph_maker(desc),
     )
-    em.name_only(".nv.prototype")
-    if t.elf_rel_action:
+    if desc.prototypes:
+        em.section(
+            ".nv.prototype",
+            SectionType.CUDA_PROTOTYPE,
+            0,
+            4,
+            B_GRAPH,
+            symbol=True,
+            entsize=8,
+            link=".symtab",
+            make=_prototype_maker(em, desc),
+        )
+    else:
+        em.name_only(".nv.prototype")
+    if t.elf_rel_action and not rel:
         em.section(
             ".nv.rel.action",
             SectionType.CUDA_RELOCINFO,
@@ -573,13 +787,14 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
             entsize=8,
             content=Blob(bytes.fromhex("73000000000000000000001125000536")),
         )
-    for f in desc.functions:
-        other = f.other if f.other is not None else (SymbolOther.ENTRY if f.entry else 0)
-        em.symbol(
-            _Sym(
-                f.name, f.bind, SymbolType.FUNC, other, section=f".text.{f.name}", size=len(f.code)
-            )
-        )
+    for i, f in enumerate(desc.functions):
+        if not ((rel or desc.debug) and f.bind != SymbolBind.GLOBAL):
+            em.function_symbol(f)
+        if i == 0 and rel:
+            _linked_variables(em, desc)
+        for x in f.externs:
+            if not any(y.name == x for y in em.symbols):
+                em.symbol(_Sym(x, SymbolBind.GLOBAL, SymbolType.FUNC))
     if renames:
         em.rename(".nv.constant.pic", ".nv.constant4")
         em.rename(".rela.nv.constant.pic", ".rela.nv.constant4")
@@ -593,6 +808,17 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
         for f in desc.functions:
             _emit_constant0(em, desc, f)
     nvinfo.make = lambda sym: InfoSection(_module_attributes(desc, sym))
+    for m in desc.mercury:
+        # the Mercury image comes last; its names are only in .shstrtab
+        _add(em.shstr, m.name)
+        sec = _Sec(m.name, m.type, m.flags, m.addralign, B_MERCURY, len(em.sections), m.entsize)
+        sec.content = m.content
+        sec.link = m.link
+        if isinstance(m.info, str):
+            sec.info_sec = m.info
+        else:
+            sec.info_value = m.info
+        em.sections.append(sec)
 
 
 def _data_relocs(em: _Emitter, desc: ModuleDescription, late_const2: list[Function]) -> None:
@@ -601,12 +827,15 @@ def _data_relocs(em: _Emitter, desc: ModuleDescription, late_const2: list[Functi
     t = em.target
     pic = ".nv.constant.pic" if t.elf_constant_renames else ".nv.constant4"
     user = ".nv.constant.user" if t.elf_constant_renames else ".nv.constant3"
-    gvars = [g for g in desc.globals if g.space == Space.GLOBAL and g.offset is not None]
-    if gvars:
+    entries = _pic_entries(desc)
+    if entries and not desc.relocatable:
         _reloc_group(
             em,
             pic,
-            [Reloc(8 * i, RelocType.R_CUDA_64, g.name, 0) for i, g in enumerate(gvars)],
+            [
+                Reloc(8 * i, RelocType.R_CUDA_64, n, 0 if t.elf_rela else None)
+                for i, n in enumerate(entries)
+            ],
             None,
         )
     for name, space, init in ((user, Space.CONST, True), (".nv.global.init", Space.GLOBAL, True)):
@@ -616,8 +845,13 @@ def _data_relocs(em: _Emitter, desc: ModuleDescription, late_const2: list[Functi
             if g.space == space and g.init is not None
             for r in g.relocs
         ]
+        created.sort(key=lambda r: r.offset)  # made in address order (listed last first)
         if created:
-            _reloc_group(em, name, created, None)
+            # whole-program: ptxas resolves addresses of subroutines (functions placed inside
+            # a kernel's code) itself, leaving the relocation section empty
+            subs = set() if desc.relocatable else _subroutine_names(desc)
+            kept = [r for r in created if r.symbol not in subs]
+            _reloc_group(em, name, kept, reloc_names(created, t.elf_rela), keep_empty=True)
         _ = init
     for f in late_const2:
         name = (
@@ -628,6 +862,109 @@ def _data_relocs(em: _Emitter, desc: ModuleDescription, late_const2: list[Functi
         _reloc_group(
             em, name, list(reversed(f.const2_relocs)), f.const2_reloc_names, keep_empty=True
         )
+
+
+def _subroutine_names(desc: ModuleDescription) -> set[str]:
+    return {sub.name for f in desc.functions for sub in f.subroutines}
+
+
+def _address_taken(desc: ModuleDescription) -> set[str]:
+    """Functions whose addresses module data holds (function-pointer tables)."""
+    return {r.symbol for g in desc.globals for r in g.relocs}
+
+
+def _subroutine_order(desc: ModuleDescription, f: Function) -> list[Subroutine]:
+    """ptxas makes the symbols of address-taken subroutines first, each group in code order."""
+    taken = _address_taken(desc)
+    return sorted(f.subroutines, key=lambda s: (s.name not in taken, s.offset))
+
+
+def _local_syms(em: _Emitter, f: Function) -> list[_Sym]:
+    t = em.target
+    c2name = (
+        f".nv.constant.optimizer.{f.name}" if t.elf_constant_renames else f".nv.constant2.{f.name}"
+    )
+    return [
+        _Sym(
+            y.name,
+            y.bind,
+            y.type,
+            y.other,
+            section=c2name if y.section == "const2" else f".nv.shared.{f.name}",
+            value=y.value,
+            size=y.size,
+        )
+        for y in f.local_symbols
+    ]
+
+
+def _replays(em: _Emitter, desc: ModuleDescription, f: Function) -> bool:
+    """-c: the code's relocations are made in code order, each first making the symbol it needs
+    when that is a symbol in the function's data; callees without symbols get theirs first."""
+    if not (desc.relocatable or desc.debug):
+        return False
+    local_names = {y.name for y in f.local_symbols}
+    return (
+        f.reserved_smem_cap_offset is not None
+        or any(r.symbol in local_names for r in f.relocs)
+        or any(_pending_function(em, desc, r.symbol) is not None for r in f.relocs)
+    )
+
+
+def _pending_function(em: _Emitter, desc: ModuleDescription, name: str) -> Function | None:
+    for h in desc.functions:
+        if h.name == name and h.bind != SymbolBind.GLOBAL:
+            if any(y.name == name and y.type == SymbolType.FUNC for y in em.symbols):
+                return None
+            return h
+    return None
+
+
+def _replay_code_relocs(
+    em: _Emitter, desc: ModuleDescription, f: Function, make_const2: Callable[[], None]
+) -> None:
+    text = f".text.{f.name}"
+    rela = em.target.elf_rela
+    created = list(reversed(f.relocs))
+    local = _local_syms(em, f)
+    by_name = {y.name: y for y in local}
+    made_names: set[str] = set()
+    kinds: list[str] = []
+
+    def sections(k: str) -> None:
+        if rela:  # sm_90+: .rel and .rela together (the .rel section is converted)
+            if not kinds:
+                kinds.append(k)
+                _reloc_group(em, text, created, f.reloc_names, keep_empty=True)
+        elif k not in kinds:
+            kinds.append(k)
+            _reloc_group(em, text, created, (k,), keep_empty=True)
+
+    for r in sorted(f.relocs, key=lambda r: r.offset):
+        # callees first (their symbols are looked up while the code is generated)
+        h = _pending_function(em, desc, r.symbol)
+        if h is not None:
+            em.function_symbol(h)
+    events = sorted(f.relocs, key=lambda r: r.offset)
+    if f.reserved_smem_cap_offset is not None:
+        cap = Reloc(f.reserved_smem_cap_offset, RelocType.R_CUDA_32, ".nv.reservedSmem.cap", None)
+        events = sorted([cap, *events], key=lambda r: r.offset)
+    for r in events:
+        y = by_name.get(r.symbol)
+        if y is not None and y.name not in made_names:
+            if y.section is not None and not any(x.name == y.section for x in em.sections):
+                make_const2()
+            em.symbol(y)
+            made_names.add(y.name)
+        sections(_kind(r, rela))
+    for k in f.reloc_names or ():
+        if rela:
+            sections(k)
+        elif k not in kinds:
+            _reloc_group(em, text, [], (k,), keep_empty=True)
+    for y in local:
+        if y.name not in made_names:
+            em.symbol(y)
 
 
 def _emit_constant0(em: _Emitter, desc: ModuleDescription, f: Function) -> None:
@@ -647,11 +984,44 @@ def _emit_constant0(em: _Emitter, desc: ModuleDescription, f: Function) -> None:
         content=Blob(bytes(size)),
     )
     c0.info_sec = f".text.{f.name}"
-    if not t.elf_constant0_late:
+    if desc.relocatable and not t.elf_constant0_late:
+        # -c on sm_75..89: a symbol for the parameter block (for the special-register block
+        # below it when the kernel has no parameters)
+        em.symbol(
+            _Sym(
+                "_param" if f.param_bytes else "_SREG",
+                SymbolBind.LOCAL,
+                SymbolType.CUDA_FUNC_DESC,
+                0x81,
+                section=name,
+                value=base if f.param_bytes else 0,
+                size=f.param_bytes or base,
+            )
+        )
+    elif not t.elf_constant0_late:
         # sm_75..89: the section, then its (unused) .rel section, then the section's symbol
         rel = f".rel.nv.constant0.{f.name}"
         em.shstr.append(rel)
         em.strtab.insert(len(em.strtab) - 1, rel)
+
+
+_BIND = {
+    Linkage.LOCAL: SymbolBind.LOCAL,
+    Linkage.VISIBLE: SymbolBind.GLOBAL,
+    Linkage.EXTERN: SymbolBind.GLOBAL,
+    Linkage.WEAK: SymbolBind.WEAK,
+    Linkage.COMMON: SymbolBind.GLOBAL,
+}
+
+
+def _extern_entries(desc: ModuleDescription) -> list[str]:
+    """Undefined functions get a slot in the address table after the variables."""
+    out: list[str] = []
+    for f in desc.functions:
+        for x in f.externs:
+            if x not in out:
+                out.append(x)
+    return out
 
 
 def _emit_globals(em: _Emitter, desc: ModuleDescription) -> None:
@@ -660,43 +1030,108 @@ def _emit_globals(em: _Emitter, desc: ModuleDescription) -> None:
     t = em.target
     pic_done = False
     made: set[str] = set()
+    if desc.functions and desc.functions[0].externs and not desc.relocatable:
+        # the function being compiled calls undefined functions (vprintf, ...): their slots
+        # in the address table come first
+        pic_done = True
+        _make_pic(em)
     for g in desc.globals:
         if g.offset is None:
             continue
+        rel = desc.relocatable
         if g.space == Space.CONST:
             name = ".nv.constant.user" if t.elf_constant_renames else ".nv.constant3"
-            kind = (SectionType.PROGBITS, SectionFlag.ALLOC, B_CONST)
+            kind = (
+                SectionType.CUDA_CONSTANT_B3 if rel else SectionType.PROGBITS,
+                SectionFlag.ALLOC,
+                B_CONST,
+            )
         elif g.init is not None:
             name = ".nv.global.init"
-            kind = (SectionType.PROGBITS, SectionFlag.ALLOC | SectionFlag.WRITE, B_DATA)
+            kind = (
+                SectionType.CUDA_GLOBAL_INIT if rel else SectionType.PROGBITS,
+                SectionFlag.ALLOC | SectionFlag.WRITE,
+                B_DATA,
+            )
         else:
             name = ".nv.global"
-            kind = (SectionType.NOBITS, SectionFlag.ALLOC | SectionFlag.WRITE, B_NOBITS)
+            kind = (
+                SectionType.CUDA_GLOBAL if rel else SectionType.NOBITS,
+                SectionFlag.ALLOC | SectionFlag.WRITE,
+                B_NOBITS,
+            )
         if name not in made:
             made.add(name)
             em.section(name, kind[0], kind[1], 1, kind[2], symbol=True)
+        if rel and g.linkage != Linkage.LOCAL:
+            continue  # -c: made with the function symbols (_linked_variables)
         em.symbol(
             _Sym(
                 g.name,
-                SymbolBind.LOCAL,
-                SymbolType.OBJECT,
-                SymbolOther.MANAGED if g.managed else 0,
+                _BIND[g.linkage],
+                g.sym_type,
+                g.sym_other
+                if g.sym_other is not None
+                else (SymbolOther.MANAGED if g.managed else 0),
                 section=name,
                 value=g.offset,
                 size=g.size,
             )
         )
-        if g.space == Space.GLOBAL and not pic_done:
+        if g.space == Space.GLOBAL and not pic_done and not desc.relocatable:
+            # whole-program code reads variable addresses from this table
             pic_done = True
-            em.section(
-                ".nv.constant.pic" if t.elf_constant_renames else ".nv.constant4",
-                SectionType.PROGBITS,
-                SectionFlag.ALLOC,
-                8,
-                B_CONST,
-                symbol=True,
-            )
+            _make_pic(em)
     _fill_data_sections(em, desc)
+
+
+def _make_pic(em: _Emitter) -> None:
+    em.section(
+        ".nv.constant.pic" if em.target.elf_constant_renames else ".nv.constant4",
+        SectionType.PROGBITS,
+        SectionFlag.ALLOC,
+        8,
+        B_CONST,
+        symbol=True,
+    )
+
+
+def _pic_entries(desc: ModuleDescription) -> list[str]:
+    """The address table (.nv.constant4), slots in order of need: the undefined functions the
+    first function calls (the table is then made before the variables), the .global variables,
+    then the undefined functions later functions call."""
+    gvars = [g.name for g in desc.globals if g.space == Space.GLOBAL and g.offset is not None]
+    first = list(dict.fromkeys(desc.functions[0].externs)) if desc.functions else []
+    rest = [x for x in _extern_entries(desc) if x not in first]
+    return first + gvars + rest
+
+
+def _linked_variables(em: _Emitter, desc: ModuleDescription) -> None:
+    """-c: symbols of the variables with linkage (visible, weak, extern), in declaration order,
+    made after the first function's symbol."""
+    t = em.target
+    for g in desc.globals:
+        if g.linkage == Linkage.LOCAL:
+            continue
+        section = None
+        if g.offset is not None:
+            if g.space == Space.CONST:
+                section = ".nv.constant.user" if t.elf_constant_renames else ".nv.constant3"
+            else:
+                section = ".nv.global.init" if g.init is not None else ".nv.global"
+        em.symbol(
+            _Sym(
+                g.name,
+                _BIND[g.linkage],
+                g.sym_type,
+                g.sym_other
+                if g.sym_other is not None
+                else (SymbolOther.MANAGED if g.managed else 0),
+                section=section,
+                value=g.offset or 0,
+                size=g.size,
+            )
+        )
 
 
 def _fill_data_sections(em: _Emitter, desc: ModuleDescription) -> None:
@@ -714,13 +1149,13 @@ def _fill_data_sections(em: _Emitter, desc: ModuleDescription) -> None:
         elif s.name == ".nv.global":
             members = [g for g in gvars if g.init is None]
         elif s.name == pic:
-            s.content = Blob(bytes(8 * len(gvars)))
+            s.content = Blob(bytes(8 * len(_pic_entries(desc))))
             continue
         else:
             continue
         s.align = max([g.align for g in members] + [1])
         size = max(((g.offset or 0) + g.size for g in members), default=0)
-        if s.type == SectionType.NOBITS:
+        if s.type in NOBITS_TYPES:
             s.content = NoBits(size)
             continue
         data = bytearray(size)
@@ -744,7 +1179,7 @@ def _function_attributes(
 ) -> tuple[Attribute, ...]:
     recs: list[Attribute] = []
     recs.append(Attribute.sval(EIATTR.CUDA_API_VERSION, Words((CUDA_API_VERSION,))))
-    v2 = any(p.size >= 1 << 14 for p in f.params)
+    v2 = any(p.size >= 1 << 13 for p in f.params)
     for p in sorted(f.params, key=lambda p: -p.offset):
         ordinal = f.params.index(p)
         if v2:
@@ -769,6 +1204,8 @@ def _function_attributes(
     recs.append(Attribute.hval(EIATTR.MERCURY_ISA_VERSION, t.elf_mercury_isa_version))
     if f.exit_offsets:
         recs.append(Attribute.sval(EIATTR.EXIT_INSTR_OFFSETS, Words(f.exit_offsets)))
+    if f.externs:
+        recs.append(Attribute.sval(EIATTR.EXTERNS, Words(tuple(sym(x) for x in f.externs))))
     if f.max_threads is not None:
         recs.append(Attribute.sval(EIATTR.MAX_THREADS, Dim3(*f.max_threads)))
     if f.reqntid is not None:
@@ -808,35 +1245,40 @@ def _rank(t: SMInfo, code: int) -> int:
         return len(order) + code
 
 
+# Record order in .nv.info.<f>: a total order consistent with every cubin of the test set
+# (no two records were ever seen in both orders).
 _ORDER: list[int] = [
     EIATTR.BLOCKS_ARE_CLUSTERS,
     EIATTR.CUDA_API_VERSION,
     EIATTR.KPARAM_INFO,
-    EIATTR.EXPLICIT_CLUSTER,
-    EIATTR.CTA_PER_CLUSTER,
-    EIATTR.MAX_CLUSTER_RANK,
     EIATTR.KPARAM_INFO_V2,
+    EIATTR.EXPLICIT_CLUSTER,
+    EIATTR.MAX_CLUSTER_RANK,
     EIATTR.AT_ENTRY_FRAGMENTS,
+    EIATTR.CTA_PER_CLUSTER,
     EIATTR.RESERVED_SMEM_USED,
     EIATTR.SPARSE_MMA_MASK,
     EIATTR.WMMA_USED,
     EIATTR.TCGEN05_1CTA_USED,
     EIATTR.MAXREG_COUNT,
-    EIATTR.EXTERNS,
     EIATTR.NUM_BARRIERS,
     EIATTR.ANNOTATIONS,
+    EIATTR.EXTERNS,
     EIATTR.MERCURY_ISA_VERSION,
     EIATTR.INT_WARP_WIDE_INSTR_OFFSETS,
+    EIATTR.UNUSED_LOAD_BYTE_OFFSET,
+    EIATTR.REG_RECONFIG,
     EIATTR.COOP_GROUP_MASK_REGIDS,
     EIATTR.COOP_GROUP_INSTR_OFFSETS,
     EIATTR.VRC_CTA_INIT_COUNT,
+    EIATTR.ATOM16_EMUL_INSTR_REG_MAP,
+    EIATTR.SYSCALL_OFFSETS,
     EIATTR.MBARRIER_INSTR_OFFSETS,
     EIATTR.NUM_MBARRIERS,
-    EIATTR.SYSCALL_OFFSETS,
     EIATTR.EXIT_INSTR_OFFSETS,
+    EIATTR.INDIRECT_BRANCH_TARGETS,
     EIATTR.MAX_THREADS,
     EIATTR.REQNTID,
-    EIATTR.INDIRECT_BRANCH_TARGETS,
     EIATTR.CRS_STACK_SIZE,
     EIATTR.CBANK_PARAM_SIZE,
     EIATTR.PARAM_CBANK,
@@ -844,6 +1286,7 @@ _ORDER: list[int] = [
     EIATTR.BINDLESS_TEXTURE_BANK,
     EIATTR.BINDLESS_SURFACE_BANK,
 ]
+# The same for sm_75..89.
 _ORDER_LEGACY: list[int] = [
     EIATTR.SW_WAR,
     EIATTR.CUDA_API_VERSION,
@@ -851,25 +1294,30 @@ _ORDER_LEGACY: list[int] = [
     EIATTR.PARAM_CBANK,
     EIATTR.CBANK_PARAM_SIZE,
     EIATTR.KPARAM_INFO,
-    EIATTR.WMMA_USED,
     EIATTR.KPARAM_INFO_V2,
+    EIATTR.WMMA_USED,
     EIATTR.MAXREG_COUNT,
-    EIATTR.EXTERNS,
-    EIATTR.BINDLESS_TEXTURE_BANK,
-    EIATTR.BINDLESS_SURFACE_BANK,
     EIATTR.NUM_BARRIERS,
     EIATTR.ANNOTATIONS,
+    EIATTR.BINDLESS_SURFACE_BANK,
+    EIATTR.EXTERNS,
+    EIATTR.BINDLESS_TEXTURE_BANK,
     EIATTR.MERCURY_ISA_VERSION,
     EIATTR.INT_WARP_WIDE_INSTR_OFFSETS,
-    EIATTR.COOP_GROUP_MASK_REGIDS,
-    EIATTR.COOP_GROUP_INSTR_OFFSETS,
     EIATTR.SYSCALL_OFFSETS,
+    EIATTR.ATOM16_EMUL_INSTR_REG_MAP,
+    EIATTR.COOP_GROUP_MASK_REGIDS,
+    EIATTR.INSTR_REG_MAP,
+    EIATTR.COOP_GROUP_INSTR_OFFSETS,
+    EIATTR.MBARRIER_INSTR_OFFSETS,
+    EIATTR.NUM_MBARRIERS,
     EIATTR.EXIT_INSTR_OFFSETS,
     EIATTR.CTAIDZ_USED,
+    EIATTR.INDIRECT_BRANCH_TARGETS,
     EIATTR.MAX_THREADS,
     EIATTR.REQNTID,
-    EIATTR.INDIRECT_BRANCH_TARGETS,
     EIATTR.CRS_STACK_SIZE,
+    EIATTR.UNUSED_LOAD_BYTE_OFFSET,
 ]
 
 
@@ -881,12 +1329,14 @@ def _module_attributes(desc: ModuleDescription, sym: Callable[[str], int]) -> tu
         out.append(Attribute.sval(EIATTR.REGCOUNT, SymValue(sym(f.name), f.registers)))
         if f.max_stack is not None:
             out.append(Attribute.sval(EIATTR.MAX_STACK_SIZE, SymValue(sym(f.name), f.max_stack)))
-        for sub in sorted(f.subroutines, key=lambda s: -s.offset):
+        for sub in reversed(_subroutine_order(desc, f)):
             if sub.frame_size is not None:
                 out.append(
                     Attribute.sval(EIATTR.FRAME_SIZE, SymValue(sym(sub.name), sub.frame_size))
                 )
         out.append(Attribute.sval(EIATTR.FRAME_SIZE, SymValue(sym(f.name), f.frame_size)))
+        if f.errbar_at_exit:
+            out.append(Attribute(Fmt.NVAL, EIATTR.GEN_ERRBAR_AT_EXIT, None))
     for f in desc.functions:
         if f.min_stack is not None:
             out.append(Attribute.sval(EIATTR.MIN_STACK_SIZE, SymValue(sym(f.name), f.min_stack)))
@@ -902,20 +1352,29 @@ def _frame_entry(body: bytes) -> bytes:
     return b"\xff\xff\xff\xff" + struct.pack("<Q", length) + body + bytes(length - len(body))
 
 
-def _debug_frame(
-    desc: ModuleDescription, rela: bool
-) -> tuple[bytes, list[tuple[int, int, str, int | None]]]:
-    """``.debug_frame``: a CIE and an FDE for every function and subroutine, in code order;
-    relocations per function (last first): the FDE locations, subroutines' last first, then the
-    addresses inside their CIEs."""
+def _debug_frame(desc: ModuleDescription, rela: bool) -> tuple[bytes, list[Reloc]]:
+    """``.debug_frame``: a CIE and an FDE for every function and subroutine, in code order.
+
+    Relocations, as made (ptxas lists them last first): whole-program, per function the
+    addresses inside subroutine CIEs then the FDE locations (the function's own first); ``-c``
+    adds to each FDE its CIE pointer and an R_CUDA_UNUSED_CLEAR64 over the address range.
+    sm_75..89 (SHT_REL) keep the addends in the section bytes.
+    """
     out = bytearray()
-    groups: list[list[tuple[int, int, str, int | None]]] = []
+    made: list[Reloc] = []
+    r64 = RelocType.R_CUDA_64
+    pairs = 0
+
+    def add(offset: int, sym: str, addend: int, kind_rel: bool = True) -> Reloc:
+        return Reloc(offset, r64, sym, None if (kind_rel and not rela) else addend)
+
     for f in desc.functions:
-        subs = sorted(f.subroutines, key=lambda s: s.offset)
-        entries = [(f.frame, 0, subs[0].offset if subs else len(f.code))]
+        subs = _subroutine_order(desc, f)
+        body = min((s.offset for s in subs), default=len(f.code))
+        entries = [(f.frame, 0, body)]
         entries += [(s.frame, s.offset, s.size) for s in subs]
-        fde_relocs: list[tuple[int, int, str, int | None]] = []
-        cie_relocs: list[tuple[int, int, str, int | None]] = []
+        fde_relocs: list[Reloc] = []
+        cie_relocs: list[Reloc] = []
         for frame, offset, size in entries:
             if frame is None:
                 continue
@@ -923,16 +1382,33 @@ def _debug_frame(
             cie = bytearray(frame.cie)
             for off, addend in frame.cie_relocs:
                 struct.pack_into("<q", cie, off, addend)
-                cie_relocs.append(
-                    (cie_at + 20 + off, RelocType.R_CUDA_64, f.name, addend if rela else None)
-                )
+                cie_relocs.append(add(cie_at + 20 + off, f.name, addend))
             out += _frame_entry(b"\xff" * 8 + bytes(cie))
             fde_at = len(out)
             out += _frame_entry(struct.pack("<QQQ", cie_at, offset, size) + frame.fde)
-            fde_relocs.append((fde_at + 20, RelocType.R_CUDA_64, f.name, offset if rela else None))
-        groups.append(fde_relocs[::-1] + cie_relocs[::-1])
-    relocs = [r for g in reversed(groups) for r in g]
-    return bytes(out), relocs
+            if desc.relocatable:
+                # the CIE pointer is relocated against .debug_frame; with an addend it is a
+                # .rela entry and the field itself stays 0
+                # ptxas counts 8 more bytes per preceding CIE/FDE pair than the pairs take
+                struct.pack_into("<Q", out, fde_at + 12, 0)
+                cie_ptr = Reloc(
+                    fde_at + 12,
+                    r64,
+                    ".debug_frame",
+                    frame.cie_ptr_addend if frame.cie_ptr_addend is not None else cie_at,
+                )
+                if not rela and pairs == 0:
+                    cie_ptr = Reloc(fde_at + 12, r64, ".debug_frame", None)
+                fde_relocs += [
+                    cie_ptr,
+                    add(fde_at + 20, f.name, offset),
+                    Reloc(fde_at + 28, RelocType.R_CUDA_UNUSED_CLEAR64, f.name, 0),
+                ]
+            else:
+                fde_relocs.append(add(fde_at + 20, f.name, offset))
+            pairs += 1
+        made += cie_relocs + fde_relocs
+    return bytes(out), made
 
 
 _ = (Frame, GlobalVar, RelocType, SymValue)

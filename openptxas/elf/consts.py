@@ -42,7 +42,7 @@ class SectionType(IntEnum):
     CUDA_GLOBAL_INIT = 0x70000008  # .nv.global.init in -c output
     CUDA_SHARED = 0x7000000A  # .nv.shared.<f> in -c output (no file data)
     CUDA_RELOCINFO = 0x7000000B  # .nv.rel.action
-    CUDA_RESERVED_SHARED = 0x70000015  # .nv.shared.reserved.0 in -c output (no file data)
+    CUDA_RESERVED_SHARED = 0x70000015  # .nv.shared.reserved.0 (-c), .nv.merc.nv.shared.reserved.0
     CUDA_CAPMERC = 0x70000016  # .nv.capmerc.text.<f> (sm_100+)
     CUDA_CONSTANT_B0 = 0x70000064  # .nv.constant0.<f> in -c output; bank n = B0 + n
     CUDA_CONSTANT_B1 = 0x70000065

@@ -9,6 +9,8 @@ import struct
 from openptxas.diag import CubinFormatError, UsageError
 from openptxas.elf.consts import (
     NOBITS_TYPES,
+    RelocType,
+    SectionFlag,
     SectionType,
     SymbolBind,
     SymbolType,
@@ -18,6 +20,9 @@ from openptxas.elf.description import (
     Function,
     GlobalVar,
     Linkage,
+    LocalSymbol,
+    MercurySection,
+    MercurySymbol,
     ModuleDescription,
     OpaqueSection,
     Param,
@@ -36,6 +41,7 @@ from openptxas.elf.model import (
     Section,
     StringTable,
     SymbolTable,
+    WordPairs,
 )
 from openptxas.elf.nvinfo import (
     EIATTR,
@@ -68,6 +74,7 @@ SYNTHESIZED = frozenset(
         EIATTR.SW_WAR,
         EIATTR.CTA_PER_CLUSTER,
         EIATTR.MAX_CLUSTER_RANK,
+        EIATTR.EXTERNS,
     }
 )
 
@@ -140,8 +147,14 @@ def parse_frames(cubin: Cubin) -> dict[tuple[str, int], Frame]:
         else:
             loc = o + 20
             name, addend = relocs.get(loc, ("", 0))
-            cie, crel = cies[cie_id]
-            frames[(name, addend)] = Frame(cie=cie, fde=_strip_nops(body[24:]), cie_relocs=crel)
+            ptr = relocs.get(o + 12)
+            cie_at = max(cies) if cies else 0
+            ptr_addend = ptr[1] if ptr is not None and ptr[1] != cie_at else None
+            # ptxas writes CIE/FDE pairs; in -c output the CIE pointer field is 0 (relocated)
+            cie, crel = cies[max(cies)] if cies else (b"", ())
+            frames[(name, addend)] = Frame(
+                cie=cie, fde=_strip_nops(body[24:]), cie_relocs=crel, cie_ptr_addend=ptr_addend
+            )
         o += 12 + length
     return frames
 
@@ -156,6 +169,44 @@ def _compat_if_needed(cubin: Cubin, target: str) -> tuple[Attribute, ...] | None
                 return None
             return s.content.attributes
     return None
+
+
+def _callgraph(
+    cubin: Cubin, cg: WordPairs
+) -> tuple[tuple[tuple[str | int, str | int], ...], ...] | None:
+    groups: list[list[tuple[str | int, str | int]]] = []
+    for a, b in cg.pairs:
+        if a == 0 and b < 0:
+            groups.append([])
+            continue
+        if not groups:
+            return None
+
+        def name(i: int) -> str | int:
+            syms = cubin.symtab.symbols
+            if 0 < i < len(syms) and syms[i].type == SymbolType.FUNC:
+                return syms[i].name
+            return i
+
+        groups[-1].append((name(a), name(b)))
+    if len(groups) != 4:
+        return None
+    out = tuple(tuple(g) for g in groups)
+    if not any(out):
+        return None
+    return out
+
+
+def _local_symbols(cubin: Cubin, fname: str) -> tuple[LocalSymbol, ...]:
+    kinds = {f".nv.shared.{fname}": "shared", f".nv.constant2.{fname}": "const2"}
+    out = []
+    for y in cubin.symtab.symbols:
+        if y.type == SymbolType.SECTION or not 0 < y.shndx < len(cubin.sections):
+            continue
+        kind = kinds.get(cubin.sections[y.shndx].name)
+        if kind is not None:
+            out.append(LocalSymbol(y.name, kind, y.value, y.size, y.type, y.other, y.bind))
+    return tuple(out)
 
 
 def _strings(cubin: Cubin, index: int) -> list[str]:
@@ -177,6 +228,17 @@ def _target_info(target: str) -> SMInfo | None:
         return None
 
 
+def _rename_pad(name: str) -> int:
+    base = name.removeprefix(".rela").removeprefix(".rel")
+    if base == ".nv.constant4":
+        return len(".nv.constant.pic") - len(base)
+    if base == ".nv.constant3":
+        return len(".nv.constant.user") - len(base)
+    if base.startswith(".nv.constant2."):
+        return len(".nv.constant.optimizer.") - len(".nv.constant2.")
+    return 0
+
+
 def _cap_functions(history: list[str]) -> set[str]:
     """Functions during whose compilation ptxas blanked a ``.nv.reservedSmem.cap`` symbol
     (a run of 21 empty strings in .strtab)."""
@@ -187,17 +249,40 @@ def _cap_functions(history: list[str]) -> set[str]:
     while i < len(history):
         if history[i].startswith(".text."):
             current = history[i][len(".text.") :]
+        elif history[i] == ".nv.reservedSmem.cap":  # sm_100+ keeps the symbol
+            out.add(current)
         if history[i] == "" and history[i - 1] != "":
             j = i
             while j < len(history) and history[j] == "":
                 j += 1
             prev = history[i - 1]
-            if j - i == run and not prev.startswith((".nv.constant", ".rela.nv.constant", ".rel")):
+            # an in-place rename leaves len(old) - len(new) NULs after the new name
+            pad = _rename_pad(prev)
+            if j - i - pad == run and not prev.startswith(".rel"):
                 out.add(current)
             i = j
             continue
         i += 1
     return out
+
+
+def _cap_offset(history: list[str], fname: str, relocs: tuple[Reloc, ...]) -> int | None:
+    """See Function.reserved_smem_cap_offset: an offset before the first relocation when the
+    relocation sections were made before the symbol that relocation needed."""
+    if not relocs:
+        return None
+    first = min(relocs, key=lambda r: r.offset)
+    try:
+        start = history.index(f".text.{fname}")
+    except ValueError:
+        return None
+    tail = history[start:]
+    secs = [i for i, x in enumerate(tail) if x in (f".rel.text.{fname}", f".rela.text.{fname}")]
+    if not secs or first.symbol not in tail:
+        return None
+    if min(secs) < tail.index(first.symbol):
+        return max(first.offset - 16, 0)
+    return None
 
 
 def _names_if_needed(
@@ -304,9 +389,15 @@ def describe(cubin: Cubin) -> ModuleDescription:
             else:
                 info_by_text[s.info] = s.content
     per_sym: dict[int, dict[int, int]] = {}
+    errbar: set[int] = set()  # functions followed by GEN_ERRBAR_AT_EXIT in .nv.info
+    last_frame = -1
     for a in glob_attrs:
         if isinstance(a.value, SymValue):
             per_sym.setdefault(a.code, {})[a.value.sym] = a.value.value
+            if a.code == EIATTR.FRAME_SIZE:
+                last_frame = a.value.sym
+        elif a.code == EIATTR.GEN_ERRBAR_AT_EXIT:
+            errbar.add(last_frame)
 
     t = _target_info(target)
     rela = t.elf_rela if t is not None else True
@@ -363,6 +454,8 @@ def describe(cubin: Cubin) -> ModuleDescription:
                 kw["max_cluster_rank"] = v.values[0]
             elif a.code == EIATTR.CRS_STACK_SIZE and isinstance(v, Words):
                 kw["crs_stack"] = v.values[0]
+            elif a.code == EIATTR.EXTERNS and isinstance(v, Words):
+                kw["externs"] = tuple(cubin.symbol_name(i) for i in v.values)
             elif a.code in SYNTHESIZED:
                 continue  # target constants (API version, SW_WAR, ...) and PARAM_CBANK
             else:
@@ -394,6 +487,7 @@ def describe(cubin: Cubin) -> ModuleDescription:
         for i, s in enumerate(cubin.sections):
             if s.name == f".nv.constant2.{fname}" and isinstance(s.content, Blob):
                 const2 = s.content.data
+                kw["const2_align"] = s.addralign
                 const2_relocs = tuple(relocs.get(i, ()))
                 c2 = f".nv.constant.optimizer.{fname}" if renames else f".nv.constant2.{fname}"
                 c2_names = _names_if_needed(history, c2, const2_relocs, rela)
@@ -429,6 +523,11 @@ def describe(cubin: Cubin) -> ModuleDescription:
                     y.name == f".nv.shared.{fname}" and y.type == SymbolType.SECTION for y in syms
                 ),
                 reserved_smem_cap=fname in cap_functions,
+                errbar_at_exit=symi in errbar,
+                reserved_smem_cap_offset=_cap_offset(history, fname, text_relocs)
+                if cubin.is_relocatable and t is not None and t.elf_reserved_smem_symbols
+                else None,
+                local_symbols=_local_symbols(cubin, fname),
                 attributes=tuple(extra),
                 frame=frames.get((fname, 0)),
                 **kw,  # type: ignore[arg-type]
@@ -442,6 +541,21 @@ def describe(cubin: Cubin) -> ModuleDescription:
             data_sections[i] = s
     for y in syms:
         if y.type not in (SymbolType.OBJECT, SymbolType.CUDA_FUNC_DESC):
+            continue
+        if y.shndx == 0 and y.bind == SymbolBind.GLOBAL:
+            # an undefined variable (-c: .extern .global / .const / .shared)
+            space = Space.SHARED if y.other & 0x40 else Space.GLOBAL
+            globals_.append(
+                GlobalVar(
+                    y.name,
+                    space,
+                    y.size,
+                    1,
+                    linkage=Linkage.EXTERN,
+                    sym_type=y.type,
+                    sym_other=y.other,
+                )
+            )
             continue
         dsec = data_sections.get(y.shndx)
         if dsec is None:
@@ -470,6 +584,33 @@ def describe(cubin: Cubin) -> ModuleDescription:
                 )
             )
 
+    callgraph: tuple[tuple[tuple[str | int, str | int], ...], ...] | None = None
+    for s in cubin.sections:
+        if s.type == SectionType.CUDA_CALLGRAPH and isinstance(s.content, WordPairs):
+            callgraph = _callgraph(cubin, s.content)
+    prototypes: list[tuple[str, str]] = []
+    signatures: list[str] = []
+    for x in history[1:]:
+        if x in (".shstrtab", ".strtab"):
+            break
+        signatures.append(x)
+    for s in cubin.sections:
+        if s.type == SectionType.CUDA_PROTOTYPE and isinstance(s.content, WordPairs):
+            strtab = cubin.sections[_strtab_index(cubin)].content
+            at: dict[int, str] = {}
+            if isinstance(strtab, StringTable):
+                off = 0
+                for x in strtab.strings:
+                    at.setdefault(off, x)
+                    off += len(x.encode("utf-8", "surrogateescape")) + 1
+            pairs = sorted(s.content.pairs, key=lambda p: p[1])  # by string
+            prototypes = [(cubin.symbol_name(a), at.get(b, "")) for a, b in pairs]
+    reserved_shared = None
+    for y in syms:
+        if y.name == ".nv.reservedSmem.offset0":
+            default = t.elf_reserved_shared if t is not None else 0
+            reserved_shared = None if y.value == default else y.value
+    mercury, mercury_symbols = _mercury(cubin)
     return ModuleDescription(
         target=target,
         ptx_target=_ptx_target(cubin),
@@ -481,7 +622,67 @@ def describe(cubin: Cubin) -> ModuleDescription:
         debug_sections=tuple(debug),
         e_flags_kind=cubin.e_flags >> 24,
         compat=_compat_if_needed(cubin, target),
+        callgraph=callgraph,
+        reserved_shared=reserved_shared,
+        prototype_strings=tuple(signatures),
+        prototypes=tuple(prototypes),
+        mercury=mercury,
+        mercury_symbols=mercury_symbols,
     )
+
+
+def _mercury(cubin: Cubin) -> tuple[tuple[MercurySection, ...], tuple[MercurySymbol, ...]]:
+    """The Mercury image of an sm_100+ cubin: its sections, as they are."""
+    secs = cubin.sections
+
+    def name(i: int) -> str | None:
+        return secs[i].name if 0 < i < len(secs) else None
+
+    out: list[MercurySection] = []
+    symbols: tuple[MercurySymbol, ...] = ()
+    for s in secs:
+        if not s.is_mercury:
+            continue
+        info: str | int = s.info
+        if s.flags & SectionFlag.INFO_LINK and 0 < s.info < len(secs):
+            info = secs[s.info].name
+        out.append(
+            MercurySection(
+                s.name, s.type, s.flags, s.addralign, s.entsize, name(s.link), info, s.content
+            )
+        )
+        if isinstance(s.content, SymbolTable):
+            symbols = tuple(
+                MercurySymbol(y.name, y.bind, y.type, y.other, name(y.shndx), y.value, y.size)
+                for y in s.content.symbols[1:]
+            )
+    return tuple(out), symbols
+
+
+def _has_reloc_section(cubin: Cubin, idx: int) -> bool:
+    """Whether ptxas made relocation sections for section ``idx`` (sm_75..89 drop the ones left
+    empty, but their names stay in .shstrtab)."""
+    name = cubin.sections[idx].name
+    names = set(_strings(cubin, cubin.shstrndx))
+    return f".rel{name}" in names or f".rela{name}" in names
+
+
+def _resolved_addresses(
+    cubin: Cubin, init: bytes, taken: set[int], addend: int | None
+) -> tuple[Reloc, ...]:
+    """Whole-program output: ptxas writes the addresses of subroutines (functions placed in a
+    kernel's code) into initializers itself; recover them as relocations (8-byte words equal to
+    a subroutine's offset)."""
+    subs: dict[int, str] = {}
+    for y in cubin.symtab.symbols:
+        if y.type == SymbolType.FUNC and y.bind == SymbolBind.LOCAL and y.value and y.shndx:
+            subs.setdefault(y.value, y.name)
+    out = []
+    for off in range(0, len(init) - 7, 8):
+        (v,) = struct.unpack_from("<Q", init, off)
+        if v in subs and off not in taken:
+            out.append(Reloc(off, RelocType.R_CUDA_64, subs[v], addend))
+    return tuple(out)
 
 
 def _global(cubin: Cubin, y: object, sec: Section, relocs: dict[int, list[Reloc]]) -> GlobalVar:
@@ -499,6 +700,9 @@ def _global(cubin: Cubin, y: object, sec: Section, relocs: dict[int, list[Reloc]
         for r in relocs.get(idx, ())
         if y.value <= r.offset < y.value + y.size
     )
+    if init is not None and not cubin.is_relocatable and _has_reloc_section(cubin, idx):
+        legacy = cubin.sm < 90  # SHT_REL output
+        own += _resolved_addresses(cubin, init, {r.offset for r in own}, None if legacy else 0)
     if y.bind == SymbolBind.GLOBAL:
         linkage = Linkage.VISIBLE
     elif y.bind == SymbolBind.WEAK:
@@ -520,6 +724,8 @@ def _global(cubin: Cubin, y: object, sec: Section, relocs: dict[int, list[Reloc]
         linkage=linkage,
         managed=bool(y.other & 0x4),
         offset=y.value,
+        sym_type=y.type,
+        sym_other=None if y.other == (0x4 if y.other & 0x4 else 0) else y.other,
     )
 
 

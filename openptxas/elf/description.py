@@ -15,12 +15,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
+from openptxas.elf.model import Content
 from openptxas.elf.nvinfo import Attribute
 
 
 class Space(Enum):
     GLOBAL = "global"  # .global: .nv.global (no initializer) or .nv.global.init
     CONST = "const"  # .const: .nv.constant3 (user constant bank)
+    SHARED = "shared"  # .extern .shared (dynamic shared memory; -c symbols only)
 
 
 class Linkage(Enum):
@@ -54,7 +56,9 @@ class GlobalVar:
     relocs: tuple[Reloc, ...] = ()  # addresses stored in the initializer
     linkage: Linkage = Linkage.LOCAL
     managed: bool = False
-    offset: int | None = None  # placement in its section (None: extern, no placement)
+    offset: int | None = None  # placement in its section (None: extern, undefined symbol)
+    sym_type: int = 1  # its symbol's type (-c output marks variables CUDA_FUNC_DESC)
+    sym_other: int | None = None  # st_other (None: 4 when managed, else 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +85,20 @@ class Subroutine:
 
 
 @dataclass(frozen=True, slots=True)
+class LocalSymbol:
+    """A symbol ptxas writes for data of a function (-c output): shared variables,
+    ``<f>.const_opt.<a>.<b>`` pieces of the compiler-constant bank."""
+
+    name: str
+    section: str  # "shared" or "const2"
+    value: int
+    size: int
+    type: int
+    other: int
+    bind: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Frame:
     """The function's ``.debug_frame`` entries: its CIE (version byte onwards) and FDE program.
 
@@ -91,6 +109,9 @@ class Frame:
     cie: bytes
     fde: bytes
     cie_relocs: tuple[tuple[int, int], ...] = ()  # (offset in cie, addend)
+    # -c: the addend of the FDE's CIE-pointer relocation when it is not the CIE's offset
+    # (sm_90+ counts the size the FDE program had before ptxas merged its advance_loc steps)
+    cie_ptr_addend: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,15 +146,24 @@ class Function:
     reloc_names: tuple[str, ...] | None = None
     subroutines: tuple[Subroutine, ...] = ()
     callees: tuple[str, ...] = ()  # .nv.callgraph edges from this function
+    externs: tuple[str, ...] = ()  # undefined functions it calls (vprintf, __assertfail, ...)
     const2: bytes | None = None  # .nv.constant2.<f>: compiler constants (jump tables, ...)
     const2_relocs: tuple[Reloc, ...] = ()
+    const2_align: int = 4
     const2_reloc_names: tuple[str, ...] | None = None  # as reloc_names, for .nv.constant2.<f>
     const2_relocs_late: bool = False  # relocations made with the module data (function tables)
     shared_symbol: bool = False  # .nv.shared.<f> has a section symbol (static shared variables)
     reserved_smem_cap: bool = False  # ptxas made (and blanked) the .nv.reservedSmem.cap symbol
+    errbar_at_exit: bool = False  # EIATTR_GEN_ERRBAR_AT_EXIT after its .nv.info records (-g)
+    # -c: code offset of the first instruction reading .nv.reservedSmem.cap (shared-window
+    # addressing on sm_90+). ptxas resolves that relocation and drops it, but when it is the
+    # function's first relocation it is the one that created the relocation sections.
+    # (describe() cannot see the offset: it records one just before the first kept relocation
+    # where the order shows it came first, else None.)
+    reserved_smem_cap_offset: int | None = None
     attributes: tuple[Attribute, ...] = ()  # every other EIATTR record of .nv.info.<f>
     frame: Frame | None = None
-    prototype: int | None = None  # .nv.prototype entry
+    local_symbols: tuple[LocalSymbol, ...] = ()  # symbols in its .nv.shared / .nv.constant2 (-c)
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +182,39 @@ class OpaqueSection:
 
 
 @dataclass(frozen=True, slots=True)
+class MercurySymbol:
+    """A symbol of ``.nv.merc.symtab`` (its section by name; None: SHN_UNDEF)."""
+
+    name: str
+    bind: int
+    type: int
+    other: int
+    section: str | None
+    value: int
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class MercurySection:
+    """A section of the Mercury image of an sm_100+ cubin (``.nv.capmerc.text.<f>`` capsules and
+    the ``.nv.merc.*`` copies of the module's sections as Mercury saw them), copied as given.
+
+    ``link`` names the linked section; ``info`` names a section (SHF_INFO_LINK) or is the raw
+    value (a symbol index). Symbol indices inside ``content`` index ``.nv.merc.symtab``, whose
+    symbols are :attr:`ModuleDescription.mercury_symbols` (its content here is ignored).
+    """
+
+    name: str
+    type: int
+    flags: int
+    addralign: int
+    entsize: int
+    link: str | None
+    info: str | int
+    content: Content
+
+
+@dataclass(frozen=True, slots=True)
 class ModuleDescription:
     target: str  # the -arch value: "sm_90", "sm_90a", ...
     ptx_target: int  # .target of the PTX (recorded in .note.nv.cuinfo)
@@ -161,8 +224,29 @@ class ModuleDescription:
     functions: tuple[Function, ...] = ()
     globals: tuple[GlobalVar, ...] = ()
     debug_sections: tuple[OpaqueSection, ...] = ()
-    e_flags_kind: int = 0x06  # bits 24..31 of e_flags (0x06 without debug information)
+    # bits 24..31 of e_flags: 0x06 plain, 0x09/0x0A with -lineinfo, 0x0E/0x0F with -g
+    e_flags_kind: int = 0x06
+    # .nv.callgraph groups after the markers -1 .. -4 (names are symbols; ints kept as they are);
+    # None: the direct calls listed in Function.callees, other groups empty.
+    callgraph: tuple[tuple[tuple[str | int, str | int], ...], ...] | None = None
     # .nv.compat records (sm_90+); None: ptxas's usual ones for the target. ISA_CLASS (code 2)
     # is 2 or 4 for some modules (textures, ...): the compiler must say so.
     compat: tuple[Attribute, ...] | None = None
+    # -c: the signature strings ("#ii": int(int)) ptxas interned while reading the PTX, in order
+    # (they open .strtab even when no .nv.prototype entry uses them), and the .nv.prototype
+    # entries: (function, signature) for the non-entry functions (defined or extern) it records
+    prototype_strings: tuple[str, ...] = ()
+    prototypes: tuple[tuple[str, str], ...] = ()
+    # sm_100+: the bytes of .nv.shared.reserved.0 / value of .nv.reservedSmem.offset0 (None: the
+    # target's usual amount)
+    reserved_shared: int | None = None
+    # sm_100+: the Mercury image, after the SASS sections (empty: no Mercury sections)
+    mercury: tuple[MercurySection, ...] = ()
+    mercury_symbols: tuple[MercurySymbol, ...] = ()
+
+    @property
+    def debug(self) -> bool:
+        """ptxas -g output (no .nv.shared.reserved.0; device functions keep their sections)."""
+        return self.e_flags_kind & 0x0C == 0x0C
+
     extras: dict[str, object] = field(default_factory=dict)  # unmodelled facts, by name

@@ -196,8 +196,11 @@ def _need(blob: bytes, offset: int, size: int, what: str) -> None:
         )
 
 
-def parse_elf(blob: bytes) -> RawElf:
-    """Split an ELF64 little-endian file into headers and section contents, checking bounds."""
+def parse_elf(blob: bytes, nobits: frozenset[int] = frozenset({SHT_NOBITS})) -> RawElf:
+    """Split an ELF64 little-endian file into headers and section contents, checking bounds.
+
+    Sections whose type is in ``nobits`` have no bytes in the file.
+    """
     if len(blob) < 4 or blob[:4] != ELF_MAGIC:
         raise CubinFormatError("not an ELF file (bad magic)")
     _need(blob, 0, EHDR_SIZE, "ELF header")
@@ -255,7 +258,7 @@ def parse_elf(blob: bytes) -> RawElf:
     )
     data: list[bytes] = []
     for i, sh in enumerate(sections):
-        if sh.type == SHT_NOBITS or i == 0:
+        if sh.type in nobits or i == 0:
             data.append(b"")
             continue
         _need(blob, sh.offset, sh.size, f"section {i}")

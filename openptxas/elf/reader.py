@@ -50,7 +50,7 @@ from openptxas.elf.writer import (
     layout,
     mercury_base,
     shares_data,
-    shstrtab_slack,
+    slack_after,
     write_cubin,
 )
 
@@ -111,7 +111,7 @@ def _decode_content(raw: RawElf, index: int) -> Content:
 
 def read_cubin(blob: bytes) -> Cubin:
     """Parse a cubin into the model; raise CubinFormatError if it is not a well-formed one."""
-    raw = parse_elf(bytes(blob))
+    raw = parse_elf(bytes(blob), NOBITS_TYPES)
     h = raw.header
     if h.e_machine != EM_CUDA:
         raise CubinFormatError(f"not a CUDA ELF file (e_machine {h.e_machine}, expected {EM_CUDA})")
@@ -154,7 +154,7 @@ def _record_layout(cubin: Cubin, raw: RawElf, blob: bytes) -> Cubin:
     """Pin whatever the layout rules do not predict, so that writing reproduces ``blob``."""
     secs = list(cubin.sections)
     running = EHDR_SIZE
-    slack = shstrtab_slack(cubin)
+    slack = slack_after(cubin)
     placed: dict[str, int] = {}
     for i in range(1, len(secs)):
         sh = raw.sections[i]
@@ -168,8 +168,7 @@ def _record_layout(cubin: Cubin, raw: RawElf, blob: bytes) -> Cubin:
         if not s.is_mercury:
             placed.setdefault(s.name, i)
         running = advance(running, s, sh.offset, sh.size)
-        if i == cubin.shstrndx:
-            running += slack
+        running += slack[i]
     cubin = replace(cubin, sections=tuple(secs))
     lay = layout(replace(cubin, segments=()))
     if lay.shoff != raw.header.e_shoff:

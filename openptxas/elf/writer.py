@@ -25,6 +25,7 @@ from openptxas.elf.consts import (
     INFO_TYPES,
     ElfType,
     SectionFlag,
+    SectionType,
     SegmentFlag,
     SegmentType,
     SymbolBind,
@@ -173,7 +174,12 @@ def derive_segments(
 
 def advance(running: int, sec: Section, offset: int, size: int) -> int:
     """The layout cursor after placing ``sec`` at ``offset``."""
-    return max(running, offset + size if sec.has_file_data else offset)
+    # .nv.merc.nv.shared.reserved.0 has no data but ptxas leaves its size in zeros (the -c
+    # .nv.shared.reserved.0 of the same type takes no room)
+    takes_room = sec.has_file_data or (
+        sec.type == SectionType.CUDA_RESERVED_SHARED and sec.is_mercury
+    )
+    return max(running, offset + size if takes_room else offset)
 
 
 def shstrtab_slack(cubin: Cubin) -> int:
@@ -196,10 +202,77 @@ def shstrtab_slack(cubin: Cubin) -> int:
     return slack
 
 
+def strtab_slack(cubin: Cubin) -> int:
+    """Unused bytes ptxas leaves after the symbol string table (sm_100+, where renamed constant
+    banks get their new names appended to ``.strtab``).
+
+    Observed: for every constant bank renamed at the end (``.nv.constant.pic`` ->
+    ``.nv.constant4``, ``.nv.constant.user`` -> ``.nv.constant3``,
+    ``.nv.constant.optimizer.<f>`` -> ``.nv.constant2.<f>``,
+    ``.nv.constant.entry_image_header_indices.<f>`` -> ``.nv.constant0.<f>``)
+    ``len(old) - len(new) - 1`` bytes,
+    plus ``len(old)`` of the old name of its relocation section (``.rela.nv.constant.pic``, ...)
+    when that exists. Not explained.
+    """
+    from openptxas.targets import get_target
+
+    try:
+        t = get_target(f"sm_{cubin.sm}")
+    except UsageError:
+        return 0
+    if t.elf_rename_in_place or not t.elf_constant_renames:
+        return 0
+    strings: set[str] = set()
+    for s in cubin.sections:
+        if s.type == SectionType.STRTAB and isinstance(s.content, StringTable):
+            strings.update(s.content.strings)
+    slack = 0
+    for s in cubin.sections:
+        rela = s.name.startswith(".rela.")
+        new = s.name[len(".rela") :] if rela else s.name
+        old = _pre_rename(new)
+        if old is None or old not in strings:
+            continue
+        if rela:
+            slack += len(".rela" + old)
+        else:
+            slack += len(old) - len(new) - 1
+    return slack
+
+
+def slack_after(cubin: Cubin) -> list[int]:
+    """Per section: the unused bytes ptxas leaves after it (string tables, sm_90+)."""
+    slack = [0] * len(cubin.sections)
+    if not 0 < cubin.shstrndx < len(slack):
+        return slack
+    slack[cubin.shstrndx] = shstrtab_slack(cubin)
+    extra = strtab_slack(cubin)
+    if extra:
+        for i, s in enumerate(cubin.sections):
+            if i and i != cubin.shstrndx and s.type == SectionType.STRTAB:
+                slack[i] += extra
+                break
+    return slack
+
+
+def _pre_rename(name: str) -> str | None:
+    """The name ptxas gave a constant bank before renaming it (None: not a renamed bank)."""
+    for old, new in _PRE_RENAME.items():
+        if name == new:
+            return old
+    for old, new in _PRE_RENAME_PREFIX.items():
+        if name.startswith(new):
+            return old + name[len(new) :]
+    return None
+
+
 # Mercury copies (sm_100+) of these sections carry the name the section had before ptxas
 # renamed it to its constant bank.
 _PRE_RENAME = {".nv.constant.pic": ".nv.constant4", ".nv.constant.user": ".nv.constant3"}
-_PRE_RENAME_PREFIX = {".nv.constant.optimizer.": ".nv.constant2."}
+_PRE_RENAME_PREFIX = {
+    ".nv.constant.optimizer.": ".nv.constant2.",
+    ".nv.constant.entry_image_header_indices.": ".nv.constant0.",
+}
 
 
 def mercury_base(name: str) -> str | None:
@@ -229,7 +302,7 @@ def layout(cubin: Cubin) -> Layout:
     sizes = [section_size(s, d) for s, d in zip(secs, data, strict=True)]
     offsets = [0] * len(secs)
     running = EHDR_SIZE
-    slack = shstrtab_slack(cubin)
+    slack = slack_after(cubin)
     placed: dict[str, int] = {}
     for i, s in enumerate(secs):
         if i == 0:
@@ -246,8 +319,7 @@ def layout(cubin: Cubin) -> Layout:
         if not s.is_mercury:
             placed.setdefault(s.name, i)
         running = advance(running, s, off, sizes[i])
-        if i == cubin.shstrndx:
-            running += slack
+        running += slack[i]
     shoff = cubin.shoff if cubin.shoff is not None else align_up(running, 8)
     exec_file = cubin.e_type == ElfType.EXEC
     if cubin.segments is not None:

@@ -22,10 +22,17 @@ ENDS_BLOCK = frozenset({"bra", "ret", "exit", "brx.idx", "trap"})
 
 @functools.cache
 def rule_table() -> RuleTable:
-    from openptxas.lower import ctrl_rules, divide, fp_rules, int_rules, mem_rules
+    from openptxas.lower import bit_rules, ctrl_rules, divide, fp_rules, int_rules, mem_rules
 
     return RuleTable(
-        [*fp_rules.RULES, *divide.RULES, *int_rules.RULES, *mem_rules.RULES, *ctrl_rules.RULES]
+        [
+            *fp_rules.RULES,
+            *divide.RULES,
+            *bit_rules.RULES,
+            *int_rules.RULES,
+            *mem_rules.RULES,
+            *ctrl_rules.RULES,
+        ]
     )
 
 
@@ -63,23 +70,37 @@ def _referenced_syms(stmts: list[ast.Stmt]) -> set[str]:
     return names
 
 
-def _layout_shared(ctx: LowerCtx, decls: list[ast.VarDecl]) -> None:
+def _layout_variables(ctx: LowerCtx, decls: list[ast.VarDecl]) -> None:
+    """Static shared variables from 0x400 (after the driver's reserved 1 KB), extern (dynamic)
+    shared ones right after them; __constant__ data in bank 3 and the addresses of .global
+    variables in bank 4, both in declaration order (ptxas's layout)."""
     off = SHARED_BASE
-    size = 0
     align = 4
+    dynamic: list[ast.VarDecl] = []
     for v in decls:
-        if v.space not in (StateSpace.SHARED, StateSpace.SHARED_CTA):
-            continue
-        if v.linkage is not None and v.linkage.value == "extern":
-            raise ctx.unsupported("extern (dynamic) shared memory")
-        a = v.alignment
-        off = (off + a - 1) // a * a
-        ctx.shared[v.name] = off
-        off += v.size
-        size = off - SHARED_BASE
-        align = max(align, a)
-    ctx.fn.shared_static = size
+        if v.space in (StateSpace.SHARED, StateSpace.SHARED_CTA):
+            if v.linkage is not None and v.linkage.value == "extern":
+                dynamic.append(v)
+                continue
+            a = v.alignment
+            off = (off + a - 1) // a * a
+            ctx.shared[v.name] = off
+            off += v.size
+            align = max(align, a)
+    ctx.fn.shared_static = off - SHARED_BASE
     ctx.fn.shared_align = align
+    for v in dynamic:
+        a = v.alignment
+        ctx.shared[v.name] = (off + a - 1) // a * a
+    const_off = 0
+    for g in ctx.module.globals:
+        if g.space is StateSpace.CONST:
+            a = g.alignment
+            const_off = (const_off + a - 1) // a * a
+            ctx.consts[g.name] = const_off
+            const_off += g.size
+        elif g.space is StateSpace.GLOBAL:
+            ctx.globals[g.name] = 8 * len(ctx.globals)
 
 
 def lower_function(module: ast.Module, func: ast.Function, target: SMInfo) -> Function:
@@ -99,12 +120,25 @@ def lower_function(module: ast.Module, func: ast.Function, target: SMInfo) -> Fu
     shared = [g for g in module.globals if g.name in used] + [
         s for s in stmts if isinstance(s, ast.VarDecl) and s.space is not StateSpace.REG
     ]
+    allowed = (
+        StateSpace.SHARED,
+        StateSpace.SHARED_CTA,
+        StateSpace.REG,
+        StateSpace.CONST,
+        StateSpace.GLOBAL,
+    )
     for v in shared:
-        if v.space not in (StateSpace.SHARED, StateSpace.SHARED_CTA, StateSpace.REG):
+        if v.space not in allowed:
             raise UnsupportedFeature(
                 f"{v.space.value} variable '{v.name}' is not supported by openptxas yet", v.span
             )
-    _layout_shared(ctx, shared)
+        if v.space in (StateSpace.CONST, StateSpace.GLOBAL) and v not in module.globals:
+            raise UnsupportedFeature(
+                f"function-scope {v.space.value} variable '{v.name}' is "
+                "not supported by openptxas yet",
+                v.span,
+            )
+    _layout_variables(ctx, shared)
 
     table = rule_table()
     entry = Block(".L_entry")

@@ -60,6 +60,8 @@ class LowerCtx:
     regs: dict[str, VReg] = field(default_factory=dict)
     params: dict[str, tuple[int, int]] = field(default_factory=dict)  # name -> (offset, size)
     shared: dict[str, int] = field(default_factory=dict)  # name -> offset
+    consts: dict[str, int] = field(default_factory=dict)  # __constant__ name -> bank-3 offset
+    globals: dict[str, int] = field(default_factory=dict)  # .global name -> bank-4 slot
     block: Block | None = None
     span: Span | None = None
     _desc: VReg | None = None
@@ -143,7 +145,7 @@ class LowerCtx:
             out.append(Instr("ULEA", (), [self._shared_base], [rank, base, Imm(0x18)]))
         return out
 
-    def shared_addr(self, dst: VReg, offset: int) -> None:
+    def shared_addr(self, dst: VReg | Part, offset: int) -> None:
         """``dst = `` the shared-window address of static shared offset ``offset``."""
         base = self.shared_base()
         if offset == SHARED_BASE:
@@ -207,6 +209,10 @@ class LowerCtx:
 
     def special(self, op: ast.SpecialReg) -> VReg:
         name = op.name
+        if name in ("%warpid", "%nwarpid"):
+            from openptxas.lower.bit_rules import mov_sreg_special
+
+            return mov_sreg_special(self, name)  # type: ignore[return-value]
         comp = op.comp or "x"
         axis = "xyz".index(comp) if comp in ("x", "y", "z") else 0
         v = self.new(RC.R)
@@ -223,6 +229,16 @@ class LowerCtx:
             self.emit("S2R", (), [v], [SReg(sr)])
         return v
 
+    def global_address(self, name: str) -> VReg:
+        """The 64-bit address of a .global variable: ptxas reads it from constant bank 4,
+        which the cubin fills through relocations (``LDC.64 R, c[0x4][slot]``)."""
+        v = self.new(RC.R, 2)
+        self.emit("LDC", ("64",), [v], [CBank(4, self.globals[name])])
+        refs = self.fn.attrs.setdefault("global_refs", [])
+        if isinstance(refs, list) and name not in refs:
+            refs.append(name)
+        return v
+
     def address(self, op: ast.Operand) -> ast.Address:
         if not isinstance(op, ast.Address):
             raise self.unsupported(f"address operand {op!r}")
@@ -236,6 +252,9 @@ class LowerCtx:
             if base.name in self.shared and space in (StateSpace.SHARED, StateSpace.SHARED_CTA):
                 rel = self.shared[base.name] - SHARED_BASE + base.offset + off
                 return Addr(None, rel, ubase=self.shared_base())
+            if base.name in self.globals and space in (StateSpace.GLOBAL, None):
+                ptr = self.global_address(base.name)
+                return Addr(ptr, base.offset + off, desc=self.desc(), wide=True)
             raise self.unsupported(f"direct access to variable '{base.name}'")
         if base is None:
             raise self.unsupported("absolute address")

@@ -43,20 +43,14 @@ def shfl(ins: ast.Instruction, c: LowerCtx) -> None:
     else:
         rd, pd = c.dst(d), PT
     a, b, cc = ops[1], ops[2], ops[3]
-    if ins.has("sync") and len(ops) > 4:
-        mask = ops[4]
-        if not (isinstance(mask, ast.IntImm) and mask.value & 0xFFFFFFFF == 0xFFFFFFFF):
-            raise c.unsupported("shfl.sync with a partial member mask")
+    # The member mask names the lanes taking part; ptxas 13.0 emits the same SHFL/VOTE for any
+    # mask (the lanes are expected to be converged), and so do we.
     c.emit("SHFL", (mode,), [pd, rd], [c.rvalue(a, T.B32), c.value(b, T.U32), c.value(cc, T.U32)])
 
 
 def vote(ins: ast.Instruction, c: LowerCtx) -> None:
     ops = ins.operands
     mode = ins.op
-    if ins.has("sync"):
-        mask = ops[-1]
-        if not (isinstance(mask, ast.IntImm) and mask.value & 0xFFFFFFFF == 0xFFFFFFFF):
-            raise c.unsupported("vote.sync with a partial member mask")
     src = c.value(ops[1], T.PRED)
     if mode == "ballot":
         c.emit("VOTE", ("ANY",), [c.dst(ops[0]), PT], [src])

@@ -334,16 +334,76 @@ def selp(ins: ast.Instruction, c: LowerCtx) -> None:
     c.emit("SEL", (), [dv], [c.rvalue(a, t), c.value(b, t), pv])
 
 
+def mov_vector(ins: ast.Instruction, c: LowerCtx) -> None:
+    """Packing and unpacking: ``mov.b64 {lo, hi}, %rd`` / ``mov.b64 %rd, {lo, hi}`` and the
+    16-bit halves of a 32-bit register (``mov.b32 {%rs1, %rs2}, %r``)."""
+    d, a = ins.operands
+    t = _t(ins)
+    if isinstance(d, ast.Vector):
+        src = c.rvalue(a, t)
+        n = len(d.items)
+        if t in I64 and n == 2:
+            for k, it in enumerate(d.items):
+                if not isinstance(it, ast.Sink):
+                    c.emit("MOV", (), [c.dst(it)], [half(src, k)])
+            return
+        if t in S32 and n == 2:
+            for k, it in enumerate(d.items):
+                if isinstance(it, ast.Sink):
+                    continue
+                # halfword k, zero-extended: PRMT d, src, 0x5410 / 0x7632 picks bytes
+                sel = 0x0010 if k == 0 else 0x0032
+                c.emit("PRMT", (), [c.dst(it)], [src, Imm(sel | 0x4400), RZ])
+            return
+        raise c.unsupported(f"unpacking {ins.name} into {n} parts")
+    assert isinstance(a, ast.Vector)
+    dv = c.dst(d)
+    n = len(a.items)
+    if t in I64 and n == 2:
+        for k, it in enumerate(a.items):
+            c.emit("MOV", (), [dv.part(k)], [c.value(it, T.B32)])
+        return
+    if t in S32 and n == 2:
+        lo = c.rvalue(a.items[0], T.B16)
+        hi = c.rvalue(a.items[1], T.B16)
+        c.emit("PRMT", (), [dv], [lo, Imm(0x5410), hi])
+        return
+    raise c.unsupported(f"packing {n} parts with {ins.name}")
+
+
 def mov(ins: ast.Instruction, c: LowerCtx) -> None:
     d, a = ins.operands
     t = _t(ins)
+    if isinstance(d, ast.Vector) or isinstance(a, ast.Vector):
+        return mov_vector(ins, c)
     if isinstance(a, ast.SpecialReg):
         v = c.special(a)
         c.emit("MOV", (), [c.dst(d)], [v])
         return
+    if isinstance(a, ast.Sym) and a.name == "WARP_SZ":
+        c.emit("MOV", (), [c.dst(d)], [Imm(32)])
+        return
     if isinstance(a, ast.Sym):
+        dv = c.dst(d)
         if a.name in c.shared:
-            c.shared_addr(c.dst(d), c.shared[a.name] + a.offset)
+            lo = dv.lo if dv.width == 2 else dv
+            c.shared_addr(lo, c.shared[a.name] + a.offset)
+            if dv.width == 2:
+                c.emit("MOV", (), [dv.hi], [RZ])
+            return
+        if a.name in c.consts and dv.width == 2:
+            c.emit("MOV", (), [dv.lo], [Imm(c.consts[a.name] + a.offset)])
+            c.emit("MOV", (), [dv.hi], [RZ])
+            return
+        if a.name in c.globals and dv.width == 2:
+            ptr = c.global_address(a.name)
+            if a.offset:
+                carry = c.new(RC.P)
+                c.emit("IADD3", (), [dv.lo, carry], [ptr.lo, Imm(a.offset), RZ])
+                c.emit("IADD3", ("X",), [dv.hi], [ptr.hi, RZ, RZ, carry, Src(PT, inv=True)])
+            else:
+                c.emit("MOV", (), [dv.lo], [ptr.lo])
+                c.emit("MOV", (), [dv.hi], [ptr.hi])
             return
         raise c.unsupported(f"address of '{a.name}'")
     dv = c.dst(d)

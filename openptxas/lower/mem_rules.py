@@ -111,6 +111,37 @@ def ld_param(ins: ast.Instruction, c: LowerCtx) -> None:
     _load_into(c, ins, d, load)
 
 
+def ld_const(ins: ast.Instruction, c: LowerCtx) -> None:
+    """__constant__ data lives in bank 3: ``LDC R, c[0x3][R+off]``."""
+    d, a = ins.operands
+    addr = c.address(a)
+    t = ins.type
+    assert t is not None
+    reg = None
+    if isinstance(addr.base, ast.Sym):
+        if addr.base.name not in c.consts:
+            raise c.unsupported(f"ld.const from '{addr.base.name}'")
+        base = c.consts[addr.base.name] + addr.base.offset + addr.offset
+    elif isinstance(addr.base, ast.Reg):
+        r = c.reg_part(addr.base)
+        reg = half(r, 0) if isinstance(r, VReg) and r.width == 2 else r
+        base = addr.offset
+    else:
+        base = addr.offset
+
+    def load(group: VReg) -> None:
+        n = group.width
+        k = 0
+        while k < n:
+            step = 2 if n - k >= 2 else 1
+            dst = group.part(k, step) if n > 1 else group
+            mods = _size_mod(t, 1) if t.size < 4 else (("64",) if step == 2 else ())
+            c.emit("LDC", mods, [dst], [CBank(3, base + 4 * k, reg)])
+            k += step
+
+    _load_into(c, ins, d, load)
+
+
 def ld_mem(ins: ast.Instruction, c: LowerCtx) -> None:
     d, a = ins.operands
     t = ins.type
@@ -274,6 +305,7 @@ RULES: list[Rule] = [
         ld_mem,
         "ld.global.f32 %f1, [%rd1+4];",
     ),
+    Rule("ld.const", "ld", space_is(StateSpace.CONST), ld_const, "ld.const.u32 %r1, [%rd1+8];"),
     Rule("ldu", "ldu", always, ld_mem, "ldu.global.f32 %f1, [%rd1];"),
     Rule(
         "st.mem",

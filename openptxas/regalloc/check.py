@@ -1,12 +1,15 @@
-"""An independent checker that re-proves a register allocation (after regalloc2's checker).
+"""An independent checker that re-proves a register allocation.
 
-It runs forward over the CFG of the *virtual* function, tracking which virtual register each
-physical register holds, and checks that every use of a virtual register finds it in the physical
-register it was assigned. It shares no code with the allocator's liveness: it is a symbolic
-execution, not an interference computation.
+For every use of a virtual register ``v`` it walks the CFG backwards from the use, unit by unit
+(a unit is one 32-bit physical register, or one predicate), and fails if some instruction on
+the way writes one of ``v``'s units with anything else before a definition of ``v`` is reached.
+A guarded or partial definition of ``v`` does not end the walk (the old value may survive it).
+Paths on which ``v`` has not been written yet are not errors: PTX lets a program read a register
+it has not initialised on every path, and the allocator may reuse such registers.
 
-At a join, a physical register keeps "holds v" when every predecessor either agrees or is a path on
-which v was never defined (its value there is garbage anyway; PTX allows such reads).
+The checker shares no code with the allocator's liveness and interference computation: it is a
+path search over the instructions themselves (after regalloc2's checker, which re-proves an
+allocation by a different analysis than the one that made it).
 """
 
 from __future__ import annotations
@@ -14,88 +17,131 @@ from __future__ import annotations
 from collections import deque
 
 from openptxas.diag import InternalError
-from openptxas.ir.core import RC, Function, Instr, Part, VReg, predecessors, successors
+from openptxas.ir.core import RC, Function, Instr, Part, Reg, VReg, predecessors, successors
 from openptxas.regalloc.fatpoint import Allocation
 
-# A physical register unit: (class, index); a value: (vreg id, component).
 Unit = tuple[RC, int]
-Value = tuple[int, int]
-State = dict[Unit, Value]
 
 
-def _units(x: VReg | Part, alloc: Allocation) -> list[tuple[Unit, Value]]:
+def _units_of(x: VReg | Part, alloc: Allocation) -> list[tuple[Unit, int]]:
+    """(physical unit, component index of the virtual register) pairs."""
     v = x.v if isinstance(x, Part) else x
     k0, n = (x.k, x.n) if isinstance(x, Part) else (0, v.width)
     r = alloc.regs[v]
-    return [((v.rc, r.index + k), (v.id, k)) for k in range(k0, k0 + n)]
+    return [((v.rc, r.index + k), k) for k in range(k0, k0 + n)]
 
 
-def _regs(ins: Instr, uses: bool) -> list[VReg | Part]:
-    it = ins.use_regs() if uses else ins.def_regs()
-    return [r for r in it if isinstance(r, VReg | Part)]
+def _writes(ins: Instr, alloc: Allocation) -> list[tuple[Unit, int | None, int]]:
+    """(unit, vreg id or None for a fixed register, component) for every unit ``ins`` writes."""
+    out: list[tuple[Unit, int | None, int]] = []
+    for r in ins.def_regs():
+        if isinstance(r, VReg | Part):
+            v = r.v if isinstance(r, Part) else r
+            for unit, k in _units_of(r, alloc):
+                out.append((unit, v.id, k))
+        elif isinstance(r, Reg) and not (
+            r.index == 255 or (r.rc in (RC.P, RC.UP) and r.index == 7)
+        ):
+            for k in range(r.width):
+                out.append(((r.rc, r.index + k), None, k))
+    return out
+
+
+def _maybe_defined(fn: Function) -> list[set[int]]:
+    """Virtual registers written on some path from the entry to each block's start."""
+    n = len(fn.blocks)
+    preds = predecessors(fn)
+    succs = [successors(fn, i) for i in range(n)]
+    gen = [
+        {
+            (r.v if isinstance(r, Part) else r).id
+            for ins in b.instrs
+            for r in ins.def_regs()
+            if isinstance(r, VReg | Part)
+        }
+        for b in fn.blocks
+    ]
+    d_in: list[set[int]] = [set() for _ in range(n)]
+    d_out: list[set[int]] = [set() for _ in range(n)]
+    work = deque(range(n))
+    while work:
+        i = work.popleft()
+        x: set[int] = set()
+        for p in preds[i]:
+            x |= d_out[p]
+        d_in[i] = x
+        out = x | gen[i]
+        if out != d_out[i]:
+            d_out[i] = out
+            work.extend(s for s in succs[i] if s not in work)
+    return d_in
 
 
 def check_allocation(fn: Function, alloc: Allocation) -> None:
-    """Raise InternalError at the first use that would read the wrong value."""
-    n = len(fn.blocks)
-    succs = [successors(fn, i) for i in range(n)]
+    """Raise InternalError naming the first use whose value could be clobbered."""
     preds = predecessors(fn)
-    # maybe-defined virtual registers at each block's end (ids)
-    defined_out: list[set[int]] = [set() for _ in range(n)]
-    state_out: list[State | None] = [None] * n
-    work = deque([0])
-    visits = 0
+    d_in = _maybe_defined(fn)
+    writes = {ins.uid: _writes(ins, alloc) for ins in fn.instrs()}
+    for bi, b in enumerate(fn.blocks):
+        for k, ins in enumerate(b.instrs):
+            for r in ins.use_regs():
+                if isinstance(r, VReg | Part):
+                    _check_use(fn, alloc, preds, d_in, writes, bi, k, ins, r)
+
+
+def _defined_before(fn: Function, d_in: list[set[int]], bi: int, k: int, vid: int) -> bool:
+    """Whether ``vid`` may have been written before instruction ``k`` of block ``bi``."""
+    if vid in d_in[bi]:
+        return True
+    for ins in fn.blocks[bi].instrs[:k]:
+        for r in ins.def_regs():
+            if isinstance(r, VReg | Part) and (r.v if isinstance(r, Part) else r).id == vid:
+                return True
+    return False
+
+
+def _check_use(
+    fn: Function,
+    alloc: Allocation,
+    preds: list[list[int]],
+    d_in: list[set[int]],
+    writes: dict[int, list[tuple[Unit, int | None, int]]],
+    bi: int,
+    k: int,
+    use: Instr,
+    r: VReg | Part,
+) -> None:
+    v = r.v if isinstance(r, Part) else r
+    wanted = dict(_units_of(r, alloc))  # unit -> component
+    # (block, index to scan down from (exclusive), units still to find)
+    work: deque[tuple[int, int, frozenset[Unit]]] = deque([(bi, k, frozenset(wanted))])
+    seen: set[tuple[int, frozenset[Unit]]] = set()
     while work:
-        i = work.popleft()
-        visits += 1
-        if visits > 50 * n + 100:
-            raise InternalError(f"RA checker: {fn.name}: no fixed point")
-        state, defined = _merge(i, preds[i], state_out, defined_out)
-        for ins in fn.blocks[i].instrs:
-            for r in _regs(ins, uses=True):
-                vid = (r.v if isinstance(r, Part) else r).id
-                if vid not in defined:
-                    continue  # read of a never-written register: garbage in PTX too
-                for unit, val in _units(r, alloc):
-                    if state.get(unit) != val:
-                        raise InternalError(
-                            f"RA checker: {fn.name}: {fn.blocks[i].name}: '{ins}': "
-                            f"{r} should be in {unit[0].name}{unit[1]}, which holds "
-                            f"{state.get(unit)}"
-                        )
-            for r in _regs(ins, uses=False):
-                for unit, val in _units(r, alloc):
-                    state[unit] = val
-                defined.add((r.v if isinstance(r, Part) else r).id)
-        if state != state_out[i] or defined != defined_out[i]:
-            state_out[i] = state
-            defined_out[i] = defined
-            for s in succs[i]:
-                if s not in work:
-                    work.append(s)
-
-
-def _merge(
-    i: int, preds: list[int], state_out: list[State | None], defined_out: list[set[int]]
-) -> tuple[State, set[int]]:
-    ready = [p for p in preds if state_out[p] is not None]
-    if not ready:
-        return {}, set()
-    defined: set[int] = set().union(*(defined_out[p] for p in ready))
-    merged: State = {}
-    units: set[Unit] = set()
-    for p in ready:
-        units.update(state_out[p] or {})
-    for u in units:
-        cands = {v for p in ready if (v := (state_out[p] or {}).get(u)) is not None}
-        # Keep a value when every predecessor holds it there or never defined it.
-        good = [
-            val
-            for val in cands
-            if all(
-                (state_out[p] or {}).get(u) == val or val[0] not in defined_out[p] for p in ready
-            )
-        ]
-        if len(good) == 1:
-            merged[u] = good[0]
-    return merged, defined
+        b, upto, units = work.popleft()
+        instrs = fn.blocks[b].instrs
+        for j in range(upto - 1, -1, -1):
+            ins = instrs[j]
+            for unit, vid, comp in writes[ins.uid]:
+                if unit not in units:
+                    continue
+                if vid == v.id and comp == wanted[unit]:
+                    if ins.guard is None:
+                        units = units - {unit}
+                    continue
+                if not _defined_before(fn, d_in, b, j, v.id):
+                    units = units - {unit}  # v not written yet on this path: garbage anyway
+                    continue
+                raise InternalError(
+                    f"RA checker: {fn.name}: {fn.blocks[bi].name}: '{use}': {r} "
+                    f"in {unit[0].name}{unit[1]} is overwritten by '{ins}' in "
+                    f"{fn.blocks[b].name}"
+                )
+            if not units:
+                break
+        if not units:
+            continue
+        for p in preds[b]:
+            key = (p, units)
+            if key not in seen:
+                seen.add(key)
+                work.append((p, len(fn.blocks[p].instrs), units))

@@ -40,6 +40,15 @@ STACK_POINTER = 1
 # ptxas 13.0 starts uniform registers at UR4 on sm_90 (UR0-UR3 never appear in its output).
 FIRST_UR = 4
 
+
+class ClassExhausted(RegAllocError):
+    """No register of class ``rc`` is free for some value (the caller may spill and retry)."""
+
+    def __init__(self, rc: RC, message: str) -> None:
+        super().__init__(message)
+        self.rc = rc
+
+
 COPY_OPS = frozenset({"MOV", "UMOV", "IMAD.MOV.U32", "IMAD.MOV"})
 
 
@@ -166,10 +175,11 @@ def allocate(fn: Function, limits: dict[RC, ClassLimits], *, naive: bool = False
                 base += align
         if chosen is None:
             need = _pressure_estimate(occ, v.rc)
-            raise RegAllocError(
+            raise ClassExhausted(
+                v.rc,
                 f"Register allocation failed for function '{fn.name}': {v.rc.name} registers "
                 f"exhausted (about {need} live at once, at most {lim.last - lim.first + 1} "
-                "available); spilling is not supported yet"
+                "available); spilling is not supported yet",
             )
         for j in range(v.width):
             table[chosen + j] = table.get(chosen + j, 0) | (occ[v] if not naive else -1)

@@ -7,10 +7,12 @@ ptxas raises budgets below 24 to 24 on sm_90 (the ABI minimum, with a warning it
 
 from __future__ import annotations
 
-from openptxas.ir.core import Function
+from openptxas.diag import RegAllocError
+from openptxas.ir.core import RC, Function, VReg
 from openptxas.passes.manager import PassContext, verify_enabled
 from openptxas.regalloc.check import check_allocation
-from openptxas.regalloc.fatpoint import allocate, limits_for, rewrite
+from openptxas.regalloc.fatpoint import ClassExhausted, allocate, limits_for, occupancy, rewrite
+from openptxas.regalloc.predspill import spill_predicate
 
 ABI_MIN_REGS = 24
 MAX_REGS = 255
@@ -28,8 +30,24 @@ def register_budget(fn: Function, ctx: PassContext) -> int:
 
 def allocate_registers(fn: Function, ctx: PassContext) -> None:
     limits = limits_for(register_budget(fn, ctx), ctx.target.ugpr_count)
-    alloc = allocate(fn, limits, naive=ctx.options.ra == "naive")
+    for _ in range(64):
+        try:
+            alloc = allocate(fn, limits, naive=ctx.options.ra == "naive")
+            break
+        except ClassExhausted as exc:
+            if exc.rc not in (RC.P, RC.UP):
+                raise
+            spill_predicate(fn, _longest_lived(fn, exc.rc))
+    else:
+        raise RegAllocError(
+            f"Register allocation failed for function '{fn.name}': too many predicates live at once"
+        )
     if verify_enabled(ctx.options):
         check_allocation(fn, alloc)
     rewrite(fn, alloc)
     fn.attrs["registers"] = alloc.registers
+
+
+def _longest_lived(fn: Function, rc: RC) -> VReg:
+    occ, _ = occupancy(fn)
+    return max((v for v in occ if v.rc == rc), key=lambda v: (bin(occ[v]).count("1"), -v.id))

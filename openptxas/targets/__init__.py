@@ -44,12 +44,14 @@ class SMInfo:
     elf_shstrtab_slack: int = 0  # unused bytes after .shstrtab ...
     elf_shstrtab_slack_per_text: bool = False  # ... plus room for .nv.capmerc.text.<f> names
     elf_reserved_smem: int = 0  # bytes added to every .nv.shared.<f> of a whole-program cubin
+    elf_reserved_shared: int = 0  # size of .nv.shared.reserved.0 (sm_100+: 64)
     elf_rela: bool = True  # relocation sections are SHT_RELA (sm_75..89: SHT_REL)
     elf_regcount_in_text_info: bool = False  # .text.<f> sh_info bits 24..31 = registers
     elf_reserved_smem_symbols: bool = False  # .nv.reservedSmem.offset0 & .nv.shared.reserved.0
     elf_constant0_late: bool = False  # .nv.constant0.<f> created after the function symbols
     elf_constant_renames: bool = False  # .nv.constant.pic/.user/.optimizer renamed to banks
     elf_rename_in_place: bool = True  # a renamed section's name is overwritten in place
+    elf_mercury: bool = False  # cubins carry a Mercury image (.nv.capmerc/.nv.merc.*, sm_100+)
     elf_rel_action: bool = False  # the module has .nv.rel.action
     elf_sparse_mma_mask: bool = False  # every .nv.info.<f> has EIATTR_SPARSE_MMA_MASK
     elf_mercury_isa_version: int = 0  # EIATTR_MERCURY_ISA_VERSION value

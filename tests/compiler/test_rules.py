@@ -10,7 +10,8 @@ TEMPLATE = """.version 9.0
 .address_size 64
 .visible .entry k(.param .u64 k_param_0)
 {{
- .reg .pred %p<8>; .reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .f32 %f<8>; .reg .f64 %fd<8>;
+ .reg .pred %p<8>; .reg .b32 %r<8>; .reg .b64 %rd<8>;
+ .reg .f32 %f<8>; .reg .f64 %fd<8>; .reg .b16 %rs<8>;
 $L__BB0_1:
  {ins}
  ret;

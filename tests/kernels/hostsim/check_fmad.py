@@ -9,8 +9,9 @@ CSE may merge a plain and a pinned multiply of the same operands). More fmas by 
 contraction.
 
 A second, stricter check reads the PTX: a multiply without a rounding modifier (``mul.f32``,
-``mul.f64``, ``mul.f16``...) whose result reaches an add, a subtract or an fma (directly or
-through ``mov``/``neg``/``selp``) licenses any PTX compiler to fuse them, whatever ptxas happened to do.
+``mul.f64``, ``mul.f16``...) whose result reaches an add, a subtract, an fma or an atomic add
+(directly or through ``mov``/``neg``/``selp``) licenses any PTX compiler to fuse them, whatever
+ptxas happened to do.
 
 Usage (from the repository root)::
 
@@ -31,8 +32,8 @@ sys.path.insert(0, str(ROOT))
 from openptxas.testing.corpus import discover  # noqa: E402
 from openptxas.testing.oracle import Oracle, parse_nvdisasm  # noqa: E402
 
-
 FMA_OPS = ("FFMA", "DFMA", "HFMA2")
+FLOAT_TYPES = ("f32", "f64", "f16", "f16x2", "bf16", "bf16x2")
 
 
 def opcodes(sass_text: str) -> dict[str, Counter[str]]:
@@ -55,13 +56,21 @@ _INSTR = re.compile(r"^\s*(@!?%\w+\s+)?([a-z][\w.]*)\s+([^;]*);", re.M)
 
 def unpinned_mul_uses(ptx: str) -> list[str]:
     """Plain (contractible) float multiplies whose results reach add/sub/fma, as PTX lines."""
-    instrs = [(m.group(2), [o.strip() for o in m.group(3).split(",")]) for m in _INSTR.finditer(ptx)]
+    # Register names are per function: analyse each .entry/.func body on its own.
+    bodies = re.split(r"\.(?:entry|func)\s", ptx)[1:]
+    return [line for body in bodies for line in _unpinned_in_function(body)]
+
+
+def _unpinned_in_function(ptx: str) -> list[str]:
+    instrs = [
+        (m.group(2), [o.strip() for o in m.group(3).split(",")]) for m in _INSTR.finditer(ptx)
+    ]
     tainted: dict[str, str] = {}
     for op, ops in instrs:
         parts = op.split(".")
-        if parts[0] == "mul" and parts[-1] in ("f32", "f64", "f16", "f16x2", "bf16", "bf16x2"):
-            if not any(p in ("rn", "rz", "rm", "rp") for p in parts[1:]):
-                tainted[ops[0]] = f"{op} {', '.join(ops)}"
+        is_float_mul = parts[0] == "mul" and parts[-1] in FLOAT_TYPES
+        if is_float_mul and not any(p in ("rn", "rz", "rm", "rp") for p in parts[1:]):
+            tainted[ops[0]] = f"{op} {', '.join(ops)}"
     changed = True
     while changed:
         changed = False
@@ -73,7 +82,10 @@ def unpinned_mul_uses(ptx: str) -> list[str]:
     bad = []
     for op, ops in instrs:
         parts = op.split(".")
-        if parts[0] in ("add", "sub", "fma") and parts[-1].startswith(("f", "bf")):
+        consumer = parts[0] in ("add", "sub", "fma") or (
+            parts[0] in ("atom", "red") and "add" in parts
+        )
+        if consumer and parts[-1].startswith(("f", "bf")):
             for src in ops[1:]:
                 if src in tainted:
                     bad.append(f"{tainted[src]}  ->  {op} {', '.join(ops)}")

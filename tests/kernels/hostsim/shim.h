@@ -8,15 +8,19 @@
 // Programming Guide and the PTX ISA, never from NVIDIA code.
 //
 // Model: the CTAs of a launch run one after another; the threads of a CTA run concurrently as OS
-// threads. __syncthreads is a std::barrier over the CTA; warp-level operations (shfl, vote,
-// __syncwarp) are a std::barrier over the warp's lanes and require every live lane of the warp to
-// take part (the host aborts otherwise: such a kernel is outside the model). Exited threads drop
-// out of both barriers.
+// threads. __syncthreads is a std::barrier over the CTA (exited threads drop out of it); warp-level
+// operations (shfl, vote, __syncwarp) are a rendezvous of the lanes named by their mask, which must
+// all be live and all arrive (the host aborts otherwise: such a kernel is outside the model).
+// __activemask() is modeled only where the warp is converged (it returns the live lanes).
 #pragma once
 
 #include <algorithm>
 #include <atomic>
 #include <barrier>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
 #include <bit>
 #include <climits>
 #include <cmath>
@@ -24,7 +28,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 #include <type_traits>
+#include <vector>
 
 // ------------------------------------------------------------------------------------------------
 // Qualifiers
@@ -98,13 +104,25 @@ struct dim3 {
 // ------------------------------------------------------------------------------------------------
 // Launch state
 
+struct __hs_Group {  // one rendezvous of the lanes named by a mask
+    unsigned arrived = 0;
+    unsigned readers = 0;  // lanes yet to collect the last completed exchange
+    uint64_t gen = 0;
+    uint64_t vals[32] = {};
+    uint64_t snap[32] = {};
+};
+
+struct __hs_Warp {
+    std::mutex m;
+    std::condition_variable cv;
+    std::map<unsigned, __hs_Group> groups;
+};
+
 struct __hs_Cta {
     unsigned nthreads = 0;
     std::barrier<>* bar = nullptr;
-    std::barrier<>* warp_bar[32] = {};
-    unsigned warp_size[32] = {};
     std::atomic<unsigned> live_mask[32] = {};
-    uint64_t slot[32][32] = {};  // per warp, per lane: the value a lane offers to a warp op
+    __hs_Warp warps[32];
     std::atomic<long long> red[3] = {};  // __syncthreads_count/and/or accumulators
 };
 
@@ -162,16 +180,12 @@ __attribute__((visibility("default"))) void hs_begin_cta(unsigned x, unsigned y,
     delete c->bar;
     c->bar = new std::barrier<>(n);
     for (unsigned w = 0; w < 32; w++) {
-        delete c->warp_bar[w];
-        c->warp_bar[w] = nullptr;
-        c->warp_size[w] = 0;
         c->live_mask[w] = 0;
+        c->warps[w].groups.clear();
     }
     for (unsigned w = 0; w * 32 < n; w++) {
         unsigned size = std::min(32u, n - w * 32);
-        c->warp_size[w] = size;
         c->live_mask[w] = size == 32 ? 0xffffffffu : ((1u << size) - 1);
-        c->warp_bar[w] = new std::barrier<>(size);
     }
     for (auto& r : c->red) r = 0;
     if (__start_hs_shared != nullptr) {
@@ -189,8 +203,11 @@ __attribute__((visibility("default"))) void hs_enter(unsigned x, unsigned y, uns
 
 __attribute__((visibility("default"))) void hs_exit() {
     __hs_Cta* c = __hs_cta;
-    c->live_mask[__hs_warp_id].fetch_and(~(1u << __hs_lane_id));
-    c->warp_bar[__hs_warp_id]->arrive_and_drop();
+    {
+        std::lock_guard<std::mutex> lk(c->warps[__hs_warp_id].m);
+        c->live_mask[__hs_warp_id].fetch_and(~(1u << __hs_lane_id));
+    }
+    c->warps[__hs_warp_id].cv.notify_all();
     c->bar->arrive_and_drop();
 }
 }
@@ -221,41 +238,54 @@ inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_s
 inline void __threadfence_system() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 
 // ------------------------------------------------------------------------------------------------
-// Warp-level operations
+// Warp-level operations: a rendezvous of the lanes named by the mask. Every lane of the mask must
+// arrive (and be live); each gets a snapshot of the values all of them offered.
 
 inline unsigned __hs_live() { return __hs_cta->live_mask[__hs_warp_id].load(); }
 
-inline void __hs_check_mask(unsigned mask, const char* what) {
-    unsigned live = __hs_live();
-    if (!(mask >> __hs_lane_id & 1u)) __hs_fail("%s: lane %u not in its own mask", what, __hs_lane_id);
-    if ((mask & live) != live || (mask & ~live) != 0) {
-        __hs_fail("%s: mask %08x is not the warp's live lanes %08x (outside the model)", what, mask,
-                  live);
+inline void __hs_rendezvous(unsigned mask, uint64_t v, uint64_t out[32], const char* what) {
+    unsigned lane = __hs_lane_id;
+    if (!(mask >> lane & 1u)) __hs_fail("%s: lane %u is not in its mask %08x", what, lane, mask);
+    if (mask & ~__hs_live()) {
+        __hs_fail("%s: mask %08x names lanes that have exited or do not exist (live %08x)", what,
+                  mask, __hs_live());
     }
+    __hs_Warp& W = __hs_cta->warps[__hs_warp_id];
+    std::unique_lock<std::mutex> lk(W.m);
+    __hs_Group& g = W.groups[mask];
+    auto limit = std::chrono::seconds(20);
+    if (!W.cv.wait_for(lk, limit, [&] { return g.readers == 0; })) {
+        __hs_fail("%s: timed out waiting for the previous exchange (mask %08x)", what, mask);
+    }
+    g.vals[lane] = v;
+    g.arrived |= 1u << lane;
+    uint64_t gen = g.gen;
+    if (g.arrived == mask) {
+        std::memcpy(g.snap, g.vals, sizeof g.snap);
+        g.arrived = 0;
+        g.readers = unsigned(__builtin_popcount(mask));
+        g.gen++;
+        W.cv.notify_all();
+    } else if (!W.cv.wait_for(lk, limit, [&] { return g.gen != gen; })) {
+        __hs_fail("%s: lanes %08x of mask %08x never arrived (divergent warp op?)", what,
+                  mask & ~g.arrived, mask);
+    }
+    std::memcpy(out, g.snap, sizeof g.snap);
+    if (--g.readers == 0) W.cv.notify_all();
 }
 
 inline void __syncwarp(unsigned mask = 0xffffffffu) {
-    unsigned live = __hs_live();
-    if ((mask & live) != live) __hs_fail("__syncwarp: partial mask %08x (live %08x)", mask, live);
-    __hs_cta->warp_bar[__hs_warp_id]->arrive_and_wait();
+    uint64_t snap[32];
+    __hs_rendezvous(mask & __hs_live(), 0, snap, "__syncwarp");
 }
 
-inline unsigned __activemask() { return __hs_live(); }
-
-// Exchange one 64-bit value per lane and return the value offered by lane `src` (if valid).
-inline uint64_t __hs_exchange(uint64_t v, unsigned mask, int src, const char* what) {
-    __hs_check_mask(mask, what);
-    __hs_Cta* c = __hs_cta;
-    unsigned w = __hs_warp_id;
-    c->slot[w][__hs_lane_id] = v;
-    c->warp_bar[w]->arrive_and_wait();
-    uint64_t r = 0;
-    if (src >= 0) {
-        if (!(__hs_live() >> src & 1u)) __hs_fail("%s: source lane %d is not live", what, src);
-        r = c->slot[w][src];
-    }
-    c->warp_bar[w]->arrive_and_wait();
-    return r;
+// Only meaningful where the warp is converged: every live lane meets here (a lane that finished
+// early cannot have left before the others arrive, since it met them here too).
+inline unsigned __activemask() {
+    uint64_t snap[32];
+    unsigned live = __hs_live();
+    __hs_rendezvous(live, 0, snap, "__activemask");
+    return live;
 }
 
 // PTX shfl.sync semantics: b = lane or offset, c = clamp (low 5 bits) | segment mask << 8.
@@ -281,9 +311,11 @@ inline T __hs_shfl(__hs_Shfl mode, unsigned mask, T var, int b, int width, const
     if (!p) j = lane;
     uint64_t bits = 0;
     std::memcpy(&bits, &var, sizeof(T));
-    uint64_t r = __hs_exchange(bits, mask, j, what);
+    uint64_t snap[32];
+    __hs_rendezvous(mask, bits, snap, what);
+    if (!(mask >> j & 1u)) __hs_fail("%s: source lane %d is not in the mask %08x", what, j, mask);
     T out;
-    std::memcpy(&out, &r, sizeof(T));
+    std::memcpy(&out, &snap[j], sizeof(T));
     return out;
 }
 
@@ -305,16 +337,12 @@ inline T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = warpSi
 }
 
 inline unsigned __hs_ballot(unsigned mask, int pred, const char* what) {
-    __hs_check_mask(mask, what);
-    __hs_Cta* c = __hs_cta;
-    unsigned w = __hs_warp_id;
-    c->slot[w][__hs_lane_id] = pred != 0;
-    c->warp_bar[w]->arrive_and_wait();
+    uint64_t snap[32];
+    __hs_rendezvous(mask, pred != 0, snap, what);
     unsigned r = 0;
     for (unsigned l = 0; l < 32; l++) {
-        if ((mask >> l & 1u) && c->slot[w][l]) r |= 1u << l;
+        if ((mask >> l & 1u) && snap[l]) r |= 1u << l;
     }
-    c->warp_bar[w]->arrive_and_wait();
     return r;
 }
 inline unsigned __ballot_sync(unsigned mask, int pred) {
@@ -501,6 +529,97 @@ inline unsigned __dp4a(unsigned a, unsigned b, unsigned c) {
     for (int i = 0; i < 4; i++) s += ((a >> (8 * i)) & 0xffu) * ((b >> (8 * i)) & 0xffu);
     return s;
 }
+// SIMD-within-a-word intrinsics (per the CUDA Math API): lanes of 8 or 16 bits.
+template <int W, class F>
+inline unsigned __hs_lanes(unsigned a, unsigned b, F f) {
+    const unsigned m = (1u << W) - 1u;
+    unsigned r = 0;
+    for (int k = 0; k < 32; k += W) {
+        unsigned x = (a >> k) & m, y = (b >> k) & m;
+        r |= (unsigned(f(x, y)) & m) << k;
+    }
+    return r;
+}
+template <int W>
+inline int __hs_sext(unsigned v) {
+    return int(v << (32 - W)) >> (32 - W);
+}
+inline unsigned __vadd2(unsigned a, unsigned b) {
+    return __hs_lanes<16>(a, b, [](unsigned x, unsigned y) { return x + y; });
+}
+inline unsigned __vadd4(unsigned a, unsigned b) {
+    return __hs_lanes<8>(a, b, [](unsigned x, unsigned y) { return x + y; });
+}
+inline unsigned __vsub2(unsigned a, unsigned b) {
+    return __hs_lanes<16>(a, b, [](unsigned x, unsigned y) { return x - y; });
+}
+inline unsigned __vsub4(unsigned a, unsigned b) {
+    return __hs_lanes<8>(a, b, [](unsigned x, unsigned y) { return x - y; });
+}
+inline unsigned __vaddss2(unsigned a, unsigned b) {
+    return __hs_lanes<16>(a, b, [](unsigned x, unsigned y) {
+        int s = __hs_sext<16>(x) + __hs_sext<16>(y);
+        return unsigned(std::min(32767, std::max(-32768, s)));
+    });
+}
+inline unsigned __vaddus4(unsigned a, unsigned b) {
+    return __hs_lanes<8>(a, b, [](unsigned x, unsigned y) { return std::min(255u, x + y); });
+}
+inline unsigned __vabsdiffu4(unsigned a, unsigned b) {
+    return __hs_lanes<8>(a, b, [](unsigned x, unsigned y) { return x > y ? x - y : y - x; });
+}
+inline unsigned __vavgu4(unsigned a, unsigned b) {
+    return __hs_lanes<8>(a, b, [](unsigned x, unsigned y) { return (x + y + 1) >> 1; });
+}
+inline unsigned __vhaddu2(unsigned a, unsigned b) {
+    return __hs_lanes<16>(a, b, [](unsigned x, unsigned y) { return (x + y) >> 1; });
+}
+inline unsigned __vcmpgtu4(unsigned a, unsigned b) {
+    return __hs_lanes<8>(a, b, [](unsigned x, unsigned y) { return x > y ? 0xffu : 0u; });
+}
+inline unsigned __vcmpeq2(unsigned a, unsigned b) {
+    return __hs_lanes<16>(a, b, [](unsigned x, unsigned y) { return x == y ? 0xffffu : 0u; });
+}
+inline unsigned __vmaxs2(unsigned a, unsigned b) {
+    return __hs_lanes<16>(a, b, [](unsigned x, unsigned y) {
+        return unsigned(std::max(__hs_sext<16>(x), __hs_sext<16>(y)));
+    });
+}
+inline unsigned __vminu4(unsigned a, unsigned b) {
+    return __hs_lanes<8>(a, b, [](unsigned x, unsigned y) { return std::min(x, y); });
+}
+inline unsigned __vneg4(unsigned a) {
+    return __hs_lanes<8>(a, 0, [](unsigned x, unsigned) { return 0u - x; });
+}
+inline unsigned __vabsss4(unsigned a) {
+    return __hs_lanes<8>(a, 0, [](unsigned x, unsigned) {
+        int v = __hs_sext<8>(x);
+        return unsigned(v == -128 ? 127 : (v < 0 ? -v : v));
+    });
+}
+inline unsigned __vsadu4(unsigned a, unsigned b) {
+    unsigned s = 0;
+    for (int k = 0; k < 32; k += 8) {
+        unsigned x = (a >> k) & 0xffu, y = (b >> k) & 0xffu;
+        s += x > y ? x - y : y - x;
+    }
+    return s;
+}
+inline int __dp2a_lo(int a, int b, int c) {
+    unsigned ua = unsigned(a), ub = unsigned(b);
+    int64_t s = c;
+    s += int64_t(__hs_sext<16>(ua & 0xffffu)) * __hs_sext<8>(ub & 0xffu);
+    s += int64_t(__hs_sext<16>(ua >> 16)) * __hs_sext<8>((ub >> 8) & 0xffu);
+    return int(uint32_t(s));
+}
+inline int __dp2a_hi(int a, int b, int c) {
+    unsigned ua = unsigned(a), ub = unsigned(b);
+    int64_t s = c;
+    s += int64_t(__hs_sext<16>(ua & 0xffffu)) * __hs_sext<8>((ub >> 16) & 0xffu);
+    s += int64_t(__hs_sext<16>(ua >> 16)) * __hs_sext<8>(ub >> 24);
+    return int(uint32_t(s));
+}
+
 inline int min(int a, int b) { return a < b ? a : b; }
 inline int max(int a, int b) { return a > b ? a : b; }
 inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
@@ -661,6 +780,10 @@ inline unsigned ptx_mov_u32_warpid() { return __hs_warp_id; }  // not compared (
 inline unsigned ptx_mov_u32_smid() { return 0; }
 inline unsigned ptx_mov_u32_nsmid() { return 1; }
 inline unsigned ptx_mov_u32_nwarpid() { return 64; }
+inline short ptx_div_s16(short a, short b) { return short(a / b); }
+inline short ptx_rem_s16(short a, short b) { return short(a % b); }
+inline unsigned short ptx_div_u16(unsigned short a, unsigned short b) { return a / b; }
+inline unsigned short ptx_rem_u16(unsigned short a, unsigned short b) { return a % b; }
 inline int ptx_div_s32(int a, int b) { return a / b; }
 inline int ptx_rem_s32(int a, int b) { return a % b; }
 inline unsigned ptx_div_u32(unsigned a, unsigned b) { return a / b; }
@@ -669,3 +792,34 @@ inline long long ptx_div_s64(long long a, long long b) { return a / b; }
 inline long long ptx_rem_s64(long long a, long long b) { return a % b; }
 inline unsigned long long ptx_div_u64(unsigned long long a, unsigned long long b) { return a / b; }
 inline unsigned long long ptx_rem_u64(unsigned long long a, unsigned long long b) { return a % b; }
+
+// ------------------------------------------------------------------------------------------------
+// Launch: the CTAs one after another, the threads of a CTA as concurrent OS threads. hostsim.py
+// generates one launcher per launch spec that unpacks the arguments and calls this.
+
+template <class F>
+void __hs_run_grid(size_t dyn_smem, F&& body) {
+    const dim3 g = __hs_gridDim, b = __hs_blockDim;
+    std::vector<std::thread> threads;
+    threads.reserve(b.x * b.y * b.z);
+    for (unsigned cz = 0; cz < g.z; cz++) {
+        for (unsigned cy = 0; cy < g.y; cy++) {
+            for (unsigned cx = 0; cx < g.x; cx++) {
+                hs_begin_cta(cx, cy, cz, dyn_smem);
+                for (unsigned tz = 0; tz < b.z; tz++) {
+                    for (unsigned ty = 0; ty < b.y; ty++) {
+                        for (unsigned tx = 0; tx < b.x; tx++) {
+                            threads.emplace_back([=, &body] {
+                                hs_enter(tx, ty, tz);
+                                body();
+                                hs_exit();
+                            });
+                        }
+                    }
+                }
+                for (auto& t : threads) t.join();
+                threads.clear();
+            }
+        }
+    }
+}

@@ -1,0 +1,161 @@
+"""GvnCse: remove recomputations of the same value (ptxas phase 49).
+
+Pre: virtual IR. Post: same semantics; a pure, unguarded, single-destination instruction that
+repeats an earlier one with the same sources is replaced by a copy of the earlier result.
+
+Two instructions compute the same value when they have the same opcode, modifiers and sources,
+and the sources cannot have changed in between: within a block, no source was written between
+them; across blocks, the earlier one dominates the later one and every source register is stable
+(written once, in an entry block that runs once) or the instruction reads no registers at all
+(constant-bank loads, special registers that do not change).
+"""
+
+from __future__ import annotations
+
+from openptxas.ir.analysis import def_info, has_side_effects, stable_vregs
+from openptxas.ir.cfg import CFG, dominators
+from openptxas.ir.core import Function, Instr, Operand, Part, SReg, VReg, operand_regs
+
+# Pure instructions that may be merged (loads from writable memory are not).
+PURE = frozenset(
+    {
+        "IADD3",
+        "IMAD",
+        "LOP3",
+        "SHF",
+        "SEL",
+        "LEA",
+        "PRMT",
+        "ISETP",
+        "FSETP",
+        "FADD",
+        "FMUL",
+        "FFMA",
+        "FMNMX",
+        "FSEL",
+        "VIMNMX",
+        "IABS",
+        "POPC",
+        "FLO",
+        "BREV",
+        "SGXT",
+        "BMSK",
+        "I2FP",
+        "F2I",
+        "I2F",
+        "F2F",
+        "MUFU",
+        "LDC",
+        "ULDC",
+        "S2R",
+        "S2UR",
+        "MOV",
+        "UMOV",
+        "UIADD3",
+        "UIMAD",
+        "ULOP3",
+        "USHF",
+        "USEL",
+        "ULEA",
+        "DADD",
+        "DMUL",
+        "DFMA",
+        "VIADD",
+    }
+)
+VOLATILE_SREGS = frozenset({"SR_CLOCKLO", "SR_CLOCKHI", "SR_GLOBALTIMERLO", "SR_GLOBALTIMERHI"})
+
+
+def _key(ins: Instr) -> tuple[object, ...] | None:
+    if ins.op not in PURE or ins.guard is not None or len(ins.dsts) != 1:
+        return None
+    if has_side_effects(ins):
+        return None
+    d = ins.dsts[0]
+    if not isinstance(d, VReg):
+        return None
+    if any(isinstance(s, SReg) and s.name in VOLATILE_SREGS for s in ins.srcs):
+        return None
+    return (ins.op, ins.mods, d.rc, d.width, tuple(ins.srcs))
+
+
+def _regs(ins: Instr) -> set[int]:
+    out = set()
+    for s in ins.srcs:
+        for r in operand_regs(s):
+            v = r.v if isinstance(r, Part) else r
+            if isinstance(v, VReg):
+                out.add(v.id)
+    return out
+
+
+def cse(fn: Function, ctx: object) -> None:
+    info = def_info(fn)
+    stable = stable_vregs(fn, info)
+    cfg = CFG.of(fn)
+    idom = dominators(cfg)
+    children: dict[int, list[int]] = {}
+    for b, d in enumerate(idom):
+        if d >= 0 and d != b:
+            children.setdefault(d, []).append(b)
+    single = {vid for vid, sites in info.sites.items() if len(sites) == 1}
+
+    def walk(b: int, avail: dict[tuple[object, ...], VReg]) -> None:
+        local = dict(avail)
+        block = fn.blocks[b]
+        for k, ins in enumerate(block.instrs):
+            key = _key(ins)
+            if key is not None:
+                hit = local.get(key)
+                if hit is not None:
+                    block.instrs[k] = Instr("MOV", (), list(ins.dsts), [hit], line=ins.line)
+                    if hit.width > 1:
+                        _split_copy(block, k, ins.dsts[0], hit)
+                else:
+                    d = ins.dsts[0]
+                    assert isinstance(d, VReg)
+                    if d.id in single:
+                        local[key] = d
+            # a write invalidates the expressions that read or produced that register
+            written = {
+                (r.v if isinstance(r, Part) else r).id
+                for r in ins.def_regs()
+                if isinstance(r, VReg | Part)
+            }
+            if written:
+                for kk in [
+                    kk for kk, v in local.items() if v.id in written or _key_regs(kk) & written
+                ]:
+                    del local[kk]
+        # only expressions over stable registers (or none) survive into dominated blocks
+        passdown = {kk: v for kk, v in local.items() if _key_regs(kk) <= stable}
+        for c in children.get(b, ()):
+            walk(c, passdown)
+
+    walk(0, {})
+
+
+def _key_regs(key: tuple[object, ...]) -> set[int]:
+    out: set[int] = set()
+    srcs = key[4]
+    assert isinstance(srcs, tuple)
+    for s in srcs:
+        for r in operand_regs(s):
+            v = r.v if isinstance(r, Part) else r
+            if isinstance(v, VReg):
+                out.add(v.id)
+    return out
+
+
+def _split_copy(block: object, k: int, dst: Operand, src: VReg) -> None:
+    """Replace the single MOV at ``k`` by one MOV per 32-bit part."""
+    from openptxas.ir.core import Block
+
+    assert isinstance(block, Block) and isinstance(dst, VReg)
+    line = block.instrs[k].line
+    block.instrs[k : k + 1] = [
+        Instr("MOV", (), [dst.part(j)], [src.part(j)], line=line) for j in range(src.width)
+    ]
+
+
+_ = _regs

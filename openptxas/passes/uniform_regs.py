@@ -1,0 +1,305 @@
+"""ConvertToUniformReg: move warp-uniform values to the uniform datapath (UR/UP), as ptxas
+does on sm_90 for kernel parameters, block indices and the address arithmetic built from them.
+
+Pre: virtual IR. Post: same semantics; some R/P virtual registers became UR/UP, their defining
+instructions the uniform variants (``LDC`` -> ``ULDC``, ``S2R SR_CTAID.X`` -> ``S2UR``,
+``IADD3`` -> ``UIADD3`` ...), and their uses read the UR directly where the instruction form
+allows a uniform operand (the B or C source of most ALU ops, ``MOV R, UR``, address bases).
+
+A register is converted when it has a single definition (all its parts written once, unguarded),
+every source of that definition is uniform (uniform registers or immediates), the definition has
+a uniform counterpart, and every use either is itself being converted or can read a UR in its
+slot (commutative sources are swapped into the slot that can). Everything else stays as it was,
+so the pass can only remove work.
+"""
+
+from __future__ import annotations
+
+from openptxas.ir.analysis import def_info
+from openptxas.ir.core import (
+    RC,
+    Addr,
+    CBank,
+    Function,
+    Imm,
+    Instr,
+    Operand,
+    Part,
+    Reg,
+    RegLike,
+    Src,
+    SReg,
+    VReg,
+)
+from openptxas.ir.uniform import UNIFORM_SREGS
+
+# Vector op -> uniform op, for ops whose every source may be uniform.
+UNIFORM_OP = {
+    "IADD3": "UIADD3",
+    "IMAD": "UIMAD",
+    "LOP3": "ULOP3",
+    "SHF": "USHF",
+    "SEL": "USEL",
+    "LEA": "ULEA",
+    "PRMT": "UPRMT",
+    "FLO": "UFLO",
+    "POPC": "UPOPC",
+    "BREV": "UBREV",
+    "SGXT": "USGXT",
+    "MOV": "UMOV",
+    "ISETP": "UISETP",
+    "PLOP3": "UPLOP3",
+    "LDC": "ULDC",
+    "S2R": "S2UR",
+}
+# Sources that may be a UR in a vector instruction, by opcode: positions in ``srcs``.
+UR_SLOTS: dict[str, frozenset[int]] = {
+    "IADD3": frozenset({1}),
+    "IMAD": frozenset({1, 2}),
+    "LOP3": frozenset({1}),
+    "SHF": frozenset({1}),
+    "SEL": frozenset({1}),
+    "ISETP": frozenset({1}),
+    "FADD": frozenset({1}),
+    "FMUL": frozenset({1}),
+    "FFMA": frozenset({1, 2}),
+    "FSETP": frozenset({1}),
+    "FMNMX": frozenset({1}),
+    "FSEL": frozenset({1}),
+    "VIMNMX": frozenset({1}),
+    "LEA": frozenset({1}),
+    "MOV": frozenset({0}),
+    "I2FP": frozenset({0}),
+    "F2I": frozenset({0}),
+    "I2F": frozenset({0}),
+    "IABS": frozenset({0}),
+    "POPC": frozenset({0}),
+    "FLO": frozenset({0}),
+    "BREV": frozenset({0}),
+}
+# Sources that may be swapped (a op b == b op a).
+COMMUTES: dict[str, tuple[int, int]] = {
+    "IADD3": (0, 1),
+    "IMAD": (0, 1),
+    "FADD": (0, 1),
+    "FMUL": (0, 1),
+    "FFMA": (0, 1),
+    "VIMNMX": (0, 1),
+    "FMNMX": (0, 1),
+}
+# Ops that must not be converted in these forms.
+NOT_UNIFORM_MODS = frozenset({"WIDE"})
+
+
+def _vreg(x: object) -> VReg | None:
+    if isinstance(x, VReg):
+        return x
+    if isinstance(x, Part):
+        return x.v
+    if isinstance(x, Src):
+        return _vreg(x.x)
+    return None
+
+
+def _src_regs(op: Operand) -> list[RegLike]:
+    if isinstance(op, VReg | Part | Reg):
+        return [op]
+    if isinstance(op, Src):
+        return [op.x]
+    if isinstance(op, Addr):
+        return [r for r in (op.base, op.ubase, op.desc) if r is not None]
+    if isinstance(op, CBank) and op.reg is not None:
+        return [op.reg]
+    return []
+
+
+def convert_to_uniform(fn: Function, ctx: object) -> None:
+    info = def_info(fn)
+    # candidates: single-definition R/P registers with a uniform-convertible definition
+    cand: dict[int, Instr] = {}
+    for vid, sites in info.sites.items():
+        if len(sites) != 1:
+            continue
+        ins = sites[0]
+        if ins.guard is not None or ins.op not in UNIFORM_OP:
+            continue
+        if any(m in NOT_UNIFORM_MODS for m in ins.mods):
+            continue
+        dv = [_vreg(d) for d in ins.dsts]
+        if any(
+            v is None and not (isinstance(d, Reg) and d.index in (7, 255))
+            for v, d in zip(dv, ins.dsts, strict=True)
+        ):
+            continue
+        if any(v is not None and v.rc not in (RC.R, RC.P) for v in dv):
+            continue
+        if ins.op == "S2R" and not (
+            isinstance(ins.srcs[0], SReg) and ins.srcs[0].name in UNIFORM_SREGS
+        ):
+            continue
+        if ins.op == "LDC" and any(isinstance(s, CBank) and s.reg is not None for s in ins.srcs):
+            continue
+        if ins.op == "LDC" and ins.mods not in ((), ("64",)):
+            continue
+        if any(isinstance(d, Part) for d in ins.dsts):
+            continue
+        cand[vid] = ins
+    # Shrink the candidate set until it is consistent: an instruction converts only with all its
+    # destinations, when all its sources are uniform, and when all uses of its results accept a
+    # UR in their slot.
+    changed = True
+    while changed:
+        changed = False
+
+        def drop(ins: Instr) -> None:
+            nonlocal changed
+            for d in ins.dsts:
+                v = _vreg(d)
+                if v is not None and cand.pop(v.id, None) is not None:
+                    changed = True
+
+        for ins in list({i.uid: i for i in cand.values()}.values()):
+            if any((v := _vreg(d)) is not None and v.id not in cand for d in ins.dsts):
+                drop(ins)
+                continue
+            for src in ins.srcs:
+                for r in _src_regs(src):
+                    v = _vreg(r)
+                    if v is None:
+                        bad = isinstance(r, Reg) and r.index not in (255, 7)
+                    else:
+                        bad = v.rc not in (RC.UR, RC.UP) and v.id not in cand
+                    if bad:
+                        drop(ins)
+                        break
+        converted = {i.uid for i in cand.values()}
+        for ins in fn.instrs():
+            if ins.uid in converted or _uses_ok(ins, cand):
+                continue
+            # Give up candidates one at a time (first operand first) until the use fits, so
+            # that e.g. IMAD R, UR, UR, R keeps one of its two uniform sources.
+            regs = [ins.guard.pred] if ins.guard is not None else []
+            for src in ins.srcs:
+                regs.extend(_src_regs(src))
+            for r in regs:
+                v = _vreg(r)
+                if v is not None and v.id in cand:
+                    drop(cand[v.id])
+                    if _uses_ok(ins, cand):
+                        break
+    converted_instrs = {i.uid for i in cand.values()}
+    if not cand:
+        return
+    _rewrite(fn, cand, converted_instrs)
+
+
+def _uses_ok(ins: Instr, cand: dict[int, Instr]) -> bool:
+    """Whether every candidate register ``ins`` reads sits in a slot that can hold a UR (after
+    swapping commutative sources if needed)."""
+    if ins.guard is not None:
+        v = _vreg(ins.guard.pred)
+        if v is not None and v.id in cand:
+            return False
+    positions = [
+        k
+        for k, s in enumerate(ins.srcs)
+        if (v := _vreg(s)) is not None and v.id in cand and isinstance(s, VReg | Part)
+    ]
+    for k, s in enumerate(ins.srcs):
+        if isinstance(s, Addr):
+            if s.base is not None and (v := _vreg(s.base)) is not None and v.id in cand:
+                return False
+            if s.ubase is not None and (v := _vreg(s.ubase)) is not None and v.id in cand:
+                return False
+        elif isinstance(s, Src):
+            v = _vreg(s.x)
+            if v is not None and v.id in cand:
+                return False  # operand modifiers on UR sources: keep it simple
+        elif isinstance(s, CBank) and s.reg is not None:
+            v = _vreg(s.reg)
+            if v is not None and v.id in cand:
+                return False
+        _ = k
+    if not positions:
+        return True
+    slots = UR_SLOTS.get(ins.op)
+    if slots is None or len(positions) > 1:
+        return False
+    (p,) = positions
+    # An ALU form holds at most one non-register source (immediate, constant or uniform).
+    for k, s in enumerate(ins.srcs[:3]):
+        if k == p:
+            continue
+        if isinstance(s, Imm | CBank):
+            return False
+        v = _vreg(s)
+        if v is not None and (v.rc == RC.UR or v.id in cand):
+            return False
+    if p in slots:
+        return True
+    sw = COMMUTES.get(ins.op)
+    if sw is None or p not in sw:
+        return False
+    other = sw[0] if p == sw[1] else sw[1]
+    return other in slots and isinstance(ins.srcs[other], VReg | Part | Reg)
+
+
+def _rewrite(fn: Function, cand: dict[int, Instr], converted: set[int]) -> None:
+    new_regs: dict[int, VReg] = {}
+    for vid, ins in cand.items():
+        for d in ins.dsts:
+            v = _vreg(d)
+            if v is not None and v.id == vid:
+                rc = RC.UR if v.rc == RC.R else RC.UP
+                new_regs[vid] = VReg(rc, fn.new_vreg(rc, v.width).id, v.width)
+
+    def conv(x: RegLike) -> RegLike:
+        if isinstance(x, VReg) and x.id in new_regs:
+            return new_regs[x.id]
+        if isinstance(x, Part) and x.v.id in new_regs:
+            return Part(new_regs[x.v.id], x.k, x.n)
+        if isinstance(x, Reg) and x.index in (255, 7) and x.rc in (RC.R, RC.P):
+            return x
+        return x
+
+    from openptxas.ir.analysis import map_regs
+
+    for ins in fn.instrs():
+        if ins.uid in converted:
+            ins.op = UNIFORM_OP[ins.op]
+            map_regs(ins, conv, dsts=True)
+            ins.srcs = [_zero_to_uniform(s) for s in ins.srcs]
+            ins.dsts = [_zero_to_uniform(d) for d in ins.dsts]
+            continue
+        map_regs(ins, conv)
+        _swap_into_slot(ins)
+
+
+def _zero_to_uniform(op: Operand) -> Operand:
+    """RZ/PT operands of a converted instruction become URZ/UPT."""
+    if isinstance(op, Reg) and op.rc == RC.R and op.index == 255:
+        return Reg(RC.UR, 255)
+    if isinstance(op, Reg) and op.rc == RC.P and op.index == 7:
+        return Reg(RC.UP, 7)
+    if isinstance(op, Src) and isinstance(op.x, Reg):
+        z = _zero_to_uniform(op.x)
+        if z is not op.x:
+            assert isinstance(z, Reg)
+            return Src(z, op.neg, op.abs, op.inv, op.sel)
+    return op
+
+
+def _swap_into_slot(ins: Instr) -> None:
+    slots = UR_SLOTS.get(ins.op)
+    sw = COMMUTES.get(ins.op)
+    if slots is None or sw is None:
+        return
+    a, b = sw
+    ua = isinstance(ins.srcs[a], VReg | Part) and _vreg(ins.srcs[a]).rc == RC.UR  # type: ignore[union-attr]
+    # the other source moves into slot a, which takes only a register
+    other_is_reg = isinstance(ins.srcs[b], VReg | Part | Reg)
+    if ua and other_is_reg and a not in slots and b in slots:
+        ins.srcs[a], ins.srcs[b] = ins.srcs[b], ins.srcs[a]
+
+
+_ = Imm
