@@ -528,6 +528,10 @@ class Machine:
         if ins is None:
             raise KernelFault(f"jump to {pc:#x}, which holds no instruction of the kernel", pc)
         binder = self.binders.get(ins.opcode)
+        if ins.opcode == "<undecoded>":
+            raise Unsupported(
+                f"instruction word 0x{ins.mods[0]} is not in the ISA tables", pc, "<undecoded>"
+            )
         if binder is None:
             raise Unsupported(f"opcode {ins.opcode}", pc, str(ins))
         ctx = Ctx(self, ins, pc)

@@ -131,7 +131,7 @@ def _divergent(m: Any, sel: Sel, mask_r: Callable[[Sel], Any]) -> Sel | None:
 def bind_brx(ctx: Ctx) -> Bound:
     m = ctx.m
     pc = ctx.pc
-    regs = [o for o in ctx.ops if isinstance(o, Reg)]
+    regs = [o for o in ctx.ops if isinstance(o, Reg) and not o.is_pred]
     if not regs:
         raise ctx.unsupported()
     r = ctx.src(regs[0])
@@ -153,7 +153,7 @@ def bind_call(ctx: Ctx) -> Bound:
     m = ctx.m
     pc = ctx.pc
     nxt = pc + 16
-    regs = [o for o in ctx.ops if isinstance(o, Reg)]
+    regs = [o for o in ctx.ops if isinstance(o, Reg) and not o.is_pred]
     labels = [o.target for o in ctx.ops if isinstance(o, Label)]
     absolute = "ABS" in ctx.ins.mods
     if not regs:
@@ -190,7 +190,7 @@ def bind_call(ctx: Ctx) -> Bound:
 def bind_ret(ctx: Ctx) -> Bound:
     m = ctx.m
     pc = ctx.pc
-    regs = [o for o in ctx.ops if isinstance(o, Reg)]
+    regs = [o for o in ctx.ops if isinstance(o, Reg) and not o.is_pred]
     labels = [o.target for o in ctx.ops if isinstance(o, Label)]
     if not regs:
         raise ctx.unsupported("RET without a return-address register")
@@ -292,7 +292,7 @@ def bind_warpsync(ctx: Ctx) -> Bound:
     pc = ctx.pc
     nxt = pc + 16
     L = m.L
-    srcs = [o for o in ctx.ops if isinstance(o, Reg | Imm)]
+    srcs = [o for o in ctx.ops if isinstance(o, Imm) or (isinstance(o, Reg) and not o.is_pred)]
     mask_r: Callable[[Sel], Any]
     if "ALL" in ctx.ins.mods or not srcs:
         full = U32(0xFFFFFFFF)
@@ -362,7 +362,7 @@ def bind_bar(ctx: Ctx) -> Bound:
     nxt = pc + 16
     L = m.L
     mods = set(ctx.ins.mods)
-    srcs = [o for o in ctx.ops if isinstance(o, Reg | Imm)]
+    srcs = [o for o in ctx.ops if isinstance(o, Imm) or (isinstance(o, Reg) and not o.is_pred)]
     kind = "SYNC" if "SYNC" in mods else "ARV" if "ARV" in mods else "RED" if "RED" in mods else ""
     if not kind:
         raise ctx.unsupported()
@@ -388,7 +388,7 @@ def bind_bar(ctx: Ctx) -> Bound:
         c = srcs[1]
         if not isinstance(c, Imm):
             raise ctx.unsupported("barrier thread count in a register")
-        count = c.value
+        count = c.value or None  # 0 (the default): every thread of the CTA
     red = next((x for x in ("POPC", "AND", "OR") if x in mods), "") if kind == "RED" else ""
     pr = ctx.psrc(pin) if pin is not None else None
     wr = ctx.dst(dst) if dst is not None else None

@@ -92,9 +92,9 @@ def bind_load(ctx: Ctx) -> Bound:
     ins = ctx.ins
     space = _SPACE[ins.opcode]
     width, signed = access_width(ins.mods)
-    dst = ctx.ops[0]
+    dst = next((o for o in ctx.ops if isinstance(o, Reg) and not o.is_pred), None)
     mem = next((o for o in ctx.ops if isinstance(o, Mem)), None)
-    if mem is None:
+    if mem is None or dst is None:
         raise ctx.unsupported("load without an address")
     wide = space in ("global", "generic")
     ad = addr_reader(ctx, mem, wide)
@@ -116,7 +116,7 @@ def bind_store(ctx: Ctx) -> Bound:
     space = _SPACE[ins.opcode]
     width, _ = access_width(ins.mods)
     mem = next((o for o in ctx.ops if isinstance(o, Mem)), None)
-    data = [o for o in ctx.ops if not isinstance(o, Mem)]
+    data = [o for o in ctx.ops if isinstance(o, Reg) and not o.is_pred]
     if mem is None or not data:
         raise ctx.unsupported()
     wide = space in ("global", "generic")
@@ -137,7 +137,7 @@ def bind_store(ctx: Ctx) -> Bound:
 
 def bind_ldc(ctx: Ctx) -> Bound:
     ins = ctx.ins
-    dst = ctx.ops[0]
+    dst = next((o for o in ctx.ops if isinstance(o, Reg) and not o.is_pred), ctx.ops[0])
     cb = next((o for o in ctx.ops if isinstance(o, CBank)), None)
     if cb is None:
         raise ctx.unsupported()
@@ -247,7 +247,7 @@ def bind_atom(ctx: Ctx) -> Bound:
         wr = ctx.dst64(dst) if wide else ctx.dst(dst)
     srcs: list[Reader] = []
     for o in after:
-        if isinstance(o, Reg | Imm):
+        if isinstance(o, Imm) or (isinstance(o, Reg) and not o.is_pred):
             srcs.append(ctx.src64(o) if wide else ctx.src(o))
     if popc:
         srcs = []

@@ -63,9 +63,18 @@ def corpus_cases(tiers: tuple[str, ...] = ("t1", "t2", "t3", "t4")) -> Iterator[
             yield Case(ks, tgt, spec)
 
 
-def run_case(case: Case, **kw: Any) -> LaunchResult:
+def isa_decoder() -> Decoder:
+    from openptxas.emu.decode import isa_decoder as dec
+
+    return dec("sm90")
+
+
+def run_case(case: Case, decoder: str = "isa", **kw: Any) -> LaunchResult:
+    """Run a corpus launch; ``decoder``: "isa" (the ISA tables, as the package runs) or "text"
+    (nvdisasm's listing of the same cubin)."""
     b = case.build()
-    return launch(b.ptxas.cubin, case.spec, decoder=listing_decoder(b.sass_text), **kw)
+    dec = isa_decoder() if decoder == "isa" else listing_decoder(b.sass_text)
+    return launch(b.ptxas.cubin, case.spec, decoder=dec, **kw)
 
 
 def check_case(case: Case, result: LaunchResult) -> list[str]:
