@@ -10,8 +10,9 @@ ELF builder, which lays the cubin out as ptxas does.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from openptxas.diag import InternalError
+from openptxas.diag import InternalError, UnsupportedFeature
 from openptxas.ir.core import (
     RC,
     Addr,
@@ -29,7 +30,13 @@ from openptxas.ir.core import (
 )
 from openptxas.options import Options
 from openptxas.ptx import ast
+from openptxas.ptx.types import Linkage as PtxLinkage
+from openptxas.ptx.types import StateSpace
 from openptxas.targets import SMInfo
+
+if TYPE_CHECKING:
+    from openptxas.elf.description import GlobalVar
+    from openptxas.elf.nvinfo import Attribute
 
 INSTR_BYTES = 16
 # Instructions whose immediates nvdisasm prints as floating-point numbers.
@@ -62,6 +69,25 @@ class EncodedFunction:
     code: bytes
     exit_offsets: tuple[int, ...]
     text: list[str]
+    first_branch: int  # address of the first instruction that ends a block
+    branches: tuple[tuple[int, tuple[int, ...]], ...] = ()  # BRX address, target addresses
+    const2: bytes | None = None  # jump tables (.nv.constant2.<f>)
+
+
+# .debug_frame as ptxas 13.0 writes it for a function without a stack frame (observed on the
+# corpus; docs/elf.md): a fixed CIE, and an FDE that defines the CFA (R1 + 0) after the first
+# block and then advances to the last EXIT.
+FRAME_CIE = bytes.fromhex("0300047cffffffff0f0c818080280008ff8180280881808028")
+_DEF_CFA = bytes.fromhex("0c8180802800")
+
+
+def frame_program(first_branch: int, last_exit: int) -> bytes:
+    def adv(nbytes: int) -> bytes:
+        return b"\x04" + (nbytes // 4).to_bytes(4, "little")  # DW_CFA_advance_loc4, 4-byte units
+
+    if first_branch == last_exit:
+        return adv(last_exit) + adv(16) + _DEF_CFA
+    return adv(first_branch + 16) + _DEF_CFA + adv(last_exit - first_branch - 16)
 
 
 # ------------------------------------------------------------------------------ text form
@@ -184,9 +210,15 @@ def encode_function(fn: Function, target: SMInfo) -> EncodedFunction:
     words: list[int] = []
     text: list[str] = []
     exits: list[int] = []
+    first_branch = -1
+    branches: list[tuple[int, tuple[int, ...]]] = []
     for k, ins in enumerate(body):
         at = k * INSTR_BYTES
-        line = instr_text(ins, target.urz, labels)
+        if ins.op == "BRX":
+            line = _brx_text(ins, at, target.urz, labels)
+            branches.append((at, tuple(label_addr[labels[t.block]] for t in ins.srcs[1:])))  # type: ignore[union-attr]
+        else:
+            line = instr_text(ins, target.urz, labels)
         ctrl = ins.ctrl or Control()
         ictrl = IsaControl(
             stall=ctrl.stall, yield_=ctrl.yield_, wr=ctrl.wr_sb, rd=ctrl.rd_sb, wait=ctrl.wait
@@ -206,6 +238,8 @@ def encode_function(fn: Function, target: SMInfo) -> EncodedFunction:
         text.append(line)
         if ins.op == "EXIT":
             exits.append(at)
+        if first_branch < 0 and ins.op in ("BRA", "EXIT", "BRX", "RET", "CALL", "BREAK"):
+            first_branch = at
     # End padding: BRA to itself, then NOPs to the 128-byte boundary (stall 0, as ptxas).
     pad_ctrl = IsaControl(stall=0, yield_=True)
     tail = [(f"BRA `({selfloop}) ;", end)]
@@ -218,7 +252,25 @@ def encode_function(fn: Function, target: SMInfo) -> EncodedFunction:
         words.append(encode_instruction(parsed, fam, at))
         text.append(line)
     code = b"".join(w.to_bytes(16, "little") for w in words)
-    return EncodedFunction(fn.name, code, tuple(exits), text)
+    const2 = b"".join(
+        label_addr[labels[t]].to_bytes(4, "little") for tbl in fn.jump_tables for t in tbl
+    )
+    return EncodedFunction(
+        fn.name, code, tuple(exits), text, first_branch, tuple(branches), const2 or None
+    )
+
+
+def _brx_text(ins: Instr, at: int, urz: int, labels: dict[str, str]) -> str:
+    """``BRX R2 -0x190 (*"BRANCH_TARGETS .L_x_6,..."*)``: the register pair holds the target's
+    offset in the function, the immediate subtracts the address of the next instruction."""
+    reg = ins.srcs[0]
+    assert isinstance(reg, Reg)
+    names = ",".join(labels[t.block] for t in ins.srcs[1:] if isinstance(t, Label))
+    g = ""
+    if ins.guard is not None:
+        assert isinstance(ins.guard.pred, Reg)
+        g = f"@{'!' if ins.guard.inv else ''}{_reg(ins.guard.pred, urz)} "
+    return f'{g}BRX {_reg(reg, urz)} {_hex(-(at + INSTR_BYTES))} (*"BRANCH_TARGETS {names}"*) ;'
 
 
 def build_cubin(
@@ -228,8 +280,8 @@ def build_cubin(
     options: Options,
 ) -> bytes:
     from openptxas.elf.builder import build
+    from openptxas.elf.description import Frame, ModuleDescription
     from openptxas.elf.description import Function as ElfFunction
-    from openptxas.elf.description import ModuleDescription
     from openptxas.elf.description import Param as ElfParam
 
     funcs = []
@@ -250,8 +302,20 @@ def build_cubin(
                 shared=fn.shared_static or None,
                 shared_align=max(fn.shared_align, 16),
                 exit_offsets=enc.exit_offsets,
+                min_stack=0,
+                # ptxas records CRS_STACK_SIZE 0 for functions with convergence barriers
+                crs_stack=0 if any(i.op == "BSSY" for i in fn.instrs()) else None,
+                frame=(
+                    Frame(FRAME_CIE, frame_program(enc.first_branch, enc.exit_offsets[-1]))
+                    if enc.exit_offsets
+                    else None
+                ),
                 max_threads=_dims(func.maxntid),
                 reqntid=_dims(func.reqntid),
+                const2=enc.const2,
+                # ptxas makes the (empty) relocation section of the jump-table bank
+                const2_reloc_names=("rela",) if enc.const2 else None,
+                attributes=_branch_attrs(enc),
             )
         )
     ptx_target = module.target or target.name
@@ -262,8 +326,95 @@ def build_cubin(
         relocatable=False,
         options=_tkinfo_options(options, target),
         functions=tuple(funcs),
+        globals=tuple(module_variables(module)),
     )
     return build(desc)
+
+
+def module_variables(module: ast.Module) -> list[GlobalVar]:
+    """The module's .global and .const variables, placed as the lowering addressed them:
+    each section in declaration order at its alignment (``lower._layout_variables``)."""
+    from openptxas.elf.description import GlobalVar, Linkage, Space
+
+    link = {
+        None: Linkage.LOCAL,
+        PtxLinkage.VISIBLE: Linkage.VISIBLE,
+        PtxLinkage.WEAK: Linkage.WEAK,
+        PtxLinkage.COMMON: Linkage.COMMON,
+        PtxLinkage.EXTERN: Linkage.EXTERN,
+    }
+    offsets: dict[str, int] = {}
+    out = []
+    for g in module.globals:
+        if g.space is StateSpace.CONST:
+            space, section = Space.CONST, "const"
+        elif g.space is StateSpace.GLOBAL:
+            space = Space.GLOBAL
+            section = "global" if g.init is None else "init"
+        else:
+            continue
+        init = None if g.init is None else init_bytes(g)
+        size = g.size or (len(init) if init is not None else 0)
+        a = g.alignment
+        if g.linkage is PtxLinkage.EXTERN:
+            off = None
+        else:
+            off = (offsets.get(section, 0) + a - 1) // a * a
+            offsets[section] = off + size
+        out.append(GlobalVar(g.name, space, size, a, init, linkage=link[g.linkage], offset=off))
+    return out
+
+
+def init_bytes(g: ast.VarDecl) -> bytes:
+    """A variable's initializer as little-endian bytes, zero-padded to the variable's size."""
+    t = g.type
+    es = t.size
+    out = bytearray()
+
+    def put(v: ast.Init) -> None:
+        if isinstance(v, ast.InitList):
+            for it in v.items:
+                put(it)
+        elif isinstance(v, ast.IntImm):
+            if t.is_float:
+                out.extend(_float_bytes(float(v.value), es))
+            else:
+                out.extend((v.value & ((1 << (8 * es)) - 1)).to_bytes(es, "little"))
+        elif isinstance(v, ast.FloatImm):
+            if t.is_float:
+                if v.width == 8 * es:
+                    out.extend(v.bits.to_bytes(es, "little"))
+                else:
+                    out.extend(_float_bytes(v.value, es))
+            else:
+                out.extend((int(v.value) & ((1 << (8 * es)) - 1)).to_bytes(es, "little"))
+        else:
+            raise UnsupportedFeature(
+                f"initializer of '{g.name}' (addresses, texture fields) is not supported "
+                "by openptxas yet",
+                g.span,
+            )
+
+    assert g.init is not None
+    put(g.init)
+    return bytes(out) + bytes(max(0, g.size - len(out)))
+
+
+def _float_bytes(v: float, size: int) -> bytes:
+    import struct
+
+    if size == 2:
+        return struct.pack("<e", v)
+    return struct.pack("<f" if size == 4 else "<d", v)
+
+
+def _branch_attrs(enc: EncodedFunction) -> tuple[Attribute, ...]:
+    from openptxas.elf.nvinfo import EIATTR, Attribute, Fmt, IndirectBranch, IndirectBranchTargets
+
+    if not enc.branches:
+        return ()
+    value = IndirectBranchTargets(tuple(IndirectBranch(a, 0, t) for a, t in enc.branches))
+    return (Attribute(Fmt.SVAL, EIATTR.INDIRECT_BRANCH_TARGETS, value),)
 
 
 def _dims(v: tuple[int, ...] | None) -> tuple[int, int, int] | None:

@@ -14,7 +14,9 @@ from openptxas.passes.manager import PassContext, Phase
 
 
 def _general_optimize(fn: Function, ctx: PassContext) -> None:
-    """GeneralOptimize: copy propagation, constant folding, dead-code elimination."""
+    """GeneralOptimize: copy propagation, constant folding, constant address offsets into
+    memory operands, dead-code elimination."""
+    from openptxas.passes.addr_fold import addr_fold
     from openptxas.passes.const_fold import const_fold
     from openptxas.passes.copy_prop import copy_prop
     from openptxas.passes.dce import dce
@@ -22,6 +24,7 @@ def _general_optimize(fn: Function, ctx: PassContext) -> None:
     copy_prop(fn, ctx)
     const_fold(fn, ctx)
     copy_prop(fn, ctx)
+    addr_fold(fn, ctx)
     dce(fn, ctx)
 
 

@@ -360,6 +360,9 @@ class Function:
     shared_align: int = 4
     local_bytes: int = 0
     barriers: int = 0
+    # brx.idx jump tables, in order: each is its target blocks; they fill constant bank 2
+    # (.nv.constant2.<f>) one after another, 4 bytes (the target's code offset) per entry.
+    jump_tables: list[tuple[str, ...]] = field(default_factory=list)
     attrs: dict[str, object] = field(default_factory=dict)
 
     def new_vreg(self, rc: RC, width: int = 1) -> VReg:

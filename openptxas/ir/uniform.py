@@ -108,11 +108,16 @@ def analyze(fn: Function) -> Uniformity:
                             changed = True
         for bi, b in enumerate(fn.blocks):
             t = b.terminator()
-            if t is not None and t.op == "BRA" and t.guard is not None and bi not in divergent:
+            if t is None or bi in divergent:
+                continue
+            g = None
+            if t.op == "BRA" and t.guard is not None:
                 g = _vid(t.guard.pred)
-                if g is not None and g in varying:
-                    divergent.add(bi)
-                    changed = True
+            elif t.op == "BRX":  # an indirect branch diverges on a varying index
+                g = _vid(t.srcs[0])
+            if g is not None and g in varying:
+                divergent.add(bi)
+                changed = True
         regions = _region_blocks(cfg, ipdom, divergent)
         for vid, blocks in multi.items():
             if vid in varying or len(blocks) < 2:

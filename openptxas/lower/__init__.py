@@ -116,6 +116,9 @@ def lower_function(module: ast.Module, func: ast.Function, target: SMInfo) -> Fu
     for slot in func.param_layout():
         ctx.params[slot.param.name] = (slot.offset, slot.size)
         fn.params.append(Param(slot.param.name, slot.offset, slot.size, slot.param.alignment))
+    for s in stmts:
+        if isinstance(s, ast.BranchTargets):
+            ctx.branch_targets[s.label] = s.targets
     used = _referenced_syms(stmts)
     shared = [g for g in module.globals if g.name in used] + [
         s for s in stmts if isinstance(s, ast.VarDecl) and s.space is not StateSpace.REG

@@ -395,23 +395,29 @@ def _pair(c: LowerCtx, lo: Operand) -> VReg:
     return p
 
 
-def mulhi_u64(c: LowerCtx, a: RegLike, b: RegLike) -> VReg:
-    """The high 64 bits of the 128-bit product of two 64-bit registers (unsigned), from four
-    32x32 partial products accumulated with IMAD.WIDE.U32 (each sum fits 64 bits)."""
+def mulhi_u64(
+    c: LowerCtx, a: RegLike, b: RegLike, bhalves: tuple[Operand, Operand] | None = None
+) -> VReg:
+    """The high 64 bits of the 128-bit product of two 64-bit values (unsigned), as ptxas: the
+    two cross products summed with a carry out (``IMAD.WIDE.U32 R, P``), the carry of adding
+    the low product's high word, and the high product accumulating both
+    (``IMAD.WIDE.U32.X``). ``bhalves`` gives b as (lo, hi) operands, immediates allowed."""
     al, ah = half(a, 0), half(a, 1)
-    bl, bh = half(b, 0), half(b, 1)
-    p0 = c.new(RC.R, 2)
-    c.emit("IMAD", ("WIDE", "U32"), [p0], [al, bl, RZ])
+    bl, bh = bhalves if bhalves is not None else (half(b, 0), half(b, 1))
     t = c.new(RC.R, 2)
-    c.emit("IMAD", ("WIDE", "U32"), [t], [ah, bl, _pair(c, p0.hi)])
+    c.emit("IMAD", ("WIDE", "U32"), [t], [ah, bl, RZ])
     u = c.new(RC.R, 2)
-    c.emit("IMAD", ("WIDE", "U32"), [u], [al, bh, _pair(c, t.lo)])
+    cu = c.new(RC.P)
+    c.emit("IMAD", ("WIDE", "U32"), [u, cu], [al, bh, t])
     v = c.new(RC.R, 2)
-    c.emit("IMAD", ("WIDE", "U32"), [v], [ah, bh, _pair(c, t.hi)])
+    c.emit("IMAD", ("WIDE", "U32"), [v], [al, bl, RZ])
+    w = c.new(RC.R, 2)
+    c.emit("MOV", (), [w.lo], [u.hi])
+    c.emit("IMAD", ("X",), [w.hi], [RZ, RZ, RZ, cu])
+    cv = c.new(RC.P)
+    c.emit("IADD3", (), [RZ, cv], [v.hi, u.lo, RZ])
     r = c.new(RC.R, 2)
-    carry = c.new(RC.P)
-    c.emit("IADD3", (), [r.lo, carry], [v.lo, u.hi, RZ])
-    c.emit("IADD3", ("X",), [r.hi], [v.hi, RZ, RZ, carry, NOT_PT])
+    c.emit("IMAD", ("WIDE", "U32", "X"), [r], [ah, bh, w, cv])
     return r
 
 
@@ -420,7 +426,14 @@ def mulhi64(ins: ast.Instruction, c: LowerCtx) -> None:
     t = ins.type
     assert t is not None
     ra, rb = c.rvalue(a, t), c.rvalue(b, t)
-    hi = mulhi_u64(c, ra, rb)
+    halves: tuple[Operand, Operand] | None = None
+    if isinstance(b, ast.IntImm) and not is_signed(t):
+        bits = b.value & ((1 << 64) - 1)
+        halves = (
+            Imm(bits & 0xFFFFFFFF) if bits & 0xFFFFFFFF else RZ,
+            Imm(bits >> 32) if bits >> 32 else RZ,
+        )
+    hi = mulhi_u64(c, ra, rb, halves)
     dv = c.dst(d)
     if not is_signed(t):
         c.emit("MOV", (), [dv.lo], [half(hi, 0)])
@@ -478,10 +491,20 @@ def neg16(ins: ast.Instruction, c: LowerCtx) -> None:
 
 
 def simd16x2(ins: ast.Instruction, c: LowerCtx) -> None:
+    """Two-lane 16-bit SIMD: add/sub as ``VIADD.16x2`` (sub negates b), min/max as
+    ``VIMNMX.S16x2``/``.U16x2`` (PT selects the minimum)."""
     d, a, b = ins.operands
-    if ins.opcode != "add":
+    va, vb = c.rvalue(a, T.B32), c.rvalue(b, T.B32)
+    if ins.opcode == "add":
+        c.emit("VIADD", ("16x2",), [c.dst(d)], [va, vb])
+    elif ins.opcode == "sub":
+        c.emit("VIADD", ("16x2",), [c.dst(d)], [va, Src(vb, neg=True)])
+    elif ins.opcode in ("min", "max"):
+        kind = "S16x2" if ins.type is T.S16X2 else "U16x2"
+        sel = PT if ins.opcode == "min" else Src(PT, inv=True)
+        c.emit("VIMNMX", (kind,), [c.dst(d)], [va, vb, sel])
+    else:
         raise c.unsupported(ins.name)
-    c.emit("VIADD", ("16x2",), [c.dst(d)], [c.rvalue(a, T.B32), c.rvalue(b, T.B32)])
 
 
 def warp_sync(ins: ast.Instruction, c: LowerCtx) -> None:
@@ -491,7 +514,55 @@ def warp_sync(ins: ast.Instruction, c: LowerCtx) -> None:
 
 S16 = (T.S16, T.U16, T.B16)
 
+
+def vabsdiff4(ins: ast.Instruction, c: LowerCtx) -> None:
+    """``vabsdiff4`` without byte selectors: ``VABSDIFF4.U8`` (``.S8`` for signed inputs); with
+    ``.add`` the sum of the four differences accumulates into c (``.ACC``); without it every
+    destination byte is selected, so c is unused (ptxas passes RZ)."""
+    d, a, b, cc = ins.operands
+    regs = (d, a, b, cc)
+    if any(isinstance(o, ast.Reg) and o.comp for o in regs) or ins.has("min") or ins.has("max"):
+        raise c.unsupported("vabsdiff4 with byte selectors or a secondary operation")
+    ta, tb = (*ins.mods.types, T.U32, T.U32, T.U32)[1:3]
+    if is_signed(ta) != is_signed(tb):
+        raise c.unsupported("vabsdiff4 with mixed signedness")
+    kind = "S8" if is_signed(ta) else "U8"
+    va, vb = c.rvalue(a, T.U32), c.rvalue(b, T.U32)
+    if ins.has("add"):
+        c.emit("VABSDIFF4", (kind, "ACC"), [c.dst(d)], [va, vb, c.rvalue(cc, T.U32)])
+    else:
+        c.emit("VABSDIFF4", (kind,), [c.dst(d)], [va, vb, RZ])
+
+
+def sad(ins: ast.Instruction, c: LowerCtx) -> None:
+    """``sad d, a, b, c`` = c + |a - b|: ``VABSDIFF`` (``.U32`` when unsigned)."""
+    d, a, b, cc = ins.operands
+    t = ins.type
+    assert t is not None
+    mods = () if is_signed(t) else ("U32",)
+    c.emit("VABSDIFF", mods, [c.dst(d)], [c.rvalue(a, t), c.rvalue(b, t), c.value(cc, t)])
+
+
+def dot_product(ins: ast.Instruction, c: LowerCtx) -> None:
+    """``dp4a``/``dp2a.lo|hi``: ``IDP.4A``/``IDP.2A.LO|HI`` with each input's signedness
+    (a's elements are bytes for dp4a, 16-bit for dp2a; b's are bytes)."""
+    d, a, b, cc = ins.operands
+    ta, tb = (*ins.mods.types, T.U32, T.U32)[:2]
+    sa = "S" if is_signed(ta) else "U"
+    sb = "S" if is_signed(tb) else "U"
+    if ins.opcode == "dp4a":
+        mods: tuple[str, ...] = ("4A", sa + "8", sb + "8")
+    else:
+        mods = ("2A", "HI" if ins.has("hi") else "LO", sa + "16", sb + "8")
+    t = T.S32 if sa == "S" or sb == "S" else T.U32
+    c.emit("IDP", mods, [c.dst(d)], [c.rvalue(a, T.B32), c.rvalue(b, T.B32), c.value(cc, t)])
+
+
 RULES: list[Rule] = [
+    Rule("sad", "sad", always, sad, "sad.s32 %r1, %r2, %r3, %r4;"),
+    Rule("dp4a", "dp4a", always, dot_product, "dp4a.s32.s32 %r1, %r2, %r3, %r4;"),
+    Rule("dp2a", "dp2a", always, dot_product, "dp2a.lo.s32.u32 %r1, %r2, %r3, %r4;"),
+    Rule("vabsdiff4", "vabsdiff4", always, vabsdiff4, "vabsdiff4.u32.u32.u32 %r1, %r2, %r3, %r4;"),
     Rule("popc", "popc", always, popc, "popc.b32 %r1, %r2;"),
     Rule("clz", "clz", always, clz, "clz.b32 %r1, %r2;"),
     Rule("brev", "brev", always, brev, "brev.b32 %r1, %r2;"),
@@ -517,6 +588,9 @@ RULES: list[Rule] = [
     Rule("rem.16", "rem", types(*S16), divrem16, "rem.u16 %rs1, %rs2, %rs3;"),
     Rule("neg.16", "neg", types(T.S16), neg16, "neg.s16 %rs1, %rs2;"),
     Rule("add.16x2", "add", types(T.U16X2, T.S16X2), simd16x2, "add.u16x2 %r1, %r2, %r3;"),
+    Rule("sub.16x2", "sub", types(T.U16X2, T.S16X2), simd16x2, "sub.s16x2 %r1, %r2, %r3;"),
+    Rule("min.16x2", "min", types(T.U16X2, T.S16X2), simd16x2, "min.u16x2 %r1, %r2, %r3;"),
+    Rule("max.16x2", "max", types(T.U16X2, T.S16X2), simd16x2, "max.s16x2 %r1, %r2, %r3;"),
     Rule("bar.warp.sync", "bar.warp.sync", always, warp_sync, "bar.warp.sync -1;"),
     Rule("lop3", "lop3", always, lop3, "lop3.b32 %r1, %r2, %r3, %r4, 0xe8;"),
     Rule("bfind", "bfind", always, bfind, "bfind.shiftamt.u32 %r1, %r2;"),

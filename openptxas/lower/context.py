@@ -62,6 +62,7 @@ class LowerCtx:
     shared: dict[str, int] = field(default_factory=dict)  # name -> offset
     consts: dict[str, int] = field(default_factory=dict)  # __constant__ name -> bank-3 offset
     globals: dict[str, int] = field(default_factory=dict)  # .global name -> bank-4 slot
+    branch_targets: dict[str, tuple[str, ...]] = field(default_factory=dict)  # .branchtargets
     block: Block | None = None
     span: Span | None = None
     _desc: VReg | None = None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from openptxas.ir.core import PT, RC, Imm, Label, Operand
+from openptxas.ir.core import PT, RC, RZ, CBank, Imm, Label, Operand
 from openptxas.lower.context import LowerCtx
 from openptxas.lower.rules import Rule, always
 from openptxas.ptx import ast
@@ -16,6 +16,25 @@ def bra(ins: ast.Instruction, c: LowerCtx) -> None:
     if not isinstance(target, ast.Label):
         raise c.unsupported("indirect branch")
     c.emit("BRA", (), [], [Label(target.name)])
+
+
+def brx_idx(ins: ast.Instruction, c: LowerCtx) -> None:
+    """``brx.idx i, table``: as ptxas, a table of code offsets in constant bank 2, read by the
+    index and sign-extended to the 64-bit register pair ``BRX`` jumps through (codegen adds the
+    offset of the instruction after the BRX as its immediate, so the pair holds the target's
+    offset from the function start)."""
+    idx, table = ins.operands
+    if not isinstance(table, ast.Label) or table.name not in c.branch_targets:
+        raise c.unsupported("brx.idx without a .branchtargets table")
+    targets = c.branch_targets[table.name]
+    base = 4 * sum(len(t) for t in c.fn.jump_tables)
+    c.fn.jump_tables.append(targets)
+    off = c.new(RC.R)
+    c.emit("IMAD", ("SHL", "U32"), [off], [c.rvalue(idx, T.U32), Imm(4), RZ])
+    pair = c.new(RC.R, 2)
+    c.emit("LDC", (), [pair.lo], [CBank(2, base, off)])
+    c.emit("SHF", ("R", "S32", "HI"), [pair.hi], [RZ, Imm(31), pair.lo])
+    c.emit("BRX", (), [], [pair, *(Label(t) for t in targets)])
 
 
 def ret(ins: ast.Instruction, c: LowerCtx) -> None:
@@ -68,6 +87,7 @@ def activemask(ins: ast.Instruction, c: LowerCtx) -> None:
 
 RULES: list[Rule] = [
     Rule("bra", "bra", always, bra, "bra $L__BB0_1;"),
+    Rule("brx.idx", "brx.idx", always, brx_idx, "brx.idx %r1, $ts;"),
     Rule("ret", "ret", always, ret, "ret;"),
     Rule("exit", "exit", always, exit_, "exit;"),
     Rule("shfl", "shfl", always, shfl, "shfl.sync.down.b32 %r1|%p1, %r2, 1, 31, -1;"),

@@ -50,9 +50,17 @@ def _load_into(c: LowerCtx, ins: ast.Instruction, dst: ast.Operand, emit_load: o
     if len(items) == 1 and not isinstance(items[0], ast.Sink):
         group = c.dst(items[0])
         if group.width != words:
+            # A destination wider than the access gets the value extended by the access's
+            # signedness (PTX: "ld.param.s16 %rd" sign-extends); a narrower one its low word.
+            d = group
             group = c.new(RC.R, words)
             emit_load(group)  # type: ignore[operator]
-            c.emit("MOV", (), [c.dst(items[0])], [group.lo])
+            c.emit("MOV", (), [d.lo if d.width > 1 else d], [group.lo])
+            for j in range(words, d.width):
+                if t.is_signed:
+                    c.emit("SHF", ("R", "S32", "HI"), [d.part(j)], [RZ, Imm(31), group.lo])
+                else:
+                    c.emit("MOV", (), [d.part(j)], [RZ])
             return
         emit_load(group)  # type: ignore[operator]
         return
@@ -225,15 +233,15 @@ def atom(ins: ast.Instruction, c: LowerCtx) -> None:
     op = _ATOM_OPS.get(ins.op)
     if op is None:
         raise c.unsupported(f"atom.{ins.op}")
-    signed = t in (T.S32, T.S64)
     ty: tuple[str, ...] = ()
     if t is T.F32:
         ty = ("F32", "FTZ", "RN")
     elif t in (T.S32,) and op in ("MIN", "MAX", "ADD"):
         ty = ("S32",) if op != "ADD" else ()
+    elif t is T.S64 and op in ("MIN", "MAX"):
+        ty = ("S64",)
     elif t in (T.U64, T.B64, T.S64):
         ty = ("64",)
-    _ = signed
     dst = c.dst(d) if d is not None else None
     if op == "CAS":
         w = width_of(t)

@@ -11,8 +11,8 @@ The evaluator covers the 32-bit integer ops the lowering emits; anything else is
 
 from __future__ import annotations
 
-from openptxas.ir.analysis import def_info, map_regs
-from openptxas.ir.core import RC, RZ, Function, Imm, ImmKind, Instr, Operand, Reg, Src, VReg
+from openptxas.ir.analysis import def_info, map_regs, use_counts
+from openptxas.ir.core import RC, RZ, Function, Imm, ImmKind, Instr, Operand, Part, Reg, Src, VReg
 
 M32 = 0xFFFFFFFF
 # Source positions that accept a 32-bit integer immediate.
@@ -63,6 +63,111 @@ def _eval(ins: Instr) -> int | None:
     return None
 
 
+def _identity(ins: Instr) -> bool:
+    """``IADD3 d, a, RZ, RZ`` and ``LOP3.LUT d, a, RZ, RZ, lut`` where lut passes a through:
+    a plain copy of register a."""
+    if ins.guard is not None or len(ins.dsts) != 1 or not ins.srcs:
+        return False
+    a = ins.srcs[0]
+    if not isinstance(a, VReg | Part) or (isinstance(a, VReg) and a.width != 1):
+        return False
+    zero = [_imm_int(x) == 0 for x in ins.srcs[1:3]]
+    if ins.op == "IADD3" and not ins.mods and len(ins.srcs) == 3 and all(zero):
+        return True
+    if ins.op == "LOP3" and ins.mods == ("LUT",) and len(ins.srcs) >= 4 and all(zero):
+        lut = _imm_int(ins.srcs[3])
+        return lut is not None and lut & 0x11 == 0x10 and (len(ins.srcs) < 5 or _np(ins.srcs[4]))
+    return False
+
+
+def _swap_sel(ins: Instr, consts: dict[int, int]) -> bool:
+    """``SEL d, k, b, p`` with a constant k in the register-only first slot becomes
+    ``SEL d, b, k, !p`` so that k can be an immediate (ptxas: ``SEL R, RZ, 0x1, !P0``)."""
+    a, b, p = ins.srcs[0], ins.srcs[1], ins.srcs[2]
+    if not (isinstance(a, VReg) and a.id in consts):
+        return False
+    if isinstance(b, Imm):
+        if _imm_int(b) != 0:
+            return False
+        b = RZ
+    if isinstance(b, VReg) and b.id in consts:
+        return False
+    q: Operand
+    if isinstance(p, Src):
+        q = p.x if p.inv else Src(p.x, inv=True)
+    elif isinstance(p, VReg | Reg):
+        q = Src(p, inv=True)
+    else:
+        return False
+    ins.srcs[0], ins.srcs[1], ins.srcs[2] = b, Imm(consts[a.id]), q
+    return True
+
+
+def _scale_sel(ins: Instr, info: object, uses: dict[int, int]) -> bool:
+    """``x = SEL RZ, k, p`` used only by ``d = IMAD x, m, RZ``: ``d = SEL RZ, k*m, p``."""
+    from openptxas.ir.analysis import DefInfo
+
+    if ins.op != "IMAD" or ins.mods or ins.guard is not None or len(ins.srcs) != 3:
+        return False
+    x, m = ins.srcs[0], _imm_int(ins.srcs[1])
+    if m is None or _imm_int(ins.srcs[2]) != 0 or not isinstance(x, VReg) or x.width != 1:
+        return False
+    assert isinstance(info, DefInfo)
+    sites = info.defs(x)
+    if len(sites) != 1 or uses.get(x.id, 0) != 1:
+        return False
+    sel = sites[0]
+    if sel.op != "SEL" or sel.guard is not None or _imm_int(sel.srcs[0]) != 0:
+        return False
+    k = sel.srcs[1]
+    if not (isinstance(k, Imm) and k.kind == ImmKind.INT):
+        return False
+    ins.op, ins.mods = "SEL", ()
+    ins.srcs = [RZ, Imm((k.value * m) & M32), sel.srcs[2]]
+    return True
+
+
+def _small(op: Operand, info: object, consts: dict[int, int], mask: int) -> bool:
+    """The value of op has no bits outside ``mask``: a constant, or a register written once by
+    a SEL/MOV of such constants."""
+    from openptxas.ir.analysis import DefInfo
+
+    v = _imm_int(op)
+    if v is not None:
+        return v & ~mask == 0
+    if not isinstance(op, VReg) or op.width != 1:
+        return False
+    if op.id in consts:
+        return consts[op.id] & ~mask == 0
+    assert isinstance(info, DefInfo)
+    sites = info.defs(op)
+    if len(sites) != 1 or sites[0].guard is not None:
+        return False
+    d = sites[0]
+    if d.op == "SEL" and len(d.srcs) == 3:
+        return all(
+            ((w := _imm_int(x)) is not None and w & ~mask == 0)
+            or (isinstance(x, VReg) and x.id in consts and consts[x.id] & ~mask == 0)
+            for x in d.srcs[:2]
+        )
+    return False
+
+
+def _redundant_mask(ins: Instr, info: object, consts: dict[int, int]) -> bool:
+    """``LOP3.LUT d, a, m, RZ, 0xc0`` (a & m) where a never has bits outside m."""
+    if ins.op != "LOP3" or ins.mods != ("LUT",) or ins.guard is not None or len(ins.srcs) < 4:
+        return False
+    if len(ins.dsts) != 1 or _imm_int(ins.srcs[3]) != 0xC0 or _imm_int(ins.srcs[2]) != 0:
+        return False
+    m = _imm_int(ins.srcs[1])
+    return m is not None and _small(ins.srcs[0], info, consts, m)
+
+
+def _np(op: Operand) -> bool:
+    """The predicate source of LOP3 is !PT (no predicate result is asked for)."""
+    return isinstance(op, Src) and op.inv and isinstance(op.x, Reg) and op.x.index == 7
+
+
 def const_fold(fn: Function, ctx: object) -> None:
     for _ in range(4):
         info = def_info(fn)
@@ -83,22 +188,71 @@ def const_fold(fn: Function, ctx: object) -> None:
                 v = _imm_int(ins.srcs[0])
                 if v is not None:
                     consts[vid] = v
+        parts = _constant_parts(info.sites)
+        uses = use_counts(fn)
         changed = False
         for ins in fn.instrs():
             slots = IMM_SLOTS.get(ins.op)
             for k, s in enumerate(ins.srcs):
+                val = None
                 if isinstance(s, VReg) and s.id in consts:
                     val = consts[s.id]
+                elif isinstance(s, Part) and s.n == 1:
+                    val = parts.get((s.v.id, s.k))
+                if val is not None:
                     if val == 0:
                         ins.srcs[k] = RZ
                         changed = True
                     elif slots is not None and k in slots and ins.mods[:1] != ("WIDE",):
                         ins.srcs[k] = Imm(val)
                         changed = True
+            if ins.op == "SEL" and _swap_sel(ins, consts):
+                changed = True
+            if _scale_sel(ins, info, uses):
+                changed = True
+            if _redundant_mask(ins, info, consts):
+                ins.op, ins.mods, ins.srcs = "MOV", (), [ins.srcs[0]]
+                changed = True
             folded = _eval(ins)
             if folded is not None and ins.op != "MOV":
                 ins.op, ins.mods, ins.srcs = "MOV", (), [Imm(folded)]
                 changed = True
+            elif folded is None and _identity(ins):
+                ins.op, ins.mods, ins.srcs = "MOV", (), [ins.srcs[0]]
+                changed = True
         if not changed:
             return
     _ = map_regs
+
+
+def _constant_parts(sites: dict[int, list[Instr]]) -> dict[tuple[int, int], int]:
+    """Words of wide registers (halves of 64-bit values) written once, by an unguarded move of
+    an immediate, and by nothing else: (register id, word) -> value."""
+    out: dict[tuple[int, int], int] = {}
+    for vid, ins_list in sites.items():
+        writes: dict[int, list[Instr]] = {}
+        for ins in ins_list:
+            for r in ins.def_regs():
+                if isinstance(r, Part) and r.v.id == vid:
+                    for k in range(r.k, r.k + r.n):
+                        writes.setdefault(k, []).append(ins)
+                elif isinstance(r, VReg) and r.id == vid:
+                    for k in range(r.width):
+                        writes.setdefault(k, []).append(ins)
+        for k, ws in writes.items():
+            if len(ws) != 1:
+                continue
+            ins = ws[0]
+            d = ins.dsts[0] if len(ins.dsts) == 1 else None
+            if (
+                ins.op == "MOV"
+                and not ins.mods
+                and ins.guard is None
+                and isinstance(d, Part)
+                and d.n == 1
+                and d.v.rc == RC.R
+            ):
+                v = _imm_int(ins.srcs[0])
+                if v is not None:
+                    out[(vid, k)] = v
+    return out

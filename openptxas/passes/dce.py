@@ -22,6 +22,10 @@ def dce(fn: Function, ctx: object) -> None:
                 if not has_side_effects(ins) and ins.dsts and not _writes_live(ins, after[bi][k]):
                     changed = True
                     continue
+                if ins.op == "ATOMG" and _reduction(ins) and not _writes_live(ins, after[bi][k]):
+                    # an atomic whose old value nobody reads is a reduction (ptxas: REDG)
+                    ins.op, ins.dsts = "REDG", []
+                    changed = True
                 keep.append(ins)
             b.instrs = keep
         if not changed:
@@ -42,3 +46,10 @@ def _writes_live(ins: object, live: int) -> bool:
         if live >> v.id & 1:
             return True
     return False
+
+
+def _reduction(ins: object) -> bool:
+    from openptxas.ir.core import Instr
+
+    assert isinstance(ins, Instr)
+    return not any(m in ("CAS", "EXCH") for m in ins.mods)

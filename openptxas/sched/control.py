@@ -22,10 +22,13 @@ from dataclasses import dataclass, field
 from openptxas.diag import InternalError
 from openptxas.ir.core import (
     RC,
+    Addr,
+    CBank,
     Control,
     Function,
     Instr,
     Reg,
+    Src,
     predecessors,
     successors,
 )
@@ -37,9 +40,13 @@ from openptxas.sched.latency import (
     is_late_reader,
     is_variable,
 )
+from openptxas.targets.latency import lat_key, load_latency_table
 
 Unit = tuple[RC, int]
 MAX_STALL = 15
+# Distance beyond which the latency table has no requirement left.
+TABLE_REACH = 64
+TABLE = load_latency_table("sm_90")
 
 
 def _zero(r: Reg, urz: int) -> bool:
@@ -86,6 +93,8 @@ class State:
     # pending late reads without a read scoreboard: unit -> (cycles since issue, reader uid)
     reads: dict[Unit, tuple[int, int]] = field(default_factory=dict)
     sb_age: dict[int, int] = field(default_factory=dict)  # cycles since each SB was set
+    # fixed-latency producers still within reach of the latency table: unit -> [(class, age)]
+    prod: dict[Unit, tuple[tuple[str, int], ...]] = field(default_factory=dict)
 
     def copy(self) -> State:
         return State(
@@ -96,6 +105,7 @@ class State:
             dict(self.rsb),
             dict(self.reads),
             dict(self.sb_age),
+            dict(self.prod),
         )
 
     def advance(self, cycles: int) -> None:
@@ -114,6 +124,12 @@ class State:
                 self.reads[k] = (age + cycles, uid)
         for s in self.sb_age:
             self.sb_age[s] = min(self.sb_age[s] + cycles, 1 << 20)
+        for k in list(self.prod):
+            aged = tuple((c, a + cycles) for c, a in self.prod[k] if a + cycles < TABLE_REACH)
+            if aged:
+                self.prod[k] = aged
+            else:
+                del self.prod[k]
 
     def clear_sbs(self, sbs: frozenset[int]) -> None:
         for d in (self.wsb, self.rsb):
@@ -151,6 +167,8 @@ def merge(states: list[State]) -> State:
         for k, (age, uid) in s.reads.items():
             if k not in out.reads or out.reads[k][0] > age:
                 out.reads[k] = (age, uid)
+        for k, entries in s.prod.items():
+            out.prod[k] = tuple(sorted(set(out.prod.get(k, ())) | set(entries)))
         for sb, age in s.sb_age.items():
             out.sb_age[sb] = min(out.sb_age.get(sb, age), age)
     return out
@@ -158,7 +176,8 @@ def merge(states: list[State]) -> State:
 
 def _states_equal(a: State, b: State) -> bool:
     return (
-        a.data_ready == b.data_ready
+        a.prod == b.prod
+        and a.data_ready == b.data_ready
         and a.guard_ready == b.guard_ready
         and a.done == b.done
         and a.wsb == b.wsb
@@ -226,10 +245,15 @@ def _block(
         delay = 1 if prev is not None else 0
         if serial:
             wait = st.pending_sbs()
+        ckey = lat_key(ins.op, ins.mods)
+        roles = operand_roles(ins, urz)
         for u in uses:
             wait |= st.wsb.get(u, frozenset())
             ready = st.guard_ready.get(u, 0) if u in gunits else st.data_ready.get(u, 0)
             delay = max(delay, ready)
+            for pkey, age in st.prod.get(u, ()):
+                for role in roles.get(u, ("data",)):
+                    delay = max(delay, TABLE.need(pkey, ckey, role) - age)
         for u in defs:
             wait |= st.wsb.get(u, frozenset()) | st.rsb.get(u, frozenset())
             if u in st.done:
@@ -265,6 +289,7 @@ def _block(
             sb, next_free = _alloc_sb(st, next_free)
             ctrl.wr_sb = sb
             for u in defs:
+                st.prod.pop(u, None)
                 st.wsb[u] = st.wsb.get(u, frozenset()) | {sb}
                 st.data_ready.pop(u, None)
                 st.guard_ready.pop(u, None)
@@ -276,6 +301,7 @@ def _block(
                 st.data_ready[u] = lat.data
                 st.guard_ready[u] = lat.guard
                 st.done[u] = lat.data
+                st.prod[u] = ((ckey, 0),)
         if is_late_reader(ins) and uses:
             if ins.uid in needs_rd:
                 sb, next_free = _alloc_sb(st, next_free)
@@ -303,6 +329,34 @@ def _block(
     if emit:
         instrs[:] = out
     return st
+
+
+def operand_roles(ins: Instr, urz: int) -> dict[Unit, tuple[str, ...]]:
+    """The latency-table role of each register unit ``ins`` reads: ``guard`` (guard predicate
+    or branch condition), ``addr`` (address or constant-bank index), ``pred`` (predicate
+    source), ``data`` (other sources)."""
+    roles: dict[Unit, list[str]] = {}
+
+    def add(r: object, role: str) -> None:
+        if isinstance(r, Reg) and r.rc != RC.B and not _zero(r, urz):
+            for k in range(r.width):
+                roles.setdefault((r.rc, r.index + k), []).append(role)
+
+    if ins.guard is not None:
+        add(ins.guard.pred, "guard")
+    for src in ins.srcs:
+        if isinstance(src, Addr):
+            for r in (src.base, src.ubase, src.desc):
+                add(r, "addr")
+        elif isinstance(src, CBank):
+            add(src.reg, "addr")
+        elif isinstance(src, Src):
+            add(src.x, "pred" if isinstance(src.x, Reg) and src.x.rc in (RC.P, RC.UP) else "data")
+        elif isinstance(src, Reg):
+            add(src, "pred" if src.rc in (RC.P, RC.UP) else "data")
+    if ins.op in ("BRA", "BRX") and ins.guard is not None:
+        add(ins.guard.pred, "guard")
+    return {u: tuple(dict.fromkeys(rs)) for u, rs in roles.items()}
 
 
 def _own_latency(ins: Instr) -> int:

@@ -1,0 +1,130 @@
+"""Fold a constant added to an address register into the memory operand's offset.
+
+``p = x + c`` (the 64-bit carry pair ``IADD3 p.lo, P, x.lo, c, RZ`` + ``IADD3.X p.hi, x.hi, RZ,
+RZ, P, !PT``, or a 32-bit ``IADD3 p, x, c, RZ`` for shared memory) followed by an access through
+``[p + o]`` becomes ``[x + c + o]``, as ptxas writes ``desc[UR4][R4.64+0x8]``. Safe when ``x``
+holds the same value at the access as at the add: it never changes (stable registers), or the
+add sits earlier in the same block and nothing in between writes ``x``. The add dies when no
+other use remains (a later dead-code pass removes it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from openptxas.ir.analysis import DefInfo, def_info, stable_vregs
+from openptxas.ir.core import Addr, Function, Imm, ImmKind, Instr, Part, Reg, VReg
+
+# The signed 24-bit offset field of SASS memory operands.
+MAX_OFFSET = (1 << 23) - 1
+MEMORY_OPS = frozenset({"LDG", "STG", "ATOMG", "REDG", "LD", "ST", "LDS", "STS", "ATOMS", "LDGSTS"})
+
+
+def addr_fold(fn: Function, ctx: object) -> None:
+    info = def_info(fn)
+    stable = stable_vregs(fn, info)
+    for b in fn.blocks:
+        for k, ins in enumerate(b.instrs):
+            if ins.op not in MEMORY_OPS:
+                continue
+            for j, s in enumerate(ins.srcs):
+                if isinstance(s, Addr) and isinstance(s.base, VReg) and s.ubase is None:
+                    folded = _fold(s, info, stable, b.instrs, k)
+                    if folded is not None:
+                        ins.srcs[j] = folded
+
+
+def _is_zero(op: object) -> bool:
+    return isinstance(op, Reg) and op.index == 255
+
+
+def _imm(op: object) -> int | None:
+    if isinstance(op, Imm) and op.kind == ImmKind.INT:
+        return op.value & 0xFFFFFFFF
+    return None
+
+
+def _fold(a: Addr, info: DefInfo, stable: set[int], block: list[Instr], k: int) -> Addr | None:
+    v = a.base
+    assert isinstance(v, VReg)
+    sites = info.defs(v)
+    if a.wide:
+        if v.width != 2 or len(sites) != 2:
+            return None
+        lo, hi = sites
+        if not (
+            lo.op == "IADD3"
+            and not lo.mods
+            and hi.op == "IADD3"
+            and hi.mods == ("X",)
+            and lo.guard is None
+            and hi.guard is None
+            and len(lo.dsts) == 2
+            and lo.dsts[0] == Part(v, 0)
+            and hi.dsts == [Part(v, 1)]
+            and len(lo.srcs) == 3
+            and len(hi.srcs) == 5
+        ):
+            return None
+        x_lo, c, z = lo.srcs
+        x_hi, c_hi, z_hi = hi.srcs[:3]
+        c32 = _imm(c)
+        if not (
+            c32 is not None
+            and _is_zero(z)
+            and _is_zero(z_hi)
+            and isinstance(x_lo, Part)
+            and x_lo.k == 0
+            and x_lo.v.width == 2
+            and x_hi == Part(x_lo.v, 1)
+            and hi.srcs[3] == lo.dsts[1]
+        ):
+            return None
+        if _is_zero(c_hi):
+            value = c32
+        elif _imm(c_hi) == 0xFFFFFFFF:
+            value = c32 - (1 << 32)
+        else:
+            return None
+        x: VReg = x_lo.v
+        adds = [lo, hi]
+    else:
+        if v.width != 1 or len(sites) != 1:
+            return None
+        (add,) = sites
+        if not (
+            add.op == "IADD3"
+            and not add.mods
+            and add.guard is None
+            and len(add.dsts) == 1
+            and len(add.srcs) == 3
+            and isinstance(add.srcs[0], VReg)
+            and add.srcs[0].width == 1
+            and _is_zero(add.srcs[2])
+        ):
+            return None
+        c32 = _imm(add.srcs[1])
+        if c32 is None:
+            return None
+        value = c32 - (1 << 32) if c32 & 0x80000000 else c32
+        x = add.srcs[0]
+        adds = [add]
+    off = a.offset + value
+    if not -MAX_OFFSET - 1 <= off <= MAX_OFFSET:
+        return None
+    if x.id not in stable and not _unchanged_since(adds, x, block, k):
+        return None
+    return replace(a, base=x, offset=off)
+
+
+def _unchanged_since(adds: list[Instr], x: VReg, block: list[Instr], k: int) -> bool:
+    """The adds sit earlier in this block and nothing between them and position k writes x."""
+    pos = [i for i, ins in enumerate(block[:k]) if any(ins is a for a in adds)]
+    if len(pos) != len(adds):
+        return False
+    for ins in block[min(pos) + 1 : k]:
+        for r in ins.def_regs():
+            w = r.v if isinstance(r, Part) else r
+            if isinstance(w, VReg) and w.id == x.id:
+                return False
+    return True
