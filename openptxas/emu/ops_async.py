@@ -91,7 +91,8 @@ def bind_syncs(ctx: Ctx) -> Bound:
     m = ctx.m
     regs = [o for o in ctx.ops if isinstance(o, Reg)]
     if "EXCH" in mods:
-        dst, src = regs[0], regs[-1]
+        data = [o for o in regs if not o.is_pred]
+        dst, src = data[0], data[-1]
         wr = ctx.dst64(dst)
         rd = ctx.src64(src)
 

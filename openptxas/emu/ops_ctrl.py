@@ -83,7 +83,7 @@ def bind_bra(ctx: Ctx) -> Bound:
         if not c.is_zero:
             ctx.read(PRED_BASE + pred_row(c), 1, "guard")
     if div:
-        regs = [o for o in ctx.ops if isinstance(o, Reg)]
+        regs = [o for o in ctx.ops if isinstance(o, Reg) and not o.is_pred]
         if not regs:
             raise ctx.unsupported("BRA.DIV without a mask")
         div_r = ctx.src(regs[0])
@@ -551,8 +551,12 @@ def bind_r2ur(ctx: Ctx) -> Bound:
     """R2UR URd, Ra: the value of the warp's first executing lane, for the whole warp."""
     m = ctx.m
     L = m.L
-    wr = ctx.dst(ctx.ops[0])
-    r = ctx.src(ctx.ops[1])
+    # The full form has an optional predicate destination first ("R2UR PT, UR6, R17").
+    ops = [o for o in ctx.ops if not (isinstance(o, Reg) and o.is_pred)]
+    if len(ops) != 2 or any(isinstance(o, Reg) and o.is_pred and not o.is_zero for o in ctx.ops):
+        raise ctx.unsupported()
+    wr = ctx.dst(ops[0])
+    r = ctx.src(ops[1])
 
     def fn(sel: Sel) -> None:
         if isinstance(sel, slice):

@@ -144,10 +144,15 @@ def bind_imad(ctx: Ctx) -> Bound:
                 p = a.astype(U64) * b.astype(U64)
             else:
                 p = (a.view(np.int32).astype(I64) * b.view(np.int32).astype(I64)).view(U64)
-            r = ((p + c64(sel)) >> U64(32)).astype(U32)
+            s = np.atleast_1d(p + c64(sel))
+            r = (s >> U64(32)).astype(U32)
             if carry is not None:
                 r = r + np.asarray(carry(sel), dtype=U32)
             wr(sel, r)
+            if cout is not None:
+                # "IMAD.HI.U32 R16, P1, R15, R21, R16": the carry out of the 64-bit sum, as the
+                # 128-bit products of 64-bit division chain them
+                cout(sel, s < p)
 
         return Bound(hi_fn, _kind(ctx))
     c_r = ctx.src(srcs[2])

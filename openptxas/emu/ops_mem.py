@@ -176,7 +176,11 @@ def bind_ldc(ctx: Ctx) -> Bound:
 
 # -- atomics -----------------------------------------------------------------------------------
 
-_ATOM_OPS = ("ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR", "EXCH", "CAS", "SAFEADD")
+# CAST (ATOMS.CAST.SPIN): compare-and-store that returns 1 when it stored, 0 when memory held
+# another value (ptxas's shared-memory CAS loops for float add and 64-bit add).
+_ATOM_OPS = (
+    "ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR", "EXCH", "CAS", "CAST", "SAFEADD",
+)  # fmt: skip
 
 
 def _atom_type(mods: tuple[str, ...]) -> str:
@@ -221,7 +225,7 @@ def atom_apply(op: str, typ: str, old: NDArray, v: NDArray, v2: NDArray | None) 
         return old ^ v
     if op == "EXCH":
         return v
-    if op == "CAS":
+    if op in ("CAS", "CAST"):
         assert v2 is not None
         return np.where(old == v, v2, old)
     raise ValueError(op)
@@ -263,21 +267,13 @@ def bind_atom(ctx: Ctx) -> Bound:
         a = ad(sel)
         idx = m.index(sel)
         n = idx.size
-        part = np.arange(n)
-        if popc:
-            # ATOMS.POPC.INC: one increment per warp, by its number of executing lanes, done by
-            # the warp's first lane (the others get the same old value back).
-            w = idx >> 5
-            first = np.ones(n, dtype=bool)
-            first[1:] = w[1:] != w[:-1]
-            v_all = np.zeros(n, dtype=dt)
-            v_all[first] = np.bincount(w, minlength=L // 32)[w[first]].astype(dt)
-            part = np.flatnonzero(first)
         vals = [np.broadcast_to(np.asarray(s(sel), dtype=dt), (n,)) for s in srcs]
-        v = v_all if popc else vals[0] if vals else np.ones(n, dtype=dt)
+        # ATOMS.POPC.INC (no operand): the warp's lanes that address one word add their count
+        # to it, i.e. +1 per lane (ptxas only emits it with RZ as the destination).
+        v = vals[0] if vals else np.ones(n, dtype=dt)
         v2 = vals[1] if len(vals) > 1 else None
         old_all = np.zeros(n, dtype=dt)
-        todo = part
+        todo = np.arange(n)
         while todo.size:
             _, first = np.unique(a[todo], return_index=True)
             pick = todo[np.sort(first)]
@@ -286,13 +282,10 @@ def bind_atom(ctx: Ctx) -> Bound:
                 "ADD" if popc else op, typ, old, v[pick], v2[pick] if v2 is not None else None
             )
             _store_words(m, space, a[pick], idx[pick], width, new.astype(dt))
-            old_all[pick] = old
+            old_all[pick] = (old == v[pick]).astype(dt) if op == "CAST" else old
             keep = np.ones(todo.size, dtype=bool)
             keep[np.searchsorted(todo, pick)] = False
             todo = todo[keep]
-        if popc:
-            wi = np.searchsorted(idx[part] >> 5, idx >> 5)
-            old_all = old_all[part][wi]
         if wr is not None:
             wr(sel, old_all)
 

@@ -259,7 +259,7 @@ def bind_movm(ctx: Ctx) -> Bound:
     t >> 2, columns 2(t & 3) and 2(t & 3) + 1)."""
     if "MT88" not in ctx.ins.mods:
         raise ctx.unsupported()
-    regs = [o for o in ctx.ops if isinstance(o, Reg)]
+    regs = [o for o in ctx.ops if isinstance(o, Reg) and not o.is_pred]
     d_op, a_op = regs[0], regs[1]
     ctx.read(reg_row(a_op))
     ctx.write(reg_row(d_op))
