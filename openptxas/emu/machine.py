@@ -151,6 +151,7 @@ class Machine:
         self.wave_ctas: list[tuple[int, int, int]] = []
         self.all_live = True
         self.bar_red_vals: dict[int, NDArray] = {}
+        self.bar_result: NDArray = np.zeros(L, dtype=U32)  # the last BAR.RED result (B2R)
         self.cga_arrived: NDArray = np.zeros(L, dtype=np.int64)
         self.gview = LinearView(mem.arena)
         self.builtin_fns: dict[str, Callable[[Machine, int, Sel], None]] = {}
@@ -197,6 +198,7 @@ class Machine:
         self.printf_seq.fill(0)
         self.cga_arrived.fill(0)
         self.bar_red_vals.clear()
+        self.bar_result.fill(0)
         self.gview = LinearView(self.mem.arena)
         self.shared.reset()
         self.local.reset()

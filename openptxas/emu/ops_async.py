@@ -167,9 +167,11 @@ def _first_per_warp(idx: NDArray) -> NDArray:
 
 def _ur(ctx: Ctx, op: Any, n: int = 1) -> Callable[[NDArray], list[int]]:
     """Consecutive uniform registers from ``op``'s base, per lane (list of ints per register)."""
-    base = (op.base if op.base is not None and not op.base.is_zero else op.ubase) if isinstance(
-        op, Mem
-    ) else op
+    base = (
+        (op.base if op.base is not None and not op.base.is_zero else op.ubase)
+        if isinstance(op, Mem)
+        else op
+    )
     if not isinstance(base, Reg):
         raise ctx.unsupported()
     row = reg_row(base)

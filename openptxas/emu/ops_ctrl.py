@@ -406,6 +406,7 @@ def bind_bar(ctx: Ctx) -> Bound:
             per = vals.reshape(-1, lpc)
             if red == "POPC":
                 cnt = per.sum(axis=1).astype(U32)
+                m.bar_result[rel] = cnt[slot]
                 if wr is not None:
                     wr(rel, cnt[slot])
             else:
@@ -415,6 +416,7 @@ def bind_bar(ctx: Ctx) -> Bound:
                     r = np.asarray((per | ~arr).all(axis=1))
                 else:
                     r = np.asarray((per & arr).any(axis=1))
+                m.bar_result[rel] = r[slot].astype(U32)
                 if pwr is not None:
                     pwr(rel, r[slot])
                 if wr is not None:
@@ -445,6 +447,28 @@ def bind_bar(ctx: Ctx) -> Bound:
         m.block_bar(bid, Waiter(pc, idx, data))
 
     return Bound(fn, Kind.CONTROL)
+
+
+def bind_b2r(ctx: Ctx) -> Bound:
+    """B2R.RESULT Rd[, Pd]: the result of the thread's last ``BAR.RED`` (the POPC count, or the
+    AND/OR as 0/1); ``Pd`` is that result as a predicate."""
+    if "RESULT" not in ctx.ins.mods:
+        raise ctx.unsupported()
+    data = [o for o in ctx.ops if isinstance(o, Reg) and not o.is_pred]
+    preds = [o for o in ctx.ops if isinstance(o, Reg) and o.is_pred]
+    if len(data) != 1 or len(preds) > 1:
+        raise ctx.unsupported()
+    wr = ctx.dst(data[0])
+    pw = ctx.pdst(preds[0]) if preds else None
+    m = ctx.m
+
+    def fn(sel: Sel) -> None:
+        v = m.bar_result[sel]
+        wr(sel, v)
+        if pw is not None:
+            pw(sel, v != 0)
+
+    return Bound(fn)
 
 
 def bind_cgabar_arv(ctx: Ctx) -> Bound:
@@ -606,6 +630,7 @@ BINDERS: dict[str, Callable[[Ctx], Bound]] = {
     "S2UR": bind_s2r,
     "CS2R": bind_s2r,
     "R2UR": bind_r2ur,
+    "B2R": bind_b2r,
     "NOP": _nop,
     "YIELD": _nop,
     "NANOSLEEP": _nop,

@@ -521,6 +521,10 @@ def bind_mov(ctx: Ctx) -> Bound:
 
 def bind_mnmx(ctx: Ctx) -> Bound:
     """VIMNMX / IMNMX Rd, a, b, Pmin (PT = min); VIADDMNMX Rd, a, b, c, Pmin: min/max(a+b, c)."""
+    if any(m.endswith("16x2") for m in ctx.ins.mods):
+        from openptxas.emu.ops_simd import PACKED16
+
+        return PACKED16["VIMNMX"](ctx)
     dsts, _pdst, srcs, psrc = ctx.split()
     op = ctx.ins.opcode
     unsigned = "U32" in ctx.ins.mods
@@ -547,6 +551,10 @@ def bind_mnmx(ctx: Ctx) -> Bound:
 
 
 def bind_viadd(ctx: Ctx) -> Bound:
+    if "16x2" in ctx.ins.mods:
+        from openptxas.emu.ops_simd import PACKED16
+
+        return PACKED16["VIADD"](ctx)
     dsts, _pdst, srcs, _psrc = ctx.split()
     if len(srcs) != 2:
         raise ctx.unsupported()

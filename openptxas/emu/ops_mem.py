@@ -261,7 +261,6 @@ def bind_atom(ctx: Ctx) -> Bound:
     m = ctx.m
     width = 8 if wide else 4
     dt = U64 if wide else U32
-    L = m.L
 
     def fn(sel: Sel) -> None:
         a = ad(sel)

@@ -93,9 +93,7 @@ def _shape(name: str, atype: str) -> Shape | None:
         b = _frag(1, 32, lambda e, g, q: (q + 0 * e, g))
         return Shape(16, 8, 4, a, b)
     if name == "16832" and atype in ("S8", "U8"):
-        a = _frag(
-            16, 8, lambda e, g, q: (g + 8 * ((e >> 2) & 1), 4 * q + (e & 3) + 16 * (e >> 3))
-        )
+        a = _frag(16, 8, lambda e, g, q: (g + 8 * ((e >> 2) & 1), 4 * q + (e & 3) + 16 * (e >> 3)))
         b = _frag(8, 8, lambda e, g, q: (4 * q + (e & 3) + 16 * (e >> 2), g))
         return Shape(16, 8, 32, a, b)
     if name == "16816" and atype in ("S8", "U8"):
