@@ -652,6 +652,15 @@ class Machine:
                 out[ins.opcode] = out.get(ins.opcode, 0) + n
         return out
 
+    def issue_cycles(self) -> int:
+        """Stall cycles (at least 1) summed over every warp-instruction executed."""
+        total = 0
+        for pc, n in self.counts.items():
+            ins = self.instructions.get(pc)
+            if ins is not None:
+                total += n * max(1, ins.control.stall)
+        return total
+
     def mnemonic_counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
         for pc, n in self.counts.items():

@@ -189,7 +189,7 @@ class Instruction:
 
     def __str__(self) -> str:
         g = "" if self.guard.is_zero and not self.guard.not_ else f"@{self.guard} "
-        ops = ", ".join(str(o) for o in self.operands)
+        ops = ", ".join(t for t in (str(o) for o in self.operands) if t)
         return f"{g}{self.mnemonic} {ops}".rstrip()
 
 
