@@ -8,7 +8,8 @@ time dominate there).
 
     python scripts/emu_bench.py [--ctas 16,64,256] [--corpus] [--hazards] [--text]
 
-Calls nvcc and ptxas through the oracle harness; the SASS is decoded by the ISA tables (or, with\n--text, from nvdisasm's listing).
+Calls nvcc and ptxas through the oracle harness; the SASS is decoded by the ISA tables (or, with
+--text, from nvdisasm's listing).
 """
 
 from __future__ import annotations
