@@ -114,7 +114,7 @@ class HazardChecker:
     """
 
     def __init__(self, table: LatencyTable | None = None, record: bool = False) -> None:
-        self.table = table if table is not None else load_latency_table()
+        self.table = table if table is not None else load_latency_table("sm_90")
         self.record = record
         # (producer class, consumer class, role, producer pc, consumer pc) -> minimum distance
         self.observed: dict[tuple[str, str, str, int, int], int] = {}

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
+from openptxas.emu.decode import UNDECODED, isa_decoder
 from openptxas.emu.launch import LaunchResult, launch
-from openptxas.emu.model import Instruction
+from openptxas.emu.model import Instruction, control_from_word
 from openptxas.emu.program import Decoder
 from openptxas.spec import LaunchSpec, materialize
 from openptxas.testing.corpus import KernelSource, compare_outputs, discover
@@ -36,6 +37,28 @@ def listing_decoder(sass_text: str) -> Decoder:
 
 def text_decoder_for(cubin: bytes) -> Decoder:
     return listing_decoder(Oracle().nvdisasm(cubin))
+
+
+def filled_decoder(cubin: bytes) -> Decoder:
+    """The ISA decoder, with the words its tables cannot decode taken from nvdisasm's listing of
+    ``cubin``; control fields always come from the code being decoded, so the decoder also
+    serves cubins whose control codes were patched after ``cubin`` was listed (the hazard
+    mutation tests, where the decoder is not what is under test)."""
+    isa = isa_decoder("sm90")
+    text: list[Decoder] = []
+
+    def decode(section: str, code: bytes) -> Mapping[int, Instruction]:
+        out = dict(isa(section, code))
+        for pc, ins in out.items():
+            if ins.opcode == UNDECODED:
+                if not text:
+                    text.append(text_decoder_for(cubin))
+                t = text[0](section, code)[pc]
+                word = int.from_bytes(code[pc : pc + 16], "little")
+                out[pc] = replace(t, control=control_from_word(word))
+        return out
+
+    return decode
 
 
 def emu_target(ks: KernelSource) -> str | None:
