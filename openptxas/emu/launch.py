@@ -267,13 +267,15 @@ def run_launch(
     kernel: str | None = None,
     inputs: Mapping[str, NDArray] | None = None,
     hazards: bool = False,
+    decoder: Decoder | None = None,
 ) -> LaunchResult:
     """Run one launch of ``cubin`` (bytes or a path) on ``spec`` (a LaunchSpec, a spec document,
     a path to one, or a list of specs with ``kernel`` picking one) and return the result:
     ``.outputs`` (buffers by argument position), ``.printf``, ``.hazards`` (with
     ``hazards=True``), ``.dynamic_instructions`` and ``.cycles``. Raises the emulator's errors
-    (:class:`~openptxas.emu.errors.EmuError`, :class:`~openptxas.spec.SpecError`)."""
-    return launch(cubin, spec, kernel=kernel, inputs=inputs, hazards=hazards)
+    (:class:`~openptxas.emu.errors.EmuError`, :class:`~openptxas.spec.SpecError`).
+    ``decoder`` replaces the ISA tables' decoder (tests cross-check with another one)."""
+    return launch(cubin, spec, kernel=kernel, inputs=inputs, hazards=hazards, decoder=decoder)
 
 
 def _override(
