@@ -6,9 +6,10 @@ of increasing size and prints warp-instructions, wall time and the rate. A secon
 whole supported kernel corpus and reports its aggregate rate (small launches: load and binding
 time dominate there).
 
-    python scripts/emu_bench.py [--ctas 16,64,256] [--corpus] [--hazards]
+    python scripts/emu_bench.py [--ctas 16,64,256] [--corpus] [--hazards] [--text]
 
-Calls ptxas and nvdisasm through the oracle harness (the ISA decoder is used when available).
+Calls nvcc and ptxas through the oracle harness; the SASS is decoded by the ISA tables (or, with
+--text, from nvdisasm's listing).
 """
 
 from __future__ import annotations
@@ -25,14 +26,14 @@ from openptxas.diag import OpenPtxasError  # noqa: E402
 from openptxas.emu.launch import launch  # noqa: E402
 from openptxas.spec import parse_spec  # noqa: E402
 from openptxas.testing.oracle import Oracle  # noqa: E402
-from tests.emu.harness import corpus_cases, listing_decoder, run_case  # noqa: E402
+from tests.emu.harness import corpus_cases, run_case, text_decoder_for  # noqa: E402
 
 PTX = REPO / "tests/emu/data/bench_loop.ptx"
 
 
-def bench_loop(ctas: int, hazards: bool) -> tuple[int, float]:
+def bench_loop(ctas: int, hazards: bool, text: bool) -> tuple[int, float]:
     o = Oracle()
-    b = o.build_ptx_file(PTX, "sm_90")
+    res = o.ptxas(PTX.read_text(), "sm_90", [])
     n = ctas * 256
     spec = parse_spec(
         {
@@ -46,7 +47,9 @@ def bench_loop(ctas: int, hazards: bool) -> tuple[int, float]:
             ],
         }
     )
-    r = launch(b.ptxas.cubin, spec, decoder=listing_decoder(b.sass_text), hazards=hazards)
+    # decoded by the ISA tables, or (--text) from nvdisasm's listing of the same cubin
+    dec = text_decoder_for(res.cubin) if text else None
+    r = launch(res.cubin, spec, hazards=hazards, decoder=dec)
     return r.warp_instructions, r.seconds
 
 
@@ -55,10 +58,11 @@ def main() -> int:
     ap.add_argument("--ctas", default="16,64,256")
     ap.add_argument("--corpus", action="store_true")
     ap.add_argument("--hazards", action="store_true")
+    ap.add_argument("--text", action="store_true", help="decode with nvdisasm instead of the ISA")
     args = ap.parse_args()
     print(f"{'launch':28s} {'warp-instr':>12s} {'seconds':>9s} {'warp-instr/s':>14s}")
     for c in (int(x) for x in args.ctas.split(",")):
-        wi, s = bench_loop(c, args.hazards)
+        wi, s = bench_loop(c, args.hazards, args.text)
         print(f"{f'bench_loop {c}x256':28s} {wi:12d} {s:9.3f} {wi / s:14,.0f}")
     if args.corpus:
         tot_wi = 0
@@ -66,7 +70,7 @@ def main() -> int:
         n = 0
         for case in corpus_cases():
             try:
-                r = run_case(case, hazards=args.hazards)
+                r = run_case(case, decoder="text" if args.text else "isa", hazards=args.hazards)
             except OpenPtxasError:
                 continue
             n += 1

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Mine the fixed latencies ptxas relies on, along the paths the emulator executes.
 
-Runs every corpus kernel the emulator supports (ptxas sm_90/sm_90a cubins, decoded from
-nvdisasm's listing) with the hazard checker in recording mode: for every read of a register
+Runs every corpus kernel the emulator supports (ptxas sm_90/sm_90a cubins, decoded by the ISA
+tables) with the hazard checker in recording mode: for every read of a register
 whose last writer was a fixed-latency instruction (no write scoreboard), it records the issue
 distance in cycles (stall counts along the executed path). ptxas never reads a result early, so
 the minimum per (producer, consumer, role) is a latency ptxas assumes is enough. Writes
-openptxas/targets/data/sm_90_latency.toml (the hazard checker's table).
+openptxas/targets/data/sm_90_latency.toml, the table that openptxas.targets.latency loads for both
+the compiler's control codes and the emulator's hazard checker.
 
     python scripts/emu_mine_latencies.py [--out PATH] [--report]
 
@@ -16,19 +17,17 @@ Calls NVIDIA tools (ptxas, nvdisasm) through the oracle harness.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from openptxas.diag import OpenPtxasError  # noqa: E402
-from openptxas.emu.hazards import (  # noqa: E402
-    HazardChecker,
-    LatencyTable,
-    dump_latency_toml,
-    load_latency_table,
-)
+from openptxas.emu.hazards import HazardChecker  # noqa: E402
+from openptxas.targets.latency import LatencyTable, load_latency_table  # noqa: E402
 from tests.emu.harness import corpus_cases, run_case  # noqa: E402
 
 # A read window longer than this is not evidence of a longer hardware read: the overwrite just
@@ -49,12 +48,40 @@ HEADER = """# sm_90 fixed latencies (cycles from a producer's issue to a consume
 """
 
 
+def dump_latency_toml(
+    observed: Mapping[tuple[str, str, str], int], reads: Mapping[str, int], header: str
+) -> str:
+    """The mined table as TOML: per producer and role the minimum over consumers, every
+    (producer, consumer, role) minimum, and per late reader its read window."""
+    prods: dict[str, dict[str, int]] = {}
+    pairs: dict[str, dict[str, dict[str, int]]] = {}
+    for (p, c, role), v in sorted(observed.items()):
+        cur = prods.setdefault(p, {})
+        cur[role] = min(cur.get(role, 1 << 30), v)
+        pairs.setdefault(p, {}).setdefault(c, {})[role] = v
+    lines = [header.rstrip(), "", "[producer]"]
+    for p in sorted(prods):
+        items = ", ".join(f"{r} = {v}" for r, v in sorted(prods[p].items()))
+        lines.append(f'"{p}" = {{ {items} }}')
+    lines += ["", "[pair]"]
+    for p in sorted(pairs):
+        for c in sorted(pairs[p]):
+            items = ", ".join(f"{r} = {v}" for r, v in sorted(pairs[p][c].items()))
+            lines.append(f'"{p}"."{c}" = {{ {items} }}')
+    lines += ["", "[read]"]
+    for r in sorted(reads):
+        lines.append(f'"{r}" = {reads[r]}')
+    return "\n".join(lines) + "\n"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--out", default=str(REPO / "openptxas/targets/data/sm_90_latency.toml"))
     ap.add_argument("--report", action="store_true", help="print the per-producer minima")
+    ap.add_argument("--sites", help="also write every observed (producer, consumer) site (JSON)")
     args = ap.parse_args()
-    observed: dict[tuple[str, str, str], int] = {}
+    # (producer, consumer, role) -> {(kernel, producer pc, consumer pc): minimum distance}
+    sites: dict[tuple[str, str, str], dict[tuple[str, int, int], int]] = {}
     reads: dict[str, int] = {}
     n = 0
     for case in corpus_cases():
@@ -65,12 +92,21 @@ def main() -> int:
             print(f"skip {case.id}: {exc.message}", file=sys.stderr)
             continue
         n += 1
-        for k, v in hz.observed.items():
-            if v < observed.get(k, 1 << 30):
-                observed[k] = v
+        where = f"{case.ks.name}:{case.spec.kernel}"
+        for (p, c, role, ppc, cpc), v in hz.observed.items():
+            per = sites.setdefault((p, c, role), {})
+            key = (where, ppc, cpc)
+            per[key] = min(v, per.get(key, 1 << 30))
         for r, v in hz.observed_reads.items():
             if v < reads.get(r, 1 << 30):
                 reads[r] = v
+    observed = {k: min(v.values()) for k, v in sites.items()}
+    if args.sites:
+        doc = {
+            "|".join(k): sorted([f"{w}:{a:#x}->{b:#x}", d] for (w, a, b), d in v.items())
+            for k, v in sorted(sites.items())
+        }
+        Path(args.sites).write_text(json.dumps(doc, indent=0) + "\n")
     reads = {r: min(v, READ_WINDOW_CAP) for r, v in reads.items()}
     text = dump_latency_toml(observed, reads, HEADER + f"\n# Launches mined: {n}.")
     Path(args.out).write_text(text)

@@ -80,16 +80,21 @@ def main(argv: Sequence[str] | None = None, decoder: Decoder | None = None) -> i
     """Entry point; ``decoder`` replaces the ISA-table decoder (tests)."""
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     from openptxas.emu.launch import launch
+    from openptxas.emu.program import load_module
 
     try:
         try:
             blob = Path(args.cubin).read_bytes()
         except OSError as exc:
             raise OpenPtxasError(f"cannot read '{args.cubin}': {exc.strerror}") from None
+        try:
+            module = load_module(blob, decoder)
+        except OpenPtxasError as exc:
+            raise OpenPtxasError(f"'{args.cubin}': {exc.message}") from None
         inputs = _load_inputs(args.inp) if args.inp else None
         trace = io.StringIO() if args.trace else None
         res = launch(
-            blob,
+            module,
             args.spec,
             kernel=args.kernel,
             inputs=inputs,

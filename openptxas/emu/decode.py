@@ -1,21 +1,25 @@
-"""The SASS decoder the emulator uses: the ISA tables (:mod:`openptxas.isa`), converted to the
-emulator's instruction model (:mod:`openptxas.emu.model`, the same shape).
+"""The SASS decoder the emulator uses: the ISA tables (:mod:`openptxas.isa`) over a kernel's
+``.text`` words, converted to the emulator's instruction model (:mod:`openptxas.emu.model`, the
+same shape).
 
-Words the tables do not describe become :class:`Undecoded` placeholders: they only fault if the
-kernel executes them (then naming the address and the raw word).
+The ISA decoder gives the *full* operand list of every form, operands that nvdisasm leaves out
+included (``IADD3``'s carry-outs ``PT``, ``LDG``'s leading predicate destination ``PT``, ...); the
+handlers take operands by kind and role, so both the full and the printed lists run the same way.
+
+Words the tables do not describe become ``<undecoded>`` placeholders holding the raw word: they
+only fault (naming the address and the word) if the kernel executes them.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
-from typing import Any
 
 from openptxas.emu.errors import EmuLoadError
 from openptxas.emu.model import (
     PT,
     CBank,
     Control,
+    GDesc,
     Imm,
     ImmKind,
     Instruction,
@@ -28,81 +32,76 @@ from openptxas.emu.model import (
     SReg,
 )
 from openptxas.emu.program import Decoder
+from openptxas.isa import codec
+from openptxas.isa import model as im
+from openptxas.isa.family import Family, load_family
 
 UNDECODED = "<undecoded>"
 
 
-def _reg(r: Any) -> Reg | None:
-    if r is None:
-        return None
-    return Reg(
-        RegFile(str(r.file.value if hasattr(r.file, "value") else r.file)),
-        int(r.index),
-        bool(r.neg),
-        bool(r.abs),
-        bool(r.not_),
-        str(r.sel),
-        bool(r.reuse),
-    )
+def _reg(r: im.Reg) -> Reg:
+    return Reg(RegFile(r.file.value), r.index, r.neg, r.abs, r.not_, r.sel, r.reuse)
 
 
-def convert_operand(o: Any) -> Operand:
-    name = type(o).__name__
-    if name == "Reg":
-        r = _reg(o)
-        assert r is not None
-        return r
-    if name == "Imm":
-        kind = o.kind.value if hasattr(o.kind, "value") else str(o.kind)
-        return Imm(int(o.value), ImmKind(kind))
-    if name == "CBank":
-        return CBank(int(o.bank), int(o.offset), _reg(o.reg), _reg(o.ubank))
-    if name == "Mem":
-        return Mem(_reg(o.base), _reg(o.ubase), int(o.offset), _reg(o.desc))
-    if name == "Label":
-        return Label(int(o.target))
-    if name == "SReg":
-        return SReg(str(o.name))
-    if name == "Keyword":
-        return Keyword(str(o.name))
-    raise EmuLoadError(f"unknown operand type {name}")
+def _opt(r: im.Reg | None) -> Reg | None:
+    return None if r is None else _reg(r)
 
 
-def convert_instruction(ins: Any) -> Instruction:
+def convert_operand(o: object) -> Operand:
+    if isinstance(o, im.Reg):
+        return _reg(o)
+    if isinstance(o, im.Imm):
+        return Imm(o.value, ImmKind(o.kind.value))
+    if isinstance(o, im.CBank):
+        return CBank(o.bank, o.offset, _opt(o.reg), _opt(o.ubank))
+    if isinstance(o, im.Mem):
+        return Mem(_opt(o.base), _opt(o.ubase), o.offset, _opt(o.desc))
+    if isinstance(o, im.Label):
+        return Label(o.target)
+    if isinstance(o, im.SReg):
+        return SReg(o.name)
+    if isinstance(o, im.Keyword):
+        # DEPBAR's scoreboard operand is a keyword to the ISA tables ("SB0".."SB5").
+        if o.name.startswith("SB") and o.name[2:].isdigit():
+            return Reg(RegFile.SB, int(o.name[2:]))
+        return Keyword(o.name)
+    gdesc = getattr(im, "GDesc", None)  # warpgroup MMA descriptors (newer ISA tables)
+    if gdesc is not None and isinstance(o, gdesc):
+        return GDesc(_reg(o.reg), str(o.sel))
+    raise EmuLoadError(f"unknown operand type {type(o).__name__}")
+
+
+def convert_instruction(ins: im.Instruction) -> Instruction:
     c = ins.control
-    guard = _reg(ins.guard) or PT
     return Instruction(
-        str(ins.opcode),
-        tuple(str(m) for m in ins.mods),
+        ins.opcode,
+        ins.mods,
         tuple(convert_operand(o) for o in ins.operands),
-        guard,
-        Control(int(c.stall), bool(c.yield_), c.wr, c.rd, int(c.wait)),
+        _reg(ins.guard) if ins.guard is not None else PT,
+        Control(c.stall, c.yield_, c.wr, c.rd, c.wait),
     )
+
+
+def decode_section(code: bytes, fam: Family) -> dict[int, Instruction]:
+    """Every 16-byte word of ``code`` by its offset in the section."""
+    out: dict[int, Instruction] = {}
+    for i, item in enumerate(codec.decode_code(code, fam)):
+        addr = 16 * i
+        if isinstance(item, im.Unknown):
+            out[addr] = Instruction(UNDECODED, (f"{item.word:032x}",))
+        else:
+            out[addr] = convert_instruction(item)
+    return out
 
 
 def isa_decoder(family: str) -> Decoder:
     """A decoder for ``family`` (``"sm90"``) built on :mod:`openptxas.isa`."""
     try:
-        codec = importlib.import_module("openptxas.isa.codec")
-        fam_mod = importlib.import_module("openptxas.isa.family")
-    except ImportError:
-        raise EmuLoadError(
-            "the SASS decoder (openptxas.isa.codec) is not available in this installation"
-        ) from None
-    try:
-        fam = fam_mod.load_family(family)
-    except Exception as exc:  # the ISA package's own error type
+        fam = load_family(family)
+    except Exception as exc:  # the ISA package's own error types
         raise EmuLoadError(f"no SASS instruction table for {family}: {exc}") from None
 
     def decode(section: str, code: bytes) -> Mapping[int, Instruction]:
-        out: dict[int, Instruction] = {}
-        for i, item in enumerate(codec.decode_code(code, fam)):
-            addr = 16 * i
-            if type(item).__name__ == "Unknown":
-                word = int(item.word)
-                out[addr] = Instruction(UNDECODED, (f"{word:032x}",))
-            else:
-                out[addr] = convert_instruction(item)
-        return out
+        return decode_section(code, fam)
 
     return decode

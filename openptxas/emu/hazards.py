@@ -30,19 +30,17 @@ stall) are treated as fixed-latency producers with the latency ptxas gives them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from openptxas.emu.bind import NROWS, PRED_BASE, pred_row
+from openptxas.emu.bind import PRED_BASE, pred_row
 from openptxas.emu.lanes import Sel
 from openptxas.emu.model import Imm, Instruction, Reg
-
-# One latency table for the compiler's control codes and this checker.
-from openptxas.targets.latency import LatencyTable, load_latency_table
-from openptxas.targets.latency import lat_key as targets_lat_key
+from openptxas.sched.latency import VARIABLE_LATENCY
+from openptxas.targets.latency import LatencyTable, lat_key, load_latency_table
 
 if TYPE_CHECKING:
     from openptxas.emu.machine import Machine
@@ -51,26 +49,14 @@ NDArray = np.ndarray[Any, Any]
 ROWS = PRED_BASE + 16
 NSB = 6
 
-# Opcodes that deliver results through a write scoreboard on sm_90 (ptxas never gives them a
-# fixed latency). A destination-writing instance without a write scoreboard is reported.
-VARIABLE = frozenset(
-    {
-        "LDG", "LDS", "LD", "LDL", "LDC", "LDSM", "S2R", "S2UR", "CS2R", "MUFU", "F2F", "F2I",
-        "I2F", "FRND", "FCHK", "FLO", "POPC", "BREV", "ATOMG", "ATOMS", "ATOM", "SHFL", "MATCH",
-        "REDUX", "BMOV", "QSPC", "VOTEU", "HMMA", "IMMA", "DMMA", "UFLO", "UPOPC", "UBREV",
-        "ELECT", "R2UR", "LDGSTS", "SYNCS", "HGMMA", "IGMMA",
-    }
-)  # fmt: skip
+# Distance beyond which the latency table has no requirement left (mined distances are capped
+# there too).
+TABLE_REACH = 64
 RULES = ("raw-latency", "raw-scoreboard", "waw-scoreboard", "war-scoreboard")
 # Pipes that complete in order: a load without a write scoreboard is covered by the scoreboard
 # of the next load of the same pipe (ptxas issues "LDS R4 [W-]; LDS R9 [W0]" and waits on SB0
 # for both).
 IN_ORDER = {"LDS": "shared", "LDSM": "shared"}
-
-
-def lat_key(ins: Instruction) -> str:
-    """The class of an instruction in the latency table."""
-    return targets_lat_key(ins.opcode, tuple(ins.mods))
 
 
 @dataclass
@@ -128,9 +114,10 @@ class HazardChecker:
     """
 
     def __init__(self, table: LatencyTable | None = None, record: bool = False) -> None:
-        self.table = table if table is not None else load_latency_table()
+        self.table = table if table is not None else load_latency_table("sm_90")
         self.record = record
-        self.observed: dict[tuple[str, str, str], int] = {}
+        # (producer class, consumer class, role, producer pc, consumer pc) -> minimum distance
+        self.observed: dict[tuple[str, str, str, int, int], int] = {}
         self.observed_reads: dict[str, int] = {}
         # explain=True: where the schedule is tight (for the mutation tests)
         self.explain = False
@@ -139,6 +126,7 @@ class HazardChecker:
         self.reports: list[Hazard] = []
         self._seen: dict[tuple[int, str, str], Hazard] = {}
         self._keys: list[str] = []
+        self._unscored: list[bool] = []  # per class: variable latency, absent from the table
         self._key_ids: dict[str, int] = {}
         self._pipes: list[str] = []
         self._in_order_rows: dict[str, set[int]] = {}
@@ -172,6 +160,9 @@ class HazardChecker:
             i = len(self._keys)
             self._keys.append(k)
             self._key_ids[k] = i
+            op = k.partition(".")[0]
+            known = any(p == k for p, _role in self.table.producers)
+            self._unscored.append(op in VARIABLE_LATENCY and not known)
         return i
 
     def exit(self, sel: Sel) -> None:
@@ -214,7 +205,7 @@ class HazardChecker:
         wait = ctl.wait
         wr_sb = ctl.wr
         rd_sb = ctl.rd
-        key = lat_key(ins)
+        key = lat_key(ins.opcode, ins.mods)
         cls = self.key_id(key)
         reads = list(access.reads)
         g = ins.guard
@@ -295,32 +286,46 @@ class HazardChecker:
                 fixed = pc_cls >= 0
                 if fixed.any():
                     dist = t - self.w_t[row, idx]
-                    near = fixed & (dist < 64)
-                    if near.any():
-                        for c in np.unique(pc_cls[near]):
-                            pk = self._keys[int(c)]
-                            sel_c = near & (pc_cls == c)
-                            dmin = int(dist[sel_c].min())
-                            if self.record:
-                                ok = (pk, key, role)
-                                if dmin < self.observed.get(ok, 1 << 30):
-                                    self.observed[ok] = dmin
-                                continue
-                            need = table.need(pk, key, role)
-                            if self.explain:
-                                tight = sel_c & (dist == need)
-                                if tight.any():
-                                    j = int(np.flatnonzero(tight)[0])
-                                    self.tight.add((int(self.w_pc[row, idx[j]]), pc, row))
-                            bad = sel_c & (dist < need)
-                            if bad.any():
-                                j = int(np.flatnonzero(bad)[0])
-                                self.report(
-                                    pc, ins, "raw-latency", row,
-                                    f"read {int(dist[j])} cycles after {pk} at "
-                                    f"{int(self.w_pc[row, idx[j]]):#06x} wrote it (needs {need})",
-                                    int(bad.sum()),
-                                )  # fmt: skip
+                    for c in np.unique(pc_cls[fixed]).tolist():
+                        pk = self._keys[c]
+                        if self._unscored[c] and not self.record:
+                            # a variable-latency result without a write scoreboard, of a kind
+                            # ptxas never times by stall counts alone
+                            sel_v = fixed & (pc_cls == c)
+                            j = int(np.flatnonzero(sel_v)[0])
+                            self.report(
+                                pc, ins, "raw-scoreboard", row,
+                                f"read the result of {pk} at {int(self.w_pc[row, idx[j]]):#06x}, "
+                                "which has no write scoreboard",
+                                int(sel_v.sum()),
+                            )  # fmt: skip
+                            continue
+                        sel_c = fixed & (pc_cls == c) & (dist < TABLE_REACH)
+                        if not sel_c.any():
+                            continue
+                        if self.record:
+                            wpc = self.w_pc[row, idx]
+                            for ppc in np.unique(wpc[sel_c]).tolist():
+                                d = int(dist[sel_c & (wpc == ppc)].min())
+                                sk = (pk, key, role, int(ppc), pc)
+                                if d < self.observed.get(sk, 1 << 30):
+                                    self.observed[sk] = d
+                            continue
+                        need = table.need(pk, key, role)
+                        if self.explain:
+                            tight = sel_c & (dist == need)
+                            if tight.any():
+                                j = int(np.flatnonzero(tight)[0])
+                                self.tight.add((int(self.w_pc[row, idx[j]]), pc, row))
+                        bad = sel_c & (dist < need)
+                        if bad.any():
+                            j = int(np.flatnonzero(bad)[0])
+                            self.report(
+                                pc, ins, "raw-latency", row,
+                                f"read {int(dist[j])} cycles after {pk} at "
+                                f"{int(self.w_pc[row, idx[j]]):#06x} wrote it (needs {need})",
+                                int(bad.sum()),
+                            )  # fmt: skip
             idx, t = gidx, gt
             # Overwrites that land at once (fixed latency) must not beat a pending late read
             # or a pending variable-latency write of the same register.
@@ -412,32 +417,3 @@ class HazardChecker:
             self.cycle[all_idx] = t_all + stall
 
         return check
-
-
-def dump_latency_toml(
-    observed: Mapping[tuple[str, str, str], int], reads: Mapping[str, int], header: str
-) -> str:
-    """The mined table as TOML: per producer and role the minimum over consumers, every
-    (producer, consumer, role) minimum, and per late reader its read window."""
-    prods: dict[str, dict[str, int]] = {}
-    pairs: dict[str, dict[str, dict[str, int]]] = {}
-    for (p, c, role), v in sorted(observed.items()):
-        cur = prods.setdefault(p, {})
-        cur[role] = min(cur.get(role, 1 << 30), v)
-        pairs.setdefault(p, {}).setdefault(c, {})[role] = v
-    lines = [header.rstrip(), "", "[producer]"]
-    for p in sorted(prods):
-        items = ", ".join(f"{r} = {v}" for r, v in sorted(prods[p].items()))
-        lines.append(f'"{p}" = {{ {items} }}')
-    lines += ["", "[pair]"]
-    for p in sorted(pairs):
-        for c in sorted(pairs[p]):
-            items = ", ".join(f"{r} = {v}" for r, v in sorted(pairs[p][c].items()))
-            lines.append(f'"{p}"."{c}" = {{ {items} }}')
-    lines += ["", "[read]"]
-    for r in sorted(reads):
-        lines.append(f'"{r}" = {reads[r]}')
-    return "\n".join(lines) + "\n"
-
-
-_ = NROWS

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -19,6 +19,7 @@ import numpy as np
 
 from openptxas.emu.abi import Geometry, build_bank0
 from openptxas.emu.errors import EmuLaunchError, EmuLoadError
+from openptxas.emu.hazards import Hazard
 from openptxas.emu.machine import Machine, default_local_size
 from openptxas.emu.memory import GlobalMemory
 from openptxas.emu.printf import vprintf
@@ -39,22 +40,42 @@ BUILTIN_BASE = 0xFFFF_0000_0000
 BUILTIN_FUNCS = {"vprintf": vprintf}
 
 
-@dataclass
+@dataclass(frozen=True)
 class LaunchResult:
+    """What one emulated launch produced.
+
+    ``cycles`` is the issue-time estimate of the control codes: the stall counts (at least 1 per
+    instruction) summed over every warp-instruction executed, divided by the number of warps
+    launched, i.e. the mean issue cycles of a warp. It ignores scoreboard waits, memory latency
+    and contention between warps: a measure of schedule length for comparing two compilers'
+    code on the same launch, not a runtime prediction.
+    """
+
     spec: LaunchSpec
-    args: list[NDArray]  # every argument's final contents (scalars and bytes unchanged)
-    printf: str
-    opcode_counts: dict[str, int]
-    warp_instructions: int
-    seconds: float
-    hazards: list[Any] = field(default_factory=list)
+    args: tuple[NDArray, ...]  # every argument's final contents (scalars and bytes unchanged)
+    printf: str  # device printf output, thread by thread in launch order
+    opcode_counts: Mapping[str, int]  # warp-instructions executed per opcode
+    dynamic_instructions: int  # warp-instructions executed, all warps
+    issue_cycles: int  # stall cycles summed over every warp-instruction executed
+    warps: int  # warps launched
+    seconds: float  # wall time of the emulation
+    hazards: tuple[Hazard, ...] = ()  # hazard reports (``hazards=True``)
 
     @property
     def outputs(self) -> dict[int, NDArray]:
         """Every buffer argument after the run, by parameter position."""
         return {i: a for i, a in enumerate(self.args) if self.spec.args[i].kind == "buffer"}
 
+    @property
+    def warp_instructions(self) -> int:
+        return self.dynamic_instructions
+
+    @property
+    def cycles(self) -> float:
+        return self.issue_cycles / self.warps if self.warps else 0.0
+
     def npz_dict(self) -> dict[str, NDArray]:
+        """``{"arg<i>": array}`` for every buffer argument (the CLI's ``--out`` file)."""
         return {f"arg{i}": a for i, a in self.outputs.items()}
 
 
@@ -228,13 +249,33 @@ def launch(
     recs = sorted(m.printf, key=lambda r: (r.cta, r.thread, r.seq))
     return LaunchResult(
         spec=ls,
-        args=out,
+        args=tuple(out),
         printf="".join(r.text for r in recs),
         opcode_counts=m.opcode_counts(),
-        warp_instructions=m.issued,
+        dynamic_instructions=m.issued,
+        issue_cycles=m.issue_cycles(),
+        warps=ls.ctas * ((ls.threads + 31) // 32),
         seconds=time.perf_counter() - t0,
-        hazards=list(checker.reports) if checker is not None else [],
+        hazards=tuple(checker.reports) if checker is not None else (),
     )
+
+
+def run_launch(
+    cubin: bytes | str | Path,
+    spec: Any,
+    *,
+    kernel: str | None = None,
+    inputs: Mapping[str, NDArray] | None = None,
+    hazards: bool = False,
+    decoder: Decoder | None = None,
+) -> LaunchResult:
+    """Run one launch of ``cubin`` (bytes or a path) on ``spec`` (a LaunchSpec, a spec document,
+    a path to one, or a list of specs with ``kernel`` picking one) and return the result:
+    ``.outputs`` (buffers by argument position), ``.printf``, ``.hazards`` (with
+    ``hazards=True``), ``.dynamic_instructions`` and ``.cycles``. Raises the emulator's errors
+    (:class:`~openptxas.emu.errors.EmuError`, :class:`~openptxas.spec.SpecError`).
+    ``decoder`` replaces the ISA tables' decoder (tests cross-check with another one)."""
+    return launch(cubin, spec, kernel=kernel, inputs=inputs, hazards=hazards, decoder=decoder)
 
 
 def _override(

@@ -151,6 +151,7 @@ class Machine:
         self.wave_ctas: list[tuple[int, int, int]] = []
         self.all_live = True
         self.bar_red_vals: dict[int, NDArray] = {}
+        self.bar_result: NDArray = np.zeros(L, dtype=U32)  # the last BAR.RED result (B2R)
         self.cga_arrived: NDArray = np.zeros(L, dtype=np.int64)
         self.gview = LinearView(mem.arena)
         self.builtin_fns: dict[str, Callable[[Machine, int, Sel], None]] = {}
@@ -197,6 +198,7 @@ class Machine:
         self.printf_seq.fill(0)
         self.cga_arrived.fill(0)
         self.bar_red_vals.clear()
+        self.bar_result.fill(0)
         self.gview = LinearView(self.mem.arena)
         self.shared.reset()
         self.local.reset()
@@ -528,6 +530,10 @@ class Machine:
         if ins is None:
             raise KernelFault(f"jump to {pc:#x}, which holds no instruction of the kernel", pc)
         binder = self.binders.get(ins.opcode)
+        if ins.opcode == "<undecoded>":
+            raise Unsupported(
+                f"instruction word 0x{ins.mods[0]} is not in the ISA tables", pc, "<undecoded>"
+            )
         if binder is None:
             raise Unsupported(f"opcode {ins.opcode}", pc, str(ins))
         ctx = Ctx(self, ins, pc)
@@ -645,6 +651,15 @@ class Machine:
             if ins is not None:
                 out[ins.opcode] = out.get(ins.opcode, 0) + n
         return out
+
+    def issue_cycles(self) -> int:
+        """Stall cycles (at least 1) summed over every warp-instruction executed."""
+        total = 0
+        for pc, n in self.counts.items():
+            ins = self.instructions.get(pc)
+            if ins is not None:
+                total += n * max(1, ins.control.stall)
+        return total
 
     def mnemonic_counts(self) -> dict[str, int]:
         out: dict[str, int] = {}

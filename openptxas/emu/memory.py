@@ -73,7 +73,8 @@ class GlobalMemory:
         self._next = addr + max(size, 1) + ALLOC_GAP
         need = self._next - GLOBAL_BASE
         if need > self.arena.size:
-            grown = np.zeros(max(need, 2 * self.arena.size), dtype=np.uint8)
+            size = (max(need, 2 * self.arena.size) + 15) // 16 * 16  # viewable as words
+            grown = np.zeros(size, dtype=np.uint8)
             grown[: self.arena.size] = self.arena
             self.arena = grown
         self._starts = np.array([a.address for a in self.allocations], dtype=I64)

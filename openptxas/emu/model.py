@@ -131,6 +131,17 @@ class SReg:
 
 
 @dataclass(frozen=True, slots=True)
+class GDesc:
+    """A warpgroup MMA descriptor pair ``gdesc[UR4]`` (UR4..UR7), with its transpose suffix."""
+
+    reg: Reg
+    sel: str = ""
+
+    def __str__(self) -> str:
+        return f"gdesc[{self.reg}]" + (f".{self.sel}" if self.sel else "")
+
+
+@dataclass(frozen=True, slots=True)
 class Keyword:
     name: str
 
@@ -138,7 +149,7 @@ class Keyword:
         return self.name
 
 
-Operand = Reg | Imm | CBank | Mem | Label | SReg | Keyword
+Operand = Reg | Imm | CBank | Mem | Label | SReg | Keyword | GDesc
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +189,7 @@ class Instruction:
 
     def __str__(self) -> str:
         g = "" if self.guard.is_zero and not self.guard.not_ else f"@{self.guard} "
-        ops = ", ".join(str(o) for o in self.operands)
+        ops = ", ".join(t for t in (str(o) for o in self.operands) if t)
         return f"{g}{self.mnemonic} {ops}".rstrip()
 
 

@@ -91,9 +91,10 @@ def bind_syncs(ctx: Ctx) -> Bound:
     m = ctx.m
     regs = [o for o in ctx.ops if isinstance(o, Reg)]
     if "EXCH" in mods:
-        dst, src = regs[0], regs[-1]
-        wr = ctx.dst64(dst)
-        rd = ctx.src64(src)
+        xdata = [o for o in regs if not o.is_pred]
+        xdst = xdata[0]
+        wr = ctx.dst64(xdst)
+        rd = ctx.src64(xdata[-1])
 
         def exch(sel: Sel) -> None:
             idx = m.index(sel)
@@ -105,7 +106,7 @@ def bind_syncs(ctx: Ctx) -> Bound:
                 _write64(m, int(a[k]), lane, int(v[k]))
             wr(sel, old)
 
-        return Bound(exch, Kind.UNIFORM if dst.file.value == "UR" else Kind.SIMPLE)
+        return Bound(exch, Kind.UNIFORM if xdst.file.value == "UR" else Kind.SIMPLE)
     if "PHASECHK" in mods:
         pd = next(o for o in regs if o.is_pred)
         par = ctx.src(next(o for o in regs if not o.is_pred))
@@ -130,7 +131,7 @@ def bind_syncs(ctx: Ctx) -> Bound:
         data = [o for o in regs if not o.is_pred]
         dst = data[0] if len(data) >= 2 else None
         src = ctx.src(data[-1]) if data else (lambda sel: U32(0))
-        wr = ctx.dst64(dst) if dst is not None and not dst.is_zero else None
+        awr = ctx.dst64(dst) if dst is not None and not dst.is_zero else None
 
         def arrive(sel: Sel) -> None:
             idx = m.index(sel)
@@ -148,8 +149,8 @@ def bind_syncs(ctx: Ctx) -> Bound:
                     "A1TR": (1, n),
                 }[kind]
                 old[k] = mbar_update(m, int(a[k]), lane, arr, tx, drop)
-            if wr is not None:
-                wr(sel, old)
+            if awr is not None:
+                awr(sel, old)
 
         return Bound(arrive)
     if "CCTL" in mods:
@@ -166,9 +167,11 @@ def _first_per_warp(idx: NDArray) -> NDArray:
 
 def _ur(ctx: Ctx, op: Any, n: int = 1) -> Callable[[NDArray], list[int]]:
     """Consecutive uniform registers from ``op``'s base, per lane (list of ints per register)."""
-    base = (op.base if op.base is not None and not op.base.is_zero else op.ubase) if isinstance(
-        op, Mem
-    ) else op
+    base = (
+        (op.base if op.base is not None and not op.base.is_zero else op.ubase)
+        if isinstance(op, Mem)
+        else op
+    )
     if not isinstance(base, Reg):
         raise ctx.unsupported()
     row = reg_row(base)

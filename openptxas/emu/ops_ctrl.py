@@ -83,7 +83,7 @@ def bind_bra(ctx: Ctx) -> Bound:
         if not c.is_zero:
             ctx.read(PRED_BASE + pred_row(c), 1, "guard")
     if div:
-        regs = [o for o in ctx.ops if isinstance(o, Reg)]
+        regs = [o for o in ctx.ops if isinstance(o, Reg) and not o.is_pred]
         if not regs:
             raise ctx.unsupported("BRA.DIV without a mask")
         div_r = ctx.src(regs[0])
@@ -131,7 +131,7 @@ def _divergent(m: Any, sel: Sel, mask_r: Callable[[Sel], Any]) -> Sel | None:
 def bind_brx(ctx: Ctx) -> Bound:
     m = ctx.m
     pc = ctx.pc
-    regs = [o for o in ctx.ops if isinstance(o, Reg)]
+    regs = [o for o in ctx.ops if isinstance(o, Reg) and not o.is_pred]
     if not regs:
         raise ctx.unsupported()
     r = ctx.src(regs[0])
@@ -153,7 +153,7 @@ def bind_call(ctx: Ctx) -> Bound:
     m = ctx.m
     pc = ctx.pc
     nxt = pc + 16
-    regs = [o for o in ctx.ops if isinstance(o, Reg)]
+    regs = [o for o in ctx.ops if isinstance(o, Reg) and not o.is_pred]
     labels = [o.target for o in ctx.ops if isinstance(o, Label)]
     absolute = "ABS" in ctx.ins.mods
     if not regs:
@@ -190,7 +190,7 @@ def bind_call(ctx: Ctx) -> Bound:
 def bind_ret(ctx: Ctx) -> Bound:
     m = ctx.m
     pc = ctx.pc
-    regs = [o for o in ctx.ops if isinstance(o, Reg)]
+    regs = [o for o in ctx.ops if isinstance(o, Reg) and not o.is_pred]
     labels = [o.target for o in ctx.ops if isinstance(o, Label)]
     if not regs:
         raise ctx.unsupported("RET without a return-address register")
@@ -292,7 +292,7 @@ def bind_warpsync(ctx: Ctx) -> Bound:
     pc = ctx.pc
     nxt = pc + 16
     L = m.L
-    srcs = [o for o in ctx.ops if isinstance(o, Reg | Imm)]
+    srcs = [o for o in ctx.ops if isinstance(o, Imm) or (isinstance(o, Reg) and not o.is_pred)]
     mask_r: Callable[[Sel], Any]
     if "ALL" in ctx.ins.mods or not srcs:
         full = U32(0xFFFFFFFF)
@@ -362,7 +362,7 @@ def bind_bar(ctx: Ctx) -> Bound:
     nxt = pc + 16
     L = m.L
     mods = set(ctx.ins.mods)
-    srcs = [o for o in ctx.ops if isinstance(o, Reg | Imm)]
+    srcs = [o for o in ctx.ops if isinstance(o, Imm) or (isinstance(o, Reg) and not o.is_pred)]
     kind = "SYNC" if "SYNC" in mods else "ARV" if "ARV" in mods else "RED" if "RED" in mods else ""
     if not kind:
         raise ctx.unsupported()
@@ -388,7 +388,7 @@ def bind_bar(ctx: Ctx) -> Bound:
         c = srcs[1]
         if not isinstance(c, Imm):
             raise ctx.unsupported("barrier thread count in a register")
-        count = c.value
+        count = c.value or None  # 0 (the default): every thread of the CTA
     red = next((x for x in ("POPC", "AND", "OR") if x in mods), "") if kind == "RED" else ""
     pr = ctx.psrc(pin) if pin is not None else None
     wr = ctx.dst(dst) if dst is not None else None
@@ -406,6 +406,7 @@ def bind_bar(ctx: Ctx) -> Bound:
             per = vals.reshape(-1, lpc)
             if red == "POPC":
                 cnt = per.sum(axis=1).astype(U32)
+                m.bar_result[rel] = cnt[slot]
                 if wr is not None:
                     wr(rel, cnt[slot])
             else:
@@ -415,6 +416,7 @@ def bind_bar(ctx: Ctx) -> Bound:
                     r = np.asarray((per | ~arr).all(axis=1))
                 else:
                     r = np.asarray((per & arr).any(axis=1))
+                m.bar_result[rel] = r[slot].astype(U32)
                 if pwr is not None:
                     pwr(rel, r[slot])
                 if wr is not None:
@@ -445,6 +447,28 @@ def bind_bar(ctx: Ctx) -> Bound:
         m.block_bar(bid, Waiter(pc, idx, data))
 
     return Bound(fn, Kind.CONTROL)
+
+
+def bind_b2r(ctx: Ctx) -> Bound:
+    """B2R.RESULT Rd[, Pd]: the result of the thread's last ``BAR.RED`` (the POPC count, or the
+    AND/OR as 0/1); ``Pd`` is that result as a predicate."""
+    if "RESULT" not in ctx.ins.mods:
+        raise ctx.unsupported()
+    data = [o for o in ctx.ops if isinstance(o, Reg) and not o.is_pred]
+    preds = [o for o in ctx.ops if isinstance(o, Reg) and o.is_pred]
+    if len(data) != 1 or len(preds) > 1:
+        raise ctx.unsupported()
+    wr = ctx.dst(data[0])
+    pw = ctx.pdst(preds[0]) if preds else None
+    m = ctx.m
+
+    def fn(sel: Sel) -> None:
+        v = m.bar_result[sel]
+        wr(sel, v)
+        if pw is not None:
+            pw(sel, v != 0)
+
+    return Bound(fn)
 
 
 def bind_cgabar_arv(ctx: Ctx) -> Bound:
@@ -551,8 +575,12 @@ def bind_r2ur(ctx: Ctx) -> Bound:
     """R2UR URd, Ra: the value of the warp's first executing lane, for the whole warp."""
     m = ctx.m
     L = m.L
-    wr = ctx.dst(ctx.ops[0])
-    r = ctx.src(ctx.ops[1])
+    # The full form has an optional predicate destination first ("R2UR PT, UR6, R17").
+    ops = [o for o in ctx.ops if not (isinstance(o, Reg) and o.is_pred)]
+    if len(ops) != 2 or any(isinstance(o, Reg) and o.is_pred and not o.is_zero for o in ctx.ops):
+        raise ctx.unsupported()
+    wr = ctx.dst(ops[0])
+    r = ctx.src(ops[1])
 
     def fn(sel: Sel) -> None:
         if isinstance(sel, slice):
@@ -570,7 +598,18 @@ def bind_r2ur(ctx: Ctx) -> Bound:
     return Bound(fn)
 
 
+def bind_setmaxreg(ctx: Ctx) -> Bound:
+    """USETMAXREG.{TRY_ALLOC,DEALLOC}.CTAPOOL [UPd,] n (setmaxnreg): the register budget is not
+    modelled, so an allocation always succeeds (UPd = true)."""
+    preds = [o for o in ctx.ops if isinstance(o, Reg) and o.is_pred]
+    if preds and not preds[0].is_zero:
+        pw = ctx.pdst(preds[0])
+        return Bound(lambda sel: pw(sel, np.bool_(True)), Kind.UNIFORM)
+    return Bound(lambda sel: None, Kind.UNIFORM)
+
+
 BINDERS: dict[str, Callable[[Ctx], Bound]] = {
+    "USETMAXREG": bind_setmaxreg,
     "EXIT": bind_exit,
     "KILL": bind_kill,
     "BRA": bind_bra,
@@ -591,6 +630,7 @@ BINDERS: dict[str, Callable[[Ctx], Bound]] = {
     "S2UR": bind_s2r,
     "CS2R": bind_s2r,
     "R2UR": bind_r2ur,
+    "B2R": bind_b2r,
     "NOP": _nop,
     "YIELD": _nop,
     "NANOSLEEP": _nop,

@@ -24,20 +24,30 @@ F64 = np.float64
 Pair = tuple[NDArray, NDArray]  # (low lane, high lane) as float64 values
 
 
-def _pair_operands(ops: list[Operand]) -> list[Operand | tuple[Imm, Imm]]:
-    """Group consecutive f16 immediates into pairs (high lane first)."""
+def _half_imm(o: Operand) -> bool:
+    return isinstance(o, Imm) and o.kind in (ImmKind.F16, ImmKind.F32)
+
+
+def _as_half(o: Imm, bf16: bool) -> Imm:
+    """A half-precision immediate as its 16-bit pattern. The ISA decoder gives bf16 immediates
+    as their (exact) f32 widening; nvdisasm's text gives 16-bit patterns."""
+    if o.kind is ImmKind.F32:
+        if bf16:
+            return Imm((o.value >> 16) & 0xFFFF, ImmKind.F16)
+        f = np.array([o.value & 0xFFFFFFFF], dtype=U32).view(np.float32)
+        return Imm(int(f.astype(np.float16).view(np.uint16)[0]), ImmKind.F16)
+    return o
+
+
+def _pair_operands(ops: list[Operand], bf16: bool) -> list[Operand | tuple[Imm, Imm]]:
+    """Group consecutive half-precision immediates into pairs (high lane first)."""
     out: list[Operand | tuple[Imm, Imm]] = []
     i = 0
     while i < len(ops):
         o = ops[i]
-        if (
-            isinstance(o, Imm)
-            and o.kind is ImmKind.F16
-            and i + 1 < len(ops)
-            and isinstance(ops[i + 1], Imm)
-            and ops[i + 1].kind is ImmKind.F16  # type: ignore[union-attr]
-        ):
-            out.append((o, ops[i + 1]))  # type: ignore[arg-type]
+        nxt = ops[i + 1] if i + 1 < len(ops) else None
+        if isinstance(o, Imm) and isinstance(nxt, Imm) and _half_imm(o) and _half_imm(nxt):
+            out.append((_as_half(o, bf16), _as_half(nxt, bf16)))
             i += 2
         else:
             out.append(o)
@@ -110,7 +120,7 @@ def _post(v: NDArray, sat: bool, relu: bool) -> NDArray:
 
 def _srcs(ctx: Ctx) -> tuple[list[Operand], list[Operand | tuple[Imm, Imm]], list[Reg]]:
     dsts, _pd, srcs, psrc = ctx.split()
-    return dsts, _pair_operands(srcs), psrc
+    return dsts, _pair_operands(srcs, "BF16_V2" in ctx.ins.mods), psrc
 
 
 def bind_harith(ctx: Ctx) -> Bound:

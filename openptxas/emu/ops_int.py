@@ -144,10 +144,15 @@ def bind_imad(ctx: Ctx) -> Bound:
                 p = a.astype(U64) * b.astype(U64)
             else:
                 p = (a.view(np.int32).astype(I64) * b.view(np.int32).astype(I64)).view(U64)
-            r = ((p + c64(sel)) >> U64(32)).astype(U32)
+            s = np.atleast_1d(p + c64(sel))
+            r = (s >> U64(32)).astype(U32)
             if carry is not None:
                 r = r + np.asarray(carry(sel), dtype=U32)
             wr(sel, r)
+            if cout is not None:
+                # "IMAD.HI.U32 R16, P1, R15, R21, R16": the carry out of the 64-bit sum, as the
+                # 128-bit products of 64-bit division chain them
+                cout(sel, s < p)
 
         return Bound(hi_fn, _kind(ctx))
     c_r = ctx.src(srcs[2])
@@ -516,6 +521,10 @@ def bind_mov(ctx: Ctx) -> Bound:
 
 def bind_mnmx(ctx: Ctx) -> Bound:
     """VIMNMX / IMNMX Rd, a, b, Pmin (PT = min); VIADDMNMX Rd, a, b, c, Pmin: min/max(a+b, c)."""
+    if any(m.endswith("16x2") for m in ctx.ins.mods):
+        from openptxas.emu.ops_simd import PACKED16
+
+        return PACKED16["VIMNMX"](ctx)
     dsts, _pdst, srcs, psrc = ctx.split()
     op = ctx.ins.opcode
     unsigned = "U32" in ctx.ins.mods
@@ -542,6 +551,10 @@ def bind_mnmx(ctx: Ctx) -> Bound:
 
 
 def bind_viadd(ctx: Ctx) -> Bound:
+    if "16x2" in ctx.ins.mods:
+        from openptxas.emu.ops_simd import PACKED16
+
+        return PACKED16["VIADD"](ctx)
     dsts, _pdst, srcs, _psrc = ctx.split()
     if len(srcs) != 2:
         raise ctx.unsupported()

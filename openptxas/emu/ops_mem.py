@@ -16,6 +16,7 @@ import numpy as np
 from openptxas.emu import fp
 from openptxas.emu.bind import U32, U64, Bound, Ctx, Kind, Reader, reg_row
 from openptxas.emu.lanes import Sel
+from openptxas.emu.memory import LinearView, MemoryFault
 from openptxas.emu.model import CBank, Imm, Mem, Reg
 
 NDArray = np.ndarray[Any, Any]
@@ -92,9 +93,9 @@ def bind_load(ctx: Ctx) -> Bound:
     ins = ctx.ins
     space = _SPACE[ins.opcode]
     width, signed = access_width(ins.mods)
-    dst = ctx.ops[0]
+    dst = next((o for o in ctx.ops if isinstance(o, Reg) and not o.is_pred), None)
     mem = next((o for o in ctx.ops if isinstance(o, Mem)), None)
-    if mem is None:
+    if mem is None or dst is None:
         raise ctx.unsupported("load without an address")
     wide = space in ("global", "generic")
     ad = addr_reader(ctx, mem, wide)
@@ -116,7 +117,7 @@ def bind_store(ctx: Ctx) -> Bound:
     space = _SPACE[ins.opcode]
     width, _ = access_width(ins.mods)
     mem = next((o for o in ctx.ops if isinstance(o, Mem)), None)
-    data = [o for o in ctx.ops if not isinstance(o, Mem)]
+    data = [o for o in ctx.ops if isinstance(o, Reg) and not o.is_pred]
     if mem is None or not data:
         raise ctx.unsupported()
     wide = space in ("global", "generic")
@@ -137,7 +138,7 @@ def bind_store(ctx: Ctx) -> Bound:
 
 def bind_ldc(ctx: Ctx) -> Bound:
     ins = ctx.ins
-    dst = ctx.ops[0]
+    dst = next((o for o in ctx.ops if isinstance(o, Reg) and not o.is_pred), ctx.ops[0])
     cb = next((o for o in ctx.ops if isinstance(o, CBank)), None)
     if cb is None:
         raise ctx.unsupported()
@@ -176,7 +177,11 @@ def bind_ldc(ctx: Ctx) -> Bound:
 
 # -- atomics -----------------------------------------------------------------------------------
 
-_ATOM_OPS = ("ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR", "EXCH", "CAS", "SAFEADD")
+# CAST (ATOMS.CAST.SPIN): compare-and-store that returns 1 when it stored, 0 when memory held
+# another value (ptxas's shared-memory CAS loops for float add and 64-bit add).
+_ATOM_OPS = (
+    "ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR", "EXCH", "CAS", "CAST", "SAFEADD",
+)  # fmt: skip
 
 
 def _atom_type(mods: tuple[str, ...]) -> str:
@@ -221,7 +226,7 @@ def atom_apply(op: str, typ: str, old: NDArray, v: NDArray, v2: NDArray | None) 
         return old ^ v
     if op == "EXCH":
         return v
-    if op == "CAS":
+    if op in ("CAS", "CAST"):
         assert v2 is not None
         return np.where(old == v, v2, old)
     raise ValueError(op)
@@ -247,7 +252,7 @@ def bind_atom(ctx: Ctx) -> Bound:
         wr = ctx.dst64(dst) if wide else ctx.dst(dst)
     srcs: list[Reader] = []
     for o in after:
-        if isinstance(o, Reg | Imm):
+        if isinstance(o, Imm) or (isinstance(o, Reg) and not o.is_pred):
             srcs.append(ctx.src64(o) if wide else ctx.src(o))
     if popc:
         srcs = []
@@ -257,59 +262,100 @@ def bind_atom(ctx: Ctx) -> Bound:
     m = ctx.m
     width = 8 if wide else 4
     dt = U64 if wide else U32
-    L = m.L
+
+    apply_op = "ADD" if popc else op
+    # Integer additions commute: all lanes at once, each lane's old value the memory value plus
+    # the additions of the lanes before it (lane order: the serialisation the emulator uses).
+    int_add = apply_op == "ADD" and typ in ("U32", "S32", "U64", "S64")
 
     def fn(sel: Sel) -> None:
         a = ad(sel)
         idx = m.index(sel)
         n = idx.size
-        if popc:
-            # ATOMS.POPC.INC: one increment by the number of executing lanes per warp.
-            w = idx >> 5
-            first = np.ones(n, dtype=bool)
-            first[1:] = w[1:] != w[:-1]
-            counts = np.bincount(w, minlength=L // 32)[w[first]].astype(dt)
-            lanes_sel = idx[first]
-            old = m.load(space, a[first], lanes_sel, width, False)[0].astype(dt)
-            new = old + counts
-            _store_words(m, space, a[first], lanes_sel, width, new)
-            if wr is not None:
-                wr(sel, np.repeat(old, np.bincount(w)[w[first]]))
-            return
         vals = [np.broadcast_to(np.asarray(s(sel), dtype=dt), (n,)) for s in srcs]
+        # ATOMS.POPC.INC (no operand): the warp's lanes that address one word add their count
+        # to it, i.e. +1 per lane (ptxas only emits it with RZ as the destination).
         v = vals[0] if vals else np.ones(n, dtype=dt)
         v2 = vals[1] if len(vals) > 1 else None
         old_all = np.zeros(n, dtype=dt)
-        todo = np.arange(n)
-        while todo.size:
-            _, first = np.unique(a[todo], return_index=True)
-            pick = todo[np.sort(first)]
-            old = _load_words(m, space, a[pick], idx[pick], width).astype(dt)
-            new = atom_apply(op, typ, old, v[pick], v2[pick] if v2 is not None else None)
-            _store_words(m, space, a[pick], idx[pick], width, new.astype(dt))
-            old_all[pick] = old
-            keep = np.ones(todo.size, dtype=bool)
-            keep[np.searchsorted(todo, pick)] = False
-            todo = todo[keep]
+        for view, off, pos in _resolve(m, space, a, idx, width):
+            # lanes by address, lane order kept within an address
+            order = np.argsort(off, kind="stable")
+            so, sp = off[order], pos[order]
+            start = np.ones(so.size, dtype=bool)
+            start[1:] = so[1:] != so[:-1]
+            seg = np.cumsum(start) - 1
+            heads = np.flatnonzero(start)
+            mem0 = _view_load(view, so[heads], width).astype(dt)
+            if int_add:
+                vv: NDArray = np.asarray(v[sp], dtype=dt)
+                cs: NDArray = np.cumsum(vv, dtype=dt)
+                before = cs - vv  # the sum of the lanes before each lane
+                base = before[heads]
+                ends = np.append(heads[1:], so.size) - 1
+                old_all[sp] = mem0[seg] + (before - base[seg])
+                _view_store(view, so[heads], width, mem0 + (cs[ends] - base))
+                continue
+            # the r-th lane of every address together, r = 0, 1, ...
+            rank = np.arange(so.size) - heads[seg]
+            by_rank = np.argsort(rank, kind="stable")
+            bounds = np.searchsorted(rank[by_rank], np.arange(int(rank.max()) + 2))
+            cur = mem0.copy()
+            for r in range(bounds.size - 1):
+                k = by_rank[bounds[r] : bounds[r + 1]]
+                lanes, segs = sp[k], seg[k]
+                old = cur[segs]
+                new = atom_apply(
+                    apply_op, typ, old, v[lanes], v2[lanes] if v2 is not None else None
+                )
+                cur[segs] = new.astype(dt)
+                old_all[lanes] = (old == v[lanes]).astype(dt) if op == "CAST" else old
+            _view_store(view, so[heads], width, cur)
         if wr is not None:
             wr(sel, old_all)
 
     return Bound(fn)
 
 
-def _load_words(m: Any, space: str, a: NDArray, idx: NDArray, width: int) -> NDArray:
-    w = m.load(space, a, idx, width, False)
+def _resolve(
+    m: Any, space: str, a: NDArray, idx: NDArray, width: int
+) -> list[tuple[LinearView, NDArray, NDArray]]:
+    """(memory view, checked byte offsets, positions in the selection) per memory space the
+    per-lane addresses ``a`` fall in."""
+    pos = np.arange(a.size)
+    if space == "global":
+        return [(m.gview, m.mem.offsets(a, width), pos)]
+    if space == "shared":
+        off = m.shared.offsets(a, width, m.cluster_base[idx], m.cluster_size[idx])
+        return [(m.shared.view, off, pos)]
+    sh, lo = m._split_generic(a)
+    if lo.any():
+        raise MemoryFault("local", int(a[lo][0]), width, "atomic on local memory")
+    out = []
+    if sh.any():
+        out += [
+            (v, o, pos[sh][p])
+            for v, o, p in _resolve(m, "shared", a[sh] & 0xFFFFFFFF, idx[sh], width)
+        ]
+    if (~sh).any():
+        out += [(v, o, pos[~sh][p]) for v, o, p in _resolve(m, "global", a[~sh], idx[~sh], width)]
+    return out
+
+
+def _view_load(view: LinearView, off: NDArray, width: int) -> NDArray:
+    w = view.load(off, width)
     if width == 8:
         return w[0].astype(U64) | (w[1].astype(U64) << U64(32))  # type: ignore[no-any-return]
     return w[0]  # type: ignore[no-any-return]
 
 
-def _store_words(m: Any, space: str, a: NDArray, idx: NDArray, width: int, v: NDArray) -> None:
+def _view_store(view: LinearView, off: NDArray, width: int, v: NDArray) -> None:
     if width == 8:
+        v = np.asarray(v, dtype=U64)
         words = np.stack([(v & U64(0xFFFFFFFF)).astype(U32), (v >> U64(32)).astype(U32)])
     else:
         words = np.asarray(v, dtype=U32)[None, :]
-    m.store(space, a, idx, width, words)
+    view.store(off, width, words)
 
 
 # -- asynchronous copies (done at issue) -------------------------------------------------------

@@ -93,9 +93,7 @@ def _shape(name: str, atype: str) -> Shape | None:
         b = _frag(1, 32, lambda e, g, q: (q + 0 * e, g))
         return Shape(16, 8, 4, a, b)
     if name == "16832" and atype in ("S8", "U8"):
-        a = _frag(
-            16, 8, lambda e, g, q: (g + 8 * ((e >> 2) & 1), 4 * q + (e & 3) + 16 * (e >> 3))
-        )
+        a = _frag(16, 8, lambda e, g, q: (g + 8 * ((e >> 2) & 1), 4 * q + (e & 3) + 16 * (e >> 3)))
         b = _frag(8, 8, lambda e, g, q: (4 * q + (e & 3) + 16 * (e >> 2), g))
         return Shape(16, 8, 32, a, b)
     if name == "16816" and atype in ("S8", "U8"):
@@ -259,7 +257,7 @@ def bind_movm(ctx: Ctx) -> Bound:
     t >> 2, columns 2(t & 3) and 2(t & 3) + 1)."""
     if "MT88" not in ctx.ins.mods:
         raise ctx.unsupported()
-    regs = [o for o in ctx.ops if isinstance(o, Reg)]
+    regs = [o for o in ctx.ops if isinstance(o, Reg) and not o.is_pred]
     d_op, a_op = regs[0], regs[1]
     ctx.read(reg_row(a_op))
     ctx.write(reg_row(d_op))

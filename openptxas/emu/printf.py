@@ -64,9 +64,55 @@ def _fmt_float(flags: str, width: str, prec: str | None, conv: str, v: float) ->
         w = int(width) if width else 0
         return text.ljust(w) if "-" in flags else text.rjust(w)
     if conv in "aA":
-        h = float.hex(v)
-        return h.upper() if conv == "A" else h
+        # glibc: the shortest exact hexadecimal mantissa ("0x1.8p+0", "0x1p+0", "0x0p+0")
+        h = float.hex(abs(v))
+        mant, _, exp = h.partition("p")
+        mant = mant.rstrip("0").rstrip(".") if "." in mant else mant
+        sign = (
+            "-"
+            if math.copysign(1.0, v) < 0
+            else "+"
+            if "+" in flags
+            else " "
+            if " " in flags
+            else ""
+        )
+        text = f"{sign}{mant}p{exp}"
+        if conv == "A":
+            text = text.upper()
+        w = int(width) if width else 0
+        return text.ljust(w) if "-" in flags else text.rjust(w)
     return spec % v
+
+
+def _fmt_int(flags: str, width: str, prec: str | None, conv: str, v: int) -> str:
+    """An integer conversion as C's printf writes it (Python's % differs for ``%#o``, ``%#x``
+    of 0, a zero precision, and the ``0`` flag with a precision)."""
+    mag = abs(v)
+    if conv in "diu":
+        digits = str(mag)
+    elif conv == "o":
+        digits = f"{mag:o}"
+    else:
+        digits = f"{mag:x}" if conv == "x" else f"{mag:X}"
+    if prec is not None:
+        p = int(prec or 0)
+        digits = "" if p == 0 and mag == 0 else digits.zfill(p)
+    prefix = ""
+    if "#" in flags:
+        if conv == "o" and not digits.startswith("0"):
+            digits = "0" + digits
+        elif conv in "xX" and mag != 0:
+            prefix = "0" + conv
+    sign = ""
+    if conv in "di":
+        sign = "-" if v < 0 else "+" if "+" in flags else " " if " " in flags else ""
+    w = int(width) if width else 0
+    if "-" in flags:
+        return (sign + prefix + digits).ljust(w)
+    if "0" in flags and prec is None:
+        return sign + prefix + digits.zfill(w - len(sign) - len(prefix))
+    return (sign + prefix + digits).rjust(w)
 
 
 def format_printf(fmt: bytes, fetch: Any, read_string: Any) -> str:
@@ -105,8 +151,7 @@ def format_printf(fmt: bytes, fetch: Any, read_string: Any) -> str:
             if conv == "c":
                 out.append(("%" + flags + width + "c") % chr(v & 0xFF))
                 continue
-            spec = "%" + flags + width + ("." + prec if prec is not None else "") + conv
-            out.append(spec.replace("u", "d") % v)
+            out.append(_fmt_int(flags, width, prec, conv, v))
         elif conv in "eEfFgGaA":
             v = struct.unpack("<d", fetch(8))[0]
             out.append(_fmt_float(flags, width, prec, conv, v))

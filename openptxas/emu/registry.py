@@ -19,11 +19,24 @@ def binders() -> Mapping[str, Callable[[Ctx], Bound]]:
         ops_int,
         ops_mem,
         ops_mma,
+        ops_simd,
         ops_warp,
     )
 
     table: dict[str, Callable[[Ctx], Bound]] = {}
-    for mod in (ops_int, ops_ctrl, ops_mem, ops_fp, ops_conv, ops_half, ops_warp, ops_mma, ops_async):
+    mods = (
+        ops_int,
+        ops_ctrl,
+        ops_mem,
+        ops_fp,
+        ops_conv,
+        ops_half,
+        ops_warp,
+        ops_mma,
+        ops_async,
+        ops_simd,
+    )
+    for mod in mods:
         for name, fn in mod.BINDERS.items():
             if name in table:
                 raise AssertionError(f"opcode {name} bound twice")

@@ -1,19 +1,27 @@
-"""Test helpers: build corpus kernels with ptxas (oracle harness), decode them, run them."""
+"""Test helpers: build corpus kernels with ptxas (oracle harness), run them in the emulator and
+compare with their numpy references.
+
+The emulator decodes the cubin with the ISA tables (``openptxas.isa``), as the package does. The
+nvdisasm listing of the same cubin (tests/emu/nvtext.py) is a second, independent decoding, used
+only as a cross-check (``decoder="text"``).
+"""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
+from openptxas.emu.decode import UNDECODED, isa_decoder
 from openptxas.emu.launch import LaunchResult, launch
-from openptxas.emu.model import Instruction
+from openptxas.emu.model import Instruction, control_from_word
 from openptxas.emu.program import Decoder
 from openptxas.spec import LaunchSpec, materialize
 from openptxas.testing.corpus import KernelSource, compare_outputs, discover
-from openptxas.testing.oracle import BuildResult, Oracle
+from openptxas.testing.oracle import Oracle
 from tests.emu.nvtext import parse_listing
 
 
@@ -31,6 +39,28 @@ def text_decoder_for(cubin: bytes) -> Decoder:
     return listing_decoder(Oracle().nvdisasm(cubin))
 
 
+def filled_decoder(cubin: bytes) -> Decoder:
+    """The ISA decoder, with the words its tables cannot decode taken from nvdisasm's listing of
+    ``cubin``; control fields always come from the code being decoded, so the decoder also
+    serves cubins whose control codes were patched after ``cubin`` was listed (the hazard
+    mutation tests, where the decoder is not what is under test)."""
+    isa = isa_decoder("sm90")
+    text: list[Decoder] = []
+
+    def decode(section: str, code: bytes) -> Mapping[int, Instruction]:
+        out = dict(isa(section, code))
+        for pc, ins in out.items():
+            if ins.opcode == UNDECODED:
+                if not text:
+                    text.append(text_decoder_for(cubin))
+                t = text[0](section, code)[pc]
+                word = int.from_bytes(code[pc : pc + 16], "little")
+                out[pc] = replace(t, control=control_from_word(word))
+        return out
+
+    return decode
+
+
 def emu_target(ks: KernelSource) -> str | None:
     """The sm_90 flavour the corpus builds this kernel for (T4 kernels need sm_90a)."""
     if ks.compiles_for("sm_90"):
@@ -38,6 +68,14 @@ def emu_target(ks: KernelSource) -> str | None:
     if ks.compiles_for("sm_90a"):
         return "sm_90a"
     return None
+
+
+@functools.cache
+def _cubin(name: str, target: str) -> bytes:
+    ks = next(k for k in discover() if k.name == name)
+    o = Oracle()
+    ptx = o.cu_to_ptx(ks.cu_path, target, ks.nvcc_flags, subject=ks.name)
+    return o.ptxas(ptx, target, ks.ptxas_flags, subject=f"{ks.name} [{target}]").cubin
 
 
 @dataclass
@@ -50,8 +88,9 @@ class Case:
     def id(self) -> str:
         return f"{self.ks.name}:{self.spec.kernel}"
 
-    def build(self) -> BuildResult:
-        return Oracle().build_kernel(self.ks, self.target)
+    def cubin(self) -> bytes:
+        """ptxas's cubin (nvcc -ptx, then ptxas; no disassembly)."""
+        return _cubin(self.ks.name, self.target)
 
 
 def corpus_cases(tiers: tuple[str, ...] = ("t1", "t2", "t3", "t4")) -> Iterator[Case]:
@@ -63,20 +102,28 @@ def corpus_cases(tiers: tuple[str, ...] = ("t1", "t2", "t3", "t4")) -> Iterator[
             yield Case(ks, tgt, spec)
 
 
-def run_case(case: Case, **kw: Any) -> LaunchResult:
-    b = case.build()
-    return launch(b.ptxas.cubin, case.spec, decoder=listing_decoder(b.sass_text), **kw)
+def run_case(case: Case, decoder: str = "isa", **kw: Any) -> LaunchResult:
+    """Run a corpus launch; ``decoder``: "isa" (the ISA tables, as the package runs) or "text"
+    (nvdisasm's listing of the same cubin, a cross-check)."""
+    cubin = case.cubin()
+    dec = text_decoder_for(cubin) if decoder == "text" else None
+    return launch(cubin, case.spec, decoder=dec, **kw)
+
+
+def expected(case: Case) -> tuple[dict[int, np.ndarray[Any, Any]], str | None]:
+    """The reference outputs (by argument position) and, if the spec has one, printf text."""
+    spec = case.spec
+    args = materialize(spec)
+    want = case.ks.reference(spec)([a.copy() for a in args], spec)
+    pr = spec.extra.get("printf_reference")
+    text = getattr(case.ks.module(), pr)([a.copy() for a in args], spec) if pr else None
+    return {k: np.asarray(v) for k, v in want.items()}, text
 
 
 def check_case(case: Case, result: LaunchResult) -> list[str]:
     """Mismatches between the emulator's results and the kernel's numpy reference."""
-    spec = case.spec
-    args = materialize(spec)
-    want = case.ks.reference(spec)([a.copy() for a in args], spec)
-    problems = compare_outputs(spec, result.outputs, {k: np.asarray(v) for k, v in want.items()})
-    pr = spec.extra.get("printf_reference")
-    if pr:
-        text = getattr(case.ks.module(), pr)([a.copy() for a in args], spec)
-        if text != result.printf:
-            problems.append(f"printf output differs: got {result.printf!r}, expected {text!r}")
+    want, text = expected(case)
+    problems = compare_outputs(case.spec, result.outputs, want)
+    if text is not None and text != result.printf:
+        problems.append(f"printf output differs: got {result.printf!r}, expected {text!r}")
     return problems

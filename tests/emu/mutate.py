@@ -18,7 +18,11 @@ from dataclasses import dataclass, replace
 from openptxas.elf.model import Blob
 from openptxas.elf.reader import read_cubin
 from openptxas.elf.writer import write_cubin
+from openptxas.emu.hazards import HazardChecker
+from openptxas.emu.launch import launch
 from openptxas.emu.model import Control, Instruction
+from openptxas.emu.program import load_module
+from tests.emu.harness import Case, filled_decoder
 
 CONTROL_SHIFT = 105
 CONTROL_MASK = ((1 << 17) - 1) << CONTROL_SHIFT
@@ -115,4 +119,40 @@ def mutations(
                     f"{ins[prod]} sets SB{j} instead of SB{k}; {ins[cons]} waits on SB{k}",
                 )
             )  # fmt: skip
+    return out
+
+
+@dataclass(frozen=True)
+class Outcome:
+    mutation: Mutation
+    flagged: bool  # the expected rule was reported at the expected address
+    reports: tuple[str, ...]
+
+
+def mutate_case(case: Case, per_kind: int | None = None) -> list[Outcome]:
+    """Every mutation of ``case``'s kernel (at most ``per_kind`` of each kind, spread over the
+    kernel), each run with the hazard checker."""
+    cubin = case.cubin()
+    dec = filled_decoder(cubin)
+    hz = HazardChecker()
+    hz.explain = True
+    base = launch(cubin, case.spec, decoder=dec, hazard_checker=hz)
+    if base.hazards:
+        raise AssertionError(f"{case.id}: ptxas's code already has hazards: {base.hazards[0]}")
+    mod = load_module(cubin, dec)
+    k = mod.kernel(case.spec.kernel)
+    muts = mutations(mod.instructions(k), hz.tight, hz.needed_waits)
+    if per_kind is not None:
+        chosen: list[Mutation] = []
+        for kind in ("stall", "wait", "scoreboard"):
+            of = [m for m in muts if m.kind == kind]
+            step = max(1, len(of) // per_kind)
+            chosen += of[::step][:per_kind]
+        muts = chosen
+    out = []
+    for m in muts:
+        patched = patch_control(cubin, k.section, m.pc, m.change)
+        r = launch(patched, case.spec, decoder=filled_decoder(cubin), hazards=True)
+        hit = any(h.rule == m.expect_rule and h.pc == m.expect_pc for h in r.hazards)
+        out.append(Outcome(m, hit, tuple(str(h) for h in r.hazards)))
     return out

@@ -3,44 +3,76 @@ in the emulator and must produce its numpy reference's output (tolerances only w
 kernel's spec documents an approximation) and its printf text; the hazard checker runs on every
 launch and must find nothing in ptxas's own control codes.
 
-Instructions are decoded from nvdisasm's listing of the same cubin (tests/emu/nvtext.py).
-T1/T2 launches must all pass. T3/T4 launches that reach an instruction the emulator does not
-implement are skipped with the instruction named.
+The cubin is decoded by the ISA tables (openptxas.isa), as the package runs it. T1/T2 launches
+must all pass. Where the ISA tables cannot decode a word the kernel executes (a gap of the tables,
+not of the emulator), the launch is re-run on nvdisasm's decoding of the same cubin as a
+cross-check, which must pass, and the test is marked xfail naming the word. T3/T4 launches that
+reach an instruction the emulator does not implement are skipped with the instruction named.
 """
 
 from __future__ import annotations
 
 import pytest
 
+from openptxas.emu.decode import UNDECODED
 from openptxas.emu.errors import Unsupported
 from tests.conftest import need_tools
 from tests.emu.harness import Case, check_case, corpus_cases, run_case
 
 CASES = list(corpus_cases())
 
-# Launches whose reference disagrees with what ptxas's code computes, for a stated reason.
+# Launches whose reference disagrees with what the kernel computes, for a stated reason.
 KNOWN_REFERENCE_ISSUES = {
     "t1/bfe_bfi_asm:bitfield64": (
         "the reference masks bfe.u64/bfi.b64 pos and len to 8 bits for inputs outside 0..255, "
         "which PTX restricts them to; ptxas's SASS does not mask them (SHF clamps the full "
         "32-bit shift count), so those outputs are undefined"
     ),
+    "t4/cluster:cluster_reduce": (
+        "the kernel initialises acc[3] to 0 before the unsigned atomicMin, so sums[3] is 0; "
+        "the reference returns the minimum of the inputs"
+    ),
 }
+
+REMINE = (
+    "if ptxas's code is right here (a new corpus kernel), re-mine the latency table: "
+    "python scripts/emu_mine_latencies.py"
+)
+
+
+def _check(case: Case, decoder: str) -> list[str]:
+    result = run_case(case, decoder=decoder, hazards=True)
+    problems = [f"hazard: {h}" for h in result.hazards]
+    if problems:
+        problems.append(REMINE)
+    return problems + check_case(case, result)
+
+
+def _unsupported(case: Case, exc: Unsupported) -> None:
+    if case.ks.tier in ("t1", "t2"):
+        raise exc
+    pytest.skip(f"{case.ks.tier}: {exc.message}")
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_emulator_matches_reference(case: Case) -> None:
-    need_tools("ptxas", "nvdisasm")
+    need_tools("nvcc", "ptxas")
+    gap = ""
     try:
-        result = run_case(case, hazards=True)
+        problems = _check(case, "isa")
     except Unsupported as exc:
-        if case.ks.tier in ("t1", "t2"):
-            raise
-        pytest.skip(f"{case.ks.tier}: {exc.message}")
-    assert not result.hazards, "\n".join(str(h) for h in result.hazards)
-    problems = check_case(case, result)
+        if exc.instruction != UNDECODED:
+            _unsupported(case, exc)
+        gap = exc.message
+        need_tools("nvdisasm")
+        try:
+            problems = _check(case, "text")
+        except Unsupported as exc2:
+            _unsupported(case, exc2)
     if case.id in KNOWN_REFERENCE_ISSUES:
         if problems:
             pytest.xfail(KNOWN_REFERENCE_ISSUES[case.id])
         raise AssertionError(f"{case.id} now matches its reference: update the known issues")
     assert not problems, "\n".join(problems)
+    if gap:
+        pytest.xfail(f"ISA tables: {gap} (the launch passes on nvdisasm's decoding)")

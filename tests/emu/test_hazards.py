@@ -1,0 +1,110 @@
+"""The hazard checker: silent on ptxas's own control codes (the differential test runs it on every
+corpus launch), and it flags every deliberately broken control code (tests/emu/mutate.py):
+
+- ``stall``: one stall count lowered between a fixed-latency producer and a reader issued exactly
+  the minimum distance ptxas uses for that pair (openptxas/targets/data/sm_90_latency.toml);
+- ``wait``: the scoreboard wait a reader needs for a variable-latency producer's result removed;
+- ``scoreboard``: that producer sets another scoreboard, one nothing waits on before the read.
+
+A slice of kernels and of their mutations runs here; scripts/emu_mutations.py runs every
+mutation of a wider set of kernels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from openptxas.emu.hazards import HazardChecker
+from openptxas.emu.launch import launch
+from openptxas.emu.model import Control, Imm, Instruction, Reg, RegFile
+from openptxas.targets.latency import lat_key, load_latency_table
+from tests.conftest import need_tools
+from tests.emu.harness import Case, corpus_cases
+from tests.emu.mutate import mutate_case
+
+# Kernels covering the producer kinds: integer and float ALU, predicates and guards, FP64, the
+# uniform datapath, global and shared loads, stores (read scoreboards), shuffles, cp.async.
+MUTATED = (
+    "t1/vec_add:vec_add",
+    "t1/f32_arith:f32_basic",
+    "t1/matmul_tiled:matmul_f32",
+    "t1/shfl_xor:shfl_xor",
+    "t1/uniform_values:uniform_mix",
+    "t2/f64_arith:f64_arith",
+    "t2/intdiv_s32_var:s32_div_var",
+    "t3/cp_async:cp_async_pipeline",
+)
+PER_KIND = 3
+
+
+def _case(case_id: str) -> Case:
+    return next(c for c in corpus_cases() if c.id == case_id)
+
+
+@pytest.mark.parametrize("case_id", MUTATED)
+def test_every_mutation_is_flagged(case_id: str) -> None:
+    need_tools("nvcc", "ptxas")
+    outcomes = mutate_case(_case(case_id), per_kind=PER_KIND)
+    kinds = {o.mutation.kind for o in outcomes}
+    assert {"stall", "wait", "scoreboard"} <= kinds, f"mutation kinds found: {sorted(kinds)}"
+    missed = [f"{o.mutation.note}: reported {list(o.reports)}" for o in outcomes if not o.flagged]
+    assert not missed, "\n".join(missed)
+
+
+def test_the_checker_uses_the_compilers_latency_table() -> None:
+    from openptxas.sched import control
+
+    assert HazardChecker().table is load_latency_table("sm_90")
+    assert control.TABLE is load_latency_table("sm_90")
+    assert lat_key("IMAD", ("WIDE", "U32")) == "IMAD.WIDE"
+
+
+def test_removing_a_write_scoreboard_is_flagged() -> None:
+    """A load whose write scoreboard is dropped: its reader has nothing to wait on."""
+    need_tools("nvcc", "ptxas")
+    from openptxas.elf.reader import read_cubin
+    from tests.emu.harness import filled_decoder
+    from tests.emu.mutate import patch_control
+
+    case = _case("t1/vec_add:vec_add")
+    cubin = case.cubin()
+    from openptxas.emu.program import load_module
+
+    mod = load_module(cubin, filled_decoder(cubin))
+    k = mod.kernel(case.spec.kernel)
+    ins = mod.instructions(k)
+    ldg = next(pc for pc, i in sorted(ins.items()) if i.opcode == "LDG")
+    patched = patch_control(cubin, k.section, ldg, lambda c: replace(c, wr=None))
+    assert read_cubin(patched).sm == 90
+    r = launch(patched, case.spec, decoder=filled_decoder(cubin), hazards=True)
+    assert any(h.rule == "raw-scoreboard" and "no write scoreboard" in h.detail for h in r.hazards)
+
+
+def test_depbar_completes_older_scoreboard_entries() -> None:
+    """DEPBAR.LE SBk, n: everything but the newest n instructions on SBk is complete."""
+    from openptxas.emu.hazards import expand
+    from openptxas.emu.lanes import ALL
+
+    class M:
+        L = 32
+
+    hz = HazardChecker()
+    hz.reset(M())  # type: ignore[arg-type]
+    prod = Instruction("LDG", ("E",), (Reg(RegFile.R, 4),), control=Control(stall=1, wr=2))
+    dep = Instruction("DEPBAR", ("LE",), (Reg(RegFile.SB, 2), Imm(0)), control=Control(stall=1))
+    use = Instruction("IADD3", (), (Reg(RegFile.R, 5), Reg(RegFile.R, 4)), control=Control(1))
+    nop = lambda sel, nw: None  # noqa: E731
+    hz.wrap(0x0, prod, nop, expand([], [(4, 1)]), None)(ALL, 1)
+    hz.wrap(0x20, use, nop, expand([(4, 1, "data")], [(5, 1)]), None)(ALL, 1)
+    assert [h.rule for h in hz.reports] == ["raw-scoreboard"]
+    hz.reset(M())  # type: ignore[arg-type]
+    hz.reports.clear()
+    hz._seen.clear()
+    hz.wrap(0x0, prod, nop, expand([], [(4, 1)]), None)(ALL, 1)
+    hz.wrap(0x10, dep, nop, expand([], []), None)(ALL, 1)
+    hz.wrap(0x20, use, nop, expand([(4, 1, "data")], [(5, 1)]), None)(ALL, 1)
+    assert hz.reports == []
+    assert np.all(hz.cycle == 3)
