@@ -180,7 +180,7 @@ def launch(
     check_params(ls, k)
     values = materialize(ls)
     if inputs:
-        values = _override(ls, values, inputs)
+        values = apply_inputs(ls, values, inputs)
     mem = GlobalMemory()
     # Module data: globals and constant banks, then relocations.
     base: dict[str, int] = {}
@@ -278,7 +278,7 @@ def run_launch(
     return launch(cubin, spec, kernel=kernel, inputs=inputs, hazards=hazards, decoder=decoder)
 
 
-def _override(
+def apply_inputs(
     ls: LaunchSpec, values: list[NDArray], inputs: Mapping[str, NDArray]
 ) -> list[NDArray]:
     out = list(values)
