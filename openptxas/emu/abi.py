@@ -2,7 +2,7 @@
 of special registers that ptxas reads instead.
 
 Offsets in bank 0 (sm_90; learned from ptxas 13.0 output for PTX probes that read every special
-register, see tests/emu/probes/sreg.ptx and docs/emu.md):
+register):
 
 ======  ========================================================================
 0x000   %ntid.x, .y, .z (3 x u32)
