@@ -58,7 +58,8 @@ class LaunchResult:
     dynamic_instructions: int  # warp-instructions executed, all warps
     issue_cycles: int  # stall cycles summed over every warp-instruction executed
     warps: int  # warps launched
-    seconds: float  # wall time of the emulation
+    seconds: float  # wall time of the whole launch (loading and decoding included)
+    run_seconds: float  # wall time of the execution alone
     hazards: tuple[Hazard, ...] = ()  # hazard reports (``hazards=True``)
 
     @property
@@ -238,7 +239,9 @@ def launch(
         max_instructions=max_instructions,
     )
     m.builtin_fns.update(BUILTIN_FUNCS)
+    t_run = time.perf_counter()
     m.run()
+    t_end = time.perf_counter()
     out: list[NDArray] = []
     for i, a in enumerate(ls.args):
         if a.kind == "buffer":
@@ -255,7 +258,8 @@ def launch(
         dynamic_instructions=m.issued,
         issue_cycles=m.issue_cycles(),
         warps=ls.ctas * ((ls.threads + 31) // 32),
-        seconds=time.perf_counter() - t0,
+        seconds=t_end - t0,
+        run_seconds=t_end - t_run,
         hazards=tuple(checker.reports) if checker is not None else (),
     )
 
