@@ -20,11 +20,14 @@ def _general_optimize(fn: Function, ctx: PassContext) -> None:
     from openptxas.passes.const_fold import const_fold
     from openptxas.passes.copy_prop import copy_prop
     from openptxas.passes.dce import dce
+    from openptxas.passes.peephole import peephole
 
     copy_prop(fn, ctx)
     const_fold(fn, ctx)
     copy_prop(fn, ctx)
     addr_fold(fn, ctx)
+    peephole(fn, ctx)
+    const_fold(fn, ctx)
     dce(fn, ctx)
 
 
@@ -48,6 +51,12 @@ def _wide_add(fn: Function, ctx: PassContext) -> None:
     from openptxas.passes.wide_add import wide_add
 
     wide_add(fn, ctx)
+
+
+def _predication(fn: Function, ctx: PassContext) -> None:
+    from openptxas.passes.predication import if_convert
+
+    if_convert(fn, ctx)
 
 
 def _convergence(fn: Function, ctx: PassContext) -> None:
@@ -104,6 +113,12 @@ def pipeline() -> list[Phase]:
             _wide_add,
             1,
             doc="fold 64-bit adds of widening multiplies into IMAD.WIDE",
+        ),
+        Phase(
+            "OriDoPredication",
+            _predication,
+            1,
+            doc="if-conversion: short branch regions become predicated code",
         ),
         Phase("LiveDeadThird", _dce, 1),
         Phase(

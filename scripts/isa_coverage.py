@@ -7,7 +7,7 @@ as ``desc[UR][R+imm]``), operand modifiers and guard dropped.
 
     python scripts/isa_coverage.py [--markdown] [--missing]
 
-Reads scripts/isa_data/sm90_observed.tsv (every distinct word ptxas emitted for the corpus and
+Reads scripts/isa_data/sm90_observed.tsv.gz (every distinct word ptxas emitted for the corpus and
 the probe programs, with its count) and decodes it with the committed table; reports distinct
 opcodes and forms, the instructions decoded, re-encoded bit-exactly and printed as nvdisasm
 prints them, and which of the census's 150 most frequent forms the observations reach.
@@ -16,6 +16,7 @@ prints them, and which of the census's 150 most frequent forms the observations 
 from __future__ import annotations
 
 import argparse
+import gzip
 import sys
 from collections import Counter
 from pathlib import Path
@@ -33,7 +34,9 @@ DATA = REPO / "scripts" / "isa_data"
 
 def observed(family: str) -> list[tuple[int, int, str]]:
     out = []
-    for line in (DATA / f"{family}_observed.tsv").read_text().splitlines():
+    for line in (
+        gzip.decompress((DATA / f"{family}_observed.tsv.gz").read_bytes()).decode().splitlines()
+    ):
         if line.startswith("#") or not line.strip():
             continue
         w, c, t = line.split("\t")
@@ -49,6 +52,16 @@ def census_top(n: int = 150) -> list[tuple[str, int]]:
         form, count = line.split("\t")
         rows.append((form, int(count)))
     return rows[:n]
+
+
+def census_opcodes() -> dict[str, int]:
+    out = {}
+    for line in (DATA / "census_opcodes.txt").read_text().splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        op, count = line.split("\t")
+        out[op] = int(count)
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,17 +89,34 @@ def main(argv: list[str] | None = None) -> int:
         opcodes[ins.opcode] += count
     top = census_top()
     reached = [f for f, _ in top if f in forms]
+    cens = census_opcodes()
+    all_forms = fam.all_forms()
+    derived = [f for f in all_forms if f.derived]
+    table_ops = {f.opcode for f in all_forms}
+    ptxas_ops = {f.opcode for f in all_forms if not f.derived}
     print(f"instructions observed: {total} ({len(observed(args.family))} distinct words)")
     print(f"decoded: {decoded} ({100 * decoded / total:.2f}%)")
     print(f"re-encoded bit-exactly: {exact} ({100 * exact / total:.2f}%)")
     print(f"text identical to nvdisasm: {same_text} ({100 * same_text / total:.2f}%)")
-    print(f"distinct opcodes: {len(opcodes)}; distinct forms: {len(forms)}")
-    print(f"table rows (encoding classes): {len(fam.rows)}")
+    print(f"distinct opcodes observed: {len(opcodes)}; distinct forms observed: {len(forms)}")
+    print(
+        f"table rows (encoding classes): {len(all_forms)}: {len(all_forms) - len(derived)} from"
+        f" ptxas's words, {len(derived)} derived (nvdisasm only); opcodes {len(table_ops)}"
+    )
+    print(
+        f"census sm_90 opcodes: {len(cens)}; observed (ptxas) {len(set(cens) & set(opcodes))},"
+        f" in the table {len(set(cens) & table_ops)}"
+        f" (from ptxas's words {len(set(cens) & ptxas_ops)})"
+    )
     print(f"census top-150 forms reached: {len(reached)} of {len(top)}")
     if args.missing:
         for f, c in top:
             if f not in forms:
                 print(f"  missing: {f}  ({c} in the census)")
+        for op, c in cens.items():
+            if op not in opcodes:
+                where = "derived form only" if op in table_ops else "not in the table"
+                print(f"  census opcode not observed: {op} ({c} in the census; {where})")
     if args.forms:
         for f, c in sorted(forms.items(), key=lambda kv: (-kv[1], kv[0])):
             print(f"  {c:6d}  {f}")

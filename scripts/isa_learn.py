@@ -4,7 +4,7 @@
     python scripts/isa_learn.py learn   # observed words -> openptxas/isa/tables/sm90.py
     python scripts/isa_learn.py check   # re-verify the committed table against nvdisasm
 
-Input: scripts/isa_data/sm90_observed.tsv (scripts/isa_harvest.py), hints in
+Input: scripts/isa_data/sm90_observed.tsv.gz (scripts/isa_harvest.py), hints in
 scripts/isa_hints.py. Method, per form (docs/isa.md has the details):
 
 1. Take an observed word no learned form decodes yet (most frequent first). If flipping single
@@ -30,12 +30,12 @@ re-encodes every decoded word and checks the round trip is bit-exact.
 from __future__ import annotations
 
 import argparse
-import re
+import gzip
 import hashlib
 import itertools
-import math
 import pprint
 import random
+import re
 import sys
 from collections import defaultdict
 from collections.abc import Generator, Iterable, Sequence
@@ -71,12 +71,15 @@ INPUTS = ("scripts/isa_learn.py", "scripts/isa_norm.py", "scripts/isa_hints.py")
 # Probing
 
 
+FAMILY_ARCH = {"sm90": "SM90", "sm100": "SM100", "sm80": "SM80", "sm120": "SM120"}
+
+
 class Prober:
     """Disassembles words and normalises the text (each word decoded at two addresses so that
     branch targets can be told from other numbers)."""
 
-    def __init__(self) -> None:
-        self.dis = RawDisasm()
+    def __init__(self, arch: str = "SM90") -> None:
+        self.dis = RawDisasm(arch)
 
     def texts(self, words: Sequence[int]) -> list[str | None]:
         return self.dis.texts(words)
@@ -220,7 +223,10 @@ def classify(rep: int, n0: Norm, variants: list[Norm | None]) -> Analysis:
             an.fixed.add(b)
             continue
         diffs = [i for i in range(len(n0.ops)) if n0.ops[i] != nb.ops[i]]
-        if len(diffs) != 1:
+        # one field printed as two equal operands (BAR.SYNC R9, R9): the flip changes both alike
+        tied = len(diffs) == 2 and all(n0.ops[i] == n0.ops[diffs[0]] for i in diffs)
+        tied = tied and nb.ops[diffs[0]] == nb.ops[diffs[1]]
+        if len(diffs) != 1 and not tied:
             an.fixed.add(b)
             continue
         i = diffs[0]
@@ -235,7 +241,8 @@ def classify(rep: int, n0: Norm, variants: list[Norm | None]) -> Analysis:
             if delta & (delta - 1):
                 an.fixed.add(b)  # a flag that swaps a part in or out: a different form
                 continue
-        _add_attr(an, i, key, b, d0[key], d1[key])
+        for i in diffs:
+            _add_attr(an, i, key, b, d0[key], d1[key])
     return an
 
 
@@ -412,7 +419,9 @@ def _contribution(
     return {v: s[pre : len(s) - suf] for v, s in variants.items()}, pre
 
 
-def _additive(table: dict[tuple[int, ...], tuple[str, ...]], base: tuple[int, ...], i: int, j: int) -> bool:
+def _additive(
+    table: dict[tuple[int, ...], tuple[str, ...]], base: tuple[int, ...], i: int, j: int
+) -> bool:
     """Whether bits i and j act independently: M(11) = M(10) + M(01) - M(00) as multisets,
     with the other bits at the representative's values (no evidence counts as independent)."""
     from collections import Counter
@@ -467,12 +476,16 @@ def factor_mods(
             ordered = _order_groups(built, table, mod_bits, base, groups)
             if ordered is not None:
                 try:
-                    full = with_constant_tokens(ordered, table[base], dict(zip(mod_bits, base, strict=True)))
+                    full = with_constant_tokens(
+                        ordered, table[base], dict(zip(mod_bits, base, strict=True))
+                    )
                 except LearnError:
                     full = None
                 if full is not None and _consistent(full, table, mod_bits):
                     return full
-        pair = _first_conflict(groups, built if len(built) == len(groups) else [], table, mod_bits, base)
+        pair = _first_conflict(
+            groups, built if len(built) == len(groups) else [], table, mod_bits, base
+        )
         if pair is None:
             break
         a, b = pair
@@ -585,7 +598,9 @@ def _first_conflict(
         order = [byname[tuple(mod_bits[i] for i in g)] for g in groups]
         for combo, toks in sorted(table.items()):
             pred = _predict(order, dict(zip(mod_bits, combo, strict=True)))
-            changed = sorted({by_bit[i] for i, (c, b0) in enumerate(zip(combo, base, strict=True)) if c != b0})
+            changed = sorted(
+                {by_bit[i] for i, (c, b0) in enumerate(zip(combo, base, strict=True)) if c != b0}
+            )
             if pred != toks and len(changed) >= 2:
                 return changed[0], changed[1]
         # a group whose values print identically: merge it with its neighbour
@@ -595,7 +610,13 @@ def _first_conflict(
         for combo, toks in sorted(table.items()):
             pred = _predict(order, dict(zip(mod_bits, combo, strict=True)))
             if pred != toks:
-                changed = sorted({by_bit[i] for i, (c, b0) in enumerate(zip(combo, base, strict=True)) if c != b0})
+                changed = sorted(
+                    {
+                        by_bit[i]
+                        for i, (c, b0) in enumerate(zip(combo, base, strict=True))
+                        if c != b0
+                    }
+                )
                 if changed:
                     other = changed[0] + 1 if changed[0] + 1 < len(groups) else changed[0] - 1
                     return min(changed[0], other), max(changed[0], other)
@@ -621,6 +642,8 @@ class Row:
     operands: list[dict[str, Any]]
     flags: dict[str, Any]
     rep: int
+    layout_bits: tuple[int, ...] = ()  # fixed bits whose flip still disassembles (siblings)
+    silent_bits: tuple[int, ...] = ()  # fixed bits whose flip changes nothing in the text
 
     def literal(self) -> tuple[Any, ...]:
         mods = tuple((bits, tuple(vals)) for bits, vals in self.mods)
@@ -728,13 +751,37 @@ def learn_row(word: int, name: str) -> Step[Row]:
         _set_default(operands[i], word if hidden else rep, hidden, v)
     if opt:
         flags["omit"] = yield from _omission(rep, n0, operands, opt)
-    row = Row(name, n0.opcode, mask, rep & mask, mods, operands, flags, rep)
+    layout = tuple(
+        b
+        for b, nb in zip(FLIP_BITS, variants, strict=True)
+        if 9 <= b < 105 and b in an.fixed and nb is not None and _other_layout(n0, nb)
+    )
+    silent = tuple(
+        b
+        for b, nb in zip(FLIP_BITS, variants, strict=True)
+        if b < 105 and b in an.fixed and nb is not None and nb.text == n0.text
+    )
+    row = Row(name, n0.opcode, mask, rep & mask, mods, operands, flags, rep, layout, silent)
     aliases = isa_hints.ALIASES.get(n0.opcode)
     if aliases:
         kept = yield from _check_aliases(row, aliases)
         if kept:
             row.flags["alias"] = tuple(kept)
+    # When does nvdisasm drop the blank before ';'? Stall 0, no wait, with and without a
+    # scoreboard set.
+    quiet = (rep & ~(((1 << 21) - 1) << 105)) | (0x7E0 << 105)  # reuse bits cleared too
+    z, zsb = yield [quiet, quiet & ~(7 << 110)]
+    if z is not None and z.text.endswith(" ;"):
+        row.flags["semi0"] = " ;"
+    elif zsb is not None and zsb.text.endswith(" ;"):
+        row.flags["semi0"] = "sb"
     return row
+
+
+def _other_layout(n0: Norm, nb: Norm) -> bool:
+    """Whether ``nb`` is another layout of ``n0``'s instruction (other modifiers or opcode,
+    operands of other kinds or number), not only other operand values."""
+    return nb.opcode != n0.opcode or nb.mods != n0.mods or nb.shape != n0.shape
 
 
 _REG_PROBES = (None, 1)  # the zero register, R1
@@ -800,15 +847,20 @@ def _check_aliases(row: Row, aliases: Any) -> Step[list[Any]]:
     from openptxas.isa.printer import display_mods
 
     idxs = sorted({i for _, _, when in aliases for i, _ in when if i < len(row.operands)})
-    choices = []
+    choices: list[tuple[int | None, ...] | tuple[str]] = []
     for i in idxs:
         o = row.operands[i]
-        choices.append(_REG_PROBES if o["k"] == "reg" else _IMM_PROBES if o["k"] == "imm" else ())
+        # operands of other kinds (c[], UR) keep the representative's value
+        choices.append(
+            _REG_PROBES if o["k"] == "reg" else _IMM_PROBES if o["k"] == "imm" else ("keep",)
+        )
     words = []
     for combo in itertools.product(*choices):
         w: int | None = row.rep
         for i, v in zip(idxs, combo, strict=True):
-            w = _set_operand(w, row.operands[i], v) if w is not None else None
+            if v == "keep":
+                continue
+            w = _set_operand(w, row.operands[i], v) if w is not None else None  # type: ignore[arg-type]
         if w is not None:
             words.append(w)
     if not words:
@@ -857,7 +909,9 @@ def _reg_literal(an: Analysis, i: int, prefix: str, d0: dict[str, Any]) -> dict[
                 raise LearnError(f"{key} of operand {i} spans {len(a.flips)} bits")
             out[key] = a.flips[0][0]
         elif d0.get(prefix + key):
-            raise LearnError(f"operand {i} has a fixed {key}")
+            if key != "not":
+                raise LearnError(f"operand {i} has a fixed {key}")
+            out["const_not"] = True
     sel = an.attrs.get((i, prefix + "sel"))
     if sel is not None:
         out["sel"] = to_bits(sorted(b for b, _, _ in sel.flips))
@@ -870,8 +924,8 @@ def _operand_literal(an: Analysis, i: int) -> Step[dict[str, Any]]:
     d0 = an.norm.op(i)
     k = d0["k"]
     lit: dict[str, Any]
-    if k == "reg":
-        lit = {"k": "reg", "reg": _reg_literal(an, i, "", d0)}
+    if k in ("reg", "gdesc"):
+        lit = {"k": k, "reg": _reg_literal(an, i, "", d0)}
         if "sel" in lit["reg"]:
             yield from _enum_sel(an, i, lit["reg"], "")
             if "abs" in lit["reg"]:
@@ -1143,6 +1197,13 @@ def _rich(rep: int, n0: Norm, operands: list[dict[str, Any]]) -> Step[tuple[int,
 
     w = rep
     for o in operands:
+        for r in (o.get("reg"), *o.get("regs", ())):
+            # a non-empty selector, so that a modifier renaming it (.U8: .B1) shows
+            if r and "sel" in r:
+                names = r.get("sel_names", [])
+                pick = next((v for v, n in enumerate(names) if n not in ("", "?")), None)
+                if pick is not None:
+                    w = put_bits(w, r["sel"], pick)
         if o["k"] != "imm":
             continue
         num = o["num"]
@@ -1191,8 +1252,9 @@ def _set_default(o: dict[str, Any], orig: int, hidden: bool = True, vanish: list
     elif o["k"] == "imm" and o["num"].get("kind", "int") == "int":
         from openptxas.isa.spec import NumSpec
 
-        num = NumSpec(o["num"]["bits"], ImmKind.INT, o["num"].get("signed", False),
-                      o["num"].get("shift", 0))
+        num = NumSpec(
+            o["num"]["bits"], ImmKind.INT, o["num"].get("signed", False), o["num"].get("shift", 0)
+        )
         v = num.decode(orig if hidden else orig ^ (1 << vanish[0]))
         if v:
             o["default"] = v
@@ -1200,6 +1262,11 @@ def _set_default(o: dict[str, Any], orig: int, hidden: bool = True, vanish: list
         v = get_bits(orig, o["enum"])
         if v:
             o["default"] = v
+    elif o["k"] == "keyword" and o.get("enum") and hidden:
+        v = get_bits(orig, o["enum"])
+        if o["names"][v] != "":
+            raise LearnError("optional keyword not hidden by its field")
+        o["default"] = v
     else:
         raise LearnError(f"optional operand of kind {o['k']}")
 
@@ -1278,6 +1345,7 @@ class Obs:
     word: int
     count: int
     text: str
+    addr: int = 0  # the address the text was disassembled at
 
     @property
     def key(self) -> int:
@@ -1286,7 +1354,9 @@ class Obs:
 
 def load_observed(family: str = "sm90") -> list[Obs]:
     out = []
-    for line in (DATA / f"{family}_observed.tsv").read_text().splitlines():
+    for line in (
+        gzip.decompress((DATA / f"{family}_observed.tsv.gz").read_bytes()).decode().splitlines()
+    ):
         if line.startswith("#") or not line.strip():
             continue
         w, c, t = line.split("\t")
@@ -1314,15 +1384,147 @@ def prints_as(form: Form, word: int, text: str, addr: int = 0, fam: Family = LEA
     return ""
 
 
-def learn_table(pr: Prober, obs: list[Obs]) -> tuple[list[Row], dict[int, str]]:
+class RowFamily(Family):
+    """A family over rows being learned (not a module in openptxas.isa.tables)."""
+
+    def __init__(self, rows: Sequence[Row]) -> None:
+        forms = [r.form(i) for i, r in enumerate(rows)]
+        by_key: dict[int, list[int]] = defaultdict(list)
+        by_op: dict[str, list[int]] = defaultdict(list)
+        for i, f in enumerate(forms):
+            by_key[f.key].append(i)
+            by_op[f.opcode].append(i)
+        super().__init__(
+            "learn",
+            (),
+            LEARN_FAMILY.reg_zero,
+            {k: tuple(v) for k, v in by_key.items()},
+            {k: tuple(v) for k, v in by_op.items()},
+        )
+        object.__setattr__(self, "_forms", tuple(forms))
+
+    def form(self, index: int) -> Form:
+        forms: tuple[Form, ...] = self.__dict__["_forms"]
+        return forms[index]
+
+    def forms_for_key(self, key: int) -> tuple[Form, ...]:
+        return tuple(self.form(i) for i in self.by_key.get(key, ()))
+
+    def forms_for_opcode(self, opcode: str) -> tuple[Form, ...]:
+        return tuple(self.form(i) for i in self.by_opcode.get(opcode, ()))
+
+    def all_forms(self) -> tuple[Form, ...]:
+        return self.__dict__["_forms"]  # type: ignore[no-any-return]
+
+
+def encodable(fam: Family, text: str, addr: int) -> bool:
+    """Whether the table already encodes nvdisasm's ``text`` (any word will do)."""
+    from openptxas.isa.asmparse import parse_instruction
+    from openptxas.isa.codec import encode_instruction
+
+    try:
+        encode_instruction(parse_instruction(text, fam, addr), fam, addr)
+    except Exception:
+        return False
+    return True
+
+
+def sibling_words(rows: Sequence[Row]) -> list[int]:
+    """Candidate words near the forms' representatives: every value of the operand-kind
+    field (bits 9-11: register, immediate, constant or uniform register in each source slot,
+    with and without bit 91), every single flip of an opcode bit 0-8, and every single flip of a
+    layout bit (a bit that changes the operand layout or makes a modifier appear, such as .X
+    or a register in place of an immediate)."""
+    cands: dict[int, None] = {}
+    for r in rows:
+        for k in range(16):
+            # bit 91 goes with the uniform-register kinds (FFMA R, R, UR, R)
+            cands.setdefault((r.rep & ~(7 << 9) & ~(1 << 91)) | (k & 7) << 9 | (k >> 3) << 91, None)
+        for b in range(9):
+            cands.setdefault(r.rep ^ (1 << b), None)  # neighbouring opcodes (UPLOP3, UBREV)
+        for b in r.layout_bits:
+            cands.setdefault(r.rep ^ (1 << b), None)
+    return sorted(cands)
+
+
+def siblings(pr: Prober, rows: list[Row]) -> list[Obs]:
+    """Words near the learned forms (:func:`sibling_words`) that nvdisasm accepts and whose
+    text the table cannot encode yet: forms ptxas did not emit in the corpus but a compiler
+    may print. Texts the table already encodes are dropped, so that a sibling never adds a
+    second encoding of an instruction (a word differing only in bits nvdisasm ignores)."""
+    words = sibling_words(rows)
+    norms = pr.norms(words)
+    fam = RowFamily(rows)
+    out = []
+    for i, (w, nb) in enumerate(zip(words, norms, strict=True)):
+        if nb is None or _address_dependent(nb) or encodable(fam, nb.text, 16 * i):
+            continue
+        out.append(Obs(w, 0, nb.text, 16 * i))
+    return out
+
+
+def _address_dependent(n: Norm) -> bool:
+    return any(dict(o)["k"] == "label" for o in n.ops)
+
+
+def learn_table(
+    pr: Prober, obs: list[Obs], expand: int = 0
+) -> tuple[list[Row], dict[int, str], int]:
     """Greedy cover: each round learns one form per opcode key from the most frequent word no
-    form of that key prints correctly yet; all keys' forms are learned together."""
+    form of that key prints correctly yet; all keys' forms are learned together. Then
+    ``expand`` times: the same for the siblings of the forms learned so far."""
+    rows, failed = _cover(pr, obs, [])
+    n_sib = 0
+    for _ in range(expand):
+        sib = siblings(pr, rows)
+        n_sib += len(sib)
+        new_rows, new_failed = _cover(pr, sib, rows, siblings=True)
+        for r in new_rows:
+            r.flags["derived"] = True
+        rows.extend(new_rows)
+        # siblings nvdisasm accepts but the learner cannot describe are not errors
+        for w, why in new_failed.items():
+            print(f"  sibling not learned: {w:032x} {why}", file=sys.stderr)
+        if not new_rows:
+            break
+    align_silent_bits(rows)
+    return rows, failed, n_sib
+
+
+def align_silent_bits(rows: list[Row]) -> None:
+    """Give each derived form's silent bits (fixed at its representative's value, invisible in
+    the text) the value the first form of its key from ptxas's words has (or the key's first
+    derived form), so that an instruction both can represent gets one encoding."""
+    first: dict[int, Row] = {}
+    for r in rows:
+        if not r.flags.get("derived"):
+            first.setdefault(r.value & 0xFFF, r)
+    for r in rows:
+        first.setdefault(r.value & 0xFFF, r)  # a key only siblings have: its first sibling
+    for r in rows:
+        base = first[r.value & 0xFFF]
+        if base is r or not r.flags.get("derived"):
+            continue
+        for b in r.silent_bits:
+            if base.mask >> b & 1 and r.mask >> b & 1:
+                v = base.value >> b & 1
+                r.value = (r.value & ~(1 << b)) | v << b
+                r.rep = (r.rep & ~(1 << b)) | v << b
+
+
+def _cover(
+    pr: Prober, obs: list[Obs], known: list[Row], siblings: bool = False
+) -> tuple[list[Row], dict[int, str]]:
+    """Learn forms for ``obs`` (``known``: rows learned before). For siblings, a word whose
+    text the rows learned so far encode is dropped rather than learned (see siblings)."""
     pending: dict[int, list[Obs]] = defaultdict(list)
     for o in sorted(obs, key=lambda o: (o.key, -o.count, o.word)):
         pending[o.key].append(o)
     rows: list[Row] = []
     failed: dict[int, str] = {}
     counter: dict[tuple[str, int], int] = defaultdict(int)
+    for r in known:
+        counter[(r.opcode, r.value & 0xFFF)] += 1
     rnd = 0
     while any(pending.values()):
         rnd += 1
@@ -1347,13 +1549,17 @@ def learn_table(pr: Prober, obs: list[Obs]) -> tuple[list[Row], dict[int, str]]:
                 lst.remove(o)
                 continue
             form = res.form()
-            why = prints_as(form, o.word, o.text)
+            why = prints_as(form, o.word, o.text, o.addr)
             if why:
                 failed[o.word] = f"{o.text}: learned form {name} {why}"
                 lst.remove(o)
                 continue
             rows.append(res)
-            pending[key] = [p for p in lst if prints_as(form, p.word, p.text)]
+            pending[key] = [p for p in lst if prints_as(form, p.word, p.text, p.addr)]
+        if siblings:
+            fam = RowFamily([*known, *rows])
+            for key, lst in pending.items():
+                pending[key] = [p for p in lst if not encodable(fam, p.text, p.addr)]
         left = sum(len(v) for v in pending.values())
         print(f"round {rnd}: {len(rows)} forms, {left} words left", file=sys.stderr)
     return rows, failed
@@ -1362,22 +1568,66 @@ def learn_table(pr: Prober, obs: list[Obs]) -> tuple[list[Row], dict[int, str]]:
 def inputs_digest(family: str = "sm90") -> str:
     """A hash of everything the table is generated from (scripts and observed words)."""
     h = hashlib.sha256()
-    for rel in (*INPUTS, f"scripts/isa_data/{family}_observed.tsv"):
+    for rel in (*INPUTS, f"scripts/isa_data/{family}_observed.tsv.gz"):
         h.update(rel.encode())
         h.update((REPO / rel).read_bytes())
     return h.hexdigest()
 
 
-def emit(rows: list[Row], family: str = "sm90") -> Path:
-    rows = sorted(rows, key=lambda r: (r.value & 0xFFF))  # stable: discovery order per key
+def table_order(rows: Sequence[Row], obs: Sequence[Obs]) -> list[Row]:
+    weight: dict[int, int] = defaultdict(int)
+    for o in obs:
+        weight[o.key] += o.count
+    return sorted(
+        rows,
+        key=lambda r: (bool(r.flags.get("derived")), -weight[r.value & 0xFFF], r.value & 0xFFF),
+    )
+
+
+def overlaps(rows: Sequence[Row], samples: int = 24, seed: int = 1) -> dict[str, int]:
+    """Derived forms with random words that decode to an instruction the table encodes as
+    another word (the form represents instructions an earlier form already encodes): form
+    name -> how many of ``samples`` words."""
+    from openptxas.isa.codec import decode_word, encode_instruction
+    from openptxas.isa.model import Unknown
+
+    fam = RowFamily(rows)
+    rng = random.Random(seed)
+    out: dict[str, int] = {}
+    for form in fam.all_forms():
+        if not form.derived:
+            continue
+        bad = 0
+        for _ in range(samples):
+            w = random_word(form, rng, 0x7F1 << 105)
+            ins = decode_word(w, fam, 0)
+            if isinstance(ins, Unknown):
+                continue
+            try:
+                if encode_instruction(ins, fam, 0) != w:
+                    bad += 1
+            except Exception:
+                bad += 1
+        if bad:
+            out[form.name] = bad
+    return out
+
+
+def emit(rows: list[Row], family: str = "sm90", obs: Sequence[Obs] = ()) -> Path:
+    # The encoder and the parser take the first form that fits, so a text two forms can
+    # represent (BAR.SYNC 0x0: a count of 0, or an omitted RZ) gets the encoding ptxas uses
+    # most: forms of words ptxas emitted first, keys with more observed instructions first,
+    # then the derived forms (siblings); within a key, discovery order (decoding's order).
+    rows = table_order(rows, obs)
     body = pprint.pformat(tuple(r.literal() for r in rows), width=100, sort_dicts=False)
     path = TABLES / f"{family}.py"
     path.write_text(
         f'"""SASS instruction table for {family} (sm_90, sm_90a).\n\n'
         "GENERATED by scripts/isa_learn.py from scripts/isa_data/"
-        f"{family}_observed.tsv and nvdisasm 13.2.86;\n"
+        f"{family}_observed.tsv.gz and nvdisasm 13.2.86;\n"
         "do not edit. Row format: openptxas/isa/spec.py. Regenerate with\n"
-        "``python scripts/isa_learn.py learn``; verify with ``python scripts/isa_learn.py check``.\n"
+        "``python scripts/isa_learn.py learn``; verify with\n"
+        "``python scripts/isa_learn.py check``.\n"
         '"""\n\n'
         "# fmt: off\n"
         f"# inputs-digest: {inputs_digest(family)}\n"
@@ -1485,7 +1735,10 @@ def check_table(pr: Prober, fam: Family, obs: list[Obs], samples: int, seed: int
     nok = sum(s[0] for s in stats.values())
     nbad = sum(s[1] for s in stats.values())
     nrej = sum(s[2] for s in stats.values())
-    print(f"random: {len(words)} words: {nok} identical, {nbad} different, {nrej} rejected by nvdisasm")
+    print(
+        f"random: {len(words)} words: {nok} identical, {nbad} different, "
+        f"{nrej} rejected by nvdisasm"
+    )
     return bad + nbad
 
 
@@ -1495,18 +1748,29 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--family", default="sm90")
     ap.add_argument("--samples", type=int, default=20, help="random encodings per form (check)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--expand", type=int, default=2, help="rounds of sibling forms to learn (learn)"
+    )
     args = ap.parse_args(argv)
-    pr = Prober()
-    obs = load_observed(args.family)
+    pr = Prober(FAMILY_ARCH[args.family])
+    obs = load_observed(args.family) if (DATA / f"{args.family}_observed.tsv.gz").exists() else []
     if args.cmd == "learn":
-        rows, failed = learn_table(pr, obs)
-        path = emit(rows, args.family)
+        rows, failed, n_sib = learn_table(pr, obs, args.expand)
+        ordered = table_order(rows, obs)
+        bad = overlaps(ordered)
+        if bad:
+            # a derived form that re-encodes some of its instructions as another form's words
+            # would break decode-encode identity: leave it out
+            print(f"derived forms overlapping earlier forms, left out: {sorted(bad)}")
+            rows = [r for r in rows if r.name not in bad]
+        path = emit(rows, args.family, obs)
         import subprocess
 
         subprocess.run([sys.executable, "-m", "ruff", "format", "-q", str(path)], check=False)
         for w, why in sorted(failed.items()):
             print(f"FAILED    {w:032x} {why}")
         print(f"{len(rows)} forms, {len(failed)} words not learned -> {path.relative_to(REPO)}")
+        print(f"sibling words examined: {n_sib}")
         print(f"nvdisasm runs: {pr.dis.runs}")
         return 1 if failed else 0
     from openptxas.isa.family import load_family

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from openptxas.isa.model import Keyword, Reg, RegFile, SReg
+from openptxas.isa.model import GDesc, Keyword, Reg, RegFile, SReg
 from openptxas.isa.syntax import (
     LabelRef,
     Num,
@@ -145,7 +145,11 @@ def normalize(
                 else:
                     d["bank"] = o.bank.int_value()
                 inner = _bracket(o.addr.terms, RegFile.R, None)
-                d.update({("reg." + k[5:] if k.startswith("base.") else k): v for k, v in inner.items()})
+                d.update(
+                    {("reg." + k[5:] if k.startswith("base.") else k): v for k, v in inner.items()}
+                )
+            elif isinstance(o, GDesc):
+                d = {"k": "gdesc", **reg_atoms(Reg(o.reg.file, o.reg.index, sel=o.sel))}
             elif isinstance(o, LabelRef):
                 d = {"k": "labelref", "name": o.name}
             else:
@@ -175,7 +179,12 @@ def label_operands(text_a: str | None, text_b: str | None, delta: int = 16) -> f
         return frozenset()
     out = set()
     for i, (x, y) in enumerate(zip(sa.operands, sb.operands, strict=False)):
-        if isinstance(x, Num) and isinstance(y, Num) and x.is_int and y.is_int:
-            if y.int_value() - x.int_value() == delta:
-                out.add(i)
+        if (
+            isinstance(x, Num)
+            and isinstance(y, Num)
+            and x.is_int
+            and y.is_int
+            and y.int_value() - x.int_value() == delta
+        ):
+            out.add(i)
     return frozenset(out)

@@ -23,6 +23,7 @@ from openptxas.isa.model import (
     PT,
     CBank,
     Control,
+    GDesc,
     Imm,
     ImmKind,
     Instruction,
@@ -35,7 +36,7 @@ from openptxas.isa.model import (
     SReg,
 )
 from openptxas.isa.printer import default_operand, display_mods, printed_operands
-from openptxas.isa.spec import Form, OpKind, OpSpec, RegSpec
+from openptxas.isa.spec import Form, NumSpec, OpKind, OpSpec, RegSpec
 from openptxas.isa.syntax import (
     Bracket,
     LabelRef,
@@ -73,6 +74,18 @@ def _num_int(n: SynOperand) -> int:
     return n.int_value()
 
 
+def _wrap32(v: int, num: NumSpec) -> int:
+    """Both spellings of a 32-bit value: a field nvdisasm prints signed also takes the unsigned
+    spelling (``0xfffffff9`` for ``-0x7``), an unsigned one of 32 bits or more the signed one."""
+    if num.fits(v):
+        return v
+    if num.signed and 1 << 31 <= v < 1 << 32:
+        return v - (1 << 32)
+    if not num.signed and -(1 << 31) <= v < 0 and num.fits(v + (1 << 32)):
+        return v + (1 << 32)
+    return v
+
+
 def _reg_of(r: Reg | Num | SynOperand, rs: RegSpec | None) -> Reg:
     if rs is None or not isinstance(r, Reg) or r.file is not rs.file:
         raise _Mismatch
@@ -84,7 +97,9 @@ def _zero(rs: RegSpec) -> Reg:
     return Reg(rs.file, rs.const_index if not rs.index else index, sel=rs.const_sel)
 
 
-def _split_bracket(b: Bracket, rs_r: RegSpec | None, rs_u: RegSpec | None) -> tuple[Reg | None, Reg | None, int]:
+def _split_bracket(
+    b: Bracket, rs_r: RegSpec | None, rs_u: RegSpec | None
+) -> tuple[Reg | None, Reg | None, int]:
     reg: Reg | None = None
     ureg: Reg | None = None
     offset = 0
@@ -94,8 +109,11 @@ def _split_bracket(b: Bracket, rs_r: RegSpec | None, rs_u: RegSpec | None) -> tu
             if seen_num:
                 raise _Mismatch
             offset, seen_num = t.int_value(), True
-        elif rs_u is not None and t.file is rs_u.file and ureg is None and (
-            rs_r is None or t.file is not rs_r.file or reg is not None
+        elif (
+            rs_u is not None
+            and t.file is rs_u.file
+            and ureg is None
+            and (rs_r is None or t.file is not rs_r.file or reg is not None)
         ):
             ureg = t
         elif rs_r is not None and t.file is rs_r.file and reg is None:
@@ -109,9 +127,7 @@ def _split_bracket(b: Bracket, rs_r: RegSpec | None, rs_u: RegSpec | None) -> tu
     return reg, ureg, offset
 
 
-def _operand(
-    syn: SynOperand, spec: OpSpec, labels: Mapping[str, int] | None
-) -> Operand:
+def _operand(syn: SynOperand, spec: OpSpec, labels: Mapping[str, int] | None) -> Operand:
     k = spec.kind
     if k is OpKind.REG:
         return _reg_of(syn, spec.reg)
@@ -119,11 +135,11 @@ def _operand(
         if not isinstance(syn, Num) or spec.num is None:
             raise _Mismatch
         if spec.num.kind is ImmKind.INT:
-            return Imm(_num_int(syn))
+            return Imm(_wrap32(_num_int(syn), spec.num))
         if syn.is_int:
             raise _Mismatch
         try:
-            return Imm(parse_float(syn.text, spec.num.kind), spec.num.kind)
+            return Imm(parse_float(syn.text, spec.num.kind, spec.num.shift), spec.num.kind)
         except ValueError:
             raise _Mismatch from None
     if k is OpKind.LABEL:
@@ -158,6 +174,10 @@ def _operand(
         return Mem(base, ubase, offset, desc)
     if k is OpKind.SREG:
         if not isinstance(syn, SReg):
+            raise _Mismatch
+        return syn
+    if k is OpKind.GDESC:
+        if not isinstance(syn, GDesc):
             raise _Mismatch
         return syn
     if not isinstance(syn, Keyword):
@@ -269,6 +289,7 @@ def parse_line_full(
         line_addr = int(m.group(1), 16)
         s = s[m.end() :]
     at = addr if addr is not None else (line_addr or 0)
+    s = re.sub(r'\(\*".*?"\*\)', "", s)  # nvdisasm's (*"BRANCH_TARGETS ..."*) annotation
     try:
         syn = parse_line(s)
     except SassSyntaxError as exc:

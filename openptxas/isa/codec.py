@@ -14,8 +14,9 @@ from openptxas.isa.family import Family
 from openptxas.isa.model import (
     PT,
     CBank,
-    ImmKind,
+    GDesc,
     Imm,
+    ImmKind,
     Instruction,
     Keyword,
     Label,
@@ -68,7 +69,7 @@ def _dec_reg(rs: RegSpec, word: int, fam: Family) -> Reg:
         index,
         neg=rs.neg >= 0 and bool(word >> rs.neg & 1),
         abs=rs.abs >= 0 and bool(word >> rs.abs & 1),
-        not_=rs.not_ >= 0 and bool(word >> rs.not_ & 1),
+        not_=rs.const_not or (rs.not_ >= 0 and bool(word >> rs.not_ & 1)),
         sel=sel,
         reuse=rs.reuse >= 0 and bool(word >> rs.reuse & 1),
     )
@@ -108,11 +109,17 @@ def _dec_operand(o: OpSpec, word: int, fam: Family, addr: int) -> Operand:
         return Mem(base, ubase, offset, desc)
     if k in (OpKind.SREG, OpKind.KEYWORD):
         v = get_bits(word, o.enum) if o.enum else 0
-        if v >= len(o.names) or not o.names[v] or o.names[v] == "?":
+        if v >= len(o.names) or o.names[v] == "?":
             raise _NoMatch
+        if not o.names[v] and not (o.optional and v == o.default):
+            raise _NoMatch  # an empty name is only the absent optional keyword
         return SReg(o.names[v]) if k is OpKind.SREG else Keyword(o.names[v])
     if k is OpKind.LIST:
         return Keyword(format_list(get_bits(word, o.enum)))
+    if k is OpKind.GDESC:
+        assert o.reg is not None
+        r = _dec_reg(o.reg, word, fam)
+        return GDesc(Reg(r.file, r.index), r.sel)
     raise AssertionError(k)
 
 
@@ -130,12 +137,16 @@ def decode_with(form: Form, word: int, fam: Family, addr: int = 0) -> Instructio
     if word & form.mask != form.value or word & ~form.covered & WORD_MASK:
         return None
     mods: list[str] = []
+    values: list[int] = []
     for mf in form.mods:
         v = get_bits(word, mf.bits)
         toks = mf.tokens.get(v)
         if toks is None or mf.rev[toks] != v:
             return None
         mods.extend(toks)
+        values.append(v)
+    if form.check_mods and match_mods(form.mods, tuple(mods)) != values:
+        return None  # the modifier text would be read back as other field values
     try:
         ops = tuple(_dec_operand(o, word, fam, addr) for o in form.operands)
     except _NoMatch:
@@ -191,6 +202,10 @@ def _enc_reg(rs: RegSpec, reg: Reg, word: int, fam: Family) -> int:
         word = put_bits(word, rs.index, code)
     elif reg.index != rs.const_index:
         raise _NoMatch
+    if rs.const_not:
+        if not reg.not_:
+            raise _NoMatch
+        reg = Reg(reg.file, reg.index, reg.neg, reg.abs, False, reg.sel, reg.reuse)
     for bit, flag in ((rs.neg, reg.neg), (rs.abs, reg.abs), (rs.not_, reg.not_)):
         if bit >= 0:
             word |= int(flag) << bit
@@ -308,6 +323,10 @@ def _enc_operand(o: OpSpec, op: Operand, word: int, fam: Family, addr: int) -> i
         if mask >> bits_width(o.enum):
             raise _NoMatch
         return put_bits(word, o.enum, mask)
+    if k is OpKind.GDESC:
+        if not isinstance(op, GDesc) or o.reg is None or op.reg != op.reg.plain():
+            raise _NoMatch
+        return _enc_reg(o.reg, Reg(op.reg.file, op.reg.index, sel=op.sel), word, fam)
     raise AssertionError(k)
 
 
@@ -333,6 +352,9 @@ def encode_with(form: Form, ins: Instruction, fam: Family, addr: int = 0) -> int
     """Encode ``ins`` with ``form``, or return None if the form cannot represent it."""
     if ins.opcode != form.opcode or len(ins.operands) != len(form.operands):
         return None
+    for i, j in form.ties:
+        if ins.operands[i] != ins.operands[j]:
+            return None
     values = match_mods(form.mods, ins.mods)
     if values is None:
         return None

@@ -5,12 +5,14 @@ above use ``%.20e`` (all 20 decimals kept); ``-0.0``, infinities and NaNs are wr
 ``+INF ``, ``-INF ``, ``+QNAN ``, ``-QNAN ``, ``+SNAN ``, ``-SNAN `` *with* a trailing blank
 (checked over thousands of f16/f32/f64 patterns by ``scripts/isa_learn.py``). Twenty significant
 digits identify every f16, f32 and f64 value, so finite values parse back to the exact bits; a NaN
-loses its payload in the text, and parses back to the payload ptxas uses (see ``_NAN_BITS``).
+loses its payload in the text and parses back to the payload ptxas uses: a quiet NaN with every
+mantissa bit the field holds set (CUDA's ``0x7fffffff``), a signalling NaN with the lowest.
 """
 
 from __future__ import annotations
 
 import math
+import re
 import struct
 
 from openptxas.isa.model import ImmKind
@@ -23,23 +25,6 @@ _LAYOUT: dict[ImmKind, tuple[int, int, int, int]] = {
     ImmKind.F64: (64, 0x7FF0000000000000, 0x000FFFFFFFFFFFFF, 0x0008000000000000),
 }
 
-# The bit pattern a NaN literal parses to: the all-ones payload CUDA's NaN constants use
-# (CUDART_NAN_F = 0x7fffffff) and a minimal signalling payload.
-_NAN_BITS: dict[tuple[ImmKind, str], int] = {
-    (ImmKind.F16, "+QNAN"): 0x7FFF,
-    (ImmKind.F16, "-QNAN"): 0xFFFF,
-    (ImmKind.F16, "+SNAN"): 0x7C01,
-    (ImmKind.F16, "-SNAN"): 0xFC01,
-    (ImmKind.F32, "+QNAN"): 0x7FFFFFFF,
-    (ImmKind.F32, "-QNAN"): 0xFFFFFFFF,
-    (ImmKind.F32, "+SNAN"): 0x7F800001,
-    (ImmKind.F32, "-SNAN"): 0xFF800001,
-    (ImmKind.F64, "+QNAN"): 0x7FFFFFFFFFFFFFFF,
-    (ImmKind.F64, "-QNAN"): 0xFFFFFFFFFFFFFFFF,
-    (ImmKind.F64, "+SNAN"): 0x7FF0000000000001,
-    (ImmKind.F64, "-SNAN"): 0xFFF0000000000001,
-}
-
 
 def bits_to_float(bits: int, kind: ImmKind) -> float:
     if kind is ImmKind.F16:
@@ -50,21 +35,32 @@ def bits_to_float(bits: int, kind: ImmKind) -> float:
 
 
 def float_to_bits(value: float, kind: ImmKind) -> int:
-    if kind is ImmKind.F16:
-        return int(struct.unpack("<H", struct.pack("<e", value))[0])
-    if kind is ImmKind.F32:
-        return int(struct.unpack("<I", struct.pack("<f", value))[0])
-    return int(struct.unpack("<Q", struct.pack("<d", value))[0])
+    """The bit pattern of ``value`` in ``kind``; ValueError if it does not fit."""
+    try:
+        if kind is ImmKind.F16:
+            return int(struct.unpack("<H", struct.pack("<e", value))[0])
+        if kind is ImmKind.F32:
+            return int(struct.unpack("<I", struct.pack("<f", value))[0])
+        return int(struct.unpack("<Q", struct.pack("<d", value))[0])
+    except (OverflowError, struct.error):
+        raise ValueError(f"{value!r} does not fit {kind.value}") from None
 
 
-def format_float(bits: int, kind: ImmKind) -> str:
-    """The text nvdisasm prints for a floating-point immediate with bit pattern ``bits``."""
+def format_float(bits: int, kind: ImmKind, exact: bool = False, low_bits: int = 0) -> str:
+    """The text nvdisasm prints for a floating-point immediate with bit pattern ``bits``.
+
+    ``exact``: a NaN whose payload is not the one its plain text parses back to (for a field
+    without its ``low_bits`` low bits) is written ``+QNAN(0x7ff00000)``, an openptxas extension
+    that the parser accepts, so that the text identifies the bits."""
     width, exp_mask, man_mask, quiet = _LAYOUT[kind]
     sign = "-" if bits >> (width - 1) & 1 else "+"
     if bits & exp_mask == exp_mask:
         if bits & man_mask == 0:
             return f"{sign}INF "
-        return f"{sign}{'QNAN' if bits & quiet else 'SNAN'} "
+        text = f"{sign}{'QNAN' if bits & quiet else 'SNAN'}"
+        if exact and parse_float(text, kind, low_bits) != bits:
+            return f"{text}({bits:#x})"
+        return text + " "
     v = bits_to_float(bits, kind)
     if v == 0.0:
         return "-0.0 " if sign == "-" else "0"
@@ -74,15 +70,35 @@ def format_float(bits: int, kind: ImmKind) -> str:
     return f"{v:.20g}"
 
 
-def parse_float(text: str, kind: ImmKind) -> int:
-    """The bit pattern of a floating-point literal in nvdisasm's notation."""
+def parse_float(text: str, kind: ImmKind, low_bits: int = 0) -> int:
+    """The bit pattern of a floating-point literal in nvdisasm's notation.
+
+    ``low_bits``: how many low bits the field does not hold (MUFU keeps only the top 10 bits of
+    an f32); a NaN's payload is chosen within the rest.
+    """
     t = text.strip()
+    m = re.fullmatch(r"([-+]?(?:QNAN|SNAN))\((0x[0-9a-fA-F]+)\)", t)
+    if m:
+        bits = int(m.group(2), 16)
+        if format_float(bits, kind).strip() != (
+            m.group(1) if m.group(1)[0] in "+-" else "+" + m.group(1)
+        ):
+            raise ValueError(f"{text}: the bits are not such a NaN")
+        return bits
     if t.lstrip("+-") in ("INF", "QNAN", "SNAN"):
         if t[0] not in "+-":
             t = "+" + t
         if t.endswith("INF"):
             return float_to_bits(-math.inf if t[0] == "-" else math.inf, kind)
-        return _NAN_BITS[(kind, t)]
+        width, exp_mask, man_mask, quiet = _LAYOUT[kind]
+        sign = (1 << (width - 1)) if t[0] == "-" else 0
+        if t.endswith("QNAN"):
+            payload = man_mask & ~((1 << low_bits) - 1)
+        else:
+            payload = 1 << low_bits
+            if payload & quiet:
+                raise ValueError(f"{text} does not fit a field without the low {low_bits} bits")
+        return sign | exp_mask | payload
     v = float(t)
     bits = float_to_bits(v, kind)
     if bits_to_float(bits, kind) != v and not math.isinf(bits_to_float(bits, kind)):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from openptxas.isa.asmparse import SassAsmError, parse_line_full
 from openptxas.isa.codec import decode_code, encode
@@ -44,14 +44,19 @@ class DecodedSection:
     name: str
     items: tuple[Instruction | Unknown, ...]
     labels: Mapping[int, str]  # address -> label or function name printed for it
+    # indirect branches (BRX): instruction address -> target addresses (EIATTR 0x34)
+    branch_targets: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
 
 
 def label_map(
     sections: Sequence[CodeSection],
     decoded: Sequence[Sequence[Instruction | Unknown]],
     symbols: Sequence[Symbol],
+    branch_targets: Sequence[Mapping[int, tuple[int, ...]]] | None = None,
 ) -> list[dict[int, str]]:
-    """Per section: address -> name, numbered as nvdisasm numbers them."""
+    """Per section: address -> name, numbered as nvdisasm numbers them: the targets of branch
+    instructions in order of first reference over all sections, then each indirect branch and
+    its targets, then the end of every function symbol in symbol-table order."""
     names: list[dict[int, str]] = [{} for _ in sections]
     for s in symbols:
         if 0 <= s.section < len(sections):
@@ -65,6 +70,14 @@ def label_map(
                 if isinstance(op, Label) and op.target not in names[si]:
                     names[si][op.target] = f".L_x_{counter}"
                     counter += 1
+    # Then each indirect branch: the branch itself, then its targets in table order (a number
+    # for each even when the address has a label already); then one per function symbol for
+    # its end address.
+    for si, indirect in enumerate(branch_targets or ()):
+        for addr, targets in sorted(indirect.items()):
+            for t in (addr, *targets):
+                names[si].setdefault(t, f".L_x_{counter}")
+                counter += 1
     for s in symbols:
         if 0 <= s.section < len(sections):
             names[s.section].setdefault(s.value + s.size, f".L_x_{counter}")
@@ -73,13 +86,19 @@ def label_map(
 
 
 def disassemble(
-    sections: Sequence[CodeSection], symbols: Sequence[Symbol], fam: Family
+    sections: Sequence[CodeSection],
+    symbols: Sequence[Symbol],
+    fam: Family,
+    branch_targets: Mapping[str, Mapping[int, tuple[int, ...]]] | None = None,
 ) -> list[DecodedSection]:
+    """Decode every section and name its branch targets. ``branch_targets``: per function,
+    the indirect branches' targets (the cubin's EIATTR_INDIRECT_BRANCH_TARGETS)."""
     decoded = [decode_code(s.code, fam) for s in sections]
-    labels = label_map(sections, decoded, symbols)
+    indirect = [dict((branch_targets or {}).get(s.name, {})) for s in sections]
+    labels = label_map(sections, decoded, symbols, indirect)
     return [
-        DecodedSection(s.name, tuple(items), lab)
-        for s, items, lab in zip(sections, decoded, labels, strict=True)
+        DecodedSection(s.name, tuple(items), lab, ind)
+        for s, items, lab, ind in zip(sections, decoded, labels, indirect, strict=True)
     ]
 
 
@@ -89,25 +108,71 @@ def unknown_text(item: Unknown) -> str:
 
 
 def instruction_text(
-    item: Instruction | Unknown, fam: Family, addr: int, labels: Mapping[int, str] | None
+    item: Instruction | Unknown,
+    fam: Family,
+    addr: int,
+    labels: Mapping[int, str] | None,
+    exact: bool = False,
 ) -> str:
     """nvdisasm's text for one decoded item (an explicit UNKNOWN line for unknown words)."""
     if isinstance(item, Unknown):
         return unknown_text(item)
-    return format_instruction(item, fam, addr, labels)
+    return format_instruction(item, fam, addr, labels, exact=exact)
+
+
+def _plain_texts(sec: DecodedSection, fam: Family, exact: bool) -> list[str]:
+    return [
+        instruction_text(item, fam, 16 * n, sec.labels, exact) for n, item in enumerate(sec.items)
+    ]
+
+
+def listing_width(sections: Sequence[DecodedSection], fam: Family, exact: bool = False) -> int:
+    """The length of the longest instruction text of a whole cubin (guard and ``;``
+    included): nvdisasm pads an indirect branch's text to it before its target list."""
+    return max((len(t) for s in sections for t in _plain_texts(s, fam, exact)), default=0)
+
+
+def section_texts(
+    sec: DecodedSection, fam: Family, exact: bool = False, width: int | None = None
+) -> list[str]:
+    """Each instruction's text as nvdisasm lists it in a cubin: an indirect branch carries its
+    targets, ``BRX R2 -0x190   (*"BRANCH_TARGETS .L_x_6,.L_x_7"*);``, its text padded to
+    ``width`` (:func:`listing_width`; by default this section's)."""
+    texts = _plain_texts(sec, fam, exact)
+    if sec.branch_targets:
+        if width is None:
+            width = max(len(t) for t in texts)
+        for addr, targets in sec.branch_targets.items():
+            n = addr // 16
+            if 0 <= n < len(texts) and addr % 16 == 0:
+                names = ",".join(sec.labels.get(t, f"{t:#x}") for t in targets)
+                body = texts[n].removesuffix(";").rstrip()
+                guard, _, rest = body.partition(" ") if body.startswith("@") else ("", "", body)
+                note = f'(*"BRANCH_TARGETS {names}"*);'
+                pad = width - (len(guard) + 1 if guard else 0)
+                texts[n] = (f"{guard} " if guard else "") + f"{rest:<{pad}}" + note
+    return texts
 
 
 def format_section(
-    sec: DecodedSection, fam: Family, hex_words: bool = False, control: bool = False
+    sec: DecodedSection,
+    fam: Family,
+    hex_words: bool = False,
+    control: bool = False,
+    exact: bool = False,
+    width: int | None = None,
 ) -> list[str]:
-    """The listing lines of one section, in nvdisasm's layout."""
+    """The listing lines of one section, in nvdisasm's layout (see ``format_instruction`` for
+    ``exact``, :func:`section_texts` for ``width``; ``control`` prefixes each line with its
+    control field)."""
     lines: list[str] = []
+    texts = section_texts(sec, fam, exact, width)
     for n, item in enumerate(sec.items):
         addr = 16 * n
         label = sec.labels.get(addr)
         if label is not None:
             lines.append(f"{label}:")
-        text = instruction_text(item, fam, addr, sec.labels)
+        text = texts[n]
         guard = ""
         if isinstance(item, Instruction) and text.startswith("@"):
             guard, _, text = text.partition(" ")
@@ -143,7 +208,7 @@ class AssembledSection:
 
 
 def _is_instruction(line: str) -> bool:
-    s = re.sub(r"/\*.*?\*/", "", line).strip()
+    s = re.sub(r"/\*.*?\*/|\(\*.*?\*\)", "", line).strip()
     return bool(s) and not s.startswith((".", "//", "#")) and not _LABEL_DEF.match(line)
 
 

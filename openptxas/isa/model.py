@@ -1,4 +1,4 @@
-"""The SASS instruction model shared by the decoder, encoder, printer, parser, emulator and compiler.
+"""The SASS instruction model: decoder, encoder, printer, parser, emulator and compiler share it.
 
 An :class:`Instruction` is a frozen value: opcode mnemonic, modifier tuple, guard predicate, typed
 operands and control information. It knows nothing about bits; the per-SM tables in
@@ -168,13 +168,22 @@ class SReg:
 
 
 @dataclass(frozen=True, slots=True)
+class GDesc:
+    """A warpgroup MMA descriptor pair ``gdesc[UR4]`` (UR4..UR7 hold the A and B descriptors),
+    with its transpose suffix (``"tnspB"``) if any."""
+
+    reg: Reg
+    sel: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Keyword:
     """A keyword operand printed verbatim (``PR``, texture shapes such as ``2D``)."""
 
     name: str
 
 
-Operand = Reg | Imm | CBank | Mem | Label | SReg | Keyword
+Operand = Reg | Imm | CBank | Mem | Label | SReg | Keyword | GDesc
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,10 +195,13 @@ class Control:
     ``wr``/``rd``: the scoreboard (0-5) this instruction releases when its result is written /
     its sources are read, or None.
     ``wait``: mask of scoreboards (bit n = SBn) to wait for before issuing.
+
+    The default, ``Control()``, is the control field of ptxas's padding NOPs (stall 0, may
+    yield, no scoreboard): nvdisasm rejects stall 0 without the yield bit.
     """
 
     stall: int = 0
-    yield_: bool = False
+    yield_: bool = True
     wr: int | None = None
     rd: int | None = None
     wait: int = 0
@@ -263,23 +275,23 @@ class Unknown:
 # Constructors for compiler code: R(5), UR(4), P(0), imm(4), f32(1.5) ...
 
 
-def R(index: int, **mods: bool | str) -> Reg:  # noqa: N802 - register-file names read best upper-case
+def R(index: int, **mods: bool | str) -> Reg:
     return Reg(RegFile.R, index, **mods)  # type: ignore[arg-type]
 
 
-def UR(index: int, **mods: bool | str) -> Reg:  # noqa: N802
+def UR(index: int, **mods: bool | str) -> Reg:
     return Reg(RegFile.UR, index, **mods)  # type: ignore[arg-type]
 
 
-def P(index: int, **mods: bool | str) -> Reg:  # noqa: N802
+def P(index: int, **mods: bool | str) -> Reg:
     return Reg(RegFile.P, index, **mods)  # type: ignore[arg-type]
 
 
-def UP(index: int, **mods: bool | str) -> Reg:  # noqa: N802
+def UP(index: int, **mods: bool | str) -> Reg:
     return Reg(RegFile.UP, index, **mods)  # type: ignore[arg-type]
 
 
-def B(index: int) -> Reg:  # noqa: N802
+def B(index: int) -> Reg:
     return Reg(RegFile.B, index)
 
 

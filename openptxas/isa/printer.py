@@ -15,8 +15,10 @@ from openptxas.isa.codec import encode_with, format_list
 from openptxas.isa.family import Family
 from openptxas.isa.floatfmt import format_float
 from openptxas.isa.model import (
+    PRED_FILES,
     PT,
     CBank,
+    GDesc,
     Imm,
     ImmKind,
     Instruction,
@@ -27,7 +29,6 @@ from openptxas.isa.model import (
     Reg,
     SReg,
 )
-from openptxas.isa.model import PRED_FILES
 from openptxas.isa.spec import Alias, Form, OpKind, OpSpec, RegSpec
 
 
@@ -63,11 +64,18 @@ def _inner(
     has_offset: bool,
     rs: RegSpec | None = None,
     us: RegSpec | None = None,
+    exact: bool = False,
 ) -> str:
+    def shown(r: Reg, spec: RegSpec | None) -> bool:
+        if not r.is_zero or (spec is not None and spec.show_zero):
+            return True
+        # nvdisasm hides RZ.X4 too; the exact text keeps a selector it would lose
+        return exact and spec is not None and r.sel != spec.const_sel
+
     terms: list[str] = []
-    if reg is not None and (not reg.is_zero or (rs is not None and rs.show_zero)):
+    if reg is not None and shown(reg, rs):
         terms.append(str(reg))
-    if ureg is not None and (not ureg.is_zero or (us is not None and us.show_zero)):
+    if ureg is not None and shown(ureg, us):
         terms.append(str(ureg))
     if offset or (has_offset and not terms and reg is None and ureg is None):
         terms.append(hex_signed(offset))
@@ -87,13 +95,15 @@ def format_operand(
     addr: int = 0,
     labels: Mapping[int, str] | None = None,
     show_reuse: bool = True,
+    exact: bool = False,
 ) -> str:
     if isinstance(op, Reg):
         return format_reg(op, spec.reg, show_reuse)
     if isinstance(op, Imm):
         if op.kind is ImmKind.INT:
             return hex_signed(op.value)
-        return format_float(op.value, op.kind)
+        low = spec.num.shift if spec.num is not None else 0
+        return format_float(op.value, op.kind, exact, low)
     if isinstance(op, Label):
         if labels is not None and op.target in labels:
             return f"`({labels[op.target]})"
@@ -101,14 +111,20 @@ def format_operand(
     if isinstance(op, CBank):
         bank = f"[{op.ubank}]" if op.ubank is not None else f"[{op.bank:#x}]"
         prefix = "cx" if op.ubank is not None else "c"
-        return prefix + bank + _inner(op.reg, None, op.offset, spec.num is not None, spec.regs[1])
+        return (
+            prefix
+            + bank
+            + _inner(op.reg, None, op.offset, spec.num is not None, spec.regs[1], None, exact)
+        )
     if isinstance(op, Mem):
         desc = f"desc[{op.desc}]" if op.desc is not None else ""
         return desc + _inner(
-            op.base, op.ubase, op.offset, spec.num is not None, spec.regs[1], spec.regs[2]
+            op.base, op.ubase, op.offset, spec.num is not None, spec.regs[1], spec.regs[2], exact
         )
     if isinstance(op, SReg | Keyword):
         return op.name
+    if isinstance(op, GDesc):
+        return f"gdesc[{op.reg}]" + (f".{op.sel}" if op.sel else "")
     raise TypeError(f"not an operand: {op!r}")
 
 
@@ -121,6 +137,8 @@ def default_operand(spec: OpSpec) -> Operand:
         return Imm(spec.default, spec.num.kind)
     if spec.kind is OpKind.LIST:
         return Keyword(format_list(spec.default))
+    if spec.kind is OpKind.KEYWORD:
+        return Keyword(spec.names[spec.default] if spec.enum else "")
     raise ValueError(f"operand kind {spec.kind} has no default")
 
 
@@ -128,15 +146,29 @@ def _is_default(op: Operand, spec: OpSpec) -> bool:
     return op == default_operand(spec)
 
 
-def printed_operands(form: Form, ins: Instruction) -> list[int]:
-    """Indices of the operands nvdisasm prints for ``ins`` (optional defaults left out)."""
+def printed_operands(form: Form, ins: Instruction, exact: bool = False) -> list[int]:
+    """Indices of the operands nvdisasm prints for ``ins`` (optional defaults left out).
+
+    ``exact``: print every optional operand when nvdisasm's choice is ambiguous (two different
+    sets of defaults print alike, as IADD3's single carry-out does)."""
     opt = [i for i, o in enumerate(form.operands) if o.optional]
     if not opt:
         return list(range(len(form.operands)))
-    dmask = sum(
-        1 << n for n, i in enumerate(opt) if _is_default(ins.operands[i], form.operands[i])
-    )
-    shown = form.omit.get(dmask, (1 << len(opt)) - 1)
+    dmask = sum(1 << n for n, i in enumerate(opt) if _is_default(ins.operands[i], form.operands[i]))
+    full = (1 << len(opt)) - 1
+    shown = form.omit.get(dmask, full)
+    if exact and shown != full:
+        # two different printed subsets of the same size read alike (one "P" operand)
+        count = bin(shown).count("1")
+        alike = {
+            m for d in range(1 << len(opt)) if bin(m := form.omit.get(d, full)).count("1") == count
+        }
+        if len(alike) > 1:
+            shown = full
+            for n, i in enumerate(opt):
+                op = ins.operands[i]
+                if isinstance(op, Keyword) and not op.name:
+                    shown &= ~(1 << n)  # an absent keyword has no text to show
     hidden = {i for n, i in enumerate(opt) if not shown >> n & 1}
     return [i for i in range(len(form.operands)) if i not in hidden]
 
@@ -186,22 +218,60 @@ def format_instruction(
     addr: int = 0,
     labels: Mapping[int, str] | None = None,
     form: Form | None = None,
+    exact: bool = False,
 ) -> str:
-    """The instruction as nvdisasm prints it, ``;`` included (``@P0 EXIT ;``)."""
+    """The instruction as nvdisasm prints it, ``;`` included (``@P0 EXIT ;``).
+
+    ``exact``: write what nvdisasm's text cannot tell apart so that the text identifies the
+    encoding (the openptxas assembler reads it back bit-exactly): ``.reuse`` on yielding
+    instructions, NaN payloads (``+QNAN(0x7ff00000)``), optional operands whose omission would be
+    ambiguous. Without it the text is nvdisasm's, character for character."""
     form = form or find_form(ins, fam, addr)
+    text = _format(ins, form, addr, labels, exact, printed_operands(form, ins, exact))
+    if exact and len(form.operands) != len(printed_operands(form, ins)):
+        # another form may read the shorter text (an operand left out at its default): write
+        # every operand when the text does not read back to this encoding
+        from openptxas.isa.asmparse import SassAsmError, parse_instruction
+
+        want = encode_with(form, ins, fam, addr)
+        names = {v: k for k, v in (labels or {}).items()}
+        try:
+            back = parse_instruction(text, fam, addr, names, ins.control)
+            same = encode_with(find_form(back, fam, addr), back, fam, addr) == want
+        except (SassAsmError, EncodingError):
+            same = False
+        if not same:
+            every = [
+                i
+                for i, op in enumerate(ins.operands)
+                if not (isinstance(op, Keyword) and not op.name)  # an absent keyword: no text
+            ]
+            text = _format(ins, form, addr, labels, exact, every)
+    return text
+
+
+def _format(
+    ins: Instruction,
+    form: Form,
+    addr: int,
+    labels: Mapping[int, str] | None,
+    exact: bool,
+    printed: list[int],
+) -> str:
     head = ".".join((ins.opcode, *display_mods(form, ins)))
     if ins.guard != PT:
         head = f"@{'!' if ins.guard.not_ else ''}{ins.guard.name} {head}"
     parts: list[str] = [head]
     first = True
-    show_reuse = not ins.control.yield_
-    for i in printed_operands(form, ins):
+    show_reuse = exact or not ins.control.yield_
+    for i in printed:
         spec = form.operands[i]
         sep = " " if first else spec.sep
-        parts.append(sep + format_operand(ins.operands[i], spec, addr, labels, show_reuse))
+        parts.append(sep + format_operand(ins.operands[i], spec, addr, labels, show_reuse, exact))
         first = False
-    # nvdisasm leaves out the blank before ';' exactly when the stall count is 0.
-    return "".join(parts) + (";" if ins.control.stall == 0 else " ;")
+    c = ins.control
+    tight = form.tight_semicolon(c.stall, c.wait, c.wr, c.rd)
+    return "".join(parts) + (";" if tight else " ;")
 
 
 def text_signature(form: Form, ins: Instruction) -> str:
@@ -219,9 +289,7 @@ def text_signature(form: Form, ins: Instruction) -> str:
             kinds.append("c[]" if op.ubank is None else "cx[]")
         elif isinstance(op, Mem):
             inner = [
-                n
-                for n, r in (("R", op.base), ("UR", op.ubase))
-                if r is not None and not r.is_zero
+                n for n, r in (("R", op.base), ("UR", op.ubase)) if r is not None and not r.is_zero
             ]
             if op.offset:
                 inner.append("imm")
@@ -229,6 +297,8 @@ def text_signature(form: Form, ins: Instruction) -> str:
             kinds.append(("desc[UR]" if op.desc is not None else "") + shape)
         elif isinstance(op, SReg):
             kinds.append("SR")
+        elif isinstance(op, GDesc):
+            kinds.append("gdesc[UR]")
         elif spec.kind is OpKind.LIST:
             kinds.append("list")
         elif isinstance(op, Keyword) and op.name.startswith("SB"):
@@ -237,3 +307,30 @@ def text_signature(form: Form, ins: Instruction) -> str:
             kinds.append("kw")
     mnem = ".".join((ins.opcode, *display_mods(form, ins)))
     return f"{mnem} {','.join(kinds)}".strip()
+
+
+def form_template(form: Form) -> str:
+    """A readable summary of a form's operand list, for people building instructions: kinds in
+    order, optional ones in brackets with their default (``IADD3 R, [P=PT], [P=PT], R, R, R``)."""
+    parts: list[str] = []
+    for o in form.operands:
+        if o.kind is OpKind.REG and o.reg is not None:
+            kind = o.reg.file.value
+        elif o.kind is OpKind.IMM and o.num is not None:
+            kind = "imm" if o.num.kind is ImmKind.INT else o.num.kind.value
+        elif o.kind is OpKind.MEM:
+            kind = (
+                "["
+                + "+".join(
+                    n for n, r in zip(("desc", "R", "UR"), o.regs, strict=True) if r is not None
+                )
+                + ("+imm" if o.num is not None else "")
+                + "]"
+            )
+        else:
+            kind = o.kind.value
+        if o.optional:
+            dflt = default_operand(o)
+            kind = f"[{kind}={format_operand(dflt, o)}]"
+        parts.append(kind)
+    return f"{form.opcode} " + ", ".join(parts)

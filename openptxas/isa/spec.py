@@ -3,8 +3,9 @@
 A *form* is one encoding class of one opcode: the bits that identify it (``mask``/``value``), its
 modifier fields (value -> modifier tokens) and its operands, each with the bit fields of its parts.
 Every bit of the 105-bit instruction part (bits 0-104) is either fixed by the form or belongs to
-exactly one field; the control bits 105-125 are common to all forms (``openptxas.isa.control``),
-except that the form says which operand each reuse bit (122-125) belongs to.
+exactly one field (a field may be printed as two *tied* operands, as in ``BAR.SYNC R9, R9``);
+the control bits 105-125 are common to all forms (``openptxas.isa.control``), except that the
+form says which operand each reuse bit (122-125) belongs to.
 
 The generic decoder, encoder, printer and parser (``codec``, ``printer``, ``asmparse``) walk these
 rows; nothing in them is specific to an opcode. The rows themselves are plain Python literals in
@@ -19,8 +20,11 @@ Row literal format (one tuple per form)::
 order nvdisasm prints their tokens; ``""`` = no token.
 ``operands``: one entry per operand, a dict (see :func:`operand_from_literal`).
 ``flags``: a dict with optional keys ``"guard"`` (the guard's register file, ``"P"`` by default
-or ``"UP"``; ``""``: no guard field), ``"omit"`` (the printed-operand table for optional operands,
-see :class:`Form`), ``"alias"`` (:class:`Alias` entries).
+or ``"UP"``; ``""``: no guard field), ``"semi0"`` (when nvdisasm leaves out the blank before
+``;``: by default when the stall count and the wait mask are 0; ``"sb"``: also only when no
+scoreboard is set (variable-latency forms); ``" ;"``: never), ``"omit"`` (the printed-operand
+table for optional operands, see :class:`Form`), ``"alias"`` (:class:`Alias` entries),
+``"derived"`` (learned from nvdisasm alone: a form next to those of words ptxas emitted).
 ``bits`` everywhere is ``((lsb, width), ...)``, least-significant part first. Generated tables
 write every dict as a tuple of ``(key, value)`` pairs and every list as a tuple, so that the whole
 table is one constant that Python unmarshals without executing code.
@@ -75,6 +79,7 @@ class OpKind(StrEnum):
     SREG = "sreg"  # a special register, by index into the family's SR name table
     KEYWORD = "keyword"  # an enumerated keyword operand (names[value]) or a fixed one
     LIST = "list"  # a bit set printed as {a,b,...}
+    GDESC = "gdesc"  # gdesc[UR4].tnspB: ``reg`` (its ``sel`` is the suffix)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +106,7 @@ class RegSpec:
     sel: Bits = ()
     sel_names: tuple[str, ...] = ()
     const_sel: str = ""
+    const_not: bool = False  # printed negated although no bit says so (HGMMA's !UPT)
     inv: bool = False  # the field holds the register number inverted (~code)
     sel_in_abs: bool = False  # nvdisasm prints the suffix inside |...|: |R5.H1|
     show_zero: bool = False  # an address part printed even when it is the zero register
@@ -151,8 +157,9 @@ class OpSpec:
 
     ``optional``: nvdisasm may leave the operand out when it holds its ``default`` (see
     :attr:`Form.omit`): for REG the zero register (``default`` 1: negated, ``!PT``), for IMM the
-    value ``default``, for LIST the bit set ``default``. ``sep``: the text before the operand (``", "``, or ``" "``
-    as in ``RET.REL.NODEC R6 `(f)``).
+    value ``default``, for LIST the bit set ``default``, for KEYWORD ``names[default]`` (empty:
+    absent). ``sep``: the text before the operand (``", "``, or ``" "`` as in
+    ``RET.REL.NODEC R6 `(f)``).
     """
 
     kind: OpKind
@@ -222,11 +229,21 @@ class Form:
     mods: tuple[ModField, ...] = ()
     operands: tuple[OpSpec, ...] = ()
     guard: str = "P"  # the guard predicate's file ("P" or "UP"), "" when there is none
+    semi0: str = ";"  # see ``tight_semicolon``
     omit: Mapping[int, int] = field(default_factory=dict)
     aliases: tuple[Alias, ...] = ()
     index: int = 0  # position in the family's table (stable identity)
     name: str = ""  # the row's name in the table
     covered: int = 0  # every bit the form fixes or reads (control bits 105-121 included)
+    check_mods: bool = False  # a token appears in two modifier fields (INVALIDn): see codec
+    ties: tuple[tuple[int, int], ...] = ()  # operands printed from the same field (BAR R9, R9)
+    derived: bool = False  # learned from nvdisasm alone: ptxas emitted no word of this form
+
+    def tight_semicolon(self, stall: int, wait: int, wr: int | None, rd: int | None) -> bool:
+        """Whether nvdisasm prints ``;`` right after the text (no blank) for this control."""
+        if stall or wait or self.semi0 == " ;":
+            return False
+        return self.semi0 != "sb" or (wr is None and rd is None)
 
     @property
     def key(self) -> int:
@@ -261,6 +278,7 @@ def _reg_from_literal(d: Mapping[str, Any]) -> RegSpec:
         sel=_bits(d.get("sel")),
         sel_names=tuple(d.get("sel_names", ())),
         const_sel=str(d.get("const_sel", "")),
+        const_not=bool(d.get("const_not", False)),
         inv=bool(d.get("inv", False)),
         sel_in_abs=bool(d.get("sel_in_abs", False)),
         show_zero=bool(d.get("show_zero", False)),
@@ -283,8 +301,8 @@ def operand_from_literal(d: Mapping[str, Any]) -> OpSpec:
     """Build an :class:`OpSpec` from its table literal.
 
     Keys: ``k`` (kind), ``reg`` (register dict: ``file``, ``index``, ``const``, ``neg``, ``abs``,
-    ``not``, ``reuse``, ``sel``, ``sel_names``, ``const_sel``, ``inv``, ``sel_in_abs``,
-    ``show_zero``), ``num`` (``bits``, ``kind``,
+    ``not``, ``reuse``, ``sel``, ``sel_names``, ``const_sel``, ``const_not``, ``inv``,
+    ``sel_in_abs``, ``show_zero``), ``num`` (``bits``, ``kind``,
     ``signed``, ``shift``), ``regs`` (list of register dicts or None), ``bank``, ``const_bank``,
     ``enum``, ``names``, ``opt``, ``default``, ``sep``.
     """
@@ -346,13 +364,23 @@ def form_from_literal(row: tuple[Any, ...], index: int, name: str = "") -> Form:
         for tok, pos, when in flags.get("alias", ())
     )
     ops = tuple(operand_from_literal(o) for o in operands)
+    seen: dict[str, int] = {}
+    check_mods = False
+    for n, mf in enumerate(modfields):
+        for toks in mf.tokens.values():
+            for t in toks:
+                if seen.setdefault(t, n) != n:
+                    check_mods = True
     guard = flags.get("guard", "P")
     guard = "" if guard is False else str(guard)
     covered = mask | CONTROL_BITS | (GUARD_BITS if guard else 0)
     for mf in modfields:
         covered |= bits_mask(mf.bits)
-    for o in ops:
-        covered |= operand_bits(o)
+    ties: list[tuple[int, int]] = []
+    for j, o in enumerate(ops):
+        ob = operand_bits(o)
+        ties.extend((i, j) for i in range(j) if operand_bits(ops[i]) & ob)
+        covered |= ob
     return Form(
         opcode=opcode,
         mask=mask,
@@ -360,9 +388,13 @@ def form_from_literal(row: tuple[Any, ...], index: int, name: str = "") -> Form:
         mods=modfields,
         operands=ops,
         guard=guard,
+        semi0=str(flags.get("semi0", ";")),
         omit={int(k): int(v) for k, v in flags.get("omit", ())},
         aliases=aliases,
         index=index,
         name=name,
         covered=covered,
+        check_mods=check_mods,
+        ties=tuple(ties),
+        derived=bool(flags.get("derived", False)),
     )

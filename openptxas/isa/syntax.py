@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from openptxas.diag import OpenPtxasError
-from openptxas.isa.model import Keyword, Reg, RegFile, SReg
+from openptxas.isa.model import GDesc, Keyword, Reg, RegFile, SReg
 
 
 class SassSyntaxError(OpenPtxasError):
@@ -59,7 +59,7 @@ class SynCBank:
     addr: Bracket
 
 
-SynOperand = Reg | SReg | Keyword | Num | LabelRef | SynMem | SynCBank
+SynOperand = Reg | SReg | Keyword | Num | LabelRef | SynMem | SynCBank | GDesc
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,9 +72,11 @@ class SynInstr:
 
 
 _HEX = re.compile(r"[-+]?0x[0-9a-fA-F]+")
-_FLOAT = re.compile(r"[-+]?(?:INF|QNAN|SNAN|NAN|\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)")
+_FLOAT = re.compile(
+    r"[-+]?(?:INF|(?:QNAN|SNAN)(?:\(0x[0-9a-fA-F]+\))?|NAN|\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)"
+)
 _REG = re.compile(r"(RZ|URZ|PT|UPT|R\d+|UR\d+|P\d|UP\d|B\d+)((?:\.\w+)*)$")
-_SREG = re.compile(r"SR_\w+(?:\.\w+)*$")
+_SREG = re.compile(r"(?:SR_\w+(?:\.\w+)*|SR\d+)$")
 _GUARD = re.compile(r"@(!?)(P[0-6T]|UP[0-6T])$")
 _IDENT = re.compile(r"[A-Za-z_][\w.]*$")
 _FILE_OF = (("UR", RegFile.UR), ("UP", RegFile.UP), ("R", RegFile.R))
@@ -209,6 +211,12 @@ def parse_operand(text: str) -> SynOperand:
     s = text.strip()
     if s.startswith("`(") and s.endswith(")"):
         return LabelRef(s[2:-1])
+    if s.startswith("gdesc["):
+        m = re.fullmatch(r"gdesc\[([^\]]+)\](?:\.(\w+))?", s)
+        reg = parse_reg(m.group(1)) if m else None
+        if m is None or reg is None:
+            raise SassSyntaxError(f"bad descriptor operand '{s}'")
+        return GDesc(reg, m.group(2) or "")
     if s.startswith("desc["):
         groups = _brackets(s[4:])
         if len(groups) != 2:

@@ -137,15 +137,15 @@ def copysign(ins: ast.Instruction, c: LowerCtx) -> None:
             "LOP3",
             ("LUT",),
             [dv.hi],
-            [half(ra, 1), Imm(0x80000000), half(rb, 1), Imm(0xB8), NOT_PT],
+            [half(rb, 1), Imm(0x80000000), half(ra, 1), Imm(0xB8), NOT_PT],
         )
         return
-    # sign of a, magnitude of b: (a & 0x80000000) | (b & ~0x80000000)
+    # sign of a, magnitude of b: LUT 0xB8 is "B ? C : A" with B the sign mask (as ptxas)
     c.emit(
         "LOP3",
         ("LUT",),
         [c.dst(d)],
-        [c.rvalue(a, t), Imm(0x80000000), c.rvalue(b, t), Imm(0xB8), NOT_PT],
+        [c.rvalue(b, t), Imm(0x80000000), c.rvalue(a, t), Imm(0xB8), NOT_PT],
     )
 
 
@@ -302,6 +302,21 @@ def bfind(ins: ast.Instruction, c: LowerCtx) -> None:
     c.emit("FLO", mods, [c.dst(d)], [c.rvalue(a, t)])
 
 
+def _shl64_const(c: LowerCtx, lo: Operand, hi: Operand, n: int) -> tuple[Operand, Operand]:
+    """(lo, hi) << n for a constant n (0..64): one word moves across at n >= 32."""
+    if n == 0:
+        return lo, hi
+    if n >= 64:
+        return RZ, RZ
+    if n >= 32:
+        if n == 32:
+            return RZ, lo
+        rh = c.new()
+        c.emit("SHF", ("L", "U32"), [rh], [lo, Imm(n - 32), RZ])
+        return RZ, rh
+    return _shl64(c, lo, hi, Imm(n))
+
+
 def _shl64(c: LowerCtx, lo: Operand, hi: Operand, n: Operand) -> tuple[Operand, Operand]:
     rl, rh = c.new(), c.new()
     c.emit("SHF", ("L", "U64", "HI"), [rh], [lo, n, hi])
@@ -375,6 +390,20 @@ def bfi64(ins: ast.Instruction, c: LowerCtx) -> None:
     p = _byte(c, c.value(pos, T.U32))
     n = _byte(c, c.value(ln, T.U32))
     rf, rb = c.rvalue(f, t), c.rvalue(b, t)
+    if isinstance(p, Imm) and isinstance(n, Imm):
+        # constant field: the shifted mask is an immediate per word
+        m = (((1 << min(n.value, 64)) - 1) << p.value) & ((1 << 64) - 1)
+        sl, sh = _shl64_const(c, half(rf, 0), half(rf, 1), p.value)
+        dv = c.dst(d)
+        for k, sk in ((0, sl), (1, sh)):
+            mk = (m >> (32 * k)) & 0xFFFFFFFF
+            c.emit(
+                "LOP3",
+                ("LUT",),
+                [dv.part(k)],
+                [sk, Imm(mk) if mk else RZ, half(rb, k), Imm(0xE2), NOT_PT],
+            )
+        return
     ml, mh = _mask64(c, n)
     fl, fh = c.new(), c.new()
     c.emit("LOP3", ("LUT",), [fl], [half(rf, 0), ml, RZ, Imm(0xC0), NOT_PT])
@@ -421,23 +450,50 @@ def mulhi_u64(
     return r
 
 
+def _imm_or_rz(v: int) -> Operand:
+    return Imm(v) if v else RZ
+
+
 def mulhi64(ins: ast.Instruction, c: LowerCtx) -> None:
     d, a, b = ins.operands
     t = ins.type
     assert t is not None
     ra, rb = c.rvalue(a, t), c.rvalue(b, t)
     halves: tuple[Operand, Operand] | None = None
-    if isinstance(b, ast.IntImm) and not is_signed(t):
-        bits = b.value & ((1 << 64) - 1)
-        halves = (
-            Imm(bits & 0xFFFFFFFF) if bits & 0xFFFFFFFF else RZ,
-            Imm(bits >> 32) if bits >> 32 else RZ,
-        )
+    bits = b.value & ((1 << 64) - 1) if isinstance(b, ast.IntImm) else None
+    if bits is not None:
+        halves = (_imm_or_rz(bits & 0xFFFFFFFF), _imm_or_rz(bits >> 32))
     hi = mulhi_u64(c, ra, rb, halves)
     dv = c.dst(d)
     if not is_signed(t):
         c.emit("MOV", (), [dv.lo], [half(hi, 0)])
         c.emit("MOV", (), [dv.hi], [half(hi, 1)])
+        return
+    if bits is not None:
+        # constant b: hi(a*b) = hi_u - (a < 0 ? b : 0) - (b < 0 ? a : 0), the second known now
+        nb = (-bits) & ((1 << 64) - 1)
+        neg = c.new(RC.P)
+        c.emit("ISETP", ("LT", "AND"), [neg, PT], [half(ra, 1), RZ, PT])
+        t2 = c.new(RC.R, 2)
+        carry = c.new(RC.P)
+        c.emit("IADD3", (), [t2.lo, carry], [half(hi, 0), _imm_or_rz(nb & 0xFFFFFFFF), RZ])
+        c.emit("IADD3", ("X",), [t2.hi], [half(hi, 1), _imm_or_rz(nb >> 32), RZ, carry, NOT_PT])
+        cur = c.new(RC.R, 2)
+        c.emit("SEL", (), [cur.lo], [t2.lo, half(hi, 0), neg])
+        c.emit("SEL", (), [cur.hi], [t2.hi, half(hi, 1), neg])
+        if bits >> 63:
+            nxt = c.new(RC.R, 2)
+            carry = c.new(RC.P)
+            c.emit("IADD3", (), [nxt.lo, carry], [half(cur, 0), Src(half(ra, 0), neg=True), RZ])
+            c.emit(
+                "IADD3",
+                ("X",),
+                [nxt.hi],
+                [half(cur, 1), Src(half(ra, 1), inv=True), RZ, carry, NOT_PT],
+            )
+            cur = nxt
+        c.emit("MOV", (), [dv.lo], [half(cur, 0)])
+        c.emit("MOV", (), [dv.hi], [half(cur, 1)])
         return
     # signed: hi(a*b) = hi_u(a, b) - (a < 0 ? b : 0) - (b < 0 ? a : 0)
     cur = hi
@@ -509,7 +565,11 @@ def simd16x2(ins: ast.Instruction, c: LowerCtx) -> None:
 
 def warp_sync(ins: ast.Instruction, c: LowerCtx) -> None:
     (mask,) = ins.operands
-    c.emit("WARPSYNC", (), [], [c.value(mask, T.B32)])
+    v = c.value(mask, T.B32)
+    if isinstance(v, Imm) and v.value & 0xFFFFFFFF == 0xFFFFFFFF:
+        c.emit("WARPSYNC", ("ALL",), [], [])  # the full-warp form
+        return
+    c.emit("WARPSYNC", (), [], [v])
 
 
 S16 = (T.S16, T.U16, T.B16)

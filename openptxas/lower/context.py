@@ -280,7 +280,7 @@ _SREG = {
     "%lanemask_ge": "SR_GEMASK",
     "%clock": "SR_CLOCKLO",
     "%warpid": "SR_VIRTID",
-    "%smid": "SR_SMID",
+    "%smid": "SR_VIRTUALSMID",  # what ptxas 13.0 reads for %smid on sm_90
 }
 
 

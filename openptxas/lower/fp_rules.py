@@ -177,6 +177,14 @@ def cvt(ins: ast.Instruction, c: LowerCtx) -> None:
         rnd = (_I2F_RND[ins.rnd],) if ins.rnd in _I2F_RND else ()
         if st.size == 8:
             c.emit("I2F", (_int_name(st), *rnd), [dv], [c.rvalue(a, st)])
+        elif st.size < 4:
+            # I2FP converts 32-bit integers: widen (the register's upper bits are undefined)
+            from openptxas.lower.bit_rules import _ext16
+
+            signed = st in (T.S16, T.S8)
+            x = _ext16(c, a, signed) if st.size == 2 else _ext8(c, a, signed)
+            xr = x if not isinstance(x, Imm) else c.materialize(x.value, T.U32)
+            c.emit("I2FP", ("F32", "S32" if signed else "U32", *rnd), [dv], [xr])
         else:
             c.emit("I2FP", ("F32", _int_name(st), *rnd), [dv], [c.rvalue(a, st)])
         return
@@ -215,7 +223,7 @@ def cvt(ins: ast.Instruction, c: LowerCtx) -> None:
         if rnd_i is None:
             c.emit(
                 "FADD",
-                ("FTZ",) if ins.has("ftz") else (),
+                (*(("FTZ",) if ins.has("ftz") else ()), *(("SAT",) if ins.has("sat") else ())),
                 [dv],
                 [c.rvalue(a, st), Src(RZ, neg=True)],
             )
@@ -224,6 +232,20 @@ def cvt(ins: ast.Instruction, c: LowerCtx) -> None:
         c.emit("FRND", (*((rnd_i,) if rnd_i else ()), *mods2), [dv], [c.rvalue(a, st)])
         return
     raise c.unsupported(f"cvt.{dt}.{st}")
+
+
+def _ext8(c: LowerCtx, op: ast.Operand, signed: bool) -> Operand:
+    """An 8-bit source widened to 32 bits."""
+    v = c.value(op, T.U32)
+    if isinstance(v, Imm):
+        x = v.value & 0xFF
+        return Imm((x - 0x100 if signed and x & 0x80 else x) & 0xFFFFFFFF)
+    r = c.new()
+    if signed:
+        c.emit("SGXT", (), [r], [v, Imm(8)])
+    else:
+        c.emit("LOP3", ("LUT",), [r], [v, Imm(0xFF), RZ, Imm(0xC0), Src(PT, inv=True)])
+    return r
 
 
 def cvt_int(

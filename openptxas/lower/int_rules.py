@@ -181,6 +181,19 @@ def shift64(ins: ast.Instruction, c: LowerCtx) -> None:
         vb = Imm(min(vb.value, 64))
     dv = c.dst(d)
     alo, ahi = half(ra, 0), half(ra, 1)
+    if isinstance(vb, Imm) and vb.value >= 32:
+        # the whole result comes from one word: a 32-bit shift (a move at exactly 32)
+        k = vb.value - 32
+        if ins.opcode == "shl":
+            _shift_word(c, dv.hi, ("L", "U32"), [alo, Imm(k), RZ], alo, k)
+            c.emit("MOV", (), [dv.lo], [RZ])
+        elif is_signed(t):
+            _shift_word(c, dv.lo, ("R", "S32", "HI"), [RZ, Imm(min(k, 31)), ahi], ahi, k)
+            c.emit("SHF", ("R", "S32", "HI"), [dv.hi], [RZ, Imm(31), ahi])
+        else:
+            _shift_word(c, dv.lo, ("R", "U32", "HI"), [RZ, Imm(k), ahi], ahi, k)
+            c.emit("MOV", (), [dv.hi], [RZ])
+        return
     if ins.opcode == "shl":
         c.emit("SHF", ("L", "U64", "HI"), [dv.hi], [alo, vb, ahi])
         c.emit("SHF", ("L", "U32"), [dv.lo], [alo, vb, RZ])
@@ -190,6 +203,15 @@ def shift64(ins: ast.Instruction, c: LowerCtx) -> None:
     else:
         c.emit("SHF", ("R", "U64"), [dv.lo], [alo, vb, ahi])
         c.emit("SHF", ("R", "U32", "HI"), [dv.hi], [RZ, vb, ahi])
+
+
+def _shift_word(
+    c: LowerCtx, d: Operand, mods: tuple[str, ...], srcs: list[Operand], x: Operand, k: int
+) -> None:
+    if k == 0:
+        c.emit("MOV", (), [d], [x])
+    else:
+        c.emit("SHF", mods, [d], srcs)
 
 
 def logic(ins: ast.Instruction, c: LowerCtx) -> None:

@@ -8,7 +8,8 @@ sm_90 forms (ptxas 13.0.88): kernel parameters come from constant bank 0 at ``pa
 
 from __future__ import annotations
 
-from openptxas.ir.core import PT, RC, RZ, Addr, CBank, Imm, Operand, Src, VReg
+from openptxas.diag import UnsupportedFeature
+from openptxas.ir.core import PT, RC, RZ, Addr, CBank, Guard, Imm, Label, Operand, Src, VReg
 from openptxas.lower.context import LowerCtx, width_of
 from openptxas.lower.int_rules import half
 from openptxas.lower.rules import Pred, Rule, always, both, has
@@ -34,7 +35,8 @@ def _size_mod(t: PtxType, vec: int) -> tuple[str, ...]:
     if vec <= 1 and t.size < 4:
         signed = t in (T.S8, T.S16)
         return (("S" if signed else "U") + str(8 * t.size),)
-    return {4: (), 8: ("64",), 16: ("128",)}[n]
+    # vectors of bytes/halves move as one packed access
+    return {1: ("U8",), 2: ("U16",), 4: (), 8: ("64",), 16: ("128",)}[n]
 
 
 def _dest_regs(c: LowerCtx, op: ast.Operand) -> list[ast.Operand]:
@@ -47,6 +49,25 @@ def _load_into(c: LowerCtx, ins: ast.Instruction, dst: ast.Operand, emit_load: o
     assert t is not None
     items = _dest_regs(c, dst)
     words = width_of(t) * len(items)
+    if len(items) > 1 and t.size < 4:
+        # packed sub-word elements: one access, then each element extended out of its word
+        # by a PRMT (selector nibbles: byte k, 4 = a zero byte of RZ, k|8 = k's sign)
+        packed = c.new(RC.R, max(1, t.size * len(items) // 4))
+        emit_load(packed)  # type: ignore[operator]
+        signed = t.is_signed
+        for k, it in enumerate(items):
+            if isinstance(it, ast.Sink):
+                continue
+            off = k * t.size
+            word = packed.part(off // 4) if packed.width > 1 else packed
+            b = off % 4
+            if t.size == 1:
+                sel = [b, b | 8, b | 8, b | 8] if signed else [b, 4, 4, 4]
+            else:
+                sel = [b, b + 1, (b + 1) | 8, (b + 1) | 8] if signed else [b, b + 1, 4, 4]
+            code = sum(v << (4 * i) for i, v in enumerate(sel))
+            c.emit("PRMT", (), [c.dst(it)], [word, Imm(code), RZ])
+        return
     if len(items) == 1 and not isinstance(items[0], ast.Sink):
         group = c.dst(items[0])
         if group.width != words:
@@ -80,6 +101,8 @@ def _store_group(c: LowerCtx, ins: ast.Instruction, src: ast.Operand) -> Operand
     assert t is not None
     items = _dest_regs(c, src)
     w = width_of(t)
+    if len(items) > 1 and t.size < 4:
+        return _pack_subwords(c, t, items)
     if len(items) == 1:
         v = c.value(items[0], t, allow_imm=False)
         if isinstance(v, VReg) and v.width == w:
@@ -93,6 +116,36 @@ def _store_group(c: LowerCtx, ins: ast.Instruction, src: ast.Operand) -> Operand
         for j in range(w):
             part = half(v, j) if isinstance(v, VReg) and v.width > 1 else v
             c.emit("MOV", (), [group.part(k * w + j)], [part])
+    return group
+
+
+def _pack_subwords(c: LowerCtx, t: PtxType, items: list[ast.Operand]) -> Operand:
+    """Vector elements of 8 or 16 bits packed into words with PRMT (bytes: pairs with
+    0x0040, then halves with 0x5410)."""
+    vals = [c.rvalue(it, T.B32) if not isinstance(it, ast.Sink) else RZ for it in items]
+    if t.size == 1:
+        halves: list[Operand] = []
+        for k in range(0, len(vals), 2):
+            if k + 1 == len(vals):
+                halves.append(vals[k])
+                break
+            h = c.new()
+            c.emit("PRMT", (), [h], [vals[k], Imm(0x0040), vals[k + 1]])
+            halves.append(h)
+    else:
+        halves = list(vals)
+    if len(halves) == 1:
+        return halves[0]
+    words: list[Operand] = []
+    for k in range(0, len(halves), 2):
+        wv = c.new()
+        c.emit("PRMT", (), [wv], [halves[k], Imm(0x5410), halves[k + 1]])
+        words.append(wv)
+    if len(words) == 1:
+        return words[0]
+    group = c.new(RC.R, len(words))
+    for k, wv in enumerate(words):
+        c.emit("MOV", (), [group.part(k)], [wv])
     return group
 
 
@@ -150,6 +203,39 @@ def ld_const(ins: ast.Instruction, c: LowerCtx) -> None:
     _load_into(c, ins, d, load)
 
 
+# Cache operators and volatile/relaxed accesses as ptxas 13.0 spells them on sm_90 (observed on
+# tests/kernels/t1/ldst_cache_hints.cu).
+_LD_CACHE = {
+    "ca": ("STRONG", "SM"),
+    "cg": ("STRONG", "GPU"),
+    "cs": ("EF",),
+    "lu": ("LU",),
+    "cv": ("STRONG", "SYS"),
+}
+_ST_CACHE = {
+    "wb": ("STRONG", "SM"),
+    "cg": ("STRONG", "GPU"),
+    "cs": ("EF",),
+    "wt": ("STRONG", "SYS"),
+}
+_SCOPE = {"cta": "SM", "cluster": "GPU", "gpu": "GPU", "sys": "SYS"}
+
+
+def _cache_mods(ins: ast.Instruction, table: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    if ins.has("volatile"):
+        return ("STRONG", "SYS")
+    sem = ins.mods.sem
+    if sem is not None and str(sem.value) in ("relaxed", "acquire", "release"):
+        if str(sem.value) != "relaxed":
+            raise UnsupportedFeature(
+                f"ld/st.{sem.value} is not supported by openptxas yet", ins.span
+            )
+        scope = ins.mods.scope
+        return ("STRONG", _SCOPE.get(str(scope.value) if scope else "sys", "SYS"))
+    cache = ins.mods.cache
+    return table.get(str(cache.value), ()) if cache is not None else ()
+
+
 def ld_mem(ins: ast.Instruction, c: LowerCtx) -> None:
     d, a = ins.operands
     t = ins.type
@@ -165,10 +251,12 @@ def ld_mem(ins: ast.Instruction, c: LowerCtx) -> None:
         mods = (*mods, "CONSTANT")
     elif space is StateSpace.GLOBAL:
         op, pre = "LDG", ("E",)
+        mods = (*mods, *_cache_mods(ins, _LD_CACHE))
     else:
         op, pre = "LD", ("E",)
     if op != "LDS" and "CONSTANT" in mods:
-        mods = ("CONSTANT", *[m for m in mods if m != "CONSTANT"])
+        # nvdisasm order: size, then CONSTANT (LDG.E.128.CONSTANT)
+        mods = (*[m for m in mods if m != "CONSTANT"], "CONSTANT")
     _load_into(c, ins, d, lambda g: c.emit(op, (*pre, *mods), [g], [addr]))
 
 
@@ -186,7 +274,7 @@ def st_mem(ins: ast.Instruction, c: LowerCtx) -> None:
     if space in SHARED:
         c.emit("STS", mods, [], [addr, src])
     elif space is StateSpace.GLOBAL:
-        c.emit("STG", ("E", *mods), [], [addr, src])
+        c.emit("STG", ("E", *mods, *_cache_mods(ins, _ST_CACHE)), [], [addr, src])
     else:
         c.emit("ST", ("E", *mods), [], [addr, src])
 
@@ -243,6 +331,8 @@ def atom(ins: ast.Instruction, c: LowerCtx) -> None:
     elif t in (T.U64, T.B64, T.S64):
         ty = ("64",)
     dst = c.dst(d) if d is not None else None
+    if op == "CAS" and t.size == 2:
+        return _cas16(c, space, addr, dst, b, extra[0])
     if op == "CAS":
         w = width_of(t)
         pair = c.new(RC.R, 2 * w)
@@ -255,6 +345,8 @@ def atom(ins: ast.Instruction, c: LowerCtx) -> None:
     else:
         srcs = [addr, c.value(b, t, allow_imm=False)]
     if space in (StateSpace.SHARED, StateSpace.SHARED_CTA):
+        if op == "ADD" and (t is T.F32 or width_of(t) == 2):
+            return _atoms_spin(c, t, addr, srcs[1], dst)
         mods = (op, *ty)
         if dst is None:
             dst = c.new(RC.R, width_of(t))
@@ -267,6 +359,132 @@ def atom(ins: ast.Instruction, c: LowerCtx) -> None:
         c.emit("REDG", mods, [], srcs)
     else:
         c.emit("ATOMG", mods, [PT, dst], srcs)
+
+
+NOT_PT = Src(PT, inv=True)
+
+
+def _atoms_spin(c: LowerCtx, t: PtxType, addr: Addr, val: Operand, dst: VReg | None) -> None:
+    """Shared-memory adds SASS lacks (f32, 64-bit), as ptxas: read the word, add, and
+    ``ATOMS.CAST.SPIN`` it in (the result is 1 when the word still held what was read),
+    until it sticks."""
+    wide = width_of(t) == 2
+    loop = c.new_block("spin_")
+    c.fn.blocks.append(loop)
+    c.block = loop
+    old = c.new(RC.R, 2 if wide else 1)
+    c.emit("LDS", ("64",) if wide else (), [old], [addr])
+    new = c.new(RC.R, 2 if wide else 1)
+    if t is T.F32:
+        c.emit("FADD", ("FTZ",), [new], [val, old])
+    else:
+        carry = c.new(RC.P)
+        c.emit("IADD3", (), [new.lo, carry], [half(val, 0), old.lo, RZ])
+        c.emit("IADD3", ("X",), [new.hi], [half(val, 1), old.hi, RZ, carry, NOT_PT])
+    ok = c.new(RC.R, 2 if wide else 1)
+    c.emit("ATOMS", ("CAST", "SPIN", *(("64",) if wide else ())), [ok], [addr, old, new])
+    done = c.new(RC.P)
+    lo = ok.lo if wide else ok
+    c.emit("ISETP", ("EQ", "U32", "AND"), [done, PT], [lo, Imm(1), PT])
+    if wide:
+        c.emit("ISETP", ("EQ", "U32", "AND", "EX"), [done, PT], [ok.hi, RZ, PT, done])
+    c.emit("BRA", (), [], [Label(loop.name)], guard=Guard(done, True))
+    after = c.new_block("spin_done")
+    c.fn.blocks.append(after)
+    c.block = after
+    if dst is not None:
+        if wide:
+            c.emit("MOV", (), [dst.lo], [old.lo])
+            c.emit("MOV", (), [dst.hi], [old.hi])
+        else:
+            c.emit("MOV", (), [dst], [old])
+
+
+def _cas16(
+    c: LowerCtx,
+    space: StateSpace | None,
+    addr: Addr,
+    dst: VReg | None,
+    cmp: ast.Operand,
+    new: ast.Operand,
+) -> None:
+    """``atom.cas.b16``: there is no 16-bit CAS, so a 32-bit CAS loop on the aligned word
+    holding the half: the word is swapped for one with the new half when the half equals cmp,
+    else for itself, until no other thread changed the word in between."""
+    shared = space in (StateSpace.SHARED, StateSpace.SHARED_CTA)
+    base = addr.base
+    if shared and addr.ubase is not None:
+        raise c.unsupported("atom.cas.b16 on a shared variable by name")
+    assert base is not None
+    lo = half(base, 0) if addr.wide else base
+    full_lo = c.new()
+    c.emit("IADD3", (), [full_lo], [lo, Imm(addr.offset & 0xFFFFFFFF), RZ])
+    if addr.wide:
+        if addr.offset:
+            raise c.unsupported("atom.cas.b16 with an address offset")
+        aligned: Operand = c.new(RC.R, 2)
+        assert isinstance(aligned, VReg)
+        c.emit("LOP3", ("LUT",), [aligned.lo], [full_lo, Imm(0xFFFFFFFC), RZ, Imm(0xC0), NOT_PT])
+        c.emit("MOV", (), [aligned.hi], [half(base, 1)])
+        waddr = Addr(aligned, 0, desc=addr.desc, wide=True)
+    else:
+        aligned = c.new()
+        c.emit("LOP3", ("LUT",), [aligned], [full_lo, Imm(0xFFFFFFFC), RZ, Imm(0xC0), NOT_PT])
+        waddr = Addr(aligned, 0)
+    two = c.new()
+    c.emit("LOP3", ("LUT",), [two], [full_lo, Imm(2), RZ, Imm(0xC0), NOT_PT])
+    shift = c.new()
+    c.emit("SHF", ("L", "U32"), [shift], [two, Imm(3), RZ])
+    ones = c.new()
+    c.emit("MOV", (), [ones], [Imm(0xFFFF)])
+    mask = c.new()
+    c.emit("SHF", ("L", "U32"), [mask], [ones, shift, RZ])
+    vals = []
+    for x in (cmp, new):
+        m = c.new()
+        c.emit("LOP3", ("LUT",), [m], [c.rvalue(x, T.B32), Imm(0xFFFF), RZ, Imm(0xC0), NOT_PT])
+        sv = c.new()
+        c.emit("SHF", ("L", "U32"), [sv], [m, shift, RZ])
+        vals.append(sv)
+    cmp_s, new_s = vals
+    old = c.new()
+    c.emit("LDS" if shared else "LDG", () if shared else ("E",), [old], [waddr])
+    loop = c.new_block("cas16_")
+    c.fn.blocks.append(loop)
+    c.block = loop
+    cur = c.new()
+    c.emit("LOP3", ("LUT",), [cur], [old, mask, RZ, Imm(0xC0), NOT_PT])
+    eq = c.new(RC.P)
+    c.emit("ISETP", ("EQ", "U32", "AND"), [eq, PT], [cur, cmp_s, PT])
+    swapped = c.new()
+    # (old & ~mask) | new_s
+    c.emit("LOP3", ("LUT",), [swapped], [old, mask, new_s, Imm(0xBA), NOT_PT])
+    word = c.new()
+    c.emit("SEL", (), [word], [swapped, old, eq])
+    prev = c.new()
+    if shared:
+        pair = c.new(RC.R, 2)
+        c.emit("MOV", (), [pair.lo], [old])
+        c.emit("MOV", (), [pair.hi], [word])
+        c.emit("ATOMS", ("CAS",), [prev], [waddr, pair.part(0), pair.part(1)])
+    else:
+        pair = c.new(RC.R, 2)
+        c.emit("MOV", (), [pair.lo], [old])
+        c.emit("MOV", (), [pair.hi], [word])
+        c.emit(
+            "ATOMG", ("E", "CAS", "STRONG", "GPU"), [PT, prev], [waddr, pair.part(0), pair.part(1)]
+        )
+    again = c.new(RC.P)
+    c.emit("ISETP", ("NE", "U32", "AND"), [again, PT], [prev, old, PT])
+    c.emit("MOV", (), [old], [prev])
+    c.emit("BRA", (), [], [Label(loop.name)], guard=Guard(again, False))
+    after = c.new_block("cas16_done")
+    c.fn.blocks.append(after)
+    c.block = after
+    if dst is not None:
+        got = c.new()
+        c.emit("LOP3", ("LUT",), [got], [prev, mask, RZ, Imm(0xC0), NOT_PT])
+        c.emit("SHF", ("R", "U32", "HI"), [dst], [RZ, shift, got])
 
 
 def bar_sync(ins: ast.Instruction, c: LowerCtx) -> None:
@@ -282,6 +500,26 @@ def bar_sync(ins: ast.Instruction, c: LowerCtx) -> None:
     else:
         c.fn.barriers = 16
     c.emit("BAR", ("SYNC", "DEFER_BLOCKING"), [], srcs)
+
+
+def bar_red(ins: ast.Instruction, c: LowerCtx) -> None:
+    """``bar.red.{popc,and,or} d, a{, b}, {!}p``: ``BAR.RED.<op>`` then ``B2R.RESULT`` reads
+    the reduction (a count into a register, or a predicate), as ptxas."""
+    ops = ins.operands
+    d, bid, pred = ops[0], ops[1], ops[-1]
+    if len(ops) > 3:
+        raise c.unsupported("bar.red with a thread count")
+    op = "POPC" if ins.has("popc") else "AND" if ins.has("and") else "OR"
+    vb = c.value(bid, T.U32)
+    if isinstance(vb, Imm):
+        c.fn.barriers = max(c.fn.barriers, vb.value + 1)
+    else:
+        c.fn.barriers = 16
+    c.emit("BAR", ("RED", op, "DEFER_BLOCKING"), [], [vb, c.value(pred, T.PRED)])
+    if op == "POPC":
+        c.emit("B2R", ("RESULT",), [c.dst(d)], [])
+    else:
+        c.emit("B2R", ("RESULT",), [RZ, c.dst(d)], [])
 
 
 def membar(ins: ast.Instruction, c: LowerCtx) -> None:
@@ -343,6 +581,7 @@ RULES: list[Rule] = [
     ),
     Rule("atom", "atom", always, atom, "atom.global.add.u32 %r1, [%rd1], %r2;"),
     Rule("red", "red", always, atom, "red.shared.add.u32 [%r1], %r2;"),
+    Rule("bar.red", "bar", lambda i: i.has("red"), bar_red, "bar.red.popc.u32 %r1, 0, %p1;"),
     Rule("bar.sync", "bar", lambda i: not i.has("arrive"), bar_sync, "bar.sync 0;"),
     Rule("barrier.sync", "barrier", lambda i: not i.has("arrive"), bar_sync, "barrier.sync 0;"),
     Rule("membar", "membar", always, membar, "membar.gl;"),

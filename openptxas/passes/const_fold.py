@@ -15,6 +15,8 @@ from openptxas.ir.analysis import def_info, map_regs, use_counts
 from openptxas.ir.core import RC, RZ, Function, Imm, ImmKind, Instr, Operand, Part, Reg, Src, VReg
 
 M32 = 0xFFFFFFFF
+# Narrow immediate fields: SHFL's lane (5 bits) and clamp/segment mask (13 bits).
+IMM_LIMIT = {("SHFL", 1): 0x1F, ("SHFL", 2): 0x1FFF}
 # Source positions that accept a 32-bit integer immediate.
 IMM_SLOTS: dict[str, frozenset[int]] = {
     "IADD3": frozenset({1}),
@@ -28,6 +30,7 @@ IMM_SLOTS: dict[str, frozenset[int]] = {
     "MOV": frozenset({0}),
     "IADD": frozenset({1}),
     "PRMT": frozenset({1}),
+    "SHFL": frozenset({1, 2}),  # lane and clamp
 }
 
 
@@ -144,6 +147,14 @@ def _small(op: Operand, info: object, consts: dict[int, int], mask: int) -> bool
     if len(sites) != 1 or sites[0].guard is not None:
         return False
     d = sites[0]
+    if d.op == "PRMT" and not d.mods and len(d.srcs) == 3 and _imm_int(d.srcs[2]) == 0:
+        sel = _imm_int(d.srcs[1])
+        if sel is None:
+            return False
+        # bytes taken from the zero register (nibble 4..7, no sign replication) are zero
+        zero = [(sel >> (4 * i) & 0xF) in (4, 5, 6, 7) for i in range(4)]
+        known = sum(0xFF << (8 * i) for i in range(4) if zero[i])
+        return (M32 & ~known) & ~mask == 0
     if d.op == "SEL" and len(d.srcs) == 3:
         return all(
             ((w := _imm_int(x)) is not None and w & ~mask == 0)
@@ -161,6 +172,62 @@ def _redundant_mask(ins: Instr, info: object, consts: dict[int, int]) -> bool:
         return False
     m = _imm_int(ins.srcs[1])
     return m is not None and _small(ins.srcs[0], info, consts, m)
+
+
+def _reduce_lop3(ins: Instr, consts: dict[int, int]) -> Operand | None:
+    """A LOP3 whose constant sources are all-zeros or all-ones and whose result then follows
+    one register source unchanged, or is constant: that source, or the constant."""
+    if ins.mods != ("LUT",) or ins.guard is not None or len(ins.dsts) != 1:
+        return None
+    if len(ins.srcs) < 4 or (len(ins.srcs) >= 5 and not _np(ins.srcs[4])):
+        return None
+    lut = _imm_int(ins.srcs[3])
+    if lut is None:
+        return None
+    vals: list[int | None] = []
+    for x in ins.srcs[:3]:
+        v = _imm_int(x)
+        if v is None and isinstance(x, VReg) and x.id in consts:
+            v = consts[x.id]
+        if v is not None and v not in (0, M32):
+            return None
+        vals.append(v)
+    var = [i for i, v in enumerate(vals) if v is None]
+    if len(var) > 1:
+        return None
+
+    def f(x: int) -> int:
+        bits = [x if v is None else (v & 1) for v in vals]
+        return (lut >> (bits[0] << 2 | bits[1] << 1 | bits[2])) & 1
+
+    f0, f1 = f(0), f(1)
+    if f0 == f1:
+        return RZ if f0 == 0 else Imm(M32)
+    if not var or f0 == 1:
+        return None
+    x = ins.srcs[var[0]]
+    if not isinstance(x, VReg | Part) or (isinstance(x, VReg) and x.width != 1):
+        return None
+    return x
+
+
+def _trivial_arith(ins: Instr) -> Operand | None:
+    """``IMAD d, 0, x, c`` / ``IMAD d, x, 0, c`` is c; ``IADD3 d, x, 0, 0`` (any order,
+    no carry) is x."""
+    if ins.mods or ins.guard is not None or len(ins.dsts) != 1 or len(ins.srcs) != 3:
+        return None
+    z = [_imm_int(x) == 0 for x in ins.srcs]
+    if ins.op == "IMAD" and (z[0] or z[1]):
+        cc = ins.srcs[2]
+        if isinstance(cc, Src) or (isinstance(cc, VReg) and cc.width != 1):
+            return None
+        return cc
+    if ins.op == "IADD3" and sum(z) >= 2:
+        x = next((s for s, zz in zip(ins.srcs, z, strict=True) if not zz), RZ)
+        if isinstance(x, Src) or (isinstance(x, VReg) and x.width != 1):
+            return None
+        return x
+    return None
 
 
 def _np(op: Operand) -> bool:
@@ -203,7 +270,12 @@ def const_fold(fn: Function, ctx: object) -> None:
                     if val == 0:
                         ins.srcs[k] = RZ
                         changed = True
-                    elif slots is not None and k in slots and ins.mods[:1] != ("WIDE",):
+                    elif (
+                        slots is not None
+                        and k in slots
+                        and ins.mods[:1] != ("WIDE",)
+                        and val <= IMM_LIMIT.get((ins.op, k), M32)
+                    ):
                         ins.srcs[k] = Imm(val)
                         changed = True
             if ins.op == "SEL" and _swap_sel(ins, consts):
@@ -220,6 +292,16 @@ def const_fold(fn: Function, ctx: object) -> None:
             elif folded is None and _identity(ins):
                 ins.op, ins.mods, ins.srcs = "MOV", (), [ins.srcs[0]]
                 changed = True
+            elif folded is None and ins.op == "LOP3":
+                reduced = _reduce_lop3(ins, consts)
+                if reduced is not None:
+                    ins.op, ins.mods, ins.srcs = "MOV", (), [reduced]
+                    changed = True
+            elif folded is None and ins.op in ("IMAD", "IADD3"):
+                reduced = _trivial_arith(ins)
+                if reduced is not None:
+                    ins.op, ins.mods, ins.srcs = "MOV", (), [reduced]
+                    changed = True
         if not changed:
             return
     _ = map_regs

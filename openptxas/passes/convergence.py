@@ -17,6 +17,30 @@ from openptxas.ir.core import RC, Block, Function, Instr, Label, Reg
 from openptxas.ir.uniform import analyze
 
 MAX_BARRIERS = 16
+TRANSFERS = frozenset({"BRA", "BRX", "EXIT", "RET"})
+
+
+def _barrier_block(fn: Function, cfg: CFG, idom: list[int], b: int) -> int | None:
+    """Where the BSSY for divergent branch block b goes: b itself, or, when b's branch is a
+    loop's back edge (threads leave the loop at different iterations), the loop's preheader, so
+    that the barrier is armed once with every thread that enters the loop (arming it again on
+    each iteration would drop the threads already waiting at the BSYNC)."""
+    t = fn.blocks[b].terminator()
+    if t is None:
+        return b
+    heads = [
+        i
+        for i, x in enumerate(fn.blocks)
+        for s in t.srcs
+        if isinstance(s, Label) and x.name == s.block
+    ]
+    h = min(heads, default=b + 1)
+    if h > b:
+        return b
+    p = idom[h]
+    if p < 0 or p >= h:
+        return None
+    return p
 
 
 def insert_convergence_barriers(fn: Function, ctx: object) -> None:
@@ -26,12 +50,16 @@ def insert_convergence_barriers(fn: Function, ctx: object) -> None:
     cfg = CFG.of(fn)
     idom = dominators(cfg)
     # (branch block, reconvergence block) pairs, outermost first in layout order.
-    regions: list[tuple[int, int]] = []
-    for b in sorted(info.divergent):
-        r = info.ipdom[b]
-        if r == EXIT_NODE or r <= b or not dominates(idom, b, r):
+    candidates: set[tuple[int, int]] = set()
+    for bb in sorted(info.divergent):
+        r = info.ipdom[bb]
+        b = _barrier_block(fn, cfg, idom, bb)
+        if b is None or r == EXIT_NODE or r <= b or not dominates(idom, b, r):
             continue
-        if any(rb < b and rr == r and dominates(idom, rb, b) for rb, rr in regions):
+        candidates.add((b, r))
+    regions: list[tuple[int, int]] = []
+    for b, r in sorted(candidates):
+        if any(rr == r and dominates(idom, rb, b) for rb, rr in regions):
             continue  # an enclosing region already reconverges there
         regions.append((b, r))
     if not regions:
@@ -49,14 +77,13 @@ def insert_convergence_barriers(fn: Function, ctx: object) -> None:
         sync_blocks.setdefault(r, []).append(d)
         prev = fn.attrs.get("convergence_barriers", 0)
         fn.attrs["convergence_barriers"] = max(prev if isinstance(prev, int) else 0, d + 1)
-    # Insert BSSY before each region's branch.
+    # Insert BSSY before each region's branch (at the end of a loop's preheader).
     for (b, r), d in depth.items():
         blk = fn.blocks[b]
         t = blk.terminator()
-        assert t is not None
-        blk.instrs.insert(
-            len(blk.instrs) - 1, Instr("BSSY", (), [Reg(RC.B, d)], [Label(names[r])], line=t.line)
-        )
+        at = len(blk.instrs) - 1 if t is not None and t.op in TRANSFERS else len(blk.instrs)
+        line = t.line if t is not None else 0
+        blk.instrs.insert(at, Instr("BSSY", (), [Reg(RC.B, d)], [Label(names[r])], line=line))
     # Split each reconvergence block: a BSYNC block that branches target, then the block itself
     # (the BSSYs' label). Inner barriers synchronise first.
     new_blocks: list[Block] = []

@@ -34,8 +34,54 @@ def _copy_of(ins: Instr) -> tuple[VReg, int, VReg, int, int] | None:
 
 def copy_prop(fn: Function, ctx: object) -> None:
     for _ in range(8):
-        if not _round(fn):
+        whole = _round(fn)
+        if not _word_round(fn) and not whole:
             return
+
+
+def _word_round(fn: Function) -> bool:
+    """Words of wide registers that are copies: a word written once, by a move of a one-word
+    register, is replaced by that register in every one-word use (the 64-bit uses keep the
+    pair; the move dies when none remain)."""
+    info = def_info(fn)
+    stable = stable_vregs(fn, info)
+    subst: dict[tuple[int, int], RegLike] = {}
+    for vid, sites in info.sites.items():
+        writes: dict[int, list[Instr]] = {}
+        for ins in sites:
+            for r in ins.def_regs():
+                if isinstance(r, Part) and r.v.id == vid:
+                    for k in range(r.k, r.k + r.n):
+                        writes.setdefault(k, []).append(ins)
+                elif isinstance(r, VReg) and r.id == vid:
+                    for k in range(r.width):
+                        writes.setdefault(k, []).append(ins)
+        for k, ws in writes.items():
+            if len(ws) != 1:
+                continue
+            c = _copy_of(ws[0])
+            if c is None or c[4] != 1 or c[0].width < 2:
+                continue
+            src = ws[0].srcs[0]
+            sv = c[2]
+            if sv.id not in stable and not _same_block_after(info, ws, sv):
+                continue
+            assert isinstance(src, VReg | Part)
+            subst[(vid, k)] = src
+    if not subst:
+        return False
+    changed = False
+
+    def f(r: RegLike) -> RegLike:
+        nonlocal changed
+        if isinstance(r, Part) and r.n == 1 and (r.v.id, r.k) in subst:
+            changed = True
+            return subst[(r.v.id, r.k)]
+        return r
+
+    for ins in fn.instrs():
+        map_regs(ins, f)
+    return changed
 
 
 def _round(fn: Function) -> bool:

@@ -10,7 +10,7 @@ nothing in between writes them. The original multiply dies when no other use rem
 from __future__ import annotations
 
 from openptxas.ir.analysis import DefInfo, def_info, stable_vregs
-from openptxas.ir.core import Function, Imm, Instr, Operand, Part, Reg, VReg
+from openptxas.ir.core import RC, Function, Imm, Instr, Operand, Part, Reg, VReg
 
 
 def _base(op: object) -> VReg | None:
@@ -113,5 +113,7 @@ def _match(block: list[Instr], k: int, info: DefInfo, stable: set[int]) -> Instr
             continue
         if not _operands_unchanged(mul, block, k, stable):
             continue
+        if x_lo.v.rc == RC.UR and not all(isinstance(o, VReg | Part | Reg) for o in mul.srcs[:2]):
+            continue  # an ALU form takes one non-register source: an immediate or a UR
         return Instr("IMAD", mul.mods, [dlo.v], [mul.srcs[0], mul.srcs[1], x_lo.v], line=lo.line)
     return None

@@ -289,19 +289,27 @@ def _block(
             sb, next_free = _alloc_sb(st, next_free)
             ctrl.wr_sb = sb
             for u in defs:
-                st.prod.pop(u, None)
                 st.wsb[u] = st.wsb.get(u, frozenset()) | {sb}
-                st.data_ready.pop(u, None)
-                st.guard_ready.pop(u, None)
-                st.done.pop(u, None)
+                if ins.guard is None:
+                    # a guarded write may not happen: the earlier producer still counts
+                    st.prod.pop(u, None)
+                    st.data_ready.pop(u, None)
+                    st.guard_ready.pop(u, None)
+                    st.done.pop(u, None)
             st.sb_age[sb] = 0
         else:
             lat = fixed_latency(ins)
             for u in defs:
-                st.data_ready[u] = lat.data
-                st.guard_ready[u] = lat.guard
-                st.done[u] = lat.data
-                st.prod[u] = ((ckey, 0),)
+                if ins.guard is None:
+                    st.data_ready[u] = lat.data
+                    st.guard_ready[u] = lat.guard
+                    st.done[u] = lat.data
+                    st.prod[u] = ((ckey, 0),)
+                else:
+                    st.data_ready[u] = max(lat.data, st.data_ready.get(u, 0))
+                    st.guard_ready[u] = max(lat.guard, st.guard_ready.get(u, 0))
+                    st.done[u] = max(lat.data, st.done.get(u, 0))
+                    st.prod[u] = ((ckey, 0), *st.prod.get(u, ()))
         if is_late_reader(ins) and uses:
             if ins.uid in needs_rd:
                 sb, next_free = _alloc_sb(st, next_free)

@@ -17,6 +17,9 @@ from dataclasses import dataclass, field
 from importlib import resources
 
 ROLES = ("data", "pred", "guard", "addr")
+# The longest fixed latency a producer/consumer pair is taken to need beyond the producer's own
+# minimum (see load_latency_table).
+PAIR_CEILING = 13
 
 
 def lat_key(opcode: str, mods: tuple[str, ...]) -> str:
@@ -73,6 +76,10 @@ def load_latency_table(target: str = "sm_90") -> LatencyTable:
     for prod, cons in doc.get("pair", {}).items():
         for con, roles in cons.items():
             for role, v in roles.items():
-                pairs[(prod, con, role)] = int(v)
+                # A pair seen only where ptxas had other reasons to wait (USHF -> IADD3 at 44)
+                # overstates the need: no sm_90 fixed-latency path is longer than PAIR_CEILING
+                # beyond its producer's own minimum (public figures: predicate 13, UGPR 12).
+                ceiling = max(prods.get((prod, role), 0), PAIR_CEILING)
+                pairs[(prod, con, role)] = min(int(v), ceiling)
     reads = {str(k): int(v) for k, v in doc.get("read", {}).items()}
     return LatencyTable(pairs, prods, reads)

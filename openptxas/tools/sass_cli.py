@@ -35,43 +35,60 @@ from openptxas.isa.listing import (
     disassemble,
     format_section,
     instruction_text,
+    listing_width,
 )
 from openptxas.isa.model import Instruction, Unknown
 from openptxas.targets import get_target
 
 
-def _load(path: str) -> tuple[Family, list[DecodedSection], list[str]]:
+def disassemble_cubin(data: bytes) -> tuple[Family, list[DecodedSection]]:
+    """Decode every code section of a cubin, labels and indirect-branch targets included."""
     from openptxas.elf.consts import SymbolType
+    from openptxas.elf.model import InfoSection
+    from openptxas.elf.nvinfo import EIATTR, IndirectBranchTargets
     from openptxas.elf.reader import read_cubin
 
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
     cub = read_cubin(data)
     fam = load_family(get_target(f"sm_{cub.sm}").family)
     texts = [(i, s) for i, s in cub.find_sections(".text.") if s.has_file_data]
-    sections = [CodeSection(s.name[len(".text.") :], s.data()) for _, s in texts]
     where = {shndx: k for k, (shndx, _) in enumerate(texts)}
+    sections = [CodeSection(s.name[len(".text.") :], s.data()) for _, s in texts]
     symbols = [
         Symbol(where[sym.shndx], sym.value, sym.size, sym.name)
         for sym in cub.symtab.symbols
         if sym.type == SymbolType.FUNC and sym.shndx in where
     ]
-    return fam, disassemble(sections, symbols, fam), [c.name for c in sections]
+    targets: dict[str, dict[int, tuple[int, ...]]] = {}
+    for _, sec in cub.find_sections(".nv.info."):
+        if isinstance(sec.content, InfoSection):
+            for attr in sec.content.find(EIATTR.INDIRECT_BRANCH_TARGETS):
+                if isinstance(attr.value, IndirectBranchTargets):
+                    fn = targets.setdefault(sec.name[len(".nv.info.") :], {})
+                    for br in attr.value.branches:
+                        fn[br.offset] = br.targets
+    return fam, disassemble(sections, symbols, fam, targets)
+
+
+def _load(path: str) -> tuple[Family, list[DecodedSection]]:
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+    return disassemble_cubin(data)
 
 
 def _cmd_dis(args: argparse.Namespace) -> int:
-    fam, sections, _ = _load(args.file)
+    fam, sections = _load(args.file)
     out: list[str] = []
     found = False
+    width = listing_width(sections, fam, args.exact)
     for sec in sections:
         if args.kernel and sec.name != args.kernel:
             continue
         found = True
         out.append(f"//--------------------- .text.{sec.name:<24} --------------------------")
-        out.append(f"\t.section\t.text.{sec.name},\"ax\",@progbits")
-        out.extend(format_section(sec, fam, hex_words=args.hex, control=args.control))
+        out.append(f'\t.section\t.text.{sec.name},"ax",@progbits')
+        out.extend(format_section(sec, fam, args.hex, args.control, args.exact, width))
         out.append("")
     if args.kernel and not found:
         raise UsageError(f"no function '{args.kernel}' in {args.file}")
@@ -94,7 +111,7 @@ def _cmd_asm(args: argparse.Namespace) -> int:
 
 
 def _cmd_roundtrip(args: argparse.Namespace) -> int:
-    fam, sections, _ = _load(args.file)
+    fam, sections = _load(args.file)
     total = bad = 0
     for sec in sections:
         for n, item in enumerate(sec.items):
@@ -105,7 +122,7 @@ def _cmd_roundtrip(args: argparse.Namespace) -> int:
             if isinstance(item, Unknown):
                 problem = "unknown encoding"
             elif args.text:
-                text = instruction_text(item, fam, addr, None)
+                text = instruction_text(item, fam, addr, None, exact=True)
                 try:
                     again = parse_instruction(text, fam, addr, control=item.control)
                     if encode(again, fam, addr) != original:
@@ -140,6 +157,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     d.add_argument("--kernel", help="only this function")
     d.add_argument("--hex", action="store_true", help="show each instruction's 64-bit words")
     d.add_argument("--control", action="store_true", help="prefix the decoded control field")
+    d.add_argument(
+        "--exact",
+        action="store_true",
+        help="spell out what nvdisasm's text loses (NaN payloads, .reuse on yielding "
+        "instructions), so that asm reproduces the code bit for bit",
+    )
     a = sub.add_parser("asm", help="assemble SASS text into raw code")
     a.add_argument("file")
     a.add_argument("-o", "--output", required=True)

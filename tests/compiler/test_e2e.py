@@ -64,3 +64,36 @@ def test_deterministic_and_O0(ks, oracle) -> None:
     b = _compile(ks, oracle)
     assert a == b, "two compiles of the same PTX differ"
     assert _compile(ks, oracle, opt=0)[:4] == b"\x7fELF"
+
+
+_CUBINS: dict[tuple[str, int], bytes] = {}  # one compile per module and level, per worker
+
+
+def _cases(kernels):
+    from tests.emu.harness import Case
+
+    for ks in kernels:
+        for spec in ks.specs:
+            marks = []
+            if ks.name in KNOWN_GAPS:
+                marks.append(pytest.mark.xfail(reason=KNOWN_GAPS[ks.name], strict=True))
+            yield pytest.param(Case(ks, "sm_90", spec), id=f"{ks.name}:{spec.kernel}", marks=marks)
+
+
+@pytest.mark.parametrize("case", list(_cases(KERNELS)))
+@pytest.mark.parametrize("opt", [3, 0])
+def test_runs_correctly_in_emulator(case, opt, oracle) -> None:
+    """Our cubin, decoded by our ISA tables, runs in the emulator with the hazard checker on:
+    no hazard, and every output equals the kernel's numpy reference."""
+    need_tools("nvcc")
+    from openptxas.emu import run_launch
+    from tests.emu.harness import check_case
+
+    key = (case.ks.name, opt)
+    if key not in _CUBINS:
+        _CUBINS[key] = _compile(case.ks, oracle, opt)
+    cubin = _CUBINS[key]
+    result = run_launch(cubin, case.spec, hazards=True)
+    assert not result.hazards, "\n".join(str(h) for h in result.hazards[:10])
+    problems = check_case(case, result)
+    assert not problems, "\n".join(problems)

@@ -1,0 +1,175 @@
+"""Operand order and small fusions (part of ptxas's GeneralOptimize algebraic simplification).
+
+Pre: virtual IR after constant propagation. Post: same semantics;
+- commutative operations carry a constant in their immediate slot (the B source): ``IADD3``,
+  ``IMAD`` (a*b), ``FADD``, ``FMUL``, ``FFMA`` (a*b), ``VIMNMX``, ``FMNMX`` swap A and B, ``ISETP``
+  also reverses its comparison, ``LOP3`` permutes its truth table;
+- ``t = SHF.L.U32 a, k, RZ`` whose only use is ``IADD3 d, t, b, RZ`` becomes ``LEA d, a, b, k``;
+- ``p = ISETP.cmp.AND a, b, PT`` whose only use is ``q = PLOP3 x | p`` (or ``x & p``) becomes
+  ``q = ISETP.cmp.OR a, b, x`` (``.AND``): the compare's accumulate input.
+"""
+
+from __future__ import annotations
+
+from openptxas.ir.analysis import DefInfo, def_info, use_counts
+from openptxas.ir.core import RC, Function, Imm, ImmKind, Instr, Operand, Part, Reg, Src, VReg
+
+COMMUTE_AB = frozenset(
+    {"IADD3", "IMAD", "FADD", "FMUL", "FFMA", "VIMNMX", "FMNMX", "ISETP", "LOP3"}
+)
+REVERSED = {"LT": "GT", "GT": "LT", "LE": "GE", "GE": "LE", "EQ": "EQ", "NE": "NE"}
+
+
+def peephole(fn: Function, ctx: object) -> None:
+    info = def_info(fn)
+    consts = _constant_regs(info)
+    uses = use_counts(fn)
+    dead: set[int] = set()
+    for blk in fn.blocks:
+        for k, ins in enumerate(blk.instrs):
+            if ins.op in COMMUTE_AB:
+                _commute(ins, consts)
+            if ins.op == "IADD3":
+                _lea(ins, blk.instrs[:k], info, uses, dead)
+            if ins.op == "PLOP3":
+                _setp_combine(ins, blk.instrs[:k], info, uses, dead)
+    if dead:
+        for b in fn.blocks:
+            b.instrs = [i for i in b.instrs if i.uid not in dead]
+
+
+def _constant_regs(info: DefInfo) -> set[int]:
+    out = set()
+    for vid, sites in info.sites.items():
+        if len(sites) == 1:
+            d = sites[0]
+            if d.op == "MOV" and d.guard is None and isinstance(d.srcs[0], Imm) and not d.mods:
+                out.add(vid)
+    return out
+
+
+def _is_const(op: Operand, consts: set[int]) -> bool:
+    return isinstance(op, Imm) or (isinstance(op, VReg) and op.id in consts)
+
+
+def _is_reg(op: Operand) -> bool:
+    x = op.x if isinstance(op, Src) else op
+    return isinstance(x, VReg | Part | Reg) and not (isinstance(x, Reg) and x.index == 255)
+
+
+def _commute(ins: Instr, consts: set[int]) -> None:
+    """Put a constant A source into B when B is a plain register."""
+    a_i = 0
+    if len(ins.srcs) < a_i + 2:
+        return
+    a, b = ins.srcs[a_i], ins.srcs[a_i + 1]
+    if not _is_const(a, consts) or _is_const(b, consts) or not _is_reg(b):
+        return
+    if isinstance(a, Imm) and a.kind not in (ImmKind.INT, ImmKind.F32):
+        return
+    if ins.op in ("IMAD", "FFMA", "FMUL", "FADD", "IADD3", "VIMNMX", "FMNMX"):
+        if ins.op in ("IMAD", "FFMA") and ins.mods[:1] == ("WIDE",):
+            return  # IMAD.WIDE's A and B have their own signedness; keep them
+    elif ins.op == "ISETP":
+        cmp = ins.mods[0] if ins.mods else ""
+        if cmp not in REVERSED or any(m == "EX" for m in ins.mods):
+            return
+        ins.mods = (REVERSED[cmp], *ins.mods[1:])
+    elif ins.op == "LOP3":
+        if ins.mods != ("LUT",) or len(ins.srcs) < 4 or not isinstance(ins.srcs[3], Imm):
+            return
+        lut = ins.srcs[3].value
+        new = 0
+        for idx in range(8):
+            x, y, z = idx >> 2 & 1, idx >> 1 & 1, idx & 1
+            new |= (lut >> (y << 2 | x << 1 | z) & 1) << idx
+        ins.srcs[3] = Imm(new)
+    ins.srcs[a_i], ins.srcs[a_i + 1] = b, a
+
+
+def _lea(
+    ins: Instr, before: list[Instr], info: DefInfo, uses: dict[int, int], dead: set[int]
+) -> None:
+    """``t = SHF.L.U32 a, k, RZ`` used once by ``IADD3 d, t, b, RZ``: ``LEA d, a, b, k``."""
+    if ins.mods or ins.guard is not None or len(ins.dsts) != 1 or len(ins.srcs) != 3:
+        return
+    z = ins.srcs[2]
+    if not (isinstance(z, Reg) and z.rc == RC.R and z.index == 255):
+        return
+    for ti, bi in ((0, 1), (1, 0)):
+        t, b = ins.srcs[ti], ins.srcs[bi]
+        if not isinstance(t, VReg) or t.width != 1 or uses.get(t.id, 0) != 1:
+            continue
+        if isinstance(b, Src):
+            continue
+        sites = info.defs(t)
+        if len(sites) != 1:
+            continue
+        shf = sites[0]
+        if shf.op != "SHF" or shf.mods != ("L", "U32") or shf.guard is not None:
+            continue
+        a, k, zz = shf.srcs
+        if not (
+            isinstance(k, Imm) and 0 < k.value < 32 and isinstance(zz, Reg) and zz.index == 255
+        ):
+            continue
+        if not isinstance(a, VReg | Part) or not _unchanged_between(before, shf, a):
+            continue
+        ins.op, ins.mods, ins.srcs = "LEA", (), [a, b, Imm(k.value)]
+        dead.add(shf.uid)
+        return
+
+
+def _unchanged_between(before: list[Instr], shf: Instr, a: Operand) -> bool:
+    """shf sits earlier in this block and nothing after it (before the use) writes a."""
+    pos = next((i for i, x in enumerate(before) if x is shf), None)
+    if pos is None:
+        return False
+    av = a.v if isinstance(a, Part) else a
+    for x in before[pos + 1 :]:
+        for r in x.def_regs():
+            w = r.v if isinstance(r, Part) else r
+            if w == av:
+                return False
+    return True
+
+
+def _setp_combine(
+    ins: Instr, before: list[Instr], info: DefInfo, uses: dict[int, int], dead: set[int]
+) -> None:
+    if ins.mods != ("LUT",) or ins.guard is not None or len(ins.srcs) != 5:
+        return
+    lut = ins.srcs[3]
+    if not isinstance(lut, Imm) or lut.value not in (0xC0, 0xFC):
+        return
+    c = ins.srcs[2]
+    if not (isinstance(c, Reg) and c.rc == RC.P and c.index == 7):
+        return
+    for pi, xi in ((1, 0), (0, 1)):
+        p, x = ins.srcs[pi], ins.srcs[xi]
+        if not isinstance(p, VReg) or uses.get(p.id, 0) != 1:
+            continue
+        sites = info.defs(p)
+        if len(sites) != 1:
+            continue
+        st = sites[0]
+        acc = st.srcs[2] if len(st.srcs) == 3 else None
+        if (
+            st.op != "ISETP"
+            or st.guard is not None
+            or not st.mods
+            or st.mods[-1] != "AND"
+            or "EX" in st.mods
+            or not (isinstance(acc, Reg) and acc.index == 7 and acc.rc == RC.P)
+            or len(st.dsts) != 2
+        ):
+            continue
+        if not all(
+            not isinstance(o, VReg | Part) or _unchanged_between(before, st, o) for o in st.srcs[:2]
+        ):
+            continue
+        ins.op = "ISETP"
+        ins.mods = (*st.mods[:-1], "OR" if lut.value == 0xFC else "AND")
+        ins.srcs = [st.srcs[0], st.srcs[1], x]
+        dead.add(st.uid)
+        return
