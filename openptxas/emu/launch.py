@@ -21,10 +21,11 @@ from openptxas.emu.abi import Geometry, build_bank0
 from openptxas.emu.errors import EmuLaunchError, EmuLoadError
 from openptxas.emu.hazards import Hazard
 from openptxas.emu.machine import Machine, default_local_size
-from openptxas.emu.memory import GlobalMemory
+from openptxas.emu.memory import PARAM_WINDOW, GlobalMemory
 from openptxas.emu.printf import vprintf
 from openptxas.emu.program import DataSection, Decoder, Kernel, Module, load_module
 from openptxas.emu.registry import binders
+from openptxas.emu.tma import TensorMap, tensor_map
 from openptxas.spec import (
     LaunchSpec,
     SpecError,
@@ -218,6 +219,7 @@ def launch(
             pointers[i] = mem.alloc(max(a.nbytes, 1), f"arg{i}")
             mem.write(pointers[i], values[i].tobytes())
     params = pack_params(ls, values, pointers, k.param_base)
+    tensor_maps = _tensor_maps(ls, k, pointers)
     geo = _geometry(ls, k, stack_limit)
     banks[0] = build_bank0(k.cbank0_size, geo, params, k.param_base or 0x210)
     checker = hazard_checker
@@ -239,6 +241,7 @@ def launch(
         max_instructions=max_instructions,
     )
     m.builtin_fns.update(BUILTIN_FUNCS)
+    m.tensor_maps.update(tensor_maps)
     t_run = time.perf_counter()
     m.run()
     t_end = time.perf_counter()
@@ -280,6 +283,24 @@ def run_launch(
     (:class:`~openptxas.emu.errors.EmuError`, :class:`~openptxas.spec.SpecError`).
     ``decoder`` replaces the ISA tables' decoder (tests cross-check with another one)."""
     return launch(cubin, spec, kernel=kernel, inputs=inputs, hazards=hazards, decoder=decoder)
+
+
+def _tensor_maps(ls: LaunchSpec, k: Kernel, pointers: Sequence[int]) -> dict[int, TensorMap]:
+    """The spec's tensor-map parameters, by their generic address in the parameter window."""
+    out: dict[int, TensorMap] = {}
+    layout = param_layout(ls, k.param_base)
+    for i, a in enumerate(ls.args):
+        desc = a.extra.get("tensor_map")
+        if desc is None:
+            continue
+        what = f"argument {i}"
+        if not isinstance(desc, Mapping):
+            raise SpecError(f"{what}: 'tensor_map' must be an object")
+        src = desc.get("buffer_arg")
+        if not isinstance(src, int) or not 0 <= src < len(ls.args) or ls.args[src].kind != "buffer":
+            raise SpecError(f"{what}: tensor_map 'buffer_arg' must be a buffer argument's index")
+        out[PARAM_WINDOW + layout[i][0]] = tensor_map(desc, pointers[src], what)
+    return out
 
 
 def apply_inputs(
