@@ -117,6 +117,9 @@ def child_env() -> dict[str, str]:
     verification (tests switch it on; users do not)."""
     env = dict(os.environ)
     env.pop("OPENPTXAS_VERIFY", None)
+    # As an installed package runs: from byte-code caches (some machines set
+    # PYTHONDONTWRITEBYTECODE, which makes every start re-compile ~1 MB of ISA tables).
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH", "")) if p)
     return env
 

@@ -9,7 +9,21 @@ sm_90 forms (ptxas 13.0.88): kernel parameters come from constant bank 0 at ``pa
 from __future__ import annotations
 
 from openptxas.diag import UnsupportedFeature
-from openptxas.ir.core import PT, RC, RZ, Addr, CBank, Guard, Imm, Label, Operand, Src, VReg
+from openptxas.ir.core import (
+    PT,
+    RC,
+    RZ,
+    Addr,
+    CBank,
+    Guard,
+    Imm,
+    Label,
+    Operand,
+    Part,
+    Reg,
+    Src,
+    VReg,
+)
 from openptxas.lower.context import LowerCtx, width_of
 from openptxas.lower.int_rules import half
 from openptxas.lower.rules import Pred, Rule, always, both, has
@@ -144,8 +158,8 @@ def _pack_subwords(c: LowerCtx, t: PtxType, items: list[ast.Operand]) -> Operand
     if len(words) == 1:
         return words[0]
     group = c.new(RC.R, len(words))
-    for k, wv in enumerate(words):
-        c.emit("MOV", (), [group.part(k)], [wv])
+    for k, wo in enumerate(words):
+        c.emit("MOV", (), [group.part(k)], [wo])
     return group
 
 
@@ -364,11 +378,13 @@ def atom(ins: ast.Instruction, c: LowerCtx) -> None:
 NOT_PT = Src(PT, inv=True)
 
 
-def _atoms_spin(c: LowerCtx, t: PtxType, addr: Addr, val: Operand, dst: VReg | None) -> None:
+def _atoms_spin(c: LowerCtx, t: PtxType, addr: Addr, val_op: Operand, dst: VReg | None) -> None:
     """Shared-memory adds SASS lacks (f32, 64-bit), as ptxas: read the word, add, and
     ``ATOMS.CAST.SPIN`` it in (the result is 1 when the word still held what was read),
     until it sticks."""
     wide = width_of(t) == 2
+    assert isinstance(val_op, VReg | Part | Reg)
+    val = val_op
     loop = c.new_block("spin_")
     c.fn.blocks.append(loop)
     c.block = loop

@@ -5,10 +5,10 @@ launch and must find nothing in ptxas's own control codes.
 
 The cubin is decoded by the ISA tables (openptxas.isa), as the package runs it. T1/T2 launches
 must all pass (two corpus references are known to disagree with their kernels: strict xfails
-with the reason, below). Where the ISA tables cannot decode a word the kernel executes (a gap of the tables,
-not of the emulator), the launch is re-run on nvdisasm's decoding of the same cubin as a
-cross-check, which must pass, and the test is marked xfail naming the word. T3/T4 launches that
-reach an instruction the emulator does not implement are skipped with the instruction named.
+with the reason, below). Where the ISA tables cannot decode a word the kernel executes (a gap of
+the tables, not of the emulator), the launch is re-run on nvdisasm's decoding of the same cubin
+as a cross-check, which must pass, and the test is marked xfail naming the word. T3/T4 launches
+that reach an instruction the emulator does not implement are skipped with the instruction named.
 """
 
 from __future__ import annotations
