@@ -2,7 +2,7 @@
 of special registers that ptxas reads instead.
 
 Offsets in bank 0 (sm_90; learned from ptxas 13.0 output for PTX probes that read every special
-register, see tests/emu/probes/sreg.ptx and docs/emu.md):
+register):
 
 ======  ========================================================================
 0x000   %ntid.x, .y, .z (3 x u32)
@@ -21,6 +21,7 @@ register, see tests/emu/probes/sreg.ptx and docs/emu.md):
         as trunc(ctaid * 1/n); the value is rounded up so the truncation is exact)
 0x15c   %nclusterid.x, .y, .z
 0x188   %cluster_nctarank
+0x198   the parameter window: generic address of the first parameter (u64; cvta.param)
 0x208   the global memory descriptor used as desc[URx] (u64; any value works here)
 0x210   the kernel parameters (``param_base`` of the target)
 ======  ========================================================================
@@ -34,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from openptxas.emu.memory import LOCAL_WINDOW
+from openptxas.emu.memory import LOCAL_WINDOW, PARAM_WINDOW
 
 OFF_NTID = 0x0
 OFF_NCTAID = 0xC
@@ -51,6 +52,7 @@ OFF_CLUSTER_DIM = 0x144
 OFF_CLUSTER_RCP = 0x150
 OFF_NCLUSTER = 0x15C
 OFF_CLUSTER_NCTARANK = 0x188
+OFF_PARAM_WINDOW = 0x198
 OFF_GLOBAL_DESC = 0x208
 
 GLOBAL_DESC_VALUE = 0x0000_0000_0000_0001  # opaque: the emulator ignores desc[] registers
@@ -112,6 +114,7 @@ def build_bank0(size: int, geo: Geometry, params: bytes, param_base: int) -> np.
     put(OFF_CLUSTER_RCP, "<3f", *(_rcp_up(c) for c in geo.cluster))
     put(OFF_NCLUSTER, "<3I", *(g // c for g, c in zip(geo.grid, geo.cluster, strict=True)))
     put(OFF_CLUSTER_NCTARANK, "<I", geo.cluster_size)
+    put(OFF_PARAM_WINDOW, "<Q", PARAM_WINDOW)
     put(OFF_GLOBAL_DESC, "<Q", GLOBAL_DESC_VALUE)
     b[param_base : param_base + len(params)] = params
     return np.frombuffer(bytes(b), dtype=np.uint8).copy()

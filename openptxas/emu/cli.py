@@ -121,8 +121,13 @@ def main(argv: Sequence[str] | None = None, decoder: Decoder | None = None) -> i
         print(f"# executed warp-instructions per opcode ({res.spec.kernel})", file=out)
         for op, n in sorted(res.opcode_counts.items(), key=lambda kv: (-kv[1], kv[0])):
             print(f"{op:16s} {n:12d}", file=out)
-        rate = total / res.seconds if res.seconds > 0 else 0.0
-        print(f"{'total':16s} {total:12d}  ({res.seconds:.3f} s, {rate:,.0f}/s)", file=out)
+        rate = total / res.run_seconds if res.run_seconds > 0 else 0.0
+        print(
+            f"{'total':16s} {total:12d}  (run {res.run_seconds:.3f} s, {rate:,.0f}/s; "
+            f"{res.seconds:.3f} s with loading and decoding; {res.cycles:.1f} issue cycles "
+            "per warp)",
+            file=out,
+        )
     if args.out:
         try:
             _write_npz(args.out, res.npz_dict())

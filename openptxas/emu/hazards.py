@@ -38,7 +38,7 @@ import numpy as np
 
 from openptxas.emu.bind import PRED_BASE, pred_row
 from openptxas.emu.lanes import Sel
-from openptxas.emu.model import Imm, Instruction, Reg
+from openptxas.emu.model import Imm, Instruction, Keyword, Reg
 from openptxas.sched.latency import VARIABLE_LATENCY
 from openptxas.targets.latency import LatencyTable, lat_key, load_latency_table
 
@@ -48,6 +48,12 @@ if TYPE_CHECKING:
 NDArray = np.ndarray[Any, Any]
 ROWS = PRED_BASE + 16
 NSB = 6
+# The warpgroup MMA group scoreboard (gsb0), kept as a seventh scoreboard: HGMMA/IGMMA results are
+# due until ``WARPGROUP.DEPBAR.LE gsb0, n`` leaves at most n groups (each ended by the wgmma that
+# carries ``gsb0``) outstanding. wgmma instructions themselves chain on pending results (the
+# accumulator of the next one).
+GSB = NSB
+GMMA = frozenset({"HGMMA", "IGMMA", "BGMMA"})
 
 # Distance beyond which the latency table has no requirement left (mined distances are capped
 # there too).
@@ -151,8 +157,8 @@ class HazardChecker:
         self.pr_pc = np.zeros((ROWS, L), dtype=np.int64)
         self.pr_t = np.zeros((ROWS, L), dtype=np.int64)
         self.pr_cls = np.zeros((ROWS, L), dtype=np.int32)
-        self.sb_issued = np.zeros((NSB, L), dtype=np.int64)
-        self.sb_done = np.zeros((NSB, L), dtype=np.int64)
+        self.sb_issued = np.zeros((NSB + 1, L), dtype=np.int64)
+        self.sb_done = np.zeros((NSB + 1, L), dtype=np.int64)
 
     def key_id(self, k: str) -> int:
         i = self._key_ids.get(k)
@@ -219,6 +225,11 @@ class HazardChecker:
             cnt = [o for o in ins.operands if isinstance(o, Imm)]
             if sbs:
                 depbar = (sbs[0].index, cnt[0].value if cnt else 0)
+        if ins.opcode == "WARPGROUP" and "DEPBAR" in ins.mods:
+            cnt = [o for o in ins.operands if isinstance(o, Imm)]
+            depbar = (GSB, cnt[0].value if cnt else 0)
+        gmma = ins.opcode in GMMA
+        ends_group = gmma and any(isinstance(o, Keyword) and o.name == "gsb0" for o in ins.operands)
         pipe = IN_ORDER.get(ins.opcode)
         if pipe is not None and pipe not in self._pipes:
             self._pipes.append(pipe)
@@ -265,14 +276,16 @@ class HazardChecker:
                 if idx.size == 0:
                     continue
                 sb = self.pw_sb[row, idx]
-                pend = sb != -1
+                pend = (sb != -1) & ((sb != GSB) | (not gmma))
                 if pend.any():
                     sbc = np.where(sb >= 0, sb, 0).astype(np.intp)
                     bad = pend & ((sb == -2) | (self.pw_seq[row, idx] > self.sb_done[sbc, idx]))
                     if bad.any():
                         j = int(np.flatnonzero(bad)[0])
                         what = (
-                            f"a wait on SB{int(sb[j])}"
+                            "WARPGROUP.DEPBAR on gsb0"
+                            if sb[j] == GSB
+                            else f"a wait on SB{int(sb[j])}"
                             if sb[j] >= 0
                             else "any scoreboard covers it"
                         )
@@ -329,7 +342,7 @@ class HazardChecker:
             idx, t = gidx, gt
             # Overwrites that land at once (fixed latency) must not beat a pending late read
             # or a pending variable-latency write of the same register.
-            for row in writes if wr_sb is None and pipe is None else ():
+            for row in writes if wr_sb is None and pipe is None and not gmma else ():
                 if idx.size == 0:
                     break
                 rs = self.pr_sb[row, idx]
@@ -360,7 +373,7 @@ class HazardChecker:
                                     int(bad.sum()),
                                 )  # fmt: skip
                 ws = self.pw_sb[row, idx]
-                pend = ws != -1
+                pend = (ws != -1) & ((ws != GSB) | (not gmma))
                 if pend.any():
                     sbc = np.where(ws >= 0, ws, 0).astype(np.intp)
                     bad = pend & ((ws == -2) | (self.pw_seq[row, idx] > self.sb_done[sbc, idx]))
@@ -368,7 +381,8 @@ class HazardChecker:
                         j = int(np.flatnonzero(bad)[0])
                         self.report(
                             pc, ins, "waw-scoreboard", row,
-                            f"overwritten before a wait on SB{int(ws[j])}: the result of the "
+                            f"overwritten before a wait on "
+                            f"{'gsb0' if ws[j] == GSB else f'SB{int(ws[j])}'}: the result of the "
                             f"instruction at {int(self.pw_pc[row, idx[j]]):#06x} is still due",
                             int(bad.sum()),
                         )  # fmt: skip
@@ -385,7 +399,17 @@ class HazardChecker:
                     self.pr_pc[row, idx] = pc
                     self.pr_t[row, idx] = t
                     self.pr_cls[row, idx] = cls
-            if wr_sb is not None:
+            if gmma:
+                # due with the group this wgmma belongs to (ended by the next one with gsb0)
+                seq = self.sb_issued[GSB, idx] + 1
+                for row in writes:
+                    self.pw_sb[row, idx] = GSB
+                    self.pw_seq[row, idx] = seq
+                    self.pw_pc[row, idx] = pc
+                    self.w_cls[row, idx] = -1
+                if ends_group:
+                    self.sb_issued[GSB, idx] += 1
+            elif wr_sb is not None:
                 self.sb_issued[wr_sb, idx] += 1
                 seq = self.sb_issued[wr_sb, idx]
                 if pipe is not None:

@@ -21,10 +21,11 @@ from openptxas.emu.abi import Geometry, build_bank0
 from openptxas.emu.errors import EmuLaunchError, EmuLoadError
 from openptxas.emu.hazards import Hazard
 from openptxas.emu.machine import Machine, default_local_size
-from openptxas.emu.memory import GlobalMemory
+from openptxas.emu.memory import PARAM_WINDOW, GlobalMemory
 from openptxas.emu.printf import vprintf
 from openptxas.emu.program import DataSection, Decoder, Kernel, Module, load_module
 from openptxas.emu.registry import binders
+from openptxas.emu.tma import TensorMap, tensor_map
 from openptxas.spec import (
     LaunchSpec,
     SpecError,
@@ -58,7 +59,8 @@ class LaunchResult:
     dynamic_instructions: int  # warp-instructions executed, all warps
     issue_cycles: int  # stall cycles summed over every warp-instruction executed
     warps: int  # warps launched
-    seconds: float  # wall time of the emulation
+    seconds: float  # wall time of the whole launch (loading and decoding included)
+    run_seconds: float  # wall time of the execution alone
     hazards: tuple[Hazard, ...] = ()  # hazard reports (``hazards=True``)
 
     @property
@@ -180,7 +182,7 @@ def launch(
     check_params(ls, k)
     values = materialize(ls)
     if inputs:
-        values = _override(ls, values, inputs)
+        values = apply_inputs(ls, values, inputs)
     mem = GlobalMemory()
     # Module data: globals and constant banks, then relocations.
     base: dict[str, int] = {}
@@ -217,6 +219,7 @@ def launch(
             pointers[i] = mem.alloc(max(a.nbytes, 1), f"arg{i}")
             mem.write(pointers[i], values[i].tobytes())
     params = pack_params(ls, values, pointers, k.param_base)
+    tensor_maps = _tensor_maps(ls, k, pointers)
     geo = _geometry(ls, k, stack_limit)
     banks[0] = build_bank0(k.cbank0_size, geo, params, k.param_base or 0x210)
     checker = hazard_checker
@@ -238,7 +241,10 @@ def launch(
         max_instructions=max_instructions,
     )
     m.builtin_fns.update(BUILTIN_FUNCS)
+    m.tensor_maps.update(tensor_maps)
+    t_run = time.perf_counter()
     m.run()
+    t_end = time.perf_counter()
     out: list[NDArray] = []
     for i, a in enumerate(ls.args):
         if a.kind == "buffer":
@@ -255,7 +261,8 @@ def launch(
         dynamic_instructions=m.issued,
         issue_cycles=m.issue_cycles(),
         warps=ls.ctas * ((ls.threads + 31) // 32),
-        seconds=time.perf_counter() - t0,
+        seconds=t_end - t0,
+        run_seconds=t_end - t_run,
         hazards=tuple(checker.reports) if checker is not None else (),
     )
 
@@ -278,7 +285,25 @@ def run_launch(
     return launch(cubin, spec, kernel=kernel, inputs=inputs, hazards=hazards, decoder=decoder)
 
 
-def _override(
+def _tensor_maps(ls: LaunchSpec, k: Kernel, pointers: Sequence[int]) -> dict[int, TensorMap]:
+    """The spec's tensor-map parameters, by their generic address in the parameter window."""
+    out: dict[int, TensorMap] = {}
+    layout = param_layout(ls, k.param_base)
+    for i, a in enumerate(ls.args):
+        desc = a.extra.get("tensor_map")
+        if desc is None:
+            continue
+        what = f"argument {i}"
+        if not isinstance(desc, Mapping):
+            raise SpecError(f"{what}: 'tensor_map' must be an object")
+        src = desc.get("buffer_arg")
+        if not isinstance(src, int) or not 0 <= src < len(ls.args) or ls.args[src].kind != "buffer":
+            raise SpecError(f"{what}: tensor_map 'buffer_arg' must be a buffer argument's index")
+        out[PARAM_WINDOW + layout[i][0]] = tensor_map(desc, pointers[src], what)
+    return out
+
+
+def apply_inputs(
     ls: LaunchSpec, values: list[NDArray], inputs: Mapping[str, NDArray]
 ) -> list[NDArray]:
     out = list(values)

@@ -43,6 +43,8 @@ from openptxas.emu.lanes import (
 )
 from openptxas.emu.memory import (
     LOCAL_WINDOW,
+    PARAM_WINDOW,
+    PARAM_WINDOW_SIZE,
     SHARED_WINDOW_HI,
     GlobalMemory,
     LinearView,
@@ -55,6 +57,7 @@ from openptxas.emu.program import Kernel, Module
 
 if TYPE_CHECKING:
     from openptxas.emu.hazards import HazardChecker
+    from openptxas.emu.tma import TensorMap
 
 NDArray = np.ndarray[Any, Any]
 U32 = np.uint32
@@ -155,6 +158,7 @@ class Machine:
         self.cga_arrived: NDArray = np.zeros(L, dtype=np.int64)
         self.gview = LinearView(mem.arena)
         self.builtin_fns: dict[str, Callable[[Machine, int, Sel], None]] = {}
+        self.tensor_maps: dict[int, TensorMap] = {}  # by generic address (parameter window)
 
     # -- geometry --------------------------------------------------------------------------
     def cta_order(self) -> list[tuple[int, int, int]]:
@@ -470,18 +474,36 @@ class Machine:
             return self.shared.view.load(off, width, signed)
         if space == "local":
             return self.local.load(self.local.check(a, width), idx, width, signed)
+        if space == "param":
+            return self._load_param(a, width, signed)
         sh, lo = self._split_generic(a)
-        if not sh.any() and not lo.any():
+        pa = (a >= PARAM_WINDOW) & (a < PARAM_WINDOW + PARAM_WINDOW_SIZE)
+        if not sh.any() and not lo.any() and not pa.any():
             return self.load("global", a, idx, width, signed)
         out = np.zeros((max(1, width // 4), a.size), dtype=U32)
-        gl = ~(sh | lo)
+        gl = ~(sh | lo | pa)
         if sh.any():
             out[:, sh] = self.load("shared", a[sh] & 0xFFFFFFFF, idx[sh], width, signed)
         if lo.any():
             out[:, lo] = self.load("local", a[lo] - LOCAL_WINDOW, idx[lo], width, signed)
+        if pa.any():
+            out[:, pa] = self.load("param", a[pa] - PARAM_WINDOW, idx[pa], width, signed)
         if gl.any():
             out[:, gl] = self.load("global", a[gl], idx[gl], width, signed)
         return out
+
+    def _load_param(self, off: NDArray, width: int, signed: bool) -> NDArray:
+        """Loads through the parameter window: the parameters in constant bank 0."""
+        bank = self.cbank(0)
+        a = off.astype(np.int64) + (self.kernel.param_base or 0x210)
+        if width > 1 and np.any(a & (width - 1)):
+            bad = int(off[np.flatnonzero(a & (width - 1))[0]])
+            raise MemoryFault("param", PARAM_WINDOW + bad, width, "misaligned address")
+        ok = (off >= 0) & (a + width <= bank.size)
+        if not ok.all():
+            bad = int(off[np.flatnonzero(~ok)[0]])
+            raise MemoryFault("param", PARAM_WINDOW + bad, width, "out-of-bounds address")
+        return LinearView(bank).load(a, width, signed)
 
     def store(self, space: str, a: NDArray, idx: NDArray, width: int, words: NDArray) -> None:
         if space == "global":
@@ -496,6 +518,9 @@ class Machine:
             self.local.store(self.local.check(a, width), idx, width, words)
             return
         sh, lo = self._split_generic(a)
+        pa = (a >= PARAM_WINDOW) & (a < PARAM_WINDOW + PARAM_WINDOW_SIZE)
+        if pa.any():
+            raise MemoryFault("param", int(a[pa][0]), width, "store to kernel parameter space")
         if not sh.any() and not lo.any():
             self.store("global", a, idx, width, words)
             return

@@ -14,7 +14,10 @@ Address map (the emulator's choice; programs only see it through pointers):
   variable; the driver reserves the first 1 KiB);
 - the local window: generic address ``LOCAL_WINDOW + local address`` (``c[0x0][0x20]``); a local
   address is a byte offset in the thread's own local memory, the stack growing down from
-  ``c[0x0][0x28]`` = its size.
+  ``c[0x0][0x28]`` = its size;
+- the parameter window: generic address ``PARAM_WINDOW + parameter offset`` (``c[0x0][0x198]``,
+  what ``cvta.param`` gives, e.g. the address of a ``__grid_constant__`` parameter), read-only,
+  backed by the parameters in constant bank 0.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ ALLOC_ALIGN = 256
 ALLOC_GAP = 256
 SHARED_WINDOW_HI = 0x7FF0
 LOCAL_WINDOW = 0x7FE0 << 32
+PARAM_WINDOW = 0x7FD0 << 32
+PARAM_WINDOW_SIZE = 0x8000  # the driver's parameter limit (32764 bytes) rounded up
 
 U32 = np.uint32
 U64 = np.uint64

@@ -1,4 +1,5 @@
-"""mbarrier objects (SYNCS.*) and bulk asynchronous copies (UBLKCP, UBLKRED, UBLKPF).
+"""mbarrier objects (SYNCS.*), bulk asynchronous copies (UBLKCP, UBLKRED, UBLKPF) and tensor
+copies (UTMALDG, UTMASTG).
 
 Asynchronous copies complete at once; their mbarrier transaction counts are updated at issue,
 so waits see the data as soon as the phase completes.
@@ -26,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from openptxas.emu.bind import U32, U64, Bound, Ctx, Kind, reg_row
+from openptxas.emu.errors import Unsupported
 from openptxas.emu.lanes import Sel
 from openptxas.emu.model import Mem, Reg
 from openptxas.emu.ops_mem import addr_reader
@@ -226,7 +228,64 @@ def bind_ublk(ctx: Ctx) -> Bound:
     return Bound(fn, Kind.UNIFORM)
 
 
+def bind_utma(ctx: Ctx) -> Bound:
+    """Tensor copies through a tensor map (:mod:`openptxas.emu.tma`), once per warp:
+    ``UTMALDG.nD [URd], [URm]``: URd = shared destination, URd+1 = mbarrier, URd+2.. = the n
+    coordinates; the box is copied (zeros outside the tensor) and the mbarrier's transaction
+    count completes by the box's bytes. ``UTMASTG.nD [URs], [URm]``: URs = shared source,
+    URs+1.. = coordinates; elements outside the tensor are not written. URm:URm+1 = the map's
+    generic address. ``UTMACCTL`` (prefetch, invalidate) does nothing (nor does ``UTMACMDFLUSH``,
+    bound with the other no-ops): copies complete at issue."""
+    ins = ctx.ins
+    if ins.opcode == "UTMACCTL":
+        return Bound(lambda sel: None, Kind.UNIFORM)
+    rank = next((int(x[0]) for x in ins.mods if len(x) == 2 and x[1] == "D" and x[0] in "12345"), 0)
+    plain = {f"{rank}D"}
+    if not rank or set(ins.mods) - plain:
+        raise ctx.unsupported(f"{ins.mnemonic} (only tiled copies without multicast)")
+    mems = [o for o in ctx.ops if isinstance(o, Mem)]
+    if len(mems) != 2:
+        raise ctx.unsupported()
+    load = ins.opcode == "UTMALDG"
+    head = 2 if load else 1
+    regs = _ur(ctx, mems[0], head + rank)
+    mp = _ur(ctx, mems[1], 2)
+    m = ctx.m
+    pc = ctx.pc
+
+    def fn(sel: Sel) -> None:
+        for lane in _first_per_warp(m.index(sel)).tolist():
+            ln = np.array([lane])
+            r = regs(ln)
+            a = mp(ln)
+            tm = m.tensor_maps.get(a[0] | a[1] << 32)
+            if tm is None:
+                raise ctx.fault(f"no tensor map at address {a[0] | a[1] << 32:#x}")
+            why = tm.supported()
+            if why is not None:
+                raise Unsupported(why, pc, str(ins))
+            coords = [int(np.int32(np.uint32(c))) for c in r[head:]]
+            gaddr, inside = tm.box_addresses(coords)
+            n = gaddr.size
+            lanes = np.full(n, lane)
+            soff = r[0] + tm.elem * np.arange(n)
+            if load:
+                data = np.zeros((max(1, tm.elem // 4), n), dtype=U32)
+                if inside.any():
+                    data[:, inside] = m.load("global", gaddr[inside], lanes[inside], tm.elem, False)
+                m.store("shared", soff, lanes, tm.elem, data)
+                mbar_update(m, r[1], lane, 0, -tm.box_bytes)
+            elif inside.any():
+                data = m.load("shared", soff[inside], lanes[inside], tm.elem, False)
+                m.store("global", gaddr[inside], lanes[inside], tm.elem, data)
+
+    return Bound(fn, Kind.UNIFORM)
+
+
 BINDERS: dict[str, Callable[[Ctx], Bound]] = {
+    "UTMALDG": bind_utma,
+    "UTMASTG": bind_utma,
+    "UTMACCTL": bind_utma,
     "SYNCS": bind_syncs,
     "UBLKCP": bind_ublk,
     "UBLKRED": bind_ublk,

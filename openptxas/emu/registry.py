@@ -15,6 +15,7 @@ def binders() -> Mapping[str, Callable[[Ctx], Bound]]:
         ops_conv,
         ops_ctrl,
         ops_fp,
+        ops_gmma,
         ops_half,
         ops_int,
         ops_mem,
@@ -35,6 +36,7 @@ def binders() -> Mapping[str, Callable[[Ctx], Bound]]:
         ops_mma,
         ops_async,
         ops_simd,
+        ops_gmma,
     )
     for mod in mods:
         for name, fn in mod.BINDERS.items():

@@ -103,10 +103,12 @@ def corpus_cases(tiers: tuple[str, ...] = ("t1", "t2", "t3", "t4")) -> Iterator[
 
 
 def run_case(case: Case, decoder: str = "isa", **kw: Any) -> LaunchResult:
-    """Run a corpus launch; ``decoder``: "isa" (the ISA tables, as the package runs) or "text"
-    (nvdisasm's listing of the same cubin, a cross-check)."""
+    """Run a corpus launch; ``decoder``: "isa" (the ISA tables, as the package runs), "text"
+    (nvdisasm's listing of the same cubin, a cross-check) or "filled" (the ISA tables, nvdisasm
+    for the words they lack: for scripts that are not about decoding)."""
     cubin = case.cubin()
-    dec = text_decoder_for(cubin) if decoder == "text" else None
+    dec = {"isa": None, "text": text_decoder_for, "filled": filled_decoder}[decoder]
+    dec = dec(cubin) if dec is not None else None
     return launch(cubin, case.spec, decoder=dec, **kw)
 
 

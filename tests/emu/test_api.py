@@ -71,3 +71,29 @@ def test_bench_hook_agrees() -> None:
     fig = emulate(case.cubin(), case.spec)
     r = emu.run_launch(case.cubin(), case.spec)
     assert (fig.instructions, fig.cycles) == (r.dynamic_instructions, r.cycles)
+
+
+def test_parameter_window() -> None:
+    """A generic load from the parameter space reads the launch's parameter bytes."""
+    need_tools("ptxas")
+    from pathlib import Path
+
+    from openptxas.testing.oracle import Oracle
+
+    ptx = (Path(__file__).parent / "data/param_window.ptx").read_text()
+    cubin = Oracle().ptxas(ptx, "sm_90").cubin
+    words = np.arange(16, dtype=np.uint32) * 7 + 3
+    spec = {
+        "kernel": "param_window",
+        "args": [
+            {"kind": "bytes", "size": 64, "align": 8, "init": {"hex": words.tobytes().hex()}},
+            {"kind": "buffer", "dtype": "u32", "count": 1, "role": "out"},
+            {"kind": "scalar", "dtype": "u32", "init": 11},
+        ],
+    }
+    r = emu.run_launch(cubin, spec, hazards=True)
+    assert r.outputs[1].tolist() == [int(words[11])] and r.hazards == ()
+    with pytest.raises(emu.KernelFault, match="out-of-bounds address"):
+        emu.run_launch(
+            cubin, {**spec, "args": [*spec["args"][:2], {**spec["args"][2], "init": 99}]}
+        )

@@ -366,3 +366,20 @@ def test_command_line_process(cubin: Path, tmp_path: Path) -> None:
     assert p.stderr.startswith("openptxas-emu error   : no kernel 'nope' in the cubin")
     p = subprocess.run(cmd[:4], capture_output=True, text=True, cwd=ROOT, check=False)
     assert p.returncode == 2 and "Traceback" not in p.stderr
+
+
+def test_readme_example(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """README.md's worked example, as written there."""
+    need_tools("ptxas")
+    ex = ROOT / "examples/emu"
+    cubin = tmp_path / "affine.cubin"
+    cubin.write_bytes(Oracle().ptxas((ex / "affine.ptx").read_text(), "sm_90").cubin)
+    out = tmp_path / "out.npz"
+    spec = str(ex / "affine.json")
+    rc, stdout, err = run(capsys, cubin, "--spec", spec, "--out", str(out), "--hazards")
+    assert (rc, stdout, err) == (0, "", "")
+    with np.load(out) as z:
+        got = z["arg2"]
+    np.testing.assert_array_equal(got, affine_ref(np.load(ex / "x.npy")))
+    assert str(got[:4]) == "[-1.25        5.780303   12.810606   19.84090912]"
+    assert "[-1.25        5.780303   12.810606   19.84090912]" in (ROOT / "README.md").read_text()

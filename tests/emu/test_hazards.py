@@ -108,3 +108,41 @@ def test_depbar_completes_older_scoreboard_entries() -> None:
     hz.wrap(0x20, use, nop, expand([(4, 1, "data")], [(5, 1)]), None)(ALL, 1)
     assert hz.reports == []
     assert np.all(hz.cycle == 3)
+
+
+def test_wgmma_results_wait_for_their_group() -> None:
+    """HGMMA results are due until WARPGROUP.DEPBAR.LE gsb0, n; the next wgmma may chain on them."""
+    from openptxas.emu.hazards import expand
+    from openptxas.emu.lanes import ALL
+    from openptxas.emu.model import GDesc, Keyword
+
+    class M:
+        L = 32
+
+    d, ur = Reg(RegFile.R, 24), Reg(RegFile.UR, 4)
+    mma = Instruction("HGMMA", ("64x8x16", "F32"), (d, GDesc(ur), d, Reg(RegFile.UP, 7)))
+    last = replace(mma, operands=(*mma.operands, Keyword("gsb0")))
+    dep = Instruction("WARPGROUP", ("DEPBAR", "LE"), (Keyword("gsb0"), Imm(0)))
+    use = Instruction("IADD3", (), (Reg(RegFile.R, 5), Reg(RegFile.R, 26)))
+    nop = lambda sel, nw: None  # noqa: E731
+    mma_acc = expand([(24, 4, "data"), (260, 4, "addr")], [(24, 4)])
+
+    def run(*seq: Instruction) -> list[str]:
+        hz = HazardChecker()
+        hz.reset(M())  # type: ignore[arg-type]
+        for k, ins in enumerate(seq):
+            ins = replace(ins, control=Control(stall=2))
+            acc = (
+                mma_acc
+                if ins.opcode == "HGMMA"
+                else expand([(26, 1, "data")], [(5, 1)])
+                if ins.opcode == "IADD3"
+                else expand([], [])
+            )
+            hz.wrap(16 * k, ins, nop, acc, None)(ALL, 1)
+        return [h.rule for h in hz.reports]
+
+    assert run(mma, last, use) == ["raw-scoreboard"]
+    assert run(mma, last, dep, use) == []
+    two = replace(dep, operands=(Keyword("gsb0"), Imm(1)))
+    assert run(last, last, two, use) == ["raw-scoreboard"]  # only the first group is complete

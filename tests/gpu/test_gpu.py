@@ -1,0 +1,87 @@
+"""The GPU as the third oracle: corpus launches and the emulator tests' kernels on real hardware
+(tests/gpu/runner.py), compared with the numpy references and with the emulator's results.
+
+Every test is skipped, with the reason, where no NVIDIA GPU and driver are present.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from openptxas.emu.launch import launch
+from openptxas.testing.corpus import compare_outputs
+from openptxas.testing.oracle import Oracle
+from tests.conftest import need_tools
+from tests.emu.harness import Case, corpus_cases, expected
+from tests.gpu.runner import Driver, NoGpu, main, run_on_gpu
+
+# Buffers are compared with the references as the emulator's are (tolerances where the spec
+# documents one); device printf text is not compared, its order between blocks being the GPU's.
+CASES = list(corpus_cases(("t1", "t2", "t3", "t4")))
+
+
+@pytest.fixture(scope="module")
+def gpu() -> Driver:
+    try:
+        return Driver()
+    except NoGpu as exc:
+        pytest.skip(f"no GPU: {exc}")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_corpus_on_gpu(gpu: Driver, case: Case) -> None:
+    need_tools("nvcc", "ptxas")
+    ls, out = run_on_gpu(gpu, case.cubin(), case.spec)
+    want, _ = expected(case)
+    got = {i: a for i, a in enumerate(out) if ls.args[i].kind == "buffer"}
+    problems = compare_outputs(ls, got, want)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("case", CASES[:40], ids=[c.id for c in CASES[:40]])
+def test_gpu_and_emulator_agree(gpu: Driver, case: Case) -> None:
+    need_tools("nvcc", "ptxas")
+    ls, out = run_on_gpu(gpu, case.cubin(), case.spec)
+    emu = launch(case.cubin(), case.spec)
+    for i, a in emu.outputs.items():
+        if ls.args[i].extra.get("check", True) is not False:
+            np.testing.assert_array_equal(
+                out[i].view(np.uint8), a.view(np.uint8), err_msg=f"arg{i}"
+            )
+
+
+def test_runner_cli_writes_the_emulators_npz(gpu: Driver, tmp_path: Path) -> None:
+    need_tools("nvcc", "ptxas")
+    from openptxas.emu.cli import main as emu_main
+
+    o = Oracle()
+    cubin = tmp_path / "params.cubin"
+    ptx = o.cu_to_ptx(Path(__file__).parents[1] / "emu/data/params.cu", "sm_90")
+    cubin.write_bytes(o.ptxas(ptx, "sm_90").cubin)
+    spec = tmp_path / "s.json"
+    spec.write_text(
+        json.dumps(
+            {
+                "kernel": "table_lookup",
+                "grid": [2],
+                "block": [64],
+                "args": [
+                    {"kind": "bytes", "size": 1216, "align": 4, "init": {"hex": "3f" * 1216}},
+                    {"kind": "buffer", "dtype": "u32", "count": 100, "init": "random"},
+                    {"kind": "buffer", "dtype": "f32", "count": 100, "role": "out"},
+                    {"kind": "scalar", "dtype": "i32", "init": 100},
+                ],
+            }
+        )
+    )
+    args = ["run", str(cubin), "--spec", str(spec), "--out"]
+    assert main([*args, str(tmp_path / "gpu.npz")]) == 0
+    assert emu_main([*args, str(tmp_path / "emu.npz")]) == 0
+    with np.load(tmp_path / "gpu.npz") as g, np.load(tmp_path / "emu.npz") as e:
+        assert g.files == e.files
+        for k in g.files:
+            np.testing.assert_array_equal(g[k], e[k])
