@@ -287,22 +287,6 @@ class HazardChecker:
         def check(sel: Sel, nw: int) -> None:
             idx = self.lane[sel] if isinstance(sel, slice) else sel
             t = self.cycle[idx]
-            if self.explain and wait_sbs:
-                for row, _role in reads:
-                    sb = self.pw_sb[row, idx]
-                    for k in wait_sbs:
-                        hit = (sb == k) & (self.pw_seq[row, idx] > self.sb_done[k, idx])
-                        if hit.any():
-                            j = int(np.flatnonzero(hit)[0])
-                            self.needed_waits.add((pc, k, int(self.pw_pc[row, idx[j]]), row))
-            for k in wait_sbs:
-                self.sb_done[k, idx] = self.sb_issued[k, idx]
-            if depbar is not None:
-                k, n = depbar
-                self.sb_done[k, idx] = np.maximum(self.sb_done[k, idx], self.sb_issued[k, idx] - n)
-            checks = [
-                (row, "guard", idx, t) for row in ([guard_row] if guard_row is not None else [])
-            ]
             gsel = sel if guard is None else guard(sel)
             gidx = (
                 idx
@@ -316,6 +300,23 @@ class HazardChecker:
                 )
             )
             gt = t if guard is None else self.cycle[gidx]
+            if self.explain and wait_sbs:
+                # reads the wait protects: by the lanes whose guard holds
+                for row, _role in reads:
+                    sb = self.pw_sb[row, gidx]
+                    for k in wait_sbs:
+                        hit = (sb == k) & (self.pw_seq[row, gidx] > self.sb_done[k, gidx])
+                        if hit.any():
+                            j = int(np.flatnonzero(hit)[0])
+                            self.needed_waits.add((pc, k, int(self.pw_pc[row, gidx[j]]), row))
+            for k in wait_sbs:
+                self.sb_done[k, idx] = self.sb_issued[k, idx]
+            if depbar is not None:
+                k, n = depbar
+                self.sb_done[k, idx] = np.maximum(self.sb_done[k, idx], self.sb_issued[k, idx] - n)
+            checks = [
+                (row, "guard", idx, t) for row in ([guard_row] if guard_row is not None else [])
+            ]
             checks += [(row, role, gidx, gt) for row, role in reads]
             for row, role, idx, t in checks:
                 if idx.size == 0:
