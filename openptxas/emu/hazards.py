@@ -136,29 +136,74 @@ class HazardChecker:
         self._key_ids: dict[str, int] = {}
         self._pipes: list[str] = []
         self._in_order_rows: dict[str, set[int]] = {}
+        self._rows: list[int] = []  # compact row -> register row
+        self._row_ids: dict[int, int] = {}
         self.L = 0
+        self.lane = np.arange(0)
+        self._alloc(16)
 
     # -- state -----------------------------------------------------------------------------
+    # Per (register, lane) state, over the registers the kernel's instructions touch only:
+    # compact row numbers, given out as instructions are bound (``_row``).
+    _STATE = (
+        ("w_cls", np.int32, -1),  # fixed-latency producer class, -1: none
+        ("w_t", np.int64, 0),
+        ("w_pc", np.int64, 0),
+        ("pw_sb", np.int8, -1),  # pending variable write (-2: on the next in-order scoreboard)
+        ("pw_pipe", np.int8, 0),
+        ("pw_seq", np.int64, 0),
+        ("pw_pc", np.int64, 0),
+        ("pr_sb", np.int8, -1),  # pending late read
+        ("pr_seq", np.int64, 0),
+        ("pr_pc", np.int64, 0),
+        ("pr_t", np.int64, 0),
+        ("pr_cls", np.int32, 0),
+    )
+
+    w_cls: NDArray
+    w_t: NDArray
+    w_pc: NDArray
+    pw_sb: NDArray
+    pw_pipe: NDArray
+    pw_seq: NDArray
+    pw_pc: NDArray
+    pr_sb: NDArray
+    pr_seq: NDArray
+    pr_pc: NDArray
+    pr_t: NDArray
+    pr_cls: NDArray
+
     def reset(self, m: Machine) -> None:
         L = m.L
-        self.L = L
-        self.lane = np.arange(L)
+        if L != self.L:
+            self.L = L
+            self.lane = np.arange(L)
+            self._alloc(max(16, len(self._rows)))
+        else:
+            for name, _dt, fill in self._STATE:
+                getattr(self, name).fill(fill)
         self.cycle = np.zeros(L, dtype=np.int64)
-        self.w_cls = np.full((ROWS, L), -1, dtype=np.int32)  # fixed producer class, -1: none
-        self.w_t = np.zeros((ROWS, L), dtype=np.int64)
-        self.w_pc = np.zeros((ROWS, L), dtype=np.int64)
-        self.pw_sb = np.full((ROWS, L), -1, dtype=np.int8)  # pending variable write (-2: on
-        # the next write scoreboard of its in-order pipe)
-        self.pw_pipe = np.zeros((ROWS, L), dtype=np.int8)
-        self.pw_seq = np.zeros((ROWS, L), dtype=np.int64)
-        self.pw_pc = np.zeros((ROWS, L), dtype=np.int64)
-        self.pr_sb = np.full((ROWS, L), -1, dtype=np.int8)  # pending late read
-        self.pr_seq = np.zeros((ROWS, L), dtype=np.int64)
-        self.pr_pc = np.zeros((ROWS, L), dtype=np.int64)
-        self.pr_t = np.zeros((ROWS, L), dtype=np.int64)
-        self.pr_cls = np.zeros((ROWS, L), dtype=np.int32)
         self.sb_issued = np.zeros((NSB + 1, L), dtype=np.int64)
         self.sb_done = np.zeros((NSB + 1, L), dtype=np.int64)
+
+    def _alloc(self, cap: int) -> None:
+        for name, dt, fill in self._STATE:
+            a = np.full((cap, self.L), fill, dtype=dt)
+            prev = getattr(self, name, None)
+            if prev is not None and prev.shape[1] == self.L:
+                a[: prev.shape[0]] = prev
+            setattr(self, name, a)
+
+    def _row(self, reg_row: int) -> int:
+        """The compact row of a register row (``bind`` numbering, predicates from PRED_BASE)."""
+        r = self._row_ids.get(reg_row)
+        if r is None:
+            r = len(self._rows)
+            self._rows.append(reg_row)
+            self._row_ids[reg_row] = r
+            if r >= self.w_cls.shape[0]:
+                self._alloc(2 * self.w_cls.shape[0])
+        return r
 
     def key_id(self, k: str) -> int:
         i = self._key_ids.get(k)
@@ -188,12 +233,12 @@ class HazardChecker:
 
     # -- reports ---------------------------------------------------------------------------
     def report(self, pc: int, ins: Instruction, rule: str, row: int, detail: str, n: int) -> None:
-        key = (pc, rule, row_name(row))
+        key = (pc, rule, row_name(self._rows[row]))
         h = self._seen.get(key)
         if h is not None:
             h.threads += n
             return
-        h = Hazard(pc, str(ins), rule, row_name(row), detail, n)
+        h = Hazard(pc, str(ins), rule, row_name(self._rows[row]), detail, n)
         self._seen[key] = h
         self.reports.append(h)
 
@@ -213,12 +258,12 @@ class HazardChecker:
         rd_sb = ctl.rd
         key = lat_key(ins.opcode, ins.mods)
         cls = self.key_id(key)
-        reads = list(access.reads)
+        reads = [(self._row(r), role) for r, role in access.reads]
         g = ins.guard
         guard_row = None
         if not g.is_zero:
-            guard_row = PRED_BASE + pred_row(Reg(g.file, g.index))
-        writes = list(access.writes)
+            guard_row = self._row(PRED_BASE + pred_row(Reg(g.file, g.index)))
+        writes = [self._row(r) for r in access.writes]
         depbar: tuple[int, int] | None = None
         if ins.opcode == "DEPBAR":
             sbs = [o for o in ins.operands if isinstance(o, Reg) and o.file.value == "SB"]
@@ -242,22 +287,6 @@ class HazardChecker:
         def check(sel: Sel, nw: int) -> None:
             idx = self.lane[sel] if isinstance(sel, slice) else sel
             t = self.cycle[idx]
-            if self.explain and wait_sbs:
-                for row, _role in reads:
-                    sb = self.pw_sb[row, idx]
-                    for k in wait_sbs:
-                        hit = (sb == k) & (self.pw_seq[row, idx] > self.sb_done[k, idx])
-                        if hit.any():
-                            j = int(np.flatnonzero(hit)[0])
-                            self.needed_waits.add((pc, k, int(self.pw_pc[row, idx[j]]), row))
-            for k in wait_sbs:
-                self.sb_done[k, idx] = self.sb_issued[k, idx]
-            if depbar is not None:
-                k, n = depbar
-                self.sb_done[k, idx] = np.maximum(self.sb_done[k, idx], self.sb_issued[k, idx] - n)
-            checks = [
-                (row, "guard", idx, t) for row in ([guard_row] if guard_row is not None else [])
-            ]
             gsel = sel if guard is None else guard(sel)
             gidx = (
                 idx
@@ -271,6 +300,23 @@ class HazardChecker:
                 )
             )
             gt = t if guard is None else self.cycle[gidx]
+            if self.explain and wait_sbs:
+                # reads the wait protects: by the lanes whose guard holds
+                for row, _role in reads:
+                    sb = self.pw_sb[row, gidx]
+                    for k in wait_sbs:
+                        hit = (sb == k) & (self.pw_seq[row, gidx] > self.sb_done[k, gidx])
+                        if hit.any():
+                            j = int(np.flatnonzero(hit)[0])
+                            self.needed_waits.add((pc, k, int(self.pw_pc[row, gidx[j]]), row))
+            for k in wait_sbs:
+                self.sb_done[k, idx] = self.sb_issued[k, idx]
+            if depbar is not None:
+                k, n = depbar
+                self.sb_done[k, idx] = np.maximum(self.sb_done[k, idx], self.sb_issued[k, idx] - n)
+            checks = [
+                (row, "guard", idx, t) for row in ([guard_row] if guard_row is not None else [])
+            ]
             checks += [(row, role, gidx, gt) for row, role in reads]
             for row, role, idx, t in checks:
                 if idx.size == 0:
