@@ -186,8 +186,9 @@ def compile_in_process(inp: BenchInput, runs: int) -> InProcess:
 
     times: list[float] = []
     try:
+        # the same command line as the timed process (-v is recorded in .note.nv.tkinfo)
         opts = parse_args(
-            [f"-arch={inp.target}", *inp.ptxas_flags, "in.ptx", "-o", "out.cubin"]
+            ["-v", f"-arch={inp.target}", *inp.ptxas_flags, "in.ptx", "-o", "out.cubin"]
         ).options
         with no_verify():
             result = compile_ptx(inp.ptx, opts, "in.ptx")

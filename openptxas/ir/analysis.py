@@ -170,6 +170,20 @@ def map_regs(
         ins.dsts = [conv(d) for d in ins.dsts]
 
 
+def word_writes(vid: int, sites: list[Instr]) -> dict[int, list[Instr]]:
+    """The instructions among ``sites`` that write each word of register ``vid``."""
+    writes: dict[int, list[Instr]] = {}
+    for ins in sites:
+        for r in ins.def_regs():
+            if isinstance(r, Part) and r.v.id == vid:
+                for k in range(r.k, r.k + r.n):
+                    writes.setdefault(k, []).append(ins)
+            elif isinstance(r, VReg) and r.id == vid:
+                for k in range(r.width):
+                    writes.setdefault(k, []).append(ins)
+    return writes
+
+
 def use_counts(fn: Function) -> dict[int, int]:
     counts: dict[int, int] = {}
     for ins in fn.instrs():

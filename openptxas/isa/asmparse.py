@@ -173,6 +173,8 @@ def _operand(syn: SynOperand, spec: OpSpec, labels: Mapping[str, int] | None) ->
         base, ubase, offset = _split_bracket(syn.addr, base_spec, ubase_spec)
         return Mem(base, ubase, offset, desc)
     if k is OpKind.SREG:
+        if isinstance(syn, Keyword) and syn.name in spec.names:
+            return SReg(syn.name)  # a special register without the SR_ prefix (SM_SHADER_TYPE)
         if not isinstance(syn, SReg):
             raise _Mismatch
         return syn

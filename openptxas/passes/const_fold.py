@@ -11,7 +11,7 @@ The evaluator covers the 32-bit integer ops the lowering emits; anything else is
 
 from __future__ import annotations
 
-from openptxas.ir.analysis import def_info, map_regs, use_counts
+from openptxas.ir.analysis import def_info, map_regs, use_counts, word_writes
 from openptxas.ir.core import RC, RZ, Function, Imm, ImmKind, Instr, Operand, Part, Reg, Src, VReg
 
 M32 = 0xFFFFFFFF
@@ -312,16 +312,7 @@ def _constant_parts(sites: dict[int, list[Instr]]) -> dict[tuple[int, int], int]
     an immediate, and by nothing else: (register id, word) -> value."""
     out: dict[tuple[int, int], int] = {}
     for vid, ins_list in sites.items():
-        writes: dict[int, list[Instr]] = {}
-        for ins in ins_list:
-            for r in ins.def_regs():
-                if isinstance(r, Part) and r.v.id == vid:
-                    for k in range(r.k, r.k + r.n):
-                        writes.setdefault(k, []).append(ins)
-                elif isinstance(r, VReg) and r.id == vid:
-                    for k in range(r.width):
-                        writes.setdefault(k, []).append(ins)
-        for k, ws in writes.items():
+        for k, ws in word_writes(vid, ins_list).items():
             if len(ws) != 1:
                 continue
             ins = ws[0]

@@ -11,7 +11,7 @@ re-runs ``s``'s definition re-runs the copy too).
 
 from __future__ import annotations
 
-from openptxas.ir.analysis import def_info, map_regs, stable_vregs
+from openptxas.ir.analysis import def_info, map_regs, stable_vregs, word_writes
 from openptxas.ir.core import RC, Function, Instr, Part, RegLike, VReg
 
 
@@ -47,16 +47,7 @@ def _word_round(fn: Function) -> bool:
     stable = stable_vregs(fn, info)
     subst: dict[tuple[int, int], RegLike] = {}
     for vid, sites in info.sites.items():
-        writes: dict[int, list[Instr]] = {}
-        for ins in sites:
-            for r in ins.def_regs():
-                if isinstance(r, Part) and r.v.id == vid:
-                    for k in range(r.k, r.k + r.n):
-                        writes.setdefault(k, []).append(ins)
-                elif isinstance(r, VReg) and r.id == vid:
-                    for k in range(r.width):
-                        writes.setdefault(k, []).append(ins)
-        for k, ws in writes.items():
+        for k, ws in word_writes(vid, sites).items():
             if len(ws) != 1:
                 continue
             c = _copy_of(ws[0])

@@ -23,17 +23,7 @@ from tests.emu.harness import Case, check_case, corpus_cases, run_case
 CASES = list(corpus_cases())
 
 # Launches whose reference disagrees with what the kernel computes, for a stated reason.
-KNOWN_REFERENCE_ISSUES = {
-    "t1/bfe_bfi_asm:bitfield64": (
-        "the reference masks bfe.u64/bfi.b64 pos and len to 8 bits for inputs outside 0..255, "
-        "which PTX restricts them to; ptxas's SASS does not mask them (SHF clamps the full "
-        "32-bit shift count), so those outputs are undefined"
-    ),
-    "t4/cluster:cluster_reduce": (
-        "the kernel initialises acc[3] to 0 before the unsigned atomicMin, so sums[3] is 0; "
-        "the reference returns the minimum of the inputs"
-    ),
-}
+KNOWN_REFERENCE_ISSUES: dict[str, str] = {}
 
 REMINE = (
     "if ptxas's code is right here (a new corpus kernel), re-mine the latency table: "

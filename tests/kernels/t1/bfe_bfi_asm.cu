@@ -116,9 +116,11 @@ extern "C" __global__ void bitfield64(const unsigned long long* a, const unsigne
     unsigned long long* o = out + i;
     o[0 * n] = bfe_u64(x, pa, la);
     o[1 * n] = (unsigned long long)bfe_s64((long long)x, pa, la);
-    o[2 * n] = bfe_u64(x, q, q >> 8);
+    // pos/len in 0..255, the range PTX defines bfe/bfi for (bits 8 and up are not masked by
+    // ptxas's 64-bit sequences)
+    o[2 * n] = bfe_u64(x, q & 0xffu, (q >> 8) & 0xffu);
     o[3 * n] = (unsigned long long)bfe_s64((long long)x, 40, 20);
     o[4 * n] = bfi_b64(x, y, pa, la);
-    o[5 * n] = bfi_b64(x, y, q >> 16, q >> 24);
+    o[5 * n] = bfi_b64(x, y, (q >> 16) & 0xffu, q >> 24);
     o[6 * n] = bfi_b64(x, y, 28, 8);
 }

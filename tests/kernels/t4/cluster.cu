@@ -30,7 +30,7 @@ extern "C" __global__ void __cluster_dims__(4, 1, 1) cluster_reduce(const unsign
     cg::cluster_group cluster = cg::this_cluster();
     int t = threadIdx.x;
     if (t < 4)
-        acc[t] = 0;
+        acc[t] = t == 3 ? 0xffffffffu : 0u;  // the identity of each reduction (min: all ones)
     cluster.sync();                                   // rank 0's acc is initialised
     unsigned* root = cluster.map_shared_rank(acc, 0);
     unsigned v = in[blockIdx.x * 64 + t];
