@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The hazard checker's mutation sweep: every control-code mutation (tests/emu/mutate.py) of a set
-of corpus kernels (default: every T1/T2/T3 launch the emulator runs), each run with the hazard
+of corpus kernels (default: every corpus launch), each run with the hazard
 checker; prints per kernel how many mutations of each kind were made and flagged, and the total.
 
     python scripts/emu_mutations.py [--kernels 't1/*'] [--per-kind N]
@@ -27,7 +27,7 @@ from tests.emu.mutate import mutate_case  # noqa: E402
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--kernels", default="t[123]/*", help="glob over corpus kernel names")
+    ap.add_argument("--kernels", default="t[1234]/*", help="glob over corpus kernel names")
     ap.add_argument("--per-kind", type=int, default=None, help="at most N mutations per kind")
     args = ap.parse_args()
     made: Counter[str] = Counter()
