@@ -186,7 +186,12 @@ def cvt(ins: ast.Instruction, c: LowerCtx) -> None:
             xr = x if not isinstance(x, Imm) else c.materialize(x.value, T.U32)
             c.emit("I2FP", ("F32", "S32" if signed else "U32", *rnd), [dv], [xr])
         else:
-            c.emit("I2FP", ("F32", _int_name(st), *rnd), [dv], [c.rvalue(a, st)])
+            if rnd and rnd != ("RZ",):
+                # I2FP rounds only to nearest or toward zero: ptxas uses I2F.RM / I2F.U32.RP
+                kind = () if st is T.S32 else (_int_name(st),)
+                c.emit("I2F", (*kind, *rnd), [dv], [c.rvalue(a, st)])
+            else:
+                c.emit("I2FP", ("F32", _int_name(st), *rnd), [dv], [c.rvalue(a, st)])
         return
     if dt in ints and st is T.F32:
         r = _F2I_RND.get(ins.rnd) if ins.rnd is not None else "TRUNC"
