@@ -170,6 +170,21 @@ def map_regs(
         ins.dsts = [conv(d) for d in ins.dsts]
 
 
+def unchanged_since(block: list[Instr], defs: list[Instr], k: int, vids: set[int]) -> bool:
+    """Every instruction of ``defs`` sits in ``block`` before position ``k`` and nothing between
+    the first of them and ``k`` writes a register in ``vids``: those registers hold at ``k`` the
+    values they had at ``defs``."""
+    pos = [i for i, ins in enumerate(block[:k]) if any(ins is d for d in defs)]
+    if len(pos) != len(defs):
+        return False
+    for ins in block[min(pos) + 1 : k]:
+        for r in ins.def_regs():
+            v = r.v if isinstance(r, Part) else r
+            if isinstance(v, VReg) and v.id in vids:
+                return False
+    return True
+
+
 def word_writes(vid: int, sites: list[Instr]) -> dict[int, list[Instr]]:
     """The instructions among ``sites`` that write each word of register ``vid``."""
     writes: dict[int, list[Instr]] = {}

@@ -478,18 +478,14 @@ def _cas16(
     word = c.new()
     c.emit("SEL", (), [word], [swapped, old, eq])
     prev = c.new()
+    pair = c.new(RC.R, 2)
+    c.emit("MOV", (), [pair.lo], [old])
+    c.emit("MOV", (), [pair.hi], [word])
+    cas_srcs: list[Operand] = [waddr, pair.part(0), pair.part(1)]
     if shared:
-        pair = c.new(RC.R, 2)
-        c.emit("MOV", (), [pair.lo], [old])
-        c.emit("MOV", (), [pair.hi], [word])
-        c.emit("ATOMS", ("CAS",), [prev], [waddr, pair.part(0), pair.part(1)])
+        c.emit("ATOMS", ("CAS",), [prev], cas_srcs)
     else:
-        pair = c.new(RC.R, 2)
-        c.emit("MOV", (), [pair.lo], [old])
-        c.emit("MOV", (), [pair.hi], [word])
-        c.emit(
-            "ATOMG", ("E", "CAS", "STRONG", "GPU"), [PT, prev], [waddr, pair.part(0), pair.part(1)]
-        )
+        c.emit("ATOMG", ("E", "CAS", "STRONG", "GPU"), [PT, prev], cas_srcs)
     again = c.new(RC.P)
     c.emit("ISETP", ("NE", "U32", "AND"), [again, PT], [prev, old, PT])
     c.emit("MOV", (), [old], [prev])

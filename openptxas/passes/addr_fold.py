@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from openptxas.ir.analysis import DefInfo, def_info, stable_vregs
-from openptxas.ir.core import Addr, Function, Imm, ImmKind, Instr, Part, Reg, VReg
+from openptxas.ir.analysis import DefInfo, def_info, stable_vregs, unchanged_since
+from openptxas.ir.core import RZ, Addr, Function, Imm, ImmKind, Instr, Part, VReg
 
 # The signed 24-bit offset field of SASS memory operands.
 MAX_OFFSET = (1 << 23) - 1
@@ -32,10 +32,6 @@ def addr_fold(fn: Function, ctx: object) -> None:
                     folded = _fold(s, info, stable, b.instrs, k)
                     if folded is not None:
                         ins.srcs[j] = folded
-
-
-def _is_zero(op: object) -> bool:
-    return isinstance(op, Reg) and op.index == 255
 
 
 def _imm(op: object) -> int | None:
@@ -71,8 +67,8 @@ def _fold(a: Addr, info: DefInfo, stable: set[int], block: list[Instr], k: int) 
         c32 = _imm(c)
         if not (
             c32 is not None
-            and _is_zero(z)
-            and _is_zero(z_hi)
+            and z == RZ
+            and z_hi == RZ
             and isinstance(x_lo, Part)
             and x_lo.k == 0
             and x_lo.v.width == 2
@@ -80,7 +76,7 @@ def _fold(a: Addr, info: DefInfo, stable: set[int], block: list[Instr], k: int) 
             and hi.srcs[3] == lo.dsts[1]
         ):
             return None
-        if _is_zero(c_hi):
+        if c_hi == RZ:
             value = c32
         elif _imm(c_hi) == 0xFFFFFFFF:
             value = c32 - (1 << 32)
@@ -100,7 +96,7 @@ def _fold(a: Addr, info: DefInfo, stable: set[int], block: list[Instr], k: int) 
             and len(add.srcs) == 3
             and isinstance(add.srcs[0], VReg)
             and add.srcs[0].width == 1
-            and _is_zero(add.srcs[2])
+            and add.srcs[2] == RZ
         ):
             return None
         c32 = _imm(add.srcs[1])
@@ -112,19 +108,6 @@ def _fold(a: Addr, info: DefInfo, stable: set[int], block: list[Instr], k: int) 
     off = a.offset + value
     if not -MAX_OFFSET - 1 <= off <= MAX_OFFSET:
         return None
-    if x.id not in stable and not _unchanged_since(adds, x, block, k):
+    if x.id not in stable and not unchanged_since(block, adds, k, {x.id}):
         return None
     return replace(a, base=x, offset=off)
-
-
-def _unchanged_since(adds: list[Instr], x: VReg, block: list[Instr], k: int) -> bool:
-    """The adds sit earlier in this block and nothing between them and position k writes x."""
-    pos = [i for i, ins in enumerate(block[:k]) if any(ins is a for a in adds)]
-    if len(pos) != len(adds):
-        return False
-    for ins in block[min(pos) + 1 : k]:
-        for r in ins.def_regs():
-            w = r.v if isinstance(r, Part) else r
-            if isinstance(w, VReg) and w.id == x.id:
-                return False
-    return True

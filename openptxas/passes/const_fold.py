@@ -11,7 +11,7 @@ The evaluator covers the 32-bit integer ops the lowering emits; anything else is
 
 from __future__ import annotations
 
-from openptxas.ir.analysis import def_info, map_regs, use_counts, word_writes
+from openptxas.ir.analysis import DefInfo, def_info, map_regs, use_counts, word_writes
 from openptxas.ir.core import RC, RZ, Function, Imm, ImmKind, Instr, Operand, Part, Reg, Src, VReg
 
 M32 = 0xFFFFFFFF
@@ -106,16 +106,13 @@ def _swap_sel(ins: Instr, consts: dict[int, int]) -> bool:
     return True
 
 
-def _scale_sel(ins: Instr, info: object, uses: dict[int, int]) -> bool:
+def _scale_sel(ins: Instr, info: DefInfo, uses: dict[int, int]) -> bool:
     """``x = SEL RZ, k, p`` used only by ``d = IMAD x, m, RZ``: ``d = SEL RZ, k*m, p``."""
-    from openptxas.ir.analysis import DefInfo
-
     if ins.op != "IMAD" or ins.mods or ins.guard is not None or len(ins.srcs) != 3:
         return False
     x, m = ins.srcs[0], _imm_int(ins.srcs[1])
     if m is None or _imm_int(ins.srcs[2]) != 0 or not isinstance(x, VReg) or x.width != 1:
         return False
-    assert isinstance(info, DefInfo)
     sites = info.defs(x)
     if len(sites) != 1 or uses.get(x.id, 0) != 1:
         return False
@@ -130,11 +127,9 @@ def _scale_sel(ins: Instr, info: object, uses: dict[int, int]) -> bool:
     return True
 
 
-def _small(op: Operand, info: object, consts: dict[int, int], mask: int) -> bool:
+def _small(op: Operand, info: DefInfo, consts: dict[int, int], mask: int) -> bool:
     """The value of op has no bits outside ``mask``: a constant, or a register written once by
     a SEL/MOV of such constants."""
-    from openptxas.ir.analysis import DefInfo
-
     v = _imm_int(op)
     if v is not None:
         return v & ~mask == 0
@@ -142,7 +137,6 @@ def _small(op: Operand, info: object, consts: dict[int, int], mask: int) -> bool
         return False
     if op.id in consts:
         return consts[op.id] & ~mask == 0
-    assert isinstance(info, DefInfo)
     sites = info.defs(op)
     if len(sites) != 1 or sites[0].guard is not None:
         return False
@@ -164,7 +158,7 @@ def _small(op: Operand, info: object, consts: dict[int, int], mask: int) -> bool
     return False
 
 
-def _redundant_mask(ins: Instr, info: object, consts: dict[int, int]) -> bool:
+def _redundant_mask(ins: Instr, info: DefInfo, consts: dict[int, int]) -> bool:
     """``LOP3.LUT d, a, m, RZ, 0xc0`` (a & m) where a never has bits outside m."""
     if ins.op != "LOP3" or ins.mods != ("LUT",) or ins.guard is not None or len(ins.srcs) < 4:
         return False

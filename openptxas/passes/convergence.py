@@ -17,7 +17,6 @@ from openptxas.ir.core import RC, Block, Function, Instr, Label, Reg
 from openptxas.ir.uniform import analyze
 
 MAX_BARRIERS = 16
-TRANSFERS = frozenset({"BRA", "BRX", "EXIT", "RET"})
 
 
 def _barrier_block(fn: Function, cfg: CFG, idom: list[int], b: int) -> int | None:
@@ -81,7 +80,7 @@ def insert_convergence_barriers(fn: Function, ctx: object) -> None:
     for (b, r), d in depth.items():
         blk = fn.blocks[b]
         t = blk.terminator()
-        at = len(blk.instrs) - 1 if t is not None and t.op in TRANSFERS else len(blk.instrs)
+        at = len(blk.instrs) - 1 if t is not None else len(blk.instrs)
         line = t.line if t is not None else 0
         blk.instrs.insert(at, Instr("BSSY", (), [Reg(RC.B, d)], [Label(names[r])], line=line))
     # Split each reconvergence block: a BSYNC block that branches target, then the block itself

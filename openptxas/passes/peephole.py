@@ -11,8 +11,8 @@ Pre: virtual IR after constant propagation. Post: same semantics;
 
 from __future__ import annotations
 
-from openptxas.ir.analysis import DefInfo, def_info, use_counts
-from openptxas.ir.core import RC, Function, Imm, ImmKind, Instr, Operand, Part, Reg, Src, VReg
+from openptxas.ir.analysis import DefInfo, def_info, unchanged_since, use_counts
+from openptxas.ir.core import PT, RZ, Function, Imm, ImmKind, Instr, Operand, Part, Reg, Src, VReg
 
 COMMUTE_AB = frozenset(
     {"IADD3", "IMAD", "FADD", "FMUL", "FFMA", "VIMNMX", "FMNMX", "ISETP", "LOP3"}
@@ -30,9 +30,9 @@ def peephole(fn: Function, ctx: object) -> None:
             if ins.op in COMMUTE_AB:
                 _commute(ins, consts)
             if ins.op == "IADD3":
-                _lea(ins, blk.instrs[:k], info, uses, dead)
+                _lea(ins, blk.instrs, k, info, uses, dead)
             if ins.op == "PLOP3":
-                _setp_combine(ins, blk.instrs[:k], info, uses, dead)
+                _setp_combine(ins, blk.instrs, k, info, uses, dead)
     if dead:
         for b in fn.blocks:
             b.instrs = [i for i in b.instrs if i.uid not in dead]
@@ -54,15 +54,14 @@ def _is_const(op: Operand, consts: set[int]) -> bool:
 
 def _is_reg(op: Operand) -> bool:
     x = op.x if isinstance(op, Src) else op
-    return isinstance(x, VReg | Part | Reg) and not (isinstance(x, Reg) and x.index == 255)
+    return isinstance(x, VReg | Part | Reg) and x != RZ
 
 
 def _commute(ins: Instr, consts: set[int]) -> None:
     """Put a constant A source into B when B is a plain register."""
-    a_i = 0
-    if len(ins.srcs) < a_i + 2:
+    if len(ins.srcs) < 2:
         return
-    a, b = ins.srcs[a_i], ins.srcs[a_i + 1]
+    a, b = ins.srcs[0], ins.srcs[1]
     if not _is_const(a, consts) or _is_const(b, consts) or not _is_reg(b):
         return
     if isinstance(a, Imm) and a.kind not in (ImmKind.INT, ImmKind.F32):
@@ -84,17 +83,16 @@ def _commute(ins: Instr, consts: set[int]) -> None:
             x, y, z = idx >> 2 & 1, idx >> 1 & 1, idx & 1
             new |= (lut >> (y << 2 | x << 1 | z) & 1) << idx
         ins.srcs[3] = Imm(new)
-    ins.srcs[a_i], ins.srcs[a_i + 1] = b, a
+    ins.srcs[0], ins.srcs[1] = b, a
 
 
 def _lea(
-    ins: Instr, before: list[Instr], info: DefInfo, uses: dict[int, int], dead: set[int]
+    ins: Instr, block: list[Instr], k: int, info: DefInfo, uses: dict[int, int], dead: set[int]
 ) -> None:
     """``t = SHF.L.U32 a, k, RZ`` used once by ``IADD3 d, t, b, RZ``: ``LEA d, a, b, k``."""
     if ins.mods or ins.guard is not None or len(ins.dsts) != 1 or len(ins.srcs) != 3:
         return
-    z = ins.srcs[2]
-    if not (isinstance(z, Reg) and z.rc == RC.R and z.index == 255):
+    if ins.srcs[2] != RZ:
         return
     for ti, bi in ((0, 1), (1, 0)):
         t, b = ins.srcs[ti], ins.srcs[bi]
@@ -108,42 +106,30 @@ def _lea(
         shf = sites[0]
         if shf.op != "SHF" or shf.mods != ("L", "U32") or shf.guard is not None:
             continue
-        a, k, zz = shf.srcs
-        if not (
-            isinstance(k, Imm) and 0 < k.value < 32 and isinstance(zz, Reg) and zz.index == 255
-        ):
+        a, n, zz = shf.srcs
+        if not (isinstance(n, Imm) and 0 < n.value < 32 and zz == RZ):
             continue
-        if not isinstance(a, VReg | Part) or not _unchanged_between(before, shf, a):
+        if not isinstance(a, VReg | Part) or not _unchanged(block, shf, k, a):
             continue
-        ins.op, ins.mods, ins.srcs = "LEA", (), [a, b, Imm(k.value)]
+        ins.op, ins.mods, ins.srcs = "LEA", (), [a, b, Imm(n.value)]
         dead.add(shf.uid)
         return
 
 
-def _unchanged_between(before: list[Instr], shf: Instr, a: Operand) -> bool:
-    """shf sits earlier in this block and nothing after it (before the use) writes a."""
-    pos = next((i for i, x in enumerate(before) if x is shf), None)
-    if pos is None:
-        return False
-    av = a.v if isinstance(a, Part) else a
-    for x in before[pos + 1 :]:
-        for r in x.def_regs():
-            w = r.v if isinstance(r, Part) else r
-            if w == av:
-                return False
-    return True
+def _unchanged(block: list[Instr], d: Instr, k: int, a: VReg | Part) -> bool:
+    """d sits earlier in this block and nothing between it and position k writes a."""
+    return unchanged_since(block, [d], k, {(a.v if isinstance(a, Part) else a).id})
 
 
 def _setp_combine(
-    ins: Instr, before: list[Instr], info: DefInfo, uses: dict[int, int], dead: set[int]
+    ins: Instr, block: list[Instr], k: int, info: DefInfo, uses: dict[int, int], dead: set[int]
 ) -> None:
     if ins.mods != ("LUT",) or ins.guard is not None or len(ins.srcs) != 5:
         return
     lut = ins.srcs[3]
     if not isinstance(lut, Imm) or lut.value not in (0xC0, 0xFC):
         return
-    c = ins.srcs[2]
-    if not (isinstance(c, Reg) and c.rc == RC.P and c.index == 7):
+    if ins.srcs[2] != PT:
         return
     for pi, xi in ((1, 0), (0, 1)):
         p, x = ins.srcs[pi], ins.srcs[xi]
@@ -160,12 +146,12 @@ def _setp_combine(
             or not st.mods
             or st.mods[-1] != "AND"
             or "EX" in st.mods
-            or not (isinstance(acc, Reg) and acc.index == 7 and acc.rc == RC.P)
+            or acc != PT
             or len(st.dsts) != 2
         ):
             continue
         if not all(
-            not isinstance(o, VReg | Part) or _unchanged_between(before, st, o) for o in st.srcs[:2]
+            not isinstance(o, VReg | Part) or _unchanged(block, st, k, o) for o in st.srcs[:2]
         ):
             continue
         ins.op = "ISETP"

@@ -67,9 +67,7 @@ def _merge_straight(fn: Function) -> None:
     while i < len(fn.blocks):
         preds = predecessors(fn)
         prev = fn.blocks[i - 1]
-        t = prev.terminator()
-        falls = t is None or t.op not in ("BRA", "BRX", "EXIT", "RET")
-        if preds[i] == [i - 1] and falls:
+        if preds[i] == [i - 1] and prev.terminator() is None:
             prev.instrs.extend(fn.blocks[i].instrs)
             del fn.blocks[i]
             continue
@@ -97,7 +95,7 @@ def _convert(fn: Function) -> None:
             if (
                 j + 1 < len(fn.blocks)
                 and names[j + 1] == target
-                and (last is None or last.op not in ("BRA", "BRX", "EXIT", "RET"))
+                and last is None
                 and _predicable(then.instrs, t.guard.pred)
             ):
                 h.instrs.pop()
@@ -115,10 +113,9 @@ def _convert(fn: Function) -> None:
             ):
                 merge = next(s.block for s in last.srcs if isinstance(s, Label))
                 other = fn.blocks[j + 1]
-                olast = other.terminator()
                 if (
                     names[j + 2] == merge
-                    and (olast is None or olast.op not in ("BRA", "BRX", "EXIT", "RET"))
+                    and other.terminator() is None
                     and _predicable(then.instrs[:-1], t.guard.pred)
                     and _predicable(other.instrs, t.guard.pred)
                 ):

@@ -9,7 +9,7 @@ nothing in between writes them. The original multiply dies when no other use rem
 
 from __future__ import annotations
 
-from openptxas.ir.analysis import DefInfo, def_info, stable_vregs
+from openptxas.ir.analysis import DefInfo, def_info, stable_vregs, unchanged_since
 from openptxas.ir.core import RC, Function, Imm, Instr, Operand, Part, Reg, VReg
 
 
@@ -47,17 +47,8 @@ def _operands_unchanged(mul: Instr, block: list[Instr], k: int, stable: set[int]
         isinstance(s, Imm | Reg) or ((v := _base(s)) is not None and v.id in stable) for s in srcs
     ):
         return True
-    try:
-        m = next(i for i, ins in enumerate(block[:k]) if ins is mul)
-    except StopIteration:
-        return False
     ids = {v.id for s in srcs if (v := _base(s)) is not None}
-    for ins in block[m + 1 : k]:
-        for r in ins.def_regs():
-            v = _base(r)
-            if v is not None and v.id in ids:
-                return False
-    return True
+    return unchanged_since(block, [mul], k, ids)
 
 
 def _match(block: list[Instr], k: int, info: DefInfo, stable: set[int]) -> Instr | None:
