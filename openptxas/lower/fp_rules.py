@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from openptxas.ir.core import PT, RC, RZ, Imm, Operand, Part, Reg, Src, VReg
+from openptxas.ir.core import PT, RC, RZ, Imm, Operand, Part, Reg, RegLike, Src, VReg
 from openptxas.lower.context import LowerCtx
 from openptxas.lower.int_rules import half
 from openptxas.lower.rules import Rule, always, has, types
@@ -256,9 +256,11 @@ def _ext8(c: LowerCtx, op: ast.Operand, signed: bool) -> Operand:
 def cvt_int(
     ins: ast.Instruction, c: LowerCtx, dv: VReg, a: ast.Operand, dt: PtxType, st: PtxType
 ) -> None:
-    src = c.rvalue(a, st)
-    src_lo = half(src, 0) if st.size == 8 else src
+    src: RegLike = c.rvalue(a, st)
     signed_src = st in (T.S8, T.S16, T.S32, T.S64)
+    if ins.has("sat"):
+        src = _saturate_int(c, src, dt, st, signed_src)
+    src_lo = half(src, 0) if st.size == 8 else src
     # narrow to the smaller of the two sizes, with the sign of the source
     n = min(dt.size, st.size)
     if n >= 4:
@@ -296,6 +298,67 @@ def cvt_int(
             )
         return
     c.emit("MOV", (), [dv], [low])
+
+
+def _int_range(t: PtxType) -> tuple[int, int]:
+    bits = 8 * t.size
+    if t in (T.S8, T.S16, T.S32, T.S64):
+        return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    return 0, (1 << bits) - 1
+
+
+def _saturate_int(c: LowerCtx, src: RegLike, dt: PtxType, st: PtxType, signed_src: bool) -> RegLike:
+    """``cvt.sat`` between integer types: the source clamped to the destination's range (PTX:
+    .sat limits the result to MININT..MAXINT of the destination), in the source's width. A
+    narrow source is first extended with its own sign, so the clamp compares true values."""
+    slo, shi = _int_range(st)
+    dlo, dhi = _int_range(dt)
+    lo = dlo if dlo > slo else None
+    hi = dhi if dhi < shi else None
+    if lo is None and hi is None:
+        return src
+    if st.size == 8:
+        return _clamp64(c, src, lo, hi, signed_src)
+    x: RegLike = src
+    if st.size < 4:
+        x = c.new()
+        if signed_src:
+            c.emit("SGXT", (), [x], [src, Imm(8 * st.size)])
+        else:
+            mask = (1 << (8 * st.size)) - 1
+            c.emit("LOP3", ("LUT",), [x], [src, Imm(mask), RZ, Imm(0xC0), Src(PT, inv=True)])
+    mods = () if signed_src else ("U32",)
+    # VIMNMX's predicate selects min (PT) or max (!PT)
+    if lo is not None:
+        y = c.new()
+        c.emit("VIMNMX", mods, [y], [x, Imm(lo & 0xFFFFFFFF), Src(PT, inv=True)])
+        x = y
+    if hi is not None:
+        y = c.new()
+        c.emit("VIMNMX", mods, [y], [x, Imm(hi & 0xFFFFFFFF), PT])
+        x = y
+    return x
+
+
+def _clamp64(c: LowerCtx, src: RegLike, lo: int | None, hi: int | None, signed: bool) -> RegLike:
+    """A 64-bit value clamped to [lo, hi] (either bound may be absent): a 64-bit ISETP chain
+    and a SEL of each half per bound."""
+    x: RegLike = src
+    for bound, cmp in ((lo, "LT"), (hi, "GT")):
+        if bound is None:
+            continue
+        b = bound & 0xFFFFFFFFFFFFFFFF
+        words = (Imm(b & 0xFFFFFFFF), Imm(b >> 32))
+        chain = c.new(RC.P)
+        p = c.new(RC.P)
+        c.emit("ISETP", (cmp, "U32", "AND"), [chain, PT], [half(x, 0), words[0], PT])
+        mods = (cmp, "AND", "EX") if signed else (cmp, "U32", "AND", "EX")
+        c.emit("ISETP", mods, [p, PT], [half(x, 1), words[1], PT, chain])
+        y = c.new(width=2)
+        for k in range(2):
+            c.emit("SEL", (), [y.part(k)], [half(x, k), words[k], Src(p, inv=True)])
+        x = y
+    return x
 
 
 RULES: list[Rule] = [
