@@ -31,6 +31,16 @@ def _general_optimize(fn: Function, ctx: PassContext) -> None:
     dce(fn, ctx)
 
 
+def _fma(fn: Function, ctx: PassContext) -> None:
+    if not ctx.options.fmad:
+        return
+    from openptxas.passes.dce import dce
+    from openptxas.passes.fma import fma_contraction
+
+    fma_contraction(fn, ctx)
+    dce(fn, ctx)
+
+
 def _cse(fn: Function, ctx: PassContext) -> None:
     from openptxas.passes.copy_prop import copy_prop
     from openptxas.passes.cse import cse
@@ -99,6 +109,12 @@ def pipeline() -> list[Phase]:
             _general_optimize,
             1,
             doc="copy propagation and dead-code elimination",
+        ),
+        Phase(
+            "FmaContraction",
+            _fma,
+            1,
+            doc="mul+add into FFMA/DFMA (--fmad=true, ptxas's default)",
         ),
         Phase("GeneralOptimize", _general_optimize, 1),
         Phase("GvnCse", _cse, 2, doc="common-subexpression elimination"),

@@ -298,6 +298,9 @@ class Instr:
     ctrl: Control | None = None
     line: int = 0  # PTX source line (for diagnostics and line info)
     uid: int = field(default_factory=lambda: next(_ids))
+    # A multiply or add written without a rounding modifier: FmaContraction may fuse it (PTX lets
+    # a compiler contract mul/add only when neither names its rounding).
+    contract: bool = False
 
     @property
     def name(self) -> str:

@@ -57,12 +57,14 @@ def fadd(ins: ast.Instruction, c: LowerCtx) -> None:
     vb = c.value(b, t)
     if ins.opcode == "sub":
         vb = _fneg(vb)
-    c.emit("FADD", _mods(ins), [c.dst(d)], [c.rvalue(a, t), vb])
+    out = c.emit("FADD", _mods(ins), [c.dst(d)], [c.rvalue(a, t), vb])
+    out.contract = ins.rnd is None
 
 
 def fmul(ins: ast.Instruction, c: LowerCtx) -> None:
     d, a, b = ins.operands
-    c.emit("FMUL", _mods(ins), [c.dst(d)], [c.rvalue(a, T.F32), c.value(b, T.F32)])
+    out = c.emit("FMUL", _mods(ins), [c.dst(d)], [c.rvalue(a, T.F32), c.value(b, T.F32)])
+    out.contract = ins.rnd is None and not ins.has("sat")
 
 
 def ffma(ins: ast.Instruction, c: LowerCtx) -> None:
@@ -137,7 +139,8 @@ def dop(ins: ast.Instruction, c: LowerCtx) -> None:
     if ins.opcode == "sub":
         srcs[1] = Src(regs[1], neg=True)
     op = {"add": "DADD", "sub": "DADD", "mul": "DMUL", "fma": "DFMA", "mad": "DFMA"}[ins.opcode]
-    c.emit(op, rnd, [c.dst(ops[0])], srcs)
+    out = c.emit(op, rnd, [c.dst(ops[0])], srcs)
+    out.contract = ins.rnd is None and op in ("DADD", "DMUL")
 
 
 def dneg_abs(ins: ast.Instruction, c: LowerCtx) -> None:

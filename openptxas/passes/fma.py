@@ -1,0 +1,107 @@
+"""FMA contraction: a multiply whose every use is an add becomes a fused multiply-add in each.
+
+ptxas contracts by default (``--fmad=true``) and not at ``-O0``. Observed on ptxas 13.0.88
+(tests/compiler/test_fma_contraction.py probes each rule against it):
+
+- only a multiply and an add that both carry no rounding modifier (``mul.f32``/``add.f32``;
+  ``.rn`` written out blocks it) and agree on ``.ftz``; ``mul.sat`` blocks it, ``add.sat``
+  becomes ``FFMA.SAT``; f64 ``mul``/``add`` become ``DFMA``;
+- ``sub`` contracts with the product on either side (``FFMA a, b, -c`` / ``FFMA -a, b, c``);
+- a product used by several adds is recomputed in each of them, but one with any other use
+  (a store, a compare) is left alone, and so is every add that reads it;
+- the multiply and the add lie in the same basic block.
+
+Pre: virtual IR, lowering marked the contractable FMUL/FADD/DMUL/DADD (``Instr.contract``).
+Post: same values up to the rounding PTX allows for contracted operations; dead products are
+removed by the dead-code elimination that follows.
+"""
+
+from __future__ import annotations
+
+from openptxas.ir.analysis import def_info, unchanged_since
+from openptxas.ir.core import CBank, Function, Imm, Instr, Operand, Part, Reg, Src, VReg
+
+_PAIRS = {"FMUL": ("FADD", "FFMA"), "DMUL": ("DADD", "DFMA")}
+
+
+def fma_contraction(fn: Function, ctx: object) -> None:
+    info = def_info(fn)
+    users: dict[int, list[Instr]] = {}
+    for ins in fn.instrs():
+        for r in ins.use_regs():
+            v = r.v if isinstance(r, Part) else r
+            if isinstance(v, VReg):
+                users.setdefault(v.id, []).append(ins)
+    for blk in fn.blocks:
+        for k, m in enumerate(blk.instrs):
+            pair = _PAIRS.get(m.op)
+            if pair is None or not m.contract or m.guard is not None:
+                continue
+            d = m.dsts[0]
+            if not isinstance(d, VReg) or info.defs(d) != [m]:
+                continue
+            add_op, fma_op = pair
+            uses = users.get(d.id, [])
+            if not uses or any(u.op != add_op or not u.contract for u in uses):
+                continue
+            sites = [_site(blk.instrs, k, m, u, d) for u in uses]
+            if any(s is None for s in sites):
+                continue
+            for u, s in zip(uses, sites, strict=True):
+                assert s is not None
+                _fuse(m, u, s, fma_op)
+
+
+def _site(block: list[Instr], k: int, m: Instr, u: Instr, d: VReg) -> int | None:
+    """The source index of ``d`` in the add ``u`` when ``u`` can absorb the product ``m``."""
+    if m.has_mod("FTZ") != u.has_mod("FTZ"):
+        return None
+    try:
+        j = next(i for i, ins in enumerate(block) if ins is u)
+    except StopIteration:
+        return None  # another block
+    if j <= k:
+        return None
+    idx = [i for i, s in enumerate(u.srcs) if _reg(s) == d]
+    if len(idx) != 1:
+        return None
+    s = u.srcs[idx[0]]
+    if isinstance(s, Src) and (s.abs or s.inv or s.sel):
+        return None
+    other = u.srcs[1 - idx[0]]
+    # FFMA takes one immediate or constant-bank operand (B or C), never both
+    if _const(m.srcs[1]) and _const(other):
+        return None
+    vids = {v.id for s2 in m.srcs if isinstance(v := _reg(s2), VReg)}
+    if not unchanged_since(block, [m], j, vids):
+        return None
+    return idx[0]
+
+
+def _fuse(m: Instr, u: Instr, at: int, fma_op: str) -> None:
+    s = u.srcs[at]
+    negate = isinstance(s, Src) and s.neg
+    a, b = m.srcs[0], m.srcs[1]
+    if negate:
+        a = _negate(a)
+    mods = tuple(x for x in ("FTZ", "SAT") if u.has_mod(x))
+    u.op = fma_op
+    u.mods = mods
+    u.srcs = [a, b, u.srcs[1 - at]]
+    u.contract = False
+
+
+def _reg(op: Operand) -> object:
+    x = op.x if isinstance(op, Src) else op
+    return x
+
+
+def _const(op: Operand) -> bool:
+    return isinstance(op, Imm | CBank)
+
+
+def _negate(op: Operand) -> Operand:
+    if isinstance(op, Src):
+        return Src(op.x, not op.neg, op.abs, op.inv, op.sel)
+    assert isinstance(op, VReg | Part | Reg), "a product's A operand is a register"
+    return Src(op, neg=True)

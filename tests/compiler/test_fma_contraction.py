@@ -1,0 +1,138 @@
+"""FMA contraction against ptxas: which multiply/add pairs fuse, and the values computed.
+
+Each case is a small kernel. ptxas's cubin and ours must contain the same floating-point
+arithmetic (the multiset of FFMA/FMUL/FADD/DFMA/DMUL/DADD opcodes with their modifiers, operand
+negation included), and both, run in the emulator on the same inputs, must give identical bits.
+``-O0`` and ``--fmad=false`` must not contract, as ptxas.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from openptxas.driver import compile_ptx
+from openptxas.emu import run_launch
+from openptxas.options import Options
+from openptxas.tools.sass_cli import disassemble_cubin
+from tests.conftest import need_tools
+
+CASES = {
+    "basic": "mul.f32 %f4, %f1, %f2; add.f32 %f5, %f4, %f3;",
+    "mul_rn": "mul.rn.f32 %f4, %f1, %f2; add.f32 %f5, %f4, %f3;",
+    "add_rn": "mul.f32 %f4, %f1, %f2; add.rn.f32 %f5, %f4, %f3;",
+    "add_rz": "mul.f32 %f4, %f1, %f2; add.rz.f32 %f5, %f4, %f3;",
+    "mul_rz": "mul.rz.f32 %f4, %f1, %f2; add.f32 %f5, %f4, %f3;",
+    "ftz_mixed": "mul.ftz.f32 %f4, %f1, %f2; add.f32 %f5, %f4, %f3;",
+    "ftz_both": "mul.ftz.f32 %f4, %f1, %f2; add.ftz.f32 %f5, %f4, %f3;",
+    "add_sat": "mul.f32 %f4, %f1, %f2; add.sat.f32 %f5, %f4, %f3;",
+    "mul_sat": "mul.sat.f32 %f4, %f1, %f2; add.f32 %f5, %f4, %f3;",
+    "sub_product_first": "mul.f32 %f4, %f1, %f2; sub.f32 %f5, %f4, %f3;",
+    "sub_product_second": "mul.f32 %f4, %f1, %f2; sub.f32 %f5, %f3, %f4;",
+    "two_adds": (
+        "mul.f32 %f4, %f1, %f2; add.f32 %f5, %f4, %f3; add.f32 %f6, %f4, %f1;"
+        " add.f32 %f5, %f5, %f6;"
+    ),
+    "stored_product": "mul.f32 %f4, %f1, %f2; add.f32 %f5, %f4, %f3; st.global.f32 [%rd2], %f4;",
+    "two_products": "mul.f32 %f4, %f1, %f2; mul.f32 %f6, %f3, %f1; add.f32 %f5, %f4, %f6;",
+    "other_block": (
+        "mul.f32 %f4, %f1, %f2; setp.gt.f32 %p1, %f3, 0f00000000; @%p1 bra L1;"
+        " add.f32 %f3, %f3, %f1; L1: add.f32 %f5, %f4, %f3;"
+    ),
+    "f64": (
+        "cvt.f64.f32 %fd1, %f1; cvt.f64.f32 %fd2, %f2; cvt.f64.f32 %fd3, %f3;"
+        " mul.f64 %fd4, %fd1, %fd2; add.f64 %fd5, %fd4, %fd3; cvt.rn.f32.f64 %f5, %fd5;"
+    ),
+    "f64_rn": (
+        "cvt.f64.f32 %fd1, %f1; cvt.f64.f32 %fd2, %f2; cvt.f64.f32 %fd3, %f3;"
+        " mul.rn.f64 %fd4, %fd1, %fd2; add.f64 %fd5, %fd4, %fd3; cvt.rn.f32.f64 %f5, %fd5;"
+    ),
+    "immediate": "mul.f32 %f4, %f1, 0f3FC00000; add.f32 %f5, %f4, %f3;",
+}
+FP = ("FFMA", "FMUL", "FADD", "DFMA", "DMUL", "DADD")
+N = 128
+
+
+def _ptx(body: str) -> str:
+    return f""".version 9.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 o, .param .u64 x)
+{{
+  .reg .f32 %f<8>;
+  .reg .f64 %fd<8>;
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<6>;
+  .reg .pred %p<3>;
+  ld.param.u64 %rd3, [o];
+  ld.param.u64 %rd4, [x];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd5, %r1, 12;
+  add.s64 %rd1, %rd4, %rd5;
+  add.s64 %rd2, %rd3, %rd5;
+  ld.global.f32 %f1, [%rd1];
+  ld.global.f32 %f2, [%rd1+4];
+  ld.global.f32 %f3, [%rd1+8];
+  {body}
+  st.global.f32 [%rd2+4], %f5;
+  ret;
+}}
+"""
+
+
+def _fp_ops(cubin: bytes) -> list[str]:
+    _, sections = disassemble_cubin(cubin)
+    out = []
+    for sec in sections:
+        for ins in sec.items:
+            op = getattr(ins, "opcode", None)
+            if op in FP:
+                negs = "".join("-" if str(o).startswith("-") else "+" for o in ins.operands[1:])
+                out.append(".".join((op, *ins.mods)) + " " + negs)
+    return sorted(out)
+
+
+def _spec() -> dict[str, object]:
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(3 * N).astype(np.float32)
+    x[:6] = [1.0 + 2.0**-23, 1.0 - 2.0**-24, -1.0, 3e38, 3e38, -1e-39]  # rounding, overflow
+    return {
+        "kernel": "k",
+        "grid": [1, 1, 1],
+        "block": [N, 1, 1],
+        "args": [
+            {"kind": "buffer", "dtype": "f32", "count": 3 * N, "init": "zeros"},
+            {"kind": "buffer", "dtype": "f32", "count": 3 * N, "init": {"hex": x.tobytes().hex()}},
+        ],
+    }
+
+
+def _ours(ptx: str, **opts: object) -> bytes:
+    return compile_ptx(ptx, Options(arch="sm_90", verify=True, **opts), "k.ptx").cubin  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_contraction_as_ptxas(name: str, oracle) -> None:
+    need_tools("ptxas")
+    ptx = _ptx(CASES[name])
+    theirs = oracle.ptxas(ptx, "sm_90").cubin
+    ours = _ours(ptx)
+    assert _fp_ops(ours) == _fp_ops(theirs)
+    a = run_launch(ours, _spec(), hazards=True)
+    b = run_launch(theirs, _spec())
+    assert a.hazards == ()
+    assert a.outputs[0].view(np.uint32).tolist() == b.outputs[0].view(np.uint32).tolist()
+
+
+@pytest.mark.parametrize(
+    ("flags", "opts"), [(["-O0"], {"opt_level": 0}), (["--fmad=false"], {"fmad": False})]
+)
+def test_no_contraction(flags: list[str], opts: dict[str, object], oracle) -> None:
+    need_tools("ptxas")
+    ptx = _ptx(CASES["basic"])
+    theirs = oracle.ptxas(ptx, "sm_90", flags).cubin
+    ours = _ours(ptx, **opts)
+    assert _fp_ops(ours) == _fp_ops(theirs) == ["FADD ++", "FMUL ++"]
+    a = run_launch(ours, _spec(), hazards=True)
+    b = run_launch(theirs, _spec())
+    assert a.outputs[0].view(np.uint32).tolist() == b.outputs[0].view(np.uint32).tolist()
