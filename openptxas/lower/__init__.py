@@ -8,6 +8,7 @@ parameters and shared variables, and selects SASS for each instruction through t
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 
 from openptxas.diag import UnsupportedFeature
 from openptxas.ir.core import RC, Block, CBank, Function, Guard, Label, Param
@@ -37,13 +38,59 @@ def rule_table() -> RuleTable:
 
 
 def _flatten(body: ast.Block) -> list[ast.Stmt]:
+    """The body's statements with nested ``{ }`` blocks inlined. A ``.reg`` that a nested block
+    declares under a name already declared (in an enclosing block, or an earlier sibling) is a
+    new register: it is renamed ``name%k`` (``%`` cannot occur inside a PTX identifier) in that
+    block's declarations and instructions, so it shadows the outer one as PTX scoping says."""
     out: list[ast.Stmt] = []
-    for s in body.stmts:
-        if isinstance(s, ast.Block):
-            out.extend(_flatten(s))
-        else:
-            out.append(s)
+    taken: set[str] = set()
+    counter = iter(range(1, 1 << 62))
+
+    def walk(b: ast.Block, ren: dict[str, str], top: bool) -> None:
+        ren = dict(ren)
+        for st in b.stmts:
+            if isinstance(st, ast.VarDecl) and st.space is StateSpace.REG:
+                for n in st.names():
+                    if not top and n in taken:
+                        ren[n] = f"{n}%{next(counter)}"
+                    else:
+                        ren.pop(n, None)
+                    taken.add(n)
+        for st in b.stmts:
+            if isinstance(st, ast.Block):
+                walk(st, ren, False)
+            elif isinstance(st, ast.VarDecl) and st.space is StateSpace.REG and ren:
+                for n in st.names():
+                    out.append(replace(st, name=ren.get(n, n), count=0))
+            elif isinstance(st, ast.Instruction) and ren:
+                out.append(_rename_regs(st, ren))
+            else:
+                out.append(st)
+
+    walk(body, {}, True)
     return out
+
+
+def _rename_regs(ins: ast.Instruction, ren: dict[str, str]) -> ast.Instruction:
+    def op(o: ast.Operand) -> ast.Operand:
+        if isinstance(o, ast.Reg):
+            return replace(o, name=ren[o.name]) if o.name in ren else o
+        if isinstance(o, ast.Address) and isinstance(o.base, ast.Reg):
+            b = op(o.base)
+            assert isinstance(b, ast.Reg)
+            return replace(o, base=b)
+        if isinstance(o, ast.Vector | ast.ArgList | ast.MemList):
+            return replace(o, items=tuple(op(i) for i in o.items))
+        if isinstance(o, ast.Pair):
+            return replace(o, first=op(o.first), second=op(o.second))
+        if isinstance(o, ast.Not):
+            return replace(o, operand=op(o.operand))
+        return o
+
+    g = ins.guard
+    if g is not None and g.reg in ren:
+        g = replace(g, reg=ren[g.reg])
+    return replace(ins, operands=tuple(op(o) for o in ins.operands), guard=g)
 
 
 def _referenced_syms(stmts: list[ast.Stmt]) -> set[str]:
