@@ -74,21 +74,12 @@ def ffma(ins: ast.Instruction, c: LowerCtx) -> None:
 
 
 def fneg_abs(ins: ast.Instruction, c: LowerCtx) -> None:
+    """``FADD -x, -RZ`` / ``FADD |x|, -RZ`` as ptxas (``.ftz`` or not): exact for every number
+    and signed zero; a NaN comes out as the canonical NaN, as from ptxas's code."""
     d, a = ins.operands
     ra = c.rvalue(a, T.F32)
-    if ins.has("ftz"):
-        src = Src(ra, neg=True) if ins.opcode == "neg" else Src(ra, abs=True)
-        c.emit("FADD", ("FTZ",), [c.dst(d)], [src, Src(RZ, neg=True)])
-        return
-    # Exact sign-bit operations (no flushing, any NaN kept).
-    if ins.opcode == "neg":
-        c.emit(
-            "LOP3", ("LUT",), [c.dst(d)], [ra, Imm(0x80000000), RZ, Imm(0x3C), Src(PT, inv=True)]
-        )
-    else:
-        c.emit(
-            "LOP3", ("LUT",), [c.dst(d)], [ra, Imm(0x7FFFFFFF), RZ, Imm(0xC0), Src(PT, inv=True)]
-        )
+    src = Src(ra, neg=True) if ins.opcode == "neg" else Src(ra, abs=True)
+    c.emit("FADD", ("FTZ",) if ins.has("ftz") else (), [c.dst(d)], [src, Src(RZ, neg=True)])
 
 
 def fminmax(ins: ast.Instruction, c: LowerCtx) -> None:

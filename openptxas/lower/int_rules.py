@@ -254,6 +254,28 @@ def not_(ins: ast.Instruction, c: LowerCtx) -> None:
         )
 
 
+def cnot(ins: ast.Instruction, c: LowerCtx) -> None:
+    """``cnot``: 1 when the source is zero, else 0 (16-bit sources compare their low half)."""
+    d, a = _ops(ins)
+    t = _t(ins)
+    dv = c.dst(d)
+    ra = c.rvalue(a, t)
+    p = c.new(RC.P)
+    if t in I64:
+        chain = c.new(RC.P)
+        c.emit("ISETP", ("EQ", "U32", "AND"), [chain, PT], [half(ra, 0), RZ, PT])
+        c.emit("ISETP", ("EQ", "U32", "AND", "EX"), [p, PT], [half(ra, 1), RZ, PT, chain])
+        c.emit("SEL", (), [dv.lo], [RZ, Imm(1), Src(p, inv=True)])
+        c.emit("MOV", (), [dv.hi], [RZ])
+        return
+    x: Operand = ra
+    if t.size == 2:
+        x = c.new()
+        c.emit("LOP3", ("LUT",), [x], [ra, Imm(0xFFFF), RZ, Imm(0xC0), Src(PT, inv=True)])
+    c.emit("ISETP", ("EQ", "U32", "AND"), [p, PT], [x, RZ, PT])
+    c.emit("SEL", (), [dv], [RZ, Imm(1), Src(p, inv=True)])
+
+
 def logic_pred(ins: ast.Instruction, c: LowerCtx) -> None:
     d, a, b = _ops(ins)
     # PLOP3.LUT d, PT, a, b, PT, lut, 0 : lut over (a=0xF0, b=0xCC, c=0xAA)
@@ -471,6 +493,7 @@ RULES: list[Rule] = [
     Rule("or", "or", always, logic, "or.b64 %rd1, %rd2, %rd3;"),
     Rule("xor", "xor", always, logic, "xor.pred %p1, %p2, %p3;"),
     Rule("not", "not", always, not_, "not.b32 %r1, %r2;"),
+    Rule("cnot", "cnot", always, cnot, "cnot.b32 %r1, %r2;"),
     Rule("min.s32", "min", types(*S32), minmax32, "min.s32 %r1, %r2, %r3;"),
     Rule("max.s32", "max", types(*S32), minmax32, "max.u32 %r1, %r2, 5;"),
     Rule("abs.s32", "abs", types(T.S32), abs32, "abs.s32 %r1, %r2;"),
