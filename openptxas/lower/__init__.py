@@ -11,7 +11,7 @@ import functools
 from dataclasses import replace
 
 from openptxas.diag import UnsupportedFeature
-from openptxas.ir.core import RC, Block, CBank, Function, Guard, Label, Param
+from openptxas.ir.core import PT, RC, Block, CBank, Function, Guard, Imm, Instr, Label, Param, Src
 from openptxas.lower.context import CB_STACK, SHARED_BASE, SP, LowerCtx
 from openptxas.lower.rules import RuleTable
 from openptxas.ptx import ast
@@ -218,9 +218,7 @@ def lower_function(module: ast.Module, func: ast.Function, target: SMInfo) -> Fu
                 raise UnsupportedFeature(
                     f"predicated '{s.name}' is not supported by openptxas yet", s.span
                 )
-            g = Guard(ctx.reg(s.guard.reg), s.guard.negated)
-            for ins in cur.instrs[start:]:
-                ins.guard = g
+            _guard_expansion(ctx, cur, start, Guard(ctx.reg(s.guard.reg), s.guard.negated))
         if s.opcode in ENDS_BLOCK:
             nb = ctx.new_block()
             fn.blocks.append(nb)
@@ -233,6 +231,27 @@ def lower_function(module: ast.Module, func: ast.Function, target: SMInfo) -> Fu
         ctx.emit("EXIT" if func.is_entry else "RET")
     entry.instrs[1:1] = ctx.prologue()
     return fn
+
+
+def _guard_expansion(ctx: LowerCtx, blk: Block, start: int, g: Guard) -> None:
+    """Guard every instruction a predicated PTX instruction expanded to. One that the expansion
+    guarded itself (a division's correction step ``@P1 IADD3``) runs only when both hold: its
+    guard becomes ``g AND inner``, computed by a PLOP3 just before it (unguarded: when ``g`` is
+    false the inner predicate may be stale, and the AND is false anyway)."""
+    out: list[Instr] = []
+    for ins in blk.instrs[start:]:
+        if ins.guard is not None:
+            both = ctx.new(RC.P)
+            a = Src(g.pred, inv=True) if g.inv else g.pred
+            b = Src(ins.guard.pred, inv=True) if ins.guard.inv else ins.guard.pred
+            out.append(
+                Instr("PLOP3", ("LUT",), [both, PT], [a, b, PT, Imm(0xC0), Imm(0)], line=ins.line)
+            )
+            ins.guard = Guard(both)
+        else:
+            ins.guard = g
+        out.append(ins)
+    blk.instrs[start:] = out
 
 
 def _drop_empty_blocks(fn: Function) -> None:

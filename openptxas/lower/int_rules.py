@@ -130,8 +130,14 @@ def mad32(ins: ast.Instruction, c: LowerCtx) -> None:
         wide_t = T.S64 if is_signed(t) else T.U64
         c.emit("IMAD", mods, [c.dst(d)], [ra, vb, c.rvalue(e, wide_t)])
     elif ins.has("hi"):
+        # IMAD.HI's C is a 64-bit register pair added to the full product: the addend goes in
+        # its high register, with a zero low register (as ptxas: "IMAD.HI.U32 R5, R7, R0, R4"
+        # with R4 = 0, R5 = c)
         mods = ("HI",) if is_signed(t) else ("HI", "U32")
-        c.emit("IMAD", mods, [c.dst(d)], [ra, vb, c.rvalue(e, t)])
+        addend = c.new(width=2)
+        c.emit("MOV", (), [addend.lo], [RZ])
+        c.emit("MOV", (), [addend.hi], [c.rvalue(e, t)])
+        c.emit("IMAD", mods, [c.dst(d)], [ra, vb, addend])
     else:
         c.emit("IMAD", (), [c.dst(d)], [ra, vb, c.rvalue(e, t)])
 

@@ -1,0 +1,460 @@
+"""Differential fuzzing of the compiler: random well-defined PTX kernels compiled by openptxas and
+by ptxas, both run in the emulator on the same inputs, outputs compared bit for bit.
+
+A program is a tree of statements (straight-line instructions, if/else diamonds, loops with
+uniform or divergent trip counts, a shared-memory exchange between threads) over a pool of
+registers that are all initialised from the input buffer first, so every statement can be
+deleted and the program stays well defined: that is what the reducer does to a failing program.
+Nothing in the generated code has undefined behaviour in PTX: divisors are made non-zero (and
+signed ones positive), bit-field positions are taken modulo 256 as PTX defines, float-to-int
+conversions saturate, and single-precision multiplies and adds name their rounding (``.rn`` ...)
+so that FMA contraction, which PTX leaves to the compiler, cannot make two correct compilers
+disagree.
+
+    from openptxas.testing.difffuzz import generate, check, reduce_program
+    prog = generate(seed)
+    res = check(prog)          # Result(status="ok" | "mismatch" | "ours-error" | ...)
+    small = reduce_program(prog, lambda p: check(p).status == "mismatch")
+
+scripts/difffuzz.py runs many seeds in parallel and writes reduced failures.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+NTHREADS = 64  # two warps: divergence inside and between warps
+NR = 8  # 32-bit registers %r0..%r7 (all stored at the end)
+ND = 3  # 64-bit registers %rd0..%rd2
+NP = 3  # predicates %p0..%p2 (stored as 0/1)
+NIN = NR + 2 * ND + NP + 1  # input words per thread (even: 64-bit slots stay aligned)
+NOUT = NIN  # output words per thread
+
+SPECIAL = [
+    0, 1, 2, 3, 0xFFFFFFFF, 0x7FFFFFFF, 0x80000000, 0x80000001, 31, 32, 33, 0xFF, 0x100, 0xFFFF,
+    0x3F800000, 0xBF800000, 0x7F800000, 0xFF800000, 0x7FC00000, 0x00000001, 0x807FFFFF,
+    0x4B000000, 0x4F000000, 0xCF000000, 0x3F000000, 0x00800000, 0x7F7FFFFF,
+]  # fmt: skip
+
+
+@dataclass
+class Stmt:
+    """One statement: ``lines`` of PTX, or a compound with children."""
+
+    kind: str  # "ins", "if", "loop", "xchg"
+    lines: list[str] = field(default_factory=list)
+    body: list[Stmt] = field(default_factory=list)
+    other: list[Stmt] = field(default_factory=list)  # the else branch of "if"
+    cond: str = ""  # "if": the predicate line(s) before the branch; "loop": the trip count line
+    uid: int = 0
+
+
+@dataclass
+class Program:
+    seed: int
+    stmts: list[Stmt]
+    inputs: np.ndarray[Any, Any]
+
+    def ptx(self) -> str:
+        return render(self)
+
+
+class _Gen:
+    def __init__(self, seed: int) -> None:
+        self.r = random.Random(seed)
+        self.uid = 0
+        self.depth = 0
+        self.labels = 0
+
+    def reg(self) -> str:
+        return f"%r{self.r.randrange(NR)}"
+
+    def rd(self) -> str:
+        return f"%rd{self.r.randrange(ND)}"
+
+    def pred(self) -> str:
+        return f"%p{self.r.randrange(NP)}"
+
+    def imm32(self) -> str:
+        r = self.r
+        return str(
+            r.choice([r.randrange(0, 64), r.choice(SPECIAL), r.getrandbits(32), r.randrange(1, 9)])
+        )
+
+    def src(self) -> str:
+        return self.reg() if self.r.random() < 0.75 else self.imm32()
+
+    def pos(self) -> str:
+        """A bit-field position or length: any register (PTX uses its low 8 bits), or an
+        immediate in 0..31. (ptxas rejects immediates over 255, and folds ``bfe.s32`` with a
+        constant position of 32 or more to -1 whatever the source's sign, unlike the PTX ISA's
+        definition, so such constants would only measure that.)"""
+        r = self.r
+        return self.reg() if r.random() < 0.5 else str(r.randrange(0, 32))
+
+    def guard(self) -> str:
+        if self.r.random() < 0.12:
+            return f"@{'!' if self.r.random() < 0.5 else ''}{self.pred()} "
+        return ""
+
+    def stmt(self) -> Stmt:
+        self.uid += 1
+        r = self.r.random()
+        if self.depth < 2 and r < 0.10:
+            return self.if_stmt()
+        if self.depth < 2 and r < 0.17:
+            return self.loop_stmt()
+        if self.depth == 0 and r < 0.20:
+            return Stmt("xchg", uid=self.uid)
+        return Stmt("ins", self.instruction(), uid=self.uid)
+
+    def block(self, n: int) -> list[Stmt]:
+        self.depth += 1
+        out = [self.stmt() for _ in range(n)]
+        self.depth -= 1
+        return out
+
+    def if_stmt(self) -> Stmt:
+        uid = self.uid
+        cond = self.setp()
+        return Stmt(
+            "if",
+            body=self.block(self.r.randrange(1, 5)),
+            other=self.block(self.r.randrange(0, 4)),
+            cond=cond[0],
+            uid=uid,
+        )
+
+    def loop_stmt(self) -> Stmt:
+        uid = self.uid
+        if self.r.random() < 0.5:
+            trip = f"mov.u32 %lc{{d}}, {self.r.randrange(1, 5)};"
+        else:  # data-dependent: divergent between threads
+            trip = f"and.b32 %lc{{d}}, {self.reg()}, 3; add.u32 %lc{{d}}, %lc{{d}}, 1;"
+        return Stmt("loop", body=self.block(self.r.randrange(1, 5)), cond=trip, uid=uid)
+
+    def setp(self) -> list[str]:
+        r = self.r
+        p = self.pred()
+        bop = f".{r.choice(['and', 'or', 'xor'])}" if r.random() < 0.2 else ""
+        tail = f", {'!' if r.random() < 0.5 else ''}{self.pred()}" if bop else ""
+        if r.random() < 0.6:
+            t = r.choice(["u32", "s32", "b32"])
+            ops = ["eq", "ne"] + (["lt", "le", "gt", "ge"] if t != "b32" else [])
+            a, b = self.reg(), self.src()
+            ftz = ""
+        elif r.random() < 0.5:
+            t = r.choice(["u64", "s64"])
+            ops = ["eq", "ne", "lt", "le", "gt", "ge"]
+            a, b = self.rd(), self.rd()
+            ftz = ""
+        else:
+            t = "f32"
+            ops = ["eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu",
+                   "num", "nan"]  # fmt: skip
+            a, b = self.reg(), self.reg()
+            ftz = ".ftz" if r.random() < 0.3 else ""
+        return [f"setp.{r.choice(ops)}{bop}{ftz}.{t} {p}, {a}, {b}{tail};"]
+
+    def instruction(self) -> list[str]:
+        r = self.r
+        g = self.guard()
+        d, a, b, c = self.reg(), self.reg(), self.src(), self.src()
+        k = r.randrange(22)
+        if k == 0:
+            op = r.choice(["add", "sub", "min", "max"])
+            return [f"{g}{op}.{r.choice(['u32', 's32'])} {d}, {a}, {b};"]
+        if k == 1:
+            op = r.choice(["mul.lo", "mul.hi", "mad.lo", "mad.hi"])
+            t = r.choice(["u32", "s32"])
+            extra = f", {c}" if op.startswith("mad") else ""
+            return [f"{g}{op}.{t} {d}, {a}, {b}{extra};"]
+        if k == 2:
+            op = r.choice(["and", "or", "xor"])
+            return [f"{g}{op}.b32 {d}, {a}, {b};"]
+        if k == 3:
+            op = r.choice(["shl.b32", "shr.u32", "shr.s32"])
+            return [f"{g}{op} {d}, {a}, {b};"]
+        if k == 4:
+            op = r.choice(["not.b32", "neg.s32", "abs.s32", "popc.b32", "clz.b32", "brev.b32",
+                           "cnot.b32"])  # fmt: skip
+            return [f"{g}{op} {d}, {a};"]
+        if k == 5:  # division by a non-zero (signed: positive) divisor
+            t = r.choice(["u32", "s32"])
+            op = r.choice(["div", "rem"])
+            if r.random() < 0.4:
+                k2 = r.choice([3, 5, 7, 10, 16, 100, 641, 0x7FFF, 1 << 20])
+                if t == "s32" and r.random() < 0.3:
+                    k2 = -k2
+                return [f"{g}{op}.{t} {d}, {a}, {k2};"]
+            mask = "0x7FFF" if t == "s32" else "0xFFFFFFFF"
+            return [
+                f"and.b32 %t0, {self.reg()}, {mask};",
+                "or.b32 %t0, %t0, 1;",
+                f"{g}{op}.{t} {d}, {a}, %t0;",
+            ]
+        if k == 6:
+            t = r.choice(["u32", "s32"])
+            return [f"{g}bfe.{t} {d}, {a}, {self.pos()}, {self.pos()};"]
+        if k == 7:
+            return [f"{g}bfi.b32 {d}, {a}, {self.reg()}, {self.pos()}, {self.pos()};"]
+        if k == 8:
+            sel = r.getrandbits(16) if r.random() < 0.5 else self.reg()
+            return [f"{g}prmt.b32 {d}, {a}, {self.reg()}, {sel};"]
+        if k == 9:
+            return [f"{g}selp.b32 {d}, {a}, {b}, {self.pred()};"]
+        if k == 10:
+            return [g + self.setp()[0]]
+        if k == 11:
+            op = r.choice(["add", "sub", "mul"])
+            rnd = r.choice([".rn", ".rz", ".rm", ".rp"])
+            mods = rnd + (".ftz" if r.random() < 0.3 else "") + (".sat" if r.random() < 0.1 else "")
+            return [f"{g}{op}{mods}.f32 {d}, {a}, {self.reg()};"]
+        if k == 12:
+            rnd = r.choice([".rn", ".rz", ".rm", ".rp"])
+            ftz = ".ftz" if r.random() < 0.3 else ""
+            return [f"{g}fma{rnd}{ftz}.f32 {d}, {a}, {self.reg()}, {self.reg()};"]
+        if k == 13:
+            op = r.choice(["min", "max", "min.NaN", "max.NaN"])
+            ftz = ".ftz" if r.random() < 0.3 else ""
+            op = op.replace(".", ftz + ".", 1) if "." in op else op + ftz
+            return [f"{g}{op}.f32 {d}, {a}, {self.reg()};"]
+        if k == 14:
+            op = r.choice(["abs", "neg"])
+            return [f"{g}{op}{'.ftz' if r.random() < 0.3 else ''}.f32 {d}, {a};"]
+        if k == 15:
+            cv = r.choice(["cvt.rn.f32.s32", "cvt.rn.f32.u32", "cvt.rz.f32.s32", "cvt.rzi.s32.f32",
+                           "cvt.rni.u32.f32", "cvt.rmi.s32.f32", "cvt.rpi.u32.f32",
+                           "cvt.rni.f32.f32", "cvt.rzi.f32.f32", "cvt.sat.u32.s32",
+                           "cvt.sat.s32.u32", "cvt.u8.u32", "cvt.s16.u32",
+                           "cvt.s8.s32"])  # fmt: skip
+            return [f"{g}{cv} {d}, {a};"]
+        if k == 16:
+            t = r.choice(["u32", "s32"])
+            return [f"{g}mul.wide.{t} {self.rd()}, {a}, {b};"]
+        if k == 17:
+            op = r.choice(["add.s64", "sub.s64", "and.b64", "or.b64", "xor.b64", "mul.lo.u64",
+                           "min.s64", "max.u64"])  # fmt: skip
+            return [f"{g}{op} {self.rd()}, {self.rd()}, {self.rd()};"]
+        if k == 18:
+            op = r.choice(["shl.b64", "shr.u64", "shr.s64"])
+            return [f"{g}{op} {self.rd()}, {self.rd()}, {a};"]
+        if k == 19:
+            if r.random() < 0.5:
+                return [f"{g}cvt.u32.u64 {d}, {self.rd()};"]
+            return [f"{g}cvt.{r.choice(['u64.u32', 's64.s32'])} {self.rd()}, {a};"]
+        if k == 20:
+            if r.random() < 0.5:
+                return [f"mov.b64 {{{d}, {self.reg()}}}, {self.rd()};"]
+            return [f"mov.b64 {self.rd()}, {{{a}, {self.reg()}}};"]
+        return [f"{g}mov.b32 {d}, {self.src()};"]
+
+
+def generate(seed: int, size: int | None = None) -> Program:
+    g = _Gen(seed)
+    n = size if size is not None else g.r.randrange(6, 30)
+    stmts = [g.stmt() for _ in range(n)]
+    rng = np.random.default_rng(seed)
+    words = rng.integers(0, 1 << 32, size=NTHREADS * NIN, dtype=np.uint64).astype(np.uint32)
+    special = np.array(SPECIAL, dtype=np.uint32)
+    pick = rng.random(words.size) < 0.3
+    words[pick] = special[rng.integers(0, special.size, size=int(pick.sum()))]
+    return Program(seed, stmts, words)
+
+
+def _emit(stmts: list[Stmt], out: list[str], depth: int) -> None:
+    for s in stmts:
+        if s.kind == "ins":
+            out.extend("  " + x for x in s.lines)
+        elif s.kind == "if":
+            out.append("  " + s.cond.replace(";", "").strip() + ";")
+            p = s.cond.split()[1].rstrip(",")
+            out.append(f"  @{p} bra $Lelse{s.uid};")
+            _emit(s.body, out, depth + 1)
+            out.append(f"  bra $Lend{s.uid};")
+            out.append(f"$Lelse{s.uid}:")
+            _emit(s.other, out, depth + 1)
+            out.append(f"$Lend{s.uid}:")
+        elif s.kind == "loop":
+            out.append("  " + s.cond.format(d=depth))
+            out.append(f"$Lloop{s.uid}:")
+            _emit(s.body, out, depth + 1)
+            out.append(f"  sub.u32 %lc{depth}, %lc{depth}, 1;")
+            out.append(f"  setp.ne.u32 %lp{depth}, %lc{depth}, 0;")
+            out.append(f"  @%lp{depth} bra $Lloop{s.uid};")
+        elif s.kind == "xchg":
+            # every thread publishes %r0 and reads its neighbour's (uniform control flow only)
+            out.extend(
+                [
+                    "  st.shared.u32 [%sa], %r0;",
+                    "  bar.sync 0;",
+                    "  ld.shared.u32 %r0, [%sb];",
+                    "  bar.sync 0;",
+                ]
+            )
+
+
+def render(prog: Program) -> str:
+    body: list[str] = []
+    _emit(prog.stmts, body, 0)
+    lines = [
+        ".version 9.0",
+        ".target sm_90",
+        ".address_size 64",
+        ".visible .entry fuzz(.param .u64 out, .param .u64 inp)",
+        "{",
+        f"  .reg .b32 %r<{NR}>;",
+        f"  .reg .b64 %rd<{ND}>;",
+        f"  .reg .pred %p<{NP}>;",
+        "  .reg .b32 %t<2>;",
+        "  .reg .b32 %lc<3>;",
+        "  .reg .pred %lp<3>;",
+        "  .reg .b32 %tx, %sa, %sb, %w;",
+        "  .reg .b64 %pin, %pout, %off;",
+        f"  .shared .align 4 .b32 xbuf[{NTHREADS}];",
+        "  ld.param.u64 %pout, [out];",
+        "  ld.param.u64 %pin, [inp];",
+        "  cvta.to.global.u64 %pout, %pout;",
+        "  cvta.to.global.u64 %pin, %pin;",
+        "  mov.u32 %tx, %tid.x;",
+        f"  mul.wide.u32 %off, %tx, {4 * NIN};",
+        "  add.s64 %pin, %pin, %off;",
+        f"  mul.wide.u32 %off, %tx, {4 * NOUT};",
+        "  add.s64 %pout, %pout, %off;",
+        "  mov.u32 %sa, xbuf;",
+        "  shl.b32 %w, %tx, 2;",
+        "  add.u32 %sa, %sa, %w;",
+        "  add.u32 %w, %tx, 1;",
+        f"  and.b32 %w, %w, {NTHREADS - 1};",
+        "  shl.b32 %w, %w, 2;",
+        "  mov.u32 %sb, xbuf;",
+        "  add.u32 %sb, %sb, %w;",
+    ]
+    for i in range(NR):
+        lines.append(f"  ld.global.u32 %r{i}, [%pin+{4 * i}];")
+    for i in range(ND):
+        lines.append(f"  ld.global.u64 %rd{i}, [%pin+{4 * (NR + 2 * i)}];")
+    for i in range(NP):
+        lines.append(f"  ld.global.u32 %w, [%pin+{4 * (NR + 2 * ND + i)}];")
+        lines.append(f"  setp.ne.u32 %p{i}, %w, {i + 1};")  # differs between threads
+    lines.extend(body)
+    for i in range(NR):
+        lines.append(f"  st.global.u32 [%pout+{4 * i}], %r{i};")
+    for i in range(ND):
+        lines.append(f"  st.global.u64 [%pout+{4 * (NR + 2 * i)}], %rd{i};")
+    for i in range(NP):
+        lines.append(f"  selp.u32 %w, 1, 0, %p{i};")
+        lines.append(f"  st.global.u32 [%pout+{4 * (NR + 2 * ND + i)}], %w;")
+    lines += ["  ret;", "}", ""]
+    return "\n".join(lines)
+
+
+def spec(prog: Program) -> dict[str, Any]:
+    return {
+        "kernel": "fuzz",
+        "grid": [1, 1, 1],
+        "block": [NTHREADS, 1, 1],
+        "args": [
+            {"kind": "buffer", "dtype": "u32", "count": NTHREADS * NOUT, "init": "zeros"},
+            {
+                "kind": "buffer",
+                "dtype": "u32",
+                "count": NTHREADS * NIN,
+                "init": {"hex": prog.inputs.astype("<u4").tobytes().hex()},
+            },
+        ],
+    }
+
+
+@dataclass
+class Result:
+    status: str  # ok | mismatch | hazard | ours-error | ptxas-error | emu-error
+    detail: str = ""
+
+
+def check(prog: Program, opt_levels: tuple[int, ...] = (3,), oracle: Any = None) -> Result:
+    """Compile with ptxas and openptxas (each -O level), run both in the emulator, compare."""
+    from openptxas.diag import OpenPtxasError
+    from openptxas.driver import compile_ptx
+    from openptxas.emu import run_launch
+    from openptxas.options import Options
+    from openptxas.testing.oracle import Oracle, OracleError
+
+    ptx = render(prog)
+    orc = oracle or Oracle()
+    try:
+        theirs = orc.ptxas(ptx, "sm_90").cubin
+    except OracleError as e:
+        return Result("ptxas-error", str(e))
+    try:
+        want = run_launch(theirs, spec(prog)).outputs[0]
+    except Exception as e:  # the emulator on ptxas's code: not our compiler's fault
+        return Result("emu-error", f"ptxas cubin: {e}")
+    for opt in opt_levels:
+        try:
+            ours = compile_ptx(ptx, Options(arch="sm_90", opt_level=opt, verify=True), "f.ptx")
+        except OpenPtxasError as e:
+            return Result("ours-error", f"-O{opt}: {e}")
+        except Exception as e:  # an internal error is a finding too
+            return Result("ours-error", f"-O{opt}: internal {type(e).__name__}: {e}")
+        try:
+            res = run_launch(ours.cubin, spec(prog), hazards=True)
+        except Exception as e:
+            return Result("mismatch", f"-O{opt}: our cubin fails in the emulator: {e}")
+        got = res.outputs[0]
+        if not np.array_equal(got, want):
+            bad = np.flatnonzero(got != want)
+            i = int(bad[0])
+            return Result(
+                "mismatch",
+                f"-O{opt}: {bad.size} words differ; first: thread {i // NOUT} word {i % NOUT}: "
+                f"ours {int(got[i]):#x} ptxas {int(want[i]):#x}",
+            )
+        if res.hazards:
+            return Result("hazard", f"-O{opt}: {res.hazards[0]}")
+    return Result("ok")
+
+
+def _count(stmts: list[Stmt]) -> int:
+    return sum(1 + _count(s.body) + _count(s.other) for s in stmts)
+
+
+def _variants(stmts: list[Stmt]) -> list[list[Stmt]]:
+    """Every list obtained by deleting one statement, or flattening one compound, anywhere.
+    A statement's lines stay together: a division's divisor set-up must not lose its
+    ``or 1``."""
+    out: list[list[Stmt]] = []
+    for i, s in enumerate(stmts):
+        out.append(stmts[:i] + stmts[i + 1 :])
+        if s.kind in ("if", "loop"):
+            out.append(stmts[:i] + s.body + s.other + stmts[i + 1 :])
+        for sub in _variants(s.body):
+            out.append([*stmts[:i], replace(s, body=sub), *stmts[i + 1 :]])
+        for sub in _variants(s.other):
+            out.append([*stmts[:i], replace(s, other=sub), *stmts[i + 1 :]])
+    return out
+
+
+def reduce_program(prog: Program, failing: Callable[[Program], bool], budget: int = 400) -> Program:
+    """Greedy delta reduction: delete statements (and flatten compounds) while ``failing``
+    still holds, until no single deletion keeps it failing or ``budget`` checks are spent."""
+    cur = prog
+    tries = 0
+    changed = True
+    while changed and tries < budget:
+        changed = False
+        for cand in sorted(_variants(cur.stmts), key=_count):
+            tries += 1
+            p = replace(cur, stmts=cand)
+            if failing(p):
+                cur = p
+                changed = True
+                break
+            if tries >= budget:
+                break
+    return cur
