@@ -15,6 +15,7 @@ import pytest
 from openptxas.driver import compile_ptx
 from openptxas.options import Options
 from openptxas.testing.corpus import discover
+from openptxas.testing.sass_check import compare_cubin
 from openptxas.testing.tools import find_tool
 from tests.conftest import need_tools
 
@@ -55,6 +56,10 @@ def test_compiles_and_nvdisasm_accepts(ks, oracle, tmp_path: Path) -> None:
     assert r.returncode == 0 and "error" not in r.stderr.lower(), r.stderr
     for spec in ks.specs:
         assert spec.kernel in r.stdout, f"{spec.kernel} missing from cuobjdump's listing"
+    # nvdisasm's listing of our cubin equals our own decode, instruction by instruction
+    res = compare_cubin(cubin, oracle.nvdisasm(cubin, ks.stem))
+    assert not res.problems, "\n".join(res.problems[:20])
+    assert res.instructions == res.decoded == res.bit_exact == res.same_text > 0
 
 
 @pytest.mark.parametrize("ks", list(_params(KERNELS[:12])))
