@@ -279,11 +279,7 @@ def generate(seed: int, size: int | None = None) -> Program:
     g = _Gen(seed)
     n = size if size is not None else g.r.randrange(6, 30)
     stmts = [g.stmt() for _ in range(n)]
-    rng = np.random.default_rng(seed)
-    words = rng.integers(0, 1 << 32, size=NTHREADS * NIN, dtype=np.uint64).astype(np.uint32)
-    special = np.array(SPECIAL, dtype=np.uint32)
-    pick = rng.random(words.size) < 0.3
-    words[pick] = special[rng.integers(0, special.size, size=int(pick.sum()))]
+    words = inputs_for(seed, NIN)
     return Program(seed, stmts, words)
 
 
@@ -380,20 +376,35 @@ def render(prog: Program) -> str:
 
 
 def spec(prog: Program) -> dict[str, Any]:
+    return _spec(prog.inputs, NOUT)
+
+
+def _spec(inputs: np.ndarray[Any, Any], nout: int) -> dict[str, Any]:
     return {
         "kernel": "fuzz",
         "grid": [1, 1, 1],
         "block": [NTHREADS, 1, 1],
         "args": [
-            {"kind": "buffer", "dtype": "u32", "count": NTHREADS * NOUT, "init": "zeros"},
+            {"kind": "buffer", "dtype": "u32", "count": NTHREADS * nout, "init": "zeros"},
             {
                 "kind": "buffer",
                 "dtype": "u32",
-                "count": NTHREADS * NIN,
-                "init": {"hex": prog.inputs.astype("<u4").tobytes().hex()},
+                "count": inputs.size,
+                "init": {"hex": inputs.astype("<u4").tobytes().hex()},
             },
         ],
     }
+
+
+def inputs_for(seed: int, words: int) -> np.ndarray[Any, Any]:
+    """``words`` input words per thread: random, 30% of them special values (zero, one, all
+    ones, the extreme integers, infinities, NaNs, subnormals, float powers of two)."""
+    rng = np.random.default_rng(seed)
+    w = rng.integers(0, 1 << 32, size=NTHREADS * words, dtype=np.uint64).astype(np.uint32)
+    special = np.array(SPECIAL, dtype=np.uint32)
+    pick = rng.random(w.size) < 0.3
+    w[pick] = special[rng.integers(0, special.size, size=int(pick.sum()))]
+    return w
 
 
 @dataclass
@@ -404,20 +415,36 @@ class Result:
 
 def check(prog: Program, opt_levels: tuple[int, ...] = (3,), oracle: Any = None) -> Result:
     """Compile with ptxas and openptxas (each -O level), run both in the emulator, compare."""
+    nan_ok = np.zeros((NTHREADS, NOUT), dtype=bool)
+    nan_ok[:, FBASE : FBASE + NF] = True
+    return check_ptx(render(prog), prog.inputs, NOUT, opt_levels, oracle, nan_ok.reshape(-1))
+
+
+def check_ptx(
+    ptx: str,
+    inputs: np.ndarray[Any, Any],
+    nout: int,
+    opt_levels: tuple[int, ...] = (3,),
+    oracle: Any = None,
+    nan_ok: np.ndarray[Any, Any] | None = None,
+) -> Result:
+    """``check`` for any kernel of the fuzzer's interface: ``fuzz(out, inp)`` launched as one CTA
+    of NTHREADS threads, ``nout`` output words per thread; words marked in ``nan_ok`` compare
+    equal when both are f32 NaNs."""
     from openptxas.diag import OpenPtxasError
     from openptxas.driver import compile_ptx
     from openptxas.emu import run_launch
     from openptxas.options import Options
     from openptxas.testing.oracle import Oracle, OracleError
 
-    ptx = render(prog)
+    sp = _spec(inputs, nout)
     orc = oracle or Oracle()
     try:
         theirs = orc.ptxas(ptx, "sm_90").cubin
     except OracleError as e:
         return Result("ptxas-error", str(e))
     try:
-        want = run_launch(theirs, spec(prog)).outputs[0]
+        want = run_launch(theirs, sp).outputs[0]
     except Exception as e:  # the emulator on ptxas's code: not our compiler's fault
         return Result("emu-error", f"ptxas cubin: {e}")
     for opt in opt_levels:
@@ -428,20 +455,19 @@ def check(prog: Program, opt_levels: tuple[int, ...] = (3,), oracle: Any = None)
         except Exception as e:  # an internal error is a finding too
             return Result("ours-error", f"-O{opt}: internal {type(e).__name__}: {e}")
         try:
-            res = run_launch(ours.cubin, spec(prog), hazards=True)
+            res = run_launch(ours.cubin, sp, hazards=True)
         except Exception as e:
             return Result("mismatch", f"-O{opt}: our cubin fails in the emulator: {e}")
         got = res.outputs[0]
-        grid = np.zeros((NTHREADS, NOUT), dtype=bool)
-        grid[:, FBASE : FBASE + NF] = True
-        fl = grid.reshape(-1)
-        differ = (got != want) & ~(fl & _is_nan32(got) & _is_nan32(want))
+        differ = got != want
+        if nan_ok is not None:
+            differ &= ~(nan_ok & _is_nan32(got) & _is_nan32(want))
         if differ.any():
             bad = np.flatnonzero(differ)
             i = int(bad[0])
             return Result(
                 "mismatch",
-                f"-O{opt}: {bad.size} words differ; first: thread {i // NOUT} word {i % NOUT}: "
+                f"-O{opt}: {bad.size} words differ; first: thread {i // nout} word {i % nout}: "
                 f"ours {int(got[i]):#x} ptxas {int(want[i]):#x}",
             )
         if res.hazards:

@@ -1,35 +1,43 @@
 """The differential fuzzer (openptxas.testing.difffuzz) in CI: random well-defined PTX programs
 compiled by openptxas (-O3 and -O0) and by ptxas, both run in the emulator, every output word
-equal. Seeds that once found a miscompile stay here as regression tests, next to a fresh sample.
+equal. The reduced programs of past findings stay here as regression tests, next to a fresh sample.
 Long runs: ``python scripts/difffuzz.py --seeds 0:10000 --jobs 2 --out DIR``."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
-from openptxas.testing.difffuzz import Program, Stmt, check, generate, reduce_program
+from openptxas.testing.difffuzz import (
+    Program,
+    Stmt,
+    check,
+    check_ptx,
+    generate,
+    inputs_for,
+    reduce_program,
+)
 from tests.conftest import need_tools
 
-# seed -> what it found (fixed since)
-REGRESSIONS = {
-    0: "abs.f32 of a NaN: LOP3 kept the payload, ptxas's FADD |x|, -RZ gives the canonical NaN",
-    13: "neg/abs.f32 of a NaN (as seed 0)",
-    7: "a predicated div.s32: the guard replaced the expansion's own @P correction guards",
-    27: "mad.hi.u32 passed its addend as the low word of IMAD.HI's 64-bit C pair",
-    32: "mad.hi (as seed 27)",
-    42: "mad.hi (as seed 27)",
-    45: "mad.hi (as seed 27)",
-    53: "mad.hi (as seed 27)",
-    56: "mad.hi: our code read the wrong register pair, reported as a hazard",
-}
+# Reduced programs of past findings (each file's first line says what was wrong), written by
+# ``scripts/difffuzz.py --out`` with the interface of the generator of their day: ``words`` input
+# and output words per thread.
+REGRESSIONS = sorted((Path(__file__).parent / "data" / "difffuzz").glob("*.ptx"))
 SAMPLE = range(1000, 1120)
 
 
-@pytest.mark.parametrize("seed", sorted(REGRESSIONS))
-def test_regression_seed(seed: int, oracle) -> None:
+@pytest.mark.parametrize("path", REGRESSIONS, ids=[p.stem for p in REGRESSIONS])
+def test_regression(path: Path, oracle) -> None:
     need_tools("ptxas")
-    r = check(generate(seed), (3, 0), oracle)
-    assert r.status == "ok", f"{REGRESSIONS[seed]}: {r.status}: {r.detail}"
+    text = path.read_text()
+    m = re.search(r"^// words=(\d+)", text, re.M)
+    assert m is not None, "a regression file names its words per thread"
+    words = int(m.group(1))
+    for seed in (1, 2, 3):
+        r = check_ptx(text, inputs_for(seed, words), words, (3, 0), oracle)
+        assert r.status == "ok", f"{text.splitlines()[0]}: {r.status}: {r.detail}"
 
 
 @pytest.mark.parametrize("seed", SAMPLE)
