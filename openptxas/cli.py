@@ -89,7 +89,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(d.render(), file=sys.stderr)
         if isinstance(exc, InternalError):
             print(_fatal(f"internal error; repro: openptxas {' '.join(args)}"), file=sys.stderr)
-        print(_fatal("Ptx assembly aborted due to errors"), file=sys.stderr)
+        from openptxas.ptx import needs_footer
+
+        # some fatals stand alone, as ptxas prints them (e.g. a .target above -arch)
+        if not exc.diagnostics or needs_footer(list(exc.diagnostics)):
+            print(_fatal("Ptx assembly aborted due to errors"), file=sys.stderr)
         return EXIT_ERROR
     except RecursionError:
         print(_fatal("input too deeply nested"), file=sys.stderr)

@@ -18,6 +18,9 @@ from openptxas.options import Options
 
 if TYPE_CHECKING:
     from openptxas.ptx.ast import Module
+    from openptxas.targets import SMInfo
+
+MAX_REGS = 255  # the largest -maxrregcount ptxas takes
 
 
 @dataclass
@@ -45,10 +48,13 @@ class CompileResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     dumps: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    # ``-v`` lines ptxas prints before the report (register-limit overrides, in compile order)
+    notes: list[str] = field(default_factory=list)
 
     def verbose_report(self) -> str:
         """The ``-v`` report in ptxas 13.0.88's format."""
-        lines = [f"ptxas info    : {self.gmem} bytes gmem"]
+        lines = [f"ptxas info    : {n}" for n in self.notes]
+        lines.append(f"ptxas info    : {self.gmem} bytes gmem")
         for f in self.functions:
             kind = "entry function" if f.is_entry else "function"
             lines.append(f"ptxas info    : Compiling {kind} '{f.name}' for '{self.target}'")
@@ -86,11 +92,23 @@ def compile_ptx(text: str, options: Options, filename: str = "<input>") -> Compi
     module = parse(text, filename)
     _check(module, options, filename)
     result = CompileResult(b"", target.name)
+    maxrreg = _maxrregcount(options, target, result)
     compiled = []
     # ptxas compiles (and reports) functions in reverse order of definition.
     for func in reversed(module.entries):
         if options.entries and func.name not in options.entries:
             continue
+        if maxrreg is not None and func.is_entry:
+            if func.maxnreg is not None:
+                result.notes.append(
+                    f"Overriding global maxrregcount {maxrreg} with entry-specific value "
+                    f"{func.maxnreg} of .maxnreg"
+                )
+            elif target.reports_regcount_override:
+                result.notes.append(
+                    f"Overriding maximum register limit 256 for '{func.name}' with  {maxrreg} "
+                    "of maxrregcount option"
+                )
         t0 = time.perf_counter()
         fn = lower_function(module, func, target)
         if func.maxnreg is not None:
@@ -116,6 +134,31 @@ def compile_ptx(text: str, options: Options, filename: str = "<input>") -> Compi
 
     result.cubin = build_cubin(module, compiled, target, options)
     return result
+
+
+def _maxrregcount(options: Options, target: SMInfo, result: CompileResult) -> int | None:
+    """The effective ``-maxrregcount`` (None when not given), with ptxas's warnings: a value
+    over 255 is ignored (255), one under the target's minimum is raised to it."""
+    n = options.maxrregcount
+    if n is None:
+        return None
+    if n > MAX_REGS:
+        result.diagnostics.append(
+            Diagnostic(
+                Severity.WARNING, f"Too big maxrregcount value specified {n}, will be ignored"
+            )
+        )
+        return MAX_REGS
+    if n < target.min_maxrregcount:
+        result.diagnostics.append(
+            Diagnostic(
+                Severity.WARNING,
+                f"For profile {target.name} adjusting per thread register count of {n} to "
+                f"lower bound of {target.min_maxrregcount}",
+            )
+        )
+        return target.min_maxrregcount
+    return n
 
 
 def _check(module: Module, options: Options, filename: str) -> None:

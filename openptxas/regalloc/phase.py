@@ -14,7 +14,6 @@ from openptxas.regalloc.check import check_allocation
 from openptxas.regalloc.fatpoint import ClassExhausted, allocate, limits_for, occupancy, rewrite
 from openptxas.regalloc.predspill import spill_predicate
 
-ABI_MIN_REGS = 24
 MAX_REGS = 255
 
 
@@ -25,7 +24,7 @@ def register_budget(fn: Function, ctx: PassContext) -> int:
         budget = maxnreg
     elif ctx.options.maxrregcount is not None and ctx.options.maxrregcount <= MAX_REGS:
         budget = ctx.options.maxrregcount
-    return max(ABI_MIN_REGS, min(budget, MAX_REGS))
+    return max(ctx.target.min_maxrregcount, min(budget, MAX_REGS))
 
 
 def allocate_registers(fn: Function, ctx: PassContext) -> None:

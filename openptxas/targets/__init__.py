@@ -39,6 +39,9 @@ class SMInfo:
     max_threads_per_block: int
     max_shared_per_block: int  # bytes (opt-in maximum)
     has_nv_compat: bool  # cubin carries .nv.compat
+    # -v reports "Overriding maximum register limit 256 for 'f' with  N of maxrregcount option"
+    reports_regcount_override: bool = False
+    min_maxrregcount: int = 24  # -maxrregcount below this is raised to it, with a warning
     # ELF layout facts (openptxas.elf; observed in ptxas 13.0.88 cubins, see docs/elf.md)
     elf_legacy_segments: bool = False  # PHDR R+X, read-only LOADs R+X, PH-table LOAD last
     elf_shstrtab_slack: int = 0  # unused bytes after .shstrtab ...
