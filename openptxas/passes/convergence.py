@@ -5,9 +5,9 @@ dominates its reconvergence point r (its immediate post-dominator) is preceded b
 ``BSSY Bk, <after r's BSYNC>``; r starts with a block holding only ``BSYNC Bk``, which the
 region's branches target, and the BSSY's label names the block after it (ptxas's layout:
 ``BSYNC B0`` at ``.L_x_1``, the BSSY target ``.L_x_0`` right after). A region nested in another
-uses the next barrier register; a divergent branch inside a region that already reconverges at
-the same point gets no second BSSY. Branches whose region is not single-entry get none (the warp
-then reconverges later; results are unaffected).
+uses another barrier register (see _barrier_registers); a divergent branch inside a region that
+already reconverges at the same point gets no second BSSY. Branches whose region is not
+single-entry get none (the warp then reconverges later; results are unaffected).
 """
 
 from __future__ import annotations
@@ -42,6 +42,31 @@ def _barrier_block(fn: Function, cfg: CFG, idom: list[int], b: int) -> int | Non
     return p
 
 
+def _barrier_registers(regions: list[tuple[int, int]]) -> dict[tuple[int, int], int]:
+    """A barrier register per region (b, r): regions that threads of one warp can be inside
+    at the same time get different registers. That is a region and those nested in it, and two
+    regions nested in a common one (they may lie in its two arms, whose threads run interleaved:
+    a BSSY in one arm must not re-arm the barrier the other arm's threads wait on). Disjoint
+    regions outside any common region run one after the other and share registers (B0 for
+    every top-level region, as ptxas). Regions beyond the 16 registers get no barrier."""
+
+    def inside(x: tuple[int, int], y: tuple[int, int]) -> bool:  # x nested in y
+        return x != y and y[0] < x[0] < y[1] and x[1] <= y[1]
+
+    outer = {x: {y for y in regions if inside(x, y)} for x in regions}
+
+    def interfere(x: tuple[int, int], y: tuple[int, int]) -> bool:
+        return inside(x, y) or inside(y, x) or bool(outer[x] & outer[y])
+
+    out: dict[tuple[int, int], int] = {}
+    for x in regions:
+        used = {d for y, d in out.items() if interfere(x, y)}
+        d = next(k for k in range(MAX_BARRIERS + 1) if k not in used)
+        if d < MAX_BARRIERS:
+            out[x] = d
+    return out
+
+
 def insert_convergence_barriers(fn: Function, ctx: object) -> None:
     info = analyze(fn)
     if not info.divergent:
@@ -63,13 +88,7 @@ def insert_convergence_barriers(fn: Function, ctx: object) -> None:
         regions.append((b, r))
     if not regions:
         return
-    # Barrier register = nesting depth in layout order.
-    depth: dict[tuple[int, int], int] = {}
-    for b, r in regions:
-        d = sum(1 for ob, orr in regions if (ob, orr) != (b, r) and ob < b < orr and r <= orr)
-        if d >= MAX_BARRIERS:
-            continue
-        depth[(b, r)] = d
+    depth = _barrier_registers(regions)
     names = [blk.name for blk in fn.blocks]
     sync_blocks: dict[int, list[int]] = {}
     for (_b, r), d in depth.items():
