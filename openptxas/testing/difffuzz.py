@@ -102,8 +102,9 @@ class _Gen:
     def pos(self) -> str:
         """A bit-field position or length: any register (PTX uses its low 8 bits), or an
         immediate in 0..31. (ptxas rejects immediates over 255, and folds ``bfe.s32`` with a
-        constant position of 32 or more to -1 whatever the source's sign, unlike the PTX ISA's
-        definition, so such constants would only measure that.)"""
+        constant position of 32 or more, also one that constant propagation finds in a register,
+        to -1 whatever the source's sign, unlike the PTX ISA's definition: such positions
+        would only measure that.)"""
         r = self.r
         return self.reg() if r.random() < 0.5 else str(r.randrange(0, 32))
 
@@ -212,6 +213,9 @@ class _Gen:
             ]
         if k == 6:
             t = r.choice(["u32", "s32"])
+            if t == "s32":  # a position register through "and 31": see pos()
+                return [f"and.b32 %t1, {self.reg()}, 31;",
+                        f"{g}bfe.s32 {d}, {a}, %t1, {self.pos()};"]  # fmt: skip
             return [f"{g}bfe.{t} {d}, {a}, {self.pos()}, {self.pos()};"]
         if k == 7:
             return [f"{g}bfi.b32 {d}, {a}, {self.reg()}, {self.pos()}, {self.pos()};"]
