@@ -82,7 +82,7 @@ def operand_kind(o: object) -> str:
     if isinstance(o, CBank):
         return "c[]" if o.reg is None or o.reg.is_zero else "c[R]"
     if isinstance(o, Mem):
-        parts = [p for p in ("desc" if o.desc else "", "R" if o.base else "", "UR" if o.ubase else "")]
+        parts = ("desc" if o.desc else "", "R" if o.base else "", "UR" if o.ubase else "")
         return "[" + "+".join(p for p in parts if p) + "]"
     if isinstance(o, Label):
         return "label"
