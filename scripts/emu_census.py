@@ -18,7 +18,6 @@ import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -51,27 +50,17 @@ def kernel_cubins() -> Iterator[tuple[str, bytes]]:
 
 def public_cubins() -> Iterator[tuple[str, bytes]]:
     try:
-        from openptxas.testing import public_corpus  # type: ignore[attr-defined]
+        from openptxas.testing import public_corpus  # type: ignore[attr-defined,unused-ignore]
     except ImportError:
         print("no public corpus module (openptxas.testing.public_corpus)", file=sys.stderr)
         return
-    for item in public_corpus.iter_cubins():
-        name, blob = _name_blob(item)
-        if any(t in name for t in TARGETS) or not any(f"sm_{n}" in name for n in range(50, 130)):
-            yield f"public:{name}", blob
-
-
-def _name_blob(item: Any) -> tuple[str, bytes]:
-    if isinstance(item, tuple):
-        name, data = item[0], item[-1]
-    else:
-        name = getattr(item, "name", str(getattr(item, "path", "?")))
-        data = getattr(item, "cubin", None) or getattr(item, "data", None)
-        if data is None and hasattr(item, "path"):
-            data = Path(item.path).read_bytes()
-    if isinstance(data, Path | str):
-        data = Path(data).read_bytes()
-    return str(name), bytes(data)
+    for tgt in TARGETS:
+        try:
+            for entry, blob in public_corpus.iter_cubins(tgt):
+                yield f"public:{entry.get('repo')}:{entry.get('source')}[{tgt}]", blob
+        except FileNotFoundError as exc:
+            print(f"no public corpus: {exc}", file=sys.stderr)
+            return
 
 
 def operand_kind(o: object) -> str:
