@@ -435,3 +435,72 @@ def h2_op_bits(op: str, a: NDArray, b: NDArray, kind: str) -> NDArray:
             r = f64_to_bf16_bits(x).astype(U32)
         out |= r << U32(sh)
     return out
+
+
+# -- 8-bit floats (cvt .e4m3x2 / .e5m2x2) -----------------------------------------------------
+
+# format: (mantissa bits, exponent bias, largest finite value, encoding of +infinity or None)
+FP8_FORMATS: dict[str, tuple[int, int, float, int | None]] = {
+    "E4M3": (3, 7, 448.0, None),  # no infinity: S.1111.111 is NaN
+    "E5M2": (2, 15, 57344.0, 0x7C),
+}
+FP8_NAN = 0x7F  # the NaN cvt writes (cuda_fp8.hpp's conversions agree)
+
+
+def _fp8_code(v: float, m: int, bias: int) -> int:
+    """The encoding of a positive normal value exactly representable in the format."""
+    mant, exp = np.frexp(v)
+    return int(((int(exp) - 1 + bias) << m) | int((float(mant) * 2 - 1) * (1 << m)))
+
+
+def f64_to_fp8_bits(x: NDArray, fmt: str, mode: str = "RN", satfinite: bool = True) -> NDArray:
+    """float64 values -> 8-bit float bit patterns (uint32), rounded to nearest even (or toward
+    zero), subnormals kept. ``satfinite``: a result beyond the largest finite value, infinity
+    included, becomes that value with its sign; otherwise infinity (E5M2) or NaN (E4M3). NaN ->
+    0x7F."""
+    m, bias, top, inf = FP8_FORMATS[fmt]
+    x = np.asarray(x, dtype=F64)
+    sign = np.signbit(x)
+    ax = np.abs(x)
+    nan = x != x
+    emin = 1 - bias
+    with np.errstate(all="ignore"):
+        safe = np.where(np.isfinite(ax) & (ax > 0), ax, 1.0)
+        e = np.maximum(np.frexp(safe)[1] - 1, emin)
+        q = np.ldexp(1.0, e - m)
+        t = safe / q  # exact: q is a power of two
+        r = (np.trunc(t) if mode == "RZ" else np.rint(t)) * q
+        r = np.where(ax == 0, 0.0, r)
+        over = (r > top) | np.isinf(ax)
+        r = np.where(over, 0.0, r)
+        e2 = np.maximum(np.frexp(np.where(r > 0, r, 1.0))[1] - 1, emin)
+        normal = r >= np.ldexp(1.0, emin)
+        frac = np.where(normal, r / np.ldexp(1.0, e2) - 1.0, r / np.ldexp(1.0, emin))
+        mant = np.rint(frac * (1 << m)).astype(np.int64)
+        bits = np.where(normal, (e2 + bias) << m, 0) + mant
+    ovf = _fp8_code(top, m, bias) if satfinite else (inf if inf is not None else FP8_NAN)
+    bits = np.where(over, ovf, bits)
+    bits = np.where(sign, bits | 0x80, bits)
+    bits = np.where(nan, FP8_NAN, bits)
+    return np.asarray(bits, dtype=U32)
+
+
+def fp8_to_f64(bits: NDArray, fmt: str) -> NDArray:
+    """8-bit float bit patterns -> exact float64 values (NaN for NaN encodings)."""
+    m, bias, _top, inf = FP8_FORMATS[fmt]
+    b = np.asarray(bits, dtype=np.int64) & 0xFF
+    sign = np.where(b & 0x80, -1.0, 1.0)
+    e = (b >> m) & (0x7F >> m)
+    f = b & ((1 << m) - 1)
+    v = np.where(
+        e == 0,
+        np.ldexp(f.astype(F64), 1 - bias - m),
+        np.ldexp((f | (1 << m)).astype(F64), e - bias - m),
+    )
+    mag = b & 0x7F
+    if inf is None:
+        v = np.where(mag == 0x7F, np.nan, v)
+    else:
+        v = np.where(mag == inf, np.inf, v)
+        v = np.where(mag > inf, np.nan, v)
+    return np.asarray(sign * v, dtype=F64)
