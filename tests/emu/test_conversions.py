@@ -11,12 +11,9 @@ zero for .rz; .satfinite clamps to the largest finite value first; .relu maps ne
 
 from __future__ import annotations
 
-import bisect
-import functools
 import itertools
 import math
 import re
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -24,88 +21,11 @@ import pytest
 
 from openptxas.emu.launch import launch
 from openptxas.testing.oracle import Oracle
+from tests.emu.floatref import NAN16, decode, encode, finite_values
 from tests.emu.harness import filled_decoder
 from tests.emu.ptxrun import cubin, ptx_header
 
 NDArray = np.ndarray[Any, Any]
-
-# name: (exponent bits, mantissa bits, bias, has inf/nan encodings IEEE-style)
-FORMATS = {
-    "e4m3": (4, 3, 7, False),
-    "e5m2": (5, 2, 15, True),
-    "f16": (5, 10, 15, True),
-    "bf16": (8, 7, 127, True),
-}
-NAN8, NAN16 = 0x7F, 0x7FFF
-
-
-@functools.cache
-def finite_values(fmt: str) -> tuple[list[Fraction], list[int]]:
-    """Every finite non-negative value of the format, sorted, with its encoding."""
-    e_bits, m_bits, bias, ieee = FORMATS[fmt]
-    out: list[tuple[Fraction, int]] = []
-    for e in range(1 << e_bits):
-        for m in range(1 << m_bits):
-            if ieee and e == (1 << e_bits) - 1:
-                continue  # inf / NaN
-            if not ieee and e == (1 << e_bits) - 1 and m == (1 << m_bits) - 1:
-                continue  # E4M3's NaN
-            if e == 0:
-                v = Fraction(m, 1 << m_bits) * Fraction(2) ** (1 - bias)
-            else:
-                v = (1 + Fraction(m, 1 << m_bits)) * Fraction(2) ** (e - bias)
-            out.append((v, (e << m_bits) | m))
-    out.sort()
-    return [v for v, _ in out], [c for _, c in out]
-
-
-def decode(fmt: str, code: int) -> float:
-    e_bits, m_bits, _bias, ieee = FORMATS[fmt]
-    sign = -1.0 if code >> (e_bits + m_bits) & 1 else 1.0
-    mag = code & ((1 << (e_bits + m_bits)) - 1)
-    if ieee and mag >> m_bits == (1 << e_bits) - 1:
-        return sign * math.inf if mag & ((1 << m_bits) - 1) == 0 else math.nan
-    if not ieee and mag == (1 << (e_bits + m_bits)) - 1:
-        return math.nan
-    vals, codes = finite_values(fmt)
-    return sign * float(vals[codes.index(mag)])
-
-
-def encode(
-    x: float, fmt: str, rz: bool = False, satfinite: bool = False, relu: bool = False
-) -> int:
-    e_bits, m_bits, _bias, ieee = FORMATS[fmt]
-    nan = NAN8 if e_bits + m_bits == 7 else NAN16
-    sbit = 1 << (e_bits + m_bits)
-    if math.isnan(x):
-        return nan
-    if relu and (x < 0 or (x == 0 and math.copysign(1.0, x) < 0)):
-        x = 0.0
-    neg = math.copysign(1.0, x) < 0
-    vals, codes = finite_values(fmt)
-    top = vals[-1]
-    inf_code = ((1 << e_bits) - 1) << m_bits if ieee else nan
-    if math.isinf(x):
-        c = codes[-1] if satfinite else inf_code
-        return c | (sbit if neg else 0)
-    ax = abs(Fraction(x))
-    if satfinite:
-        ax = min(ax, top)
-    if ax > top:
-        ulp = top - vals[-2]
-        if rz or ax < top + ulp / 2:
-            c = codes[-1]
-        else:
-            c = inf_code
-        return c | (sbit if neg else 0)
-    i = bisect.bisect_left(vals, ax)
-    if vals[i] == ax or rz:
-        c = codes[i] if vals[i] == ax else codes[i - 1]
-    else:
-        lo, hi = vals[i - 1], vals[i]
-        d = (ax - lo) - (hi - ax)
-        c = codes[i - 1] if d < 0 or (d == 0 and codes[i - 1] % 2 == 0) else codes[i]
-    return c | (sbit if neg else 0)
 
 
 def _f32_inputs(n: int, rng: np.random.Generator) -> NDArray:
@@ -147,9 +67,7 @@ def _ptx() -> str:
     ]
     outs = ", ".join(f"%o{j}" for j in range(16))
     stores = "\n".join(
-        f"st.global.v4.b32 [%q+{16 * j}], {{"
-        + ", ".join(f"%o{4 * j + i}" for i in range(4))
-        + "};"
+        f"st.global.v4.b32 [%q+{16 * j}], {{" + ", ".join(f"%o{4 * j + i}" for i in range(4)) + "};"
         for j in range(4)
     )
     return (
