@@ -91,3 +91,49 @@ def round_magnitude(ax: Fraction, fmt: str, rz: bool = False, satfinite: bool = 
     lo, hi = vals[i - 1], vals[i]
     d = (ax - lo) - (hi - ax)
     return codes[i - 1] if d < 0 or (d == 0 and codes[i - 1] % 2 == 0) else codes[i]
+
+
+def exponent(a: Fraction) -> int:
+    """floor(log2(a)) of a positive exact value."""
+    e = a.numerator.bit_length() - a.denominator.bit_length()
+    if Fraction(2) ** e > a:
+        e -= 1
+    elif Fraction(2) ** (e + 1) <= a:
+        e += 1
+    return e
+
+
+def round_ieee(v: Fraction, prec: int, emin: int, emax: int, mode: str) -> Fraction | float:
+    """``v`` rounded to a binary format with ``prec`` significand bits (hidden bit included),
+    normal exponents ``emin..emax`` and subnormals, in mode RN (ties to even), RZ, RM or RP.
+    Returns the exact result, or ±inf (a float) on overflow. Zero results carry no sign here."""
+    if v == 0:
+        return Fraction(0)
+    neg = v < 0
+    a = -v if neg else v
+    e = max(exponent(a), emin)
+    q = Fraction(2) ** (e - prec + 1)
+    n = a / q
+    fl = n.numerator // n.denominator
+    rem = n - fl
+    up = False
+    if rem:
+        if mode == "RN":
+            up = rem > Fraction(1, 2) or (rem == Fraction(1, 2) and fl % 2 == 1)
+        elif mode == "RP":
+            up = not neg
+        elif mode == "RM":
+            up = neg
+    r = (fl + (1 if up else 0)) * q
+    top = (2 - Fraction(2) ** (1 - prec)) * Fraction(2) ** emax
+    if r > top:
+        to_inf = mode == "RN" or (mode == "RP" and not neg) or (mode == "RM" and neg)
+        if to_inf:
+            return -math.inf if neg else math.inf
+        r = top
+    return -r if neg else r
+
+
+F32_FMT = (24, -126, 127)
+F64_FMT = (53, -1022, 1023)
+F16_FMT = (11, -14, 15)
