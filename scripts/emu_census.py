@@ -21,7 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+    sys.path.append(str(ROOT))  # PYTHONPATH (a checkout to measure) comes first
 
 from openptxas.emu.decode import UNDECODED  # noqa: E402
 from openptxas.emu.launch import bind_all  # noqa: E402

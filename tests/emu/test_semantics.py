@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from openptxas.emu.model import Reg
 from tests.emu.ptxrun import ptx_header, run, sass
 
 NDArray = np.ndarray[Any, Any]
@@ -84,3 +85,156 @@ def test_mul_hi_u64_carry_chain(shift: int) -> None:
         want = [(x * c) >> 64 >> shift for c in MULHI_CONSTS]
         want += [(x * y) >> 64, ((sx * sy) >> 64) % 2**64, (((x * y) >> 64) + x) % 2**64]
         assert [int(v) for v in got[t]] == want, (t, hex(x), hex(y))
+
+
+# -- R2UR with a predicate destination ------------------------------------------------------------
+
+R2UR_PTX = (
+    ptx_header()
+    + """.visible .entry k(.param .u64 pa, .param .u64 pb)
+{
+  .reg .u64 %a, %b, %off;
+  .reg .b32 %v, %w, %o, %t;
+  .reg .pred %p, %e;
+  ld.param.u64 %a, [pa];
+  ld.param.u64 %b, [pb];
+  cvta.to.global.u64 %a, %a;
+  cvta.to.global.u64 %b, %b;
+  mov.u32 %t, %tid.x;
+  mul.wide.u32 %off, %t, 8;
+  add.u64 %a, %a, %off;
+  mul.wide.u32 %off, %t, 4;
+  add.u64 %b, %b, %off;
+  ld.global.v2.b32 {%v, %w}, [%a];
+  setp.lt.u32 %e, %t, 5;
+  @%e bra SKIP;
+  setp.ne.u32 %p, %v, 12345;
+  setp.ne.or.u32 %p, %w, 777, %p;
+  selp.u32 %o, 1, 0, %p;
+  st.global.b32 [%b], %o;
+SKIP:
+  ret;
+}
+"""
+)
+
+
+def test_r2ur_predicate() -> None:
+    """``R2UR P, UR, R`` / ``R2UR.OR`` as ptxas's waterfall loops use them (bindless textures:
+    ``@P1 R2UR P0, UR4, R8; @P1 R2UR.OR P0, UR5, R9; @!P0 TEX ...``): P is set on the lanes
+    whose value differs from the one taken from the warp's first executing lane, .OR
+    accumulates. ptxas's ``ISETP.NE`` pair is replaced by that pair in nvdisasm's listing (so
+    the words keep their control fields); lanes 0-4 exit first, so lane 5 is the first."""
+    from openptxas.emu.launch import launch
+    from openptxas.testing.oracle import Oracle
+    from tests.emu.harness import listing_decoder
+    from tests.emu.ptxrun import cubin
+
+    blob = cubin(R2UR_PTX)
+    text = Oracle().nvdisasm(blob)
+    lines = text.splitlines()
+    i = next(k for k, ln in enumerate(lines) if "ISETP.NE.U32.AND P0, PT, R" in ln)
+    j = next(k for k, ln in enumerate(lines) if "ISETP.NE.U32.OR P0, PT, R" in ln)
+    rv = lines[i].split("PT, ")[1].split(",")[0]
+    rw = lines[j].split("PT, ")[1].split(",")[0]
+    lines[i] = lines[i].replace(lines[i].split("*/", 1)[1].split(";")[0], f" R2UR P0, URZ, {rv} ")
+    lines[j] = lines[j].replace(
+        lines[j].split("*/", 1)[1].split(";")[0], f" R2UR.OR P0, URZ, {rw} "
+    )
+    vw = RNG.integers(0, 3, size=(64, 2)).astype(np.uint32)
+    out = np.full(64, 99, dtype=np.uint32)
+    spec = {
+        "kernel": "k",
+        "grid": [1],
+        "block": [64],
+        "args": [
+            {"kind": "buffer", "dtype": "u32", "count": 128},
+            {"kind": "buffer", "dtype": "u32", "count": 64, "role": "inout"},
+        ],
+    }
+    res = launch(
+        blob,
+        spec,
+        inputs={"arg0": vw.ravel(), "arg1": out},
+        decoder=listing_decoder("\n".join(lines)),
+    )
+    got = res.args[1]
+    for t in range(64):
+        first = 5 if t < 32 else 32
+        want = 99 if t < 5 else int(vw[t, 0] != vw[first, 0] or vw[t, 1] != vw[first, 1])
+        assert int(got[t]) == want, (t, vw[t], vw[first])
+
+
+# -- BAR with its id and count in registers; trap -------------------------------------------------
+
+BAR_PTX = (
+    ptx_header()
+    + """.visible .entry k(.param .u64 pa)
+{
+  .reg .u64 %a, %off;
+  .reg .b32 %t, %id, %n, %v, %u, %peer;
+  .shared .align 4 .b32 sm[256];
+  .reg .u32 %s;
+  ld.param.u64 %a, [pa];
+  cvta.to.global.u64 %a, %a;
+  mov.u32 %t, %tid.x;
+  mov.u32 %s, sm;
+  shl.b32 %v, %t, 2;
+  add.u32 %s, %s, %v;
+  mul.lo.u32 %v, %t, 3;
+  st.shared.u32 [%s], %v;
+  shr.u32 %id, %t, 7;
+  add.u32 %id, %id, 1;
+  mov.u32 %n, 128;
+  bar.sync %id, %n;
+  xor.b32 %peer, %t, 64;
+  mov.u32 %s, sm;
+  shl.b32 %u, %peer, 2;
+  add.u32 %s, %s, %u;
+  ld.shared.u32 %v, [%s];
+  mul.wide.u32 %off, %t, 4;
+  add.u64 %a, %a, %off;
+  st.global.u32 [%a], %v;
+  ret;
+}
+"""
+)
+
+
+def test_bar_sync_register_id() -> None:
+    """``bar.sync id, n`` with both in registers (BAR.SYNC.DEFER_BLOCKING Rid, n): threads
+    0-127 use barrier 1, 128-255 barrier 2, each of 128 threads; after it every thread reads
+    what the thread 64 away in its half wrote before the barrier."""
+    out = np.zeros(256, dtype=np.uint32)
+    (got,), _res, blob = run(BAR_PTX, [out], block=256)
+    bars = [i for i in sass(blob) if i.opcode == "BAR"]
+    assert any(isinstance(o, Reg) and not o.is_pred for o in bars[0].operands)  # id in a register
+    want = np.array([3 * (t ^ 64) for t in range(256)], dtype=np.uint32)
+    assert np.array_equal(got, want)
+
+
+def test_trap_faults() -> None:
+    """``trap`` (BPT.TRAP) stops the launch with a KernelFault naming the instruction."""
+    from openptxas.emu.errors import KernelFault
+
+    ptx = (
+        ptx_header()
+        + """.visible .entry k(.param .u64 pa)
+{
+  .reg .u64 %a;
+  .reg .b32 %v;
+  .reg .pred %p;
+  ld.param.u64 %a, [pa];
+  cvta.to.global.u64 %a, %a;
+  ld.global.u32 %v, [%a];
+  setp.eq.u32 %p, %v, 7;
+  @%p trap;
+  st.global.u32 [%a], 1;
+  ret;
+}
+"""
+    )
+    (got,), _res, _blob = run(ptx, [np.array([6], dtype=np.uint32)], block=1)
+    assert int(got[0]) == 1
+    with pytest.raises(KernelFault, match=r"BPT\.TRAP"):
+        run(ptx, [np.array([7], dtype=np.uint32)], block=1)
