@@ -371,10 +371,11 @@ def bind_all(
     Returns (every instruction as (kernel, address, instruction), the ones that do not bind).
     Binding is what turns a decoded instruction into its handler: an instruction that binds has
     an implementation for its opcode, modifiers and operand shapes; the geometry used is one
-    warpgroup in a CTA (one cluster when the kernel has cluster dimensions)."""
+    warpgroup in a CTA (one cluster when the kernel has cluster dimensions). Relocatable
+    (``ptxas -c``) cubins are accepted: their unresolved calls bind like any other."""
     from openptxas.emu.errors import EmuError
 
-    module = load_module(blob)
+    module = load_module(blob, relocatable=True)
     module.decoder = decoder or default_decoder(module.sm)
     allins: list[tuple[str, int, Instruction]] = []
     failures: list[BindFailure] = []
