@@ -1,6 +1,7 @@
-"""Warpgroup MMA (wgmma.mma_async): HGMMA (f16, bf16, tf32 inputs, f32 accumulator) and IGMMA
-(s8/u8 inputs, s32 accumulator), with A and B from shared memory through matrix descriptors or
-A from registers.
+"""Warpgroup MMA (wgmma.mma_async): HGMMA (f16, bf16, tf32 inputs, f32 accumulator; f16 inputs
+with an f16 accumulator), QGMMA (e4m3/e5m2 inputs, f32 or f16 accumulator) and IGMMA (s8/u8
+inputs, s32 accumulator), with A and B from shared memory through matrix descriptors or A from
+registers (f16/bf16).
 
 ``HGMMA.64xNxK.F32[.BF16|.TF32] Rd, {gdesc[URa] | [-]Ra, gdesc[URa]}, Rc|RZ, [!]UPp [, gsb0]``:
 ``gdesc[URa]`` names four uniform registers, the A descriptor in URa:URa+1 and the B descriptor in
@@ -25,7 +26,9 @@ W-byte swizzled rows (W = 128/64/32, K bytes beyond W not supported); MN-major (
 with bits 7-9, as TMA writes them.
 
 Numerics as for mma.sync (ops_mma): products exact, their sum with the accumulator in float64
-(int64 for IGMMA, wrapped to 32 bits), rounded once; tf32 inputs keep the top 19 bits.
+(int64 for IGMMA, wrapped to 32 bits), rounded once (to f32, or to f16 for f16 accumulators,
+which hold two elements per register: element 2k in the low half of register k); tf32 inputs
+keep the top 19 bits.
 """
 
 from __future__ import annotations
@@ -73,7 +76,12 @@ def _addresses(desc: int, rows: NDArray, ks: NDArray, size: int, mn_major: bool)
     return np.asarray(a ^ (((a >> 7) & m) << 4), dtype=np.int64)
 
 
+_FP8 = ("E4M3", "E5M2")
+
+
 def _decode_elems(bits: NDArray, typ: str) -> NDArray:
+    if typ in _FP8:
+        return fp.fp8_to_f64(bits, typ)
     if typ == "F16":
         return np.asarray(bits, dtype=np.uint16).view(np.float16).astype(F64)
     if typ == "BF16":
@@ -93,18 +101,27 @@ def bind_gmma(ctx: Ctx) -> Bound:
     except ValueError:
         raise ctx.unsupported() from None
     rest = ins.mods[1:]
+    acc = "S32"
     if integer:
         if len(rest) != 2 or any(t not in ("S8", "U8") for t in rest):
             raise ctx.unsupported()
         atype, btype = rest
         size = 1
+    elif ins.opcode == "QGMMA":
+        # QGMMA.64xNx32.{F32,F16}.{E4M3,E5M2}.{E4M3,E5M2} (wgmma with 8-bit float inputs)
+        if len(rest) != 3 or rest[0] not in ("F32", "F16") or any(t not in _FP8 for t in rest[1:]):
+            raise ctx.unsupported()
+        acc, atype, btype = rest
+        size = 1
     else:
-        if not rest or rest[0] != "F32" or len(rest) > 2:
-            raise ctx.unsupported(f"{ins.mnemonic} (only f32 accumulators)")
+        if not rest or rest[0] not in ("F32", "F16") or len(rest) > 2:
+            raise ctx.unsupported()
+        acc = rest[0]
         atype = btype = rest[1] if len(rest) == 2 else "F16"
-        if atype not in ("F16", "BF16", "TF32"):
+        if atype not in ("F16", "BF16", "TF32") or (acc == "F16" and atype != "F16"):
             raise ctx.unsupported()
         size = 4 if atype == "TF32" else 2
+    half_acc = acc == "F16"
     if m_ != 64 or n_ % 8 or k_ * size != 32:
         raise ctx.unsupported()
     ops = [o for o in ctx.ops if not isinstance(o, Keyword)]
@@ -122,7 +139,8 @@ def bind_gmma(ctx: Ctx) -> Bound:
         raise ctx.unsupported("wgmma with A from registers (only f16/bf16)")
     tnsp_a = "tnspA" in g_op.sel
     tnsp_b = "tnspB" in g_op.sel
-    ndreg = n_ // 2
+    nelem = n_ // 2  # accumulator elements per thread
+    ndreg = nelem // 2 if half_acc else nelem  # f16 accumulators: two per register
     m = ctx.m
     R = m.R
     d_row = reg_row(d_op)
@@ -142,7 +160,7 @@ def bind_gmma(ctx: Ctx) -> Bound:
     lane_t = np.arange(32)
     g_, t_ = lane_t >> 2, lane_t & 3
     # accumulator fragment: (lane, register) -> (row in the warp's 16, column)
-    j, i = np.divmod(np.arange(ndreg), 4)
+    j, i = np.divmod(np.arange(nelem), 4)
     frag_r = g_[:, None] + 8 * (i[None, :] >> 1)
     frag_c = 8 * j[None, :] + 2 * t_[:, None] + (i[None, :] & 1)
     # A from registers: (lane, register, half) -> (row in the warp's 16, k)
@@ -190,6 +208,15 @@ def bind_gmma(ctx: Ctx) -> Bound:
                     cur = R[acc_row : acc_row + ndreg][:, lanes].T
                     out = out + cur.view(np.int32).astype(np.int64)
                 res = (out & 0xFFFFFFFF).astype(U32)
+            elif half_acc:
+                # element 2k in the low half of register k, element 2k + 1 in the high half
+                if use_c:
+                    assert acc_row is not None
+                    cur = R[acc_row : acc_row + ndreg][:, lanes].T
+                    pairs = np.stack([cur & U32(0xFFFF), cur >> U32(16)], axis=-1)
+                    vals = vals + fp.f16_to_f32(pairs.reshape(32, nelem)).astype(F64)
+                h = fp.f64_to_f16_bits(vals).astype(U32).reshape(32, ndreg, 2)
+                res = h[:, :, 0] | (h[:, :, 1] << U32(16))
             else:
                 if use_c:
                     assert acc_row is not None
@@ -203,5 +230,6 @@ def bind_gmma(ctx: Ctx) -> Bound:
 
 BINDERS: dict[str, Callable[[Ctx], Bound]] = {
     "HGMMA": bind_gmma,
+    "QGMMA": bind_gmma,
     "IGMMA": bind_gmma,
 }
