@@ -69,6 +69,9 @@ def bind_fadd(ctx: Ctx) -> Bound:
     return Bound(fn)
 
 
+_FMUL_SCALE = {"D2": 0.5, "D4": 0.25, "D8": 0.125, "M2": 2.0, "M4": 4.0, "M8": 8.0}
+
+
 def bind_fmul(ctx: Ctx) -> Bound:
     dsts, _pd, srcs, _ps = ctx.split()
     if len(srcs) != 2:
@@ -79,9 +82,24 @@ def bind_fmul(ctx: Ctx) -> Bound:
     mode = _rnd(mods)
     a_r, b_r = ctx.src(srcs[0], fp=True), ctx.src(srcs[1], fp=True)
     wr = ctx.dst(dsts[0])
-    scale = next((m for m in mods if m in ("D2", "D4", "D8", "M2", "M4", "M8")), None)
+    scale = next((m for m in mods if m in _FMUL_SCALE), None)
     if scale is not None:
-        raise ctx.unsupported(f"FMUL.{scale}")
+        # FMUL.D2/.M4...: the exact product scaled by the power of two, then rounded once (ptxas
+        # folds x*y*0.5 into FMUL.D2); with float64 the scaled product of two f32 is exact
+        k = F64(_FMUL_SCALE[scale])
+
+        def scaled(sel: Sel) -> None:
+            a, b = a_r(sel), b_r(sel)
+            if ftz:
+                a, b = fp.ftz32(a), fp.ftz32(b)
+            with np.errstate(all="ignore"):
+                p = fp.f32(a).astype(F64) * fp.f32(b).astype(F64) * k
+            r = fp.canon32(fp.round_to_f32(p, np.zeros_like(p), mode))
+            if ftz:
+                r = fp.ftz32(r)
+            wr(sel, fp.sat32(r) if sat else r)
+
+        return Bound(scaled)
     if not ftz and not sat and mode == "RN":
 
         def fast(sel: Sel) -> None:

@@ -526,7 +526,7 @@ def bind_mov(ctx: Ctx) -> Bound:
 
 def bind_mnmx(ctx: Ctx) -> Bound:
     """VIMNMX / IMNMX Rd, a, b, Pmin (PT = min); VIADDMNMX Rd, a, b, c, Pmin: min/max(a+b, c)."""
-    if any(m.endswith("16x2") for m in ctx.ins.mods):
+    if any(m.endswith("16x2") for m in ctx.ins.mods) or "RELU" in ctx.ins.mods:
         from openptxas.emu.ops_simd import PACKED16
 
         return PACKED16["VIMNMX"](ctx)

@@ -318,6 +318,42 @@ OPS: list[tuple[str, Callable[[int, int, int, int], int]]] = [
     ),
     ("fma.rn.relu.f16x2 %o, %x, %y, %z;", lambda x, y, z, w: relu_fma_f16(x, y, z)),
 ]
+
+
+def _mnmx(vals: list[int], is_min: bool, width: int, signed: bool, relu: bool = False) -> int:
+    out = 0
+    for sh in range(0, 32, width):
+        xs = [(v >> sh) & ((1 << width) - 1) for v in vals]
+        if signed:
+            xs = [sext(x, width) for x in xs]
+        r = min(xs) if is_min else max(xs)
+        if relu:
+            r = max(r, 0)
+        out |= (r & ((1 << width) - 1)) << sh
+    return out
+
+
+OPS += [
+    (
+        "min.s32 %o, %x, %y;\nmin.s32 %o, %o, %z;",
+        lambda x, y, z, w: _mnmx([x, y, z], True, 32, True),
+    ),
+    (
+        "max.u32 %o, %x, %y;\nmax.u32 %o, %o, %w;",
+        lambda x, y, z, w: _mnmx([x, y, w], False, 32, False),
+    ),
+    ("max.relu.s32 %o, %x, %y;", lambda x, y, z, w: _mnmx([x, y], False, 32, True, True)),
+    ("min.relu.s32 %o, %x, %w;", lambda x, y, z, w: _mnmx([x, w], True, 32, True, True)),
+    (
+        "min.s16x2 %o, %x, %y;\nmin.s16x2 %o, %o, %z;",
+        lambda x, y, z, w: _mnmx([x, y, z], True, 16, True),
+    ),
+    (
+        "max.u16x2 %o, %x, %y;\nmax.u16x2 %o, %o, %w;",
+        lambda x, y, z, w: _mnmx([x, y, w], False, 16, False),
+    ),
+    ("max.relu.s16x2 %o, %x, %y;", lambda x, y, z, w: _mnmx([x, y], False, 16, True, True)),
+]
 TESTP = ("finite", "infinite", "number", "notanumber", "normal", "subnormal")
 for _k in TESTP:
     OPS.append(

@@ -238,3 +238,43 @@ def test_trap_faults() -> None:
     assert int(got[0]) == 1
     with pytest.raises(KernelFault, match=r"BPT\.TRAP"):
         run(ptx, [np.array([7], dtype=np.uint32)], block=1)
+
+
+def test_fmul_power_of_two_scale() -> None:
+    """``x * y * 0.5`` (and * 4) folded by ptxas into FMUL.D2 / FMUL.M4: PTX's two roundings
+    (numpy float32) agree with the scaled single rounding wherever the result is normal, which
+    the inputs keep it (|x|, |y| in [2^-20, 2^20])."""
+    ptx = (
+        ptx_header()
+        + """.visible .entry k(.param .u64 pa, .param .u64 pb)
+{
+  .reg .u64 %a, %b, %off;
+  .reg .f32 %x, %y, %p, %q;
+  .reg .u32 %t;
+  ld.param.u64 %a, [pa];
+  ld.param.u64 %b, [pb];
+  cvta.to.global.u64 %a, %a;
+  cvta.to.global.u64 %b, %b;
+  mov.u32 %t, %tid.x;
+  mul.wide.u32 %off, %t, 8;
+  add.u64 %a, %a, %off;
+  add.u64 %b, %b, %off;
+  ld.global.v2.f32 {%x, %y}, [%a];
+  mul.f32 %p, %x, %y;
+  mul.f32 %p, %p, 0f3F000000;
+  mul.f32 %q, %x, %y;
+  mul.f32 %q, %q, 0f40800000;
+  st.global.v2.f32 [%b], {%p, %q};
+  ret;
+}
+"""
+    )
+    n = 256
+    mag = np.exp2(RNG.uniform(-20, 20, size=(n, 2)))
+    xy = (mag * RNG.choice([-1.0, 1.0], size=(n, 2))).astype(np.float32)
+    out = np.zeros((n, 2), dtype=np.float32)
+    (_, got), _res, blob = run(ptx, [xy, out], block=n)
+    assert {"FMUL.D2", "FMUL.M4"} <= {".".join((i.opcode, *i.mods)) for i in sass(blob)}
+    prod = xy[:, 0] * xy[:, 1]
+    want = np.stack([prod * np.float32(0.5), prod * np.float32(4.0)], axis=1)
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
