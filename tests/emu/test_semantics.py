@@ -278,3 +278,73 @@ def test_fmul_power_of_two_scale() -> None:
     prod = xy[:, 0] * xy[:, 1]
     want = np.stack([prod * np.float32(0.5), prod * np.float32(4.0)], axis=1)
     assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+# -- extended-precision carry chains (add.cc/addc, sub.cc/subc, mad.cc/madc) ---------------------
+
+CARRY_PTX = (
+    ptx_header()
+    + """.visible .entry k(.param .u64 pa, .param .u64 pb)
+{
+  .reg .u64 %a, %b, %off;
+  .reg .b32 %x<4>, %y<4>, %s<4>, %d<4>, %p<4>;
+  .reg .u32 %t;
+  ld.param.u64 %a, [pa];
+  ld.param.u64 %b, [pb];
+  cvta.to.global.u64 %a, %a;
+  cvta.to.global.u64 %b, %b;
+  mov.u32 %t, %tid.x;
+  mul.wide.u32 %off, %t, 32;
+  add.u64 %a, %a, %off;
+  ld.global.v4.b32 {%x0, %x1, %x2, %x3}, [%a];
+  ld.global.v4.b32 {%y0, %y1, %y2, %y3}, [%a+16];
+  // 128-bit sum and difference
+  add.cc.u32 %s0, %x0, %y0;
+  addc.cc.u32 %s1, %x1, %y1;
+  addc.cc.u32 %s2, %x2, %y2;
+  addc.u32 %s3, %x3, %y3;
+  sub.cc.u32 %d0, %x0, %y0;
+  subc.cc.u32 %d1, %x1, %y1;
+  subc.cc.u32 %d2, %x2, %y2;
+  subc.u32 %d3, %x3, %y3;
+  // 64 x 64 -> 128-bit product of (x1:x0) and (y1:y0), schoolbook with carry chains
+  mul.lo.u32 %p0, %x0, %y0;
+  mul.hi.u32 %p1, %x0, %y0;
+  mad.lo.cc.u32 %p1, %x1, %y0, %p1;
+  madc.hi.u32 %p2, %x1, %y0, 0;
+  mad.lo.cc.u32 %p1, %x0, %y1, %p1;
+  madc.hi.cc.u32 %p2, %x0, %y1, %p2;
+  madc.hi.u32 %p3, %x1, %y1, 0;
+  mad.lo.cc.u32 %p2, %x1, %y1, %p2;
+  addc.u32 %p3, %p3, 0;
+  mul.wide.u32 %off, %t, 48;
+  add.u64 %b, %b, %off;
+  st.global.v4.b32 [%b], {%s0, %s1, %s2, %s3};
+  st.global.v4.b32 [%b+16], {%d0, %d1, %d2, %d3};
+  st.global.v4.b32 [%b+32], {%p0, %p1, %p2, %p3};
+  ret;
+}
+"""
+)
+
+
+def test_carry_chains() -> None:
+    """128-bit add/sub through add.cc/addc/sub.cc/subc and a 64x64->128 product through
+    mad.lo.cc/madc.hi(.cc) (IADD3.X, IMAD.X, IMAD.HI.U32.X carry forms), against Python."""
+    n = 128
+    words = RNG.integers(0, 2**32, size=(n, 8), dtype=np.uint64).astype(np.uint32)
+    words[:8, :] = 0xFFFFFFFF  # all carries set
+    words[8:16, 4:] = 0
+    words[16:24, :4] = 0xFFFFFFFF
+    words[16:24, 4:] = [1, 0, 0, 0]
+    out = np.zeros((n, 12), dtype=np.uint32)
+    (_, got), _res, _blob = run(CARRY_PTX, [words, out], block=n)
+
+    def val(ws: Any) -> int:
+        return sum(int(w) << (32 * i) for i, w in enumerate(ws))
+
+    for t in range(n):
+        x, y = val(words[t, :4]), val(words[t, 4:])
+        want = [(x + y) % 2**128, (x - y) % 2**128, (x % 2**64) * (y % 2**64)]
+        got_t = [val(got[t, 0:4]), val(got[t, 4:8]), val(got[t, 8:12])]
+        assert got_t == want, (t, hex(x), hex(y))
