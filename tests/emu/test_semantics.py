@@ -348,3 +348,69 @@ def test_carry_chains() -> None:
         want = [(x + y) % 2**128, (x - y) % 2**128, (x % 2**64) * (y % 2**64)]
         got_t = [val(got[t, 0:4]), val(got[t, 4:8]), val(got[t, 8:12])]
         assert got_t == want, (t, hex(x), hex(y))
+
+
+# -- stmatrix (STSM) ------------------------------------------------------------------------------
+
+
+def _stsm_ptx(n: int, trans: bool) -> str:
+    regs = ", ".join(f"%r{j}" for j in range(n))
+    t = ".trans" if trans else ""
+    return (
+        ptx_header("sm_90a")
+        + f""".visible .entry k(.param .u64 pin, .param .u64 pout)
+{{
+  .reg .u64 %a, %b, %off;
+  .reg .b32 %r<4>, %v<4>;
+  .reg .u32 %t, %s, %row, %sa;
+  .shared .align 16 .b8 sm[1024];
+  ld.param.u64 %a, [pin];
+  ld.param.u64 %b, [pout];
+  cvta.to.global.u64 %a, %a;
+  cvta.to.global.u64 %b, %b;
+  mov.u32 %t, %tid.x;
+  mov.u32 %sa, sm;
+  shl.b32 %s, %t, 5;
+  add.u32 %s, %s, %sa;
+  st.shared.v4.b32 [%s], {{%t, %t, %t, %t}};
+  st.shared.v4.b32 [%s+16], {{%t, %t, %t, %t}};
+  bar.sync 0;
+  mul.wide.u32 %off, %t, 16;
+  add.u64 %a, %a, %off;
+  ld.global.v4.b32 {{%r0, %r1, %r2, %r3}}, [%a];
+  stmatrix.sync.aligned.m8n8.x{n}{t}.shared.b16 [%s], {{{regs}}};
+  bar.sync 0;
+  mul.wide.u32 %off, %t, 32;
+  add.u64 %b, %b, %off;
+  ld.shared.v4.b32 {{%v0, %v1, %v2, %v3}}, [%s];
+  st.global.v4.b32 [%b], {{%v0, %v1, %v2, %v3}};
+  ld.shared.v4.b32 {{%v0, %v1, %v2, %v3}}, [%s+16];
+  st.global.v4.b32 [%b+16], {{%v0, %v1, %v2, %v3}};
+  ret;
+}}
+"""
+    )
+
+
+@pytest.mark.parametrize(("n", "trans"), [(1, False), (2, True), (4, False), (4, True)])
+def test_stmatrix(n: int, trans: bool) -> None:
+    """stmatrix.m8n8.x{1,2,4}[.trans]: lane l gives the address of row l % 8 of matrix l / 8
+    (rows 32 bytes apart here); lane t's register j holds row t/4, columns 2(t%4) and 2(t%4)+1
+    of matrix j, stored transposed with .trans (PTX ISA fragment layout of ldmatrix/stmatrix)."""
+    regs = RNG.integers(0, 2**32, size=(32, 4), dtype=np.uint64).astype(np.uint32)
+    out = np.zeros((32, 8), dtype=np.uint32)
+    (_, got), _res, blob = run(_stsm_ptx(n, trans), [regs, out], target="sm_90a", block=32)
+    assert any(i.opcode == "STSM" for i in sass(blob))
+    mem = got.view(np.uint16).reshape(32, 16)  # 32 rows of 16 b16 (only the first 8 are data)
+    want = np.repeat(np.arange(32, dtype=np.uint32), 8).reshape(32, 8).view(np.uint16)
+    want = want.reshape(32, 16).copy()
+    for j in range(n):
+        for t in range(32):
+            for h in range(2):
+                r, c = t // 4, 2 * (t % 4) + h
+                v = (int(regs[t, j]) >> (16 * h)) & 0xFFFF
+                if trans:
+                    want[8 * j + c, r] = v
+                else:
+                    want[8 * j + r, c] = v
+    assert np.array_equal(mem, want)
