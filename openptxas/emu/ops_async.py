@@ -234,18 +234,28 @@ def bind_utma(ctx: Ctx) -> Bound:
     coordinates; the box is copied (zeros outside the tensor) and the mbarrier's transaction
     count completes by the box's bytes. ``UTMASTG.nD [URs], [URm]``: URs = shared source,
     URs+1.. = coordinates; elements outside the tensor are not written. URm:URm+1 = the map's
-    generic address. ``UTMACCTL`` (prefetch, invalidate) does nothing (nor does ``UTMACMDFLUSH``,
+    generic address. ``UTMALDG.nD.MULTICAST [URd], [URm], URk``: the box goes to the same shared
+    offset (and mbarrier offset) of every cluster CTA whose rank is set in the CTA mask, bits
+    16-31 of URk.
+    ``UTMACCTL`` (prefetch, invalidate) does nothing (nor does ``UTMACMDFLUSH``,
     bound with the other no-ops): copies complete at issue."""
     ins = ctx.ins
     if ins.opcode == "UTMACCTL":
         return Bound(lambda sel: None, Kind.UNIFORM)
     rank = next((int(x[0]) for x in ins.mods if len(x) == 2 and x[1] == "D" and x[0] in "12345"), 0)
-    plain = {f"{rank}D"}
+    multicast = "MULTICAST" in ins.mods
+    plain = {f"{rank}D", "MULTICAST"} if ins.opcode == "UTMALDG" else {f"{rank}D"}
     if not rank or set(ins.mods) - plain:
-        raise ctx.unsupported(f"{ins.mnemonic} (only tiled copies without multicast)")
+        raise ctx.unsupported(f"{ins.mnemonic} (only tiled copies)")
     mems = [o for o in ctx.ops if isinstance(o, Mem)]
     if len(mems) != 2:
         raise ctx.unsupported()
+    mask_r: Callable[[NDArray], list[int]] | None = None
+    if multicast:
+        mreg = [o for o in ctx.ops if isinstance(o, Reg) and not o.is_pred]
+        if len(mreg) != 1:
+            raise ctx.unsupported()
+        mask_r = _ur(ctx, mreg[0], 1)
     load = ins.opcode == "UTMALDG"
     head = 2 if load else 1
     regs = _ur(ctx, mems[0], head + rank)
@@ -273,8 +283,18 @@ def bind_utma(ctx: Ctx) -> Bound:
                 data = np.zeros((max(1, tm.elem // 4), n), dtype=U32)
                 if inside.any():
                     data[:, inside] = m.load("global", gaddr[inside], lanes[inside], tm.elem, False)
-                m.store("shared", soff, lanes, tm.elem, data)
-                mbar_update(m, r[1], lane, 0, -tm.box_bytes)
+                if mask_r is None:
+                    m.store("shared", soff, lanes, tm.elem, data)
+                    mbar_update(m, r[1], lane, 0, -tm.box_bytes)
+                    continue
+                # .multicast::cluster: the box lands at the same offset in every CTA of the
+                # mask (cluster ranks), each completing the mbarrier at the same offset there
+                cmask = mask_r(ln)[0] >> 16  # ptxas: "UMOV UR4, 0x30000" for the mask 0b11
+                for k in range(16):
+                    if cmask >> k & 1:
+                        dst = (k << 24) | (soff & 0xFFFFFF)
+                        m.store("shared", dst, lanes, tm.elem, data)
+                        mbar_update(m, (k << 24) | (r[1] & 0xFFFFFF), lane, 0, -tm.box_bytes)
             elif inside.any():
                 data = m.load("shared", soff[inside], lanes[inside], tm.elem, False)
                 m.store("global", gaddr[inside], lanes[inside], tm.elem, data)
@@ -282,7 +302,36 @@ def bind_utma(ctx: Ctx) -> Bound:
     return Bound(fn, Kind.UNIFORM)
 
 
+def bind_arrives(ctx: Ctx) -> Bound:
+    """``ARRIVES.LDGSTSBAR.64.{ARVCNT,TRANSCNT} [bar]`` (cp.async.mbarrier.arrive[.noinc]): an
+    arrival on the mbarrier once the thread's earlier cp.async copies are done, i.e. at once
+    here (LDGSTS completes at issue). ``ARVCNT`` (.noinc) counts as one of the expected
+    arrivals; ``TRANSCNT`` balances the ``SYNCS.ARRIVE.TRANS64.RED.A0T1`` ptxas issues before it
+    (the increment of the pending count that PTX's form without .noinc makes)."""
+    mods = ctx.ins.mods
+    mem = next((o for o in ctx.ops if isinstance(o, Mem)), None)
+    if mem is None or "LDGSTSBAR" not in mods:
+        raise ctx.unsupported()
+    if "ARVCNT" in mods:
+        arr, tx = 1, 0
+    elif "TRANSCNT" in mods:
+        arr, tx = 0, 1
+    else:
+        raise ctx.unsupported()
+    ad = addr_reader(ctx, mem, False)
+    m = ctx.m
+
+    def fn(sel: Sel) -> None:
+        idx = m.index(sel)
+        a = ad(sel)
+        for k, lane in enumerate(idx.tolist()):
+            mbar_update(m, int(a[k]), lane, arr, tx)
+
+    return Bound(fn)
+
+
 BINDERS: dict[str, Callable[[Ctx], Bound]] = {
+    "ARRIVES": bind_arrives,
     "UTMALDG": bind_utma,
     "UTMASTG": bind_utma,
     "UTMACCTL": bind_utma,

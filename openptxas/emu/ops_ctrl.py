@@ -380,14 +380,17 @@ def bind_bar(ctx: Ctx) -> Bound:
     if not srcs:
         raise ctx.unsupported("barrier without an id")
     id_op = srcs[0]
-    if not isinstance(id_op, Imm):
-        raise ctx.unsupported("barrier id in a register")
-    bid = id_op.value
     count: int | None = None
+    if not isinstance(id_op, Imm) or (len(srcs) > 1 and not isinstance(srcs[1], Imm)):
+        # "BAR.SYNC.DEFER_BLOCKING R12, R12" (bar.sync a, b with registers): the id (and
+        # count) are read when the lanes arrive; PTX requires them warp-uniform
+        if kind != "SYNC":
+            raise ctx.unsupported("BAR.RED/ARV with a barrier id or count in a register")
+        return _bind_bar_regs(ctx, srcs)
+    bid = id_op.value
     if len(srcs) > 1:
         c = srcs[1]
-        if not isinstance(c, Imm):
-            raise ctx.unsupported("barrier thread count in a register")
+        assert isinstance(c, Imm)
         count = c.value or None  # 0 (the default): every thread of the CTA
     red = next((x for x in ("POPC", "AND", "OR") if x in mods), "") if kind == "RED" else ""
     pr = ctx.psrc(pin) if pin is not None else None
@@ -445,6 +448,31 @@ def bind_bar(ctx: Ctx) -> Bound:
         if kind == "RED":
             data["finish"] = finish_red(data)
         m.block_bar(bid, Waiter(pc, idx, data))
+
+    return Bound(fn, Kind.CONTROL)
+
+
+def _bind_bar_regs(ctx: Ctx, srcs: list[Any]) -> Bound:
+    """BAR.SYNC with its barrier id and/or thread count in registers: the lanes are parked on
+    the barrier their id names (id & 15), with the count their register gives (0: the CTA)."""
+    m = ctx.m
+    pc = ctx.pc
+    L = m.L
+    id_r = ctx.src(srcs[0])
+    cnt_r = ctx.src(srcs[1]) if len(srcs) > 1 else None
+
+    def fn(sel: Sel, nw: int) -> None:
+        idx = np.arange(L, dtype=np.intp) if isinstance(sel, slice) else sel
+        ids = np.broadcast_to(np.asarray(id_r(sel), dtype=U32) & U32(15), idx.shape)
+        cnts = (
+            np.broadcast_to(np.asarray(cnt_r(sel), dtype=U32), idx.shape)
+            if cnt_r is not None
+            else np.zeros(idx.shape, dtype=U32)
+        )
+        for b, c in sorted(set(zip(ids.tolist(), cnts.tolist(), strict=True))):
+            part = idx[(ids == b) & (cnts == c)]
+            data: dict[str, Any] = {"count": c} if c else {}
+            m.block_bar(int(b), Waiter(pc, part, data))
 
     return Bound(fn, Kind.CONTROL)
 
@@ -572,28 +600,59 @@ def bind_s2r(ctx: Ctx) -> Bound:
 
 
 def bind_r2ur(ctx: Ctx) -> Bound:
-    """R2UR URd, Ra: the value of the warp's first executing lane, for the whole warp."""
+    """R2UR [Pd,] URd, Ra: the value of the warp's first executing lane, for the whole warp.
+    ``Pd`` (waterfall loops over a non-uniform value, ``__reduce_*_sync`` mask checks): per
+    executing lane, whether its ``Ra`` differs from the value taken; ``R2UR.OR`` ORs that into
+    ``Pd``."""
     m = ctx.m
     L = m.L
     # The full form has an optional predicate destination first ("R2UR PT, UR6, R17").
+    preds = [o for o in ctx.ops if isinstance(o, Reg) and o.is_pred]
     ops = [o for o in ctx.ops if not (isinstance(o, Reg) and o.is_pred)]
-    if len(ops) != 2 or any(isinstance(o, Reg) and o.is_pred and not o.is_zero for o in ctx.ops):
+    if len(ops) != 2 or len(preds) > 1:
         raise ctx.unsupported()
+    pd = preds[0] if preds and not preds[0].is_zero else None
+    orin = "OR" in ctx.ins.mods
+    if orin and pd is None:
+        raise ctx.unsupported()
+    pw = ctx.pdst(pd) if pd is not None else None
+    pr = ctx.psrc(pd) if pd is not None and orin else None
     wr = ctx.dst(ops[0])
     r = ctx.src(ops[1])
 
     def fn(sel: Sel) -> None:
         if isinstance(sel, slice):
-            v = np.asarray(r(sel), dtype=U32).reshape(-1, 32)[:, 0]
-            wr(sel, np.repeat(v, 32))
-            return
-        v = np.broadcast_to(np.asarray(r(sel), dtype=U32), sel.shape)
-        w = sel >> 5
-        first = np.ones(sel.size, dtype=bool)
-        first[1:] = w[1:] != w[:-1]
-        wl = warp_lanes(sel, L)
-        vals = np.repeat(v[first], 32)
-        wr(wl, vals)
+            v = np.asarray(r(sel), dtype=U32).reshape(-1, 32)
+            taken = v[:, 0]
+            wr(sel, np.repeat(taken, 32))
+            differs = (v != taken[:, None]).reshape(-1)
+        else:
+            v = np.broadcast_to(np.asarray(r(sel), dtype=U32), sel.shape)
+            w = sel >> 5
+            first = np.ones(sel.size, dtype=bool)
+            first[1:] = w[1:] != w[:-1]
+            starts = np.flatnonzero(first)
+            taken = v[starts]
+            wl = warp_lanes(sel, L)
+            wr(wl, np.repeat(taken, 32))
+            differs = v != np.repeat(taken, np.diff(np.append(starts, sel.size)))
+        if pw is not None:
+            if pr is not None:
+                differs = differs | np.asarray(pr(sel), dtype=bool)
+            pw(sel, differs)
+
+    return Bound(fn)
+
+
+def bind_bpt(ctx: Ctx) -> Bound:
+    """BPT.TRAP n (``trap``, a failed device assert): the kernel faults when a lane executes
+    it; other BPT forms (debugger breakpoints) do nothing without a debugger."""
+    if "TRAP" not in ctx.ins.mods:
+        return Bound(lambda sel: None)
+    fault = ctx.fault("trap (BPT.TRAP) executed")
+
+    def fn(sel: Sel) -> None:
+        raise fault
 
     return Bound(fn)
 
@@ -632,6 +691,7 @@ BINDERS: dict[str, Callable[[Ctx], Bound]] = {
     "R2UR": bind_r2ur,
     "B2R": bind_b2r,
     "NOP": _nop,
+    "BPT": bind_bpt,
     "YIELD": _nop,
     "NANOSLEEP": _nop,
     "DEPBAR": _nop,
@@ -645,6 +705,10 @@ BINDERS: dict[str, Callable[[Ctx], Bound]] = {
     "WARPGROUP": _nop,
     "PMTRIG": _nop,
     "UTMACMDFLUSH": _nop,
+    # griddepcontrol.wait: waits for the grids this one depends on (programmatic dependent
+    # launch); an emulated launch has none, so it completes at once
+    "ACQBULK": _nop,
+    "PREEXIT": _nop,  # griddepcontrol.launch_dependents: no dependent grid is launched
 }
 ALL_ = ALL
 _ = pred_row

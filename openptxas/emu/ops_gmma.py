@@ -1,6 +1,7 @@
-"""Warpgroup MMA (wgmma.mma_async): HGMMA (f16, bf16, tf32 inputs, f32 accumulator) and IGMMA
-(s8/u8 inputs, s32 accumulator), with A and B from shared memory through matrix descriptors or
-A from registers.
+"""Warpgroup MMA (wgmma.mma_async): HGMMA (f16, bf16, tf32 inputs, f32 accumulator; f16 inputs
+with an f16 accumulator), QGMMA (e4m3/e5m2 inputs, f32 or f16 accumulator) and IGMMA (s8/u8
+inputs, s32 accumulator), with A and B from shared memory through matrix descriptors or A from
+registers (f16/bf16).
 
 ``HGMMA.64xNxK.F32[.BF16|.TF32] Rd, {gdesc[URa] | [-]Ra, gdesc[URa]}, Rc|RZ, [!]UPp [, gsb0]``:
 ``gdesc[URa]`` names four uniform registers, the A descriptor in URa:URa+1 and the B descriptor in
@@ -18,12 +19,16 @@ Matrix descriptors (64-bit): start address >> 4 (bits 0-13), leading byte offset
 stride byte offset >> 4 (32-45), swizzle (62-63: 0 none, 1 128B, 2 64B, 3 32B). Layouts in units
 of 16-byte rows of 8 "core matrix" rows: K-major (A as M x K, B as N x K): element (r, k) at
 ``(r >> 3) SBO + (r & 7) W + kb`` plus ``(kb >> 4) LBO`` without swizzle (W = 16 bytes) or within
-W-byte swizzled rows (W = 128/64/32, K bytes beyond W not supported); MN-major, no swizzle:
-``(mn >> 3) SBO + (k >> 3) LBO + (k & 7) 16 + (mn & 7) size``. Swizzles XOR address bits 4-6
-(128B; 4-5 for 64B, 4 for 32B) with bits 7-9, as TMA writes them.
+W-byte swizzled rows (W = 128/64/32, K bytes beyond W not supported); MN-major (the PTX ISA's
+"swizzle atom" of 8 K rows of W bytes along M/N): ``(mn // E) LBO + (k >> 3) SBO + (k & 7) W +
+(mn % E) size`` with E = W / size elements, LBO and SBO exchanged without swizzle (W = 16: then
+``(mn >> 3) SBO + (k >> 3) LBO``). Swizzles XOR address bits 4-6 (128B; 4-5 for 64B, 4 for 32B)
+with bits 7-9, as TMA writes them.
 
 Numerics as for mma.sync (ops_mma): products exact, their sum with the accumulator in float64
-(int64 for IGMMA, wrapped to 32 bits), rounded once; tf32 inputs keep the top 19 bits.
+(int64 for IGMMA, wrapped to 32 bits), rounded once (to f32, or to f16 for f16 accumulators,
+which hold two elements per register: element 2k in the low half of register k); tf32 inputs
+keep the top 19 bits.
 """
 
 from __future__ import annotations
@@ -52,9 +57,14 @@ def _addresses(desc: int, rows: NDArray, ks: NDArray, size: int, mn_major: bool)
     mode = (desc >> 62) & 3
     kb = ks * size
     if mn_major:
-        if mode:
-            raise ValueError("MN-major operands with a swizzle")
-        a = start + (rows >> 3) * sbo + (ks >> 3) * lbo + (ks & 7) * 16 + (rows & 7) * size
+        # a swizzle atom is 8 K values, each one W-byte row of W/size consecutive M/N elements
+        # (W = 16 without swizzle); atoms repeat along K every SBO bytes (LBO without swizzle)
+        # and along M/N every LBO bytes (SBO without swizzle)
+        w = _SWIZZLE_BYTES[mode]
+        per = w // size
+        mn_step, k_step = (lbo, sbo) if mode else (sbo, lbo)
+        a = start + (rows // per) * mn_step + (ks >> 3) * k_step + (ks & 7) * w
+        a = a + (rows % per) * size
     elif mode == 0:
         a = start + (rows >> 3) * sbo + (rows & 7) * 16 + (kb >> 4) * lbo + (kb & 15)
     else:
@@ -66,7 +76,12 @@ def _addresses(desc: int, rows: NDArray, ks: NDArray, size: int, mn_major: bool)
     return np.asarray(a ^ (((a >> 7) & m) << 4), dtype=np.int64)
 
 
+_FP8 = ("E4M3", "E5M2")
+
+
 def _decode_elems(bits: NDArray, typ: str) -> NDArray:
+    if typ in _FP8:
+        return fp.fp8_to_f64(bits, typ)
     if typ == "F16":
         return np.asarray(bits, dtype=np.uint16).view(np.float16).astype(F64)
     if typ == "BF16":
@@ -86,18 +101,27 @@ def bind_gmma(ctx: Ctx) -> Bound:
     except ValueError:
         raise ctx.unsupported() from None
     rest = ins.mods[1:]
+    acc = "S32"
     if integer:
         if len(rest) != 2 or any(t not in ("S8", "U8") for t in rest):
             raise ctx.unsupported()
         atype, btype = rest
         size = 1
+    elif ins.opcode == "QGMMA":
+        # QGMMA.64xNx32.{F32,F16}.{E4M3,E5M2}.{E4M3,E5M2} (wgmma with 8-bit float inputs)
+        if len(rest) != 3 or rest[0] not in ("F32", "F16") or any(t not in _FP8 for t in rest[1:]):
+            raise ctx.unsupported()
+        acc, atype, btype = rest
+        size = 1
     else:
-        if not rest or rest[0] != "F32" or len(rest) > 2:
-            raise ctx.unsupported(f"{ins.mnemonic} (only f32 accumulators)")
+        if not rest or rest[0] not in ("F32", "F16") or len(rest) > 2:
+            raise ctx.unsupported()
+        acc = rest[0]
         atype = btype = rest[1] if len(rest) == 2 else "F16"
-        if atype not in ("F16", "BF16", "TF32"):
+        if atype not in ("F16", "BF16", "TF32") or (acc == "F16" and atype != "F16"):
             raise ctx.unsupported()
         size = 4 if atype == "TF32" else 2
+    half_acc = acc == "F16"
     if m_ != 64 or n_ % 8 or k_ * size != 32:
         raise ctx.unsupported()
     ops = [o for o in ctx.ops if not isinstance(o, Keyword)]
@@ -115,7 +139,8 @@ def bind_gmma(ctx: Ctx) -> Bound:
         raise ctx.unsupported("wgmma with A from registers (only f16/bf16)")
     tnsp_a = "tnspA" in g_op.sel
     tnsp_b = "tnspB" in g_op.sel
-    ndreg = n_ // 2
+    nelem = n_ // 2  # accumulator elements per thread
+    ndreg = nelem // 2 if half_acc else nelem  # f16 accumulators: two per register
     m = ctx.m
     R = m.R
     d_row = reg_row(d_op)
@@ -135,7 +160,7 @@ def bind_gmma(ctx: Ctx) -> Bound:
     lane_t = np.arange(32)
     g_, t_ = lane_t >> 2, lane_t & 3
     # accumulator fragment: (lane, register) -> (row in the warp's 16, column)
-    j, i = np.divmod(np.arange(ndreg), 4)
+    j, i = np.divmod(np.arange(nelem), 4)
     frag_r = g_[:, None] + 8 * (i[None, :] >> 1)
     frag_c = 8 * j[None, :] + 2 * t_[:, None] + (i[None, :] & 1)
     # A from registers: (lane, register, half) -> (row in the warp's 16, k)
@@ -183,6 +208,15 @@ def bind_gmma(ctx: Ctx) -> Bound:
                     cur = R[acc_row : acc_row + ndreg][:, lanes].T
                     out = out + cur.view(np.int32).astype(np.int64)
                 res = (out & 0xFFFFFFFF).astype(U32)
+            elif half_acc:
+                # element 2k in the low half of register k, element 2k + 1 in the high half
+                if use_c:
+                    assert acc_row is not None
+                    cur = R[acc_row : acc_row + ndreg][:, lanes].T
+                    pairs = np.stack([cur & U32(0xFFFF), cur >> U32(16)], axis=-1)
+                    vals = vals + fp.f16_to_f32(pairs.reshape(32, nelem)).astype(F64)
+                h = fp.f64_to_f16_bits(vals).astype(U32).reshape(32, ndreg, 2)
+                res = h[:, :, 0] | (h[:, :, 1] << U32(16))
             else:
                 if use_c:
                     assert acc_row is not None
@@ -196,5 +230,6 @@ def bind_gmma(ctx: Ctx) -> Bound:
 
 BINDERS: dict[str, Callable[[Ctx], Bound]] = {
     "HGMMA": bind_gmma,
+    "QGMMA": bind_gmma,
     "IGMMA": bind_gmma,
 }

@@ -448,11 +448,95 @@ def bind_ldsm(ctx: Ctx) -> Bound:
     return Bound(fn)
 
 
+def bind_stsm(ctx: Ctx) -> Bound:
+    """STSM.16.{M88,MT88}[.2|.4] [addr], Rs (stmatrix, the inverse of LDSM): lanes 8j..8j+7 give
+    the row addresses of matrix j; lane t's register j holds row t/4, 32-bit column t%4 of
+    matrix j (for MT88 its two b16 halves are elements (t/4, 2(t%4)) and (t/4, 2(t%4)+1) of the
+    transposed matrix, stored at row 2(t%4) (+1), column t/4)."""
+    ins = ctx.ins
+    mods = ins.mods
+    n = 4 if "4" in mods else 2 if "2" in mods else 1
+    trans = "MT88" in mods
+    mem = next((o for o in ctx.ops if isinstance(o, Mem)), None)
+    data = [o for o in ctx.ops if isinstance(o, Reg) and not o.is_pred]
+    if mem is None or "16" not in mods or len(data) != 1:
+        raise ctx.unsupported()
+    ad = addr_reader(ctx, mem, False)
+    row = reg_row(data[0])
+    ctx.read(row, n)
+    m = ctx.m
+    R = m.R
+    L = m.L
+
+    def fn(sel: Sel) -> None:
+        idx = m.index(sel)
+        full = np.zeros(L, dtype=I64)
+        full[idx] = ad(sel)
+        lane = idx & 31
+        wbase = idx - lane
+        for j in range(n):
+            v = R[row + j][idx]
+            if trans:
+                r = lane // 4
+                c0 = (lane % 4) * 2
+                for h in range(2):
+                    src = wbase + 8 * j + c0 + h
+                    a = full[src] + 2 * r
+                    m.store("shared", a, src, 2, ((v >> U32(16 * h)) & U32(0xFFFF))[None, :])
+            else:
+                row_lane = wbase + 8 * j + lane // 4
+                a = full[row_lane] + 4 * (lane % 4)
+                m.store("shared", a, row_lane, 4, v[None, :])
+
+    return Bound(fn)
+
+
 def _lds16(m: Any, a: NDArray, lanes: NDArray) -> NDArray:
     return m.load("shared", a, lanes, 2, False)[0]  # type: ignore[no-any-return]
 
 
+def bind_qspc(ctx: Ctx) -> Bound:
+    """``QSPC.E.{G,L,S,D} Pd, RZ, [Ra]`` (isspacep): whether a generic address lies in the
+    global space (G: no other window), the thread's local window (L), its own CTA's shared
+    memory (S, shared::cta) or the cluster's shared memory (D, shared::cluster)."""
+    from openptxas.emu.memory import LOCAL_WINDOW, PARAM_WINDOW, PARAM_WINDOW_SIZE, SHARED_WINDOW_HI
+
+    mods = ctx.ins.mods
+    mem = next((o for o in ctx.ops if isinstance(o, Mem)), None)
+    regs = [o for o in ctx.ops if isinstance(o, Reg)]
+    preds = [o for o in regs if o.is_pred]
+    data = [o for o in regs if not o.is_pred]
+    space = next((x for x in mods if x in ("G", "L", "S", "D")), None)
+    if mem is None or not preds or any(not r.is_zero for r in data) or space is None:
+        raise ctx.unsupported()
+    ad = addr_reader(ctx, mem, "E" in mods)
+    pw = ctx.pdst(preds[0])
+    m = ctx.m
+
+    def fn(sel: Sel) -> None:
+        a = ad(sel)
+        hi = a >> 32
+        sh = hi == SHARED_WINDOW_HI
+        loc = (a >= LOCAL_WINDOW) & (a < LOCAL_WINDOW + m.local.size)
+        par = (a >= PARAM_WINDOW) & (a < PARAM_WINDOW + PARAM_WINDOW_SIZE)
+        if space == "G":
+            r = ~(sh | loc | par)
+        elif space == "L":
+            r = loc
+        elif space == "D":
+            r = sh
+        else:
+            rank = (a & 0xFFFFFFFF) >> 24
+            own = m.cluster_rank[m.index(sel)].astype(np.int64)
+            r = sh & ((rank == 0) | (rank == own))
+        pw(sel, r)
+
+    return Bound(fn)
+
+
 BINDERS: dict[str, Callable[[Ctx], Bound]] = {
+    "QSPC": bind_qspc,
+    "STSM": bind_stsm,
     "LDG": bind_load,
     "LD": bind_load,
     "LDS": bind_load,

@@ -8,6 +8,7 @@ RZ``); the predicate output is not modelled, so only ``PT`` is accepted there.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -155,22 +156,34 @@ def bind_viadd16x2(ctx: Ctx) -> Bound:
     return Bound(fn, _kind(ctx))
 
 
-def bind_vimnmx16x2(ctx: Ctx) -> Bound:
-    """VIMNMX.{S16x2,U16x2} Rd, a, b, Pmin: per-half min (Pmin true) or max."""
+def bind_vimnmx_n(ctx: Ctx) -> Bound:
+    """VIMNMX[.U32|.S16x2|.U16x2][.RELU] Rd, a, b, Pmin and VIMNMX3[...] Rd, a, b, c, Pmin:
+    min (Pmin true) or max of two or three values, per 32-bit word or per 16-bit half (signed
+    unless .U32/.U16x2); .RELU (min/max.relu) clamps negative results to 0."""
     dsts, _pd, srcs, psrc = ctx.split()
-    if len(dsts) != 1 or len(srcs) != 2 or len(psrc) != 1:
+    n = 3 if ctx.ins.opcode.endswith("3") else 2
+    if len(dsts) != 1 or len(srcs) != n or len(psrc) != 1:
         raise ctx.unsupported()
-    signed = "S16x2" in ctx.ins.mods
-    a_r, b_r = (ctx.src(s) for s in srcs)
+    mods = ctx.ins.mods
+    width = 16 if any(m.endswith("16x2") for m in mods) else 32
+    signed = "U32" not in mods and "U16x2" not in mods
+    relu = "RELU" in mods
+    rs = [ctx.src(s) for s in srcs]
     pm = ctx.psrc(psrc[0])
     wr = ctx.dst(dsts[0])
 
     def fn(sel: Sel) -> None:
-        a = _lanes(_u32(a_r, sel), 16, signed)
-        b = _lanes(_u32(b_r, sel), 16, signed)
+        vals = [_lanes(_u32(r, sel), width, signed) for r in rs]
         p = pm(sel)
-        r = [np.where(p, np.minimum(x, y), np.maximum(x, y)) for x, y in zip(a, b, strict=True)]
-        wr(sel, _pack(r, 16))
+        out = []
+        for parts in zip(*vals, strict=True):
+            lo = functools.reduce(np.minimum, parts)
+            hi = functools.reduce(np.maximum, parts)
+            r = np.where(p, lo, hi)
+            if relu:
+                r = np.maximum(r, 0)
+            out.append(r)
+        wr(sel, _pack(out, width))
 
     return Bound(fn, _kind(ctx))
 
@@ -179,9 +192,10 @@ BINDERS: dict[str, Callable[[Ctx], Bound]] = {
     "VABSDIFF": bind_vabsdiff,
     "VABSDIFF4": bind_vabsdiff4,
     "IDP": bind_idp,
+    "VIMNMX3": bind_vimnmx_n,
 }
 # The packed 16x2 forms of VIADD / VIMNMX (ops_int's binders hand them over).
 PACKED16: dict[str, Callable[[Ctx], Bound]] = {
     "VIADD": bind_viadd16x2,
-    "VIMNMX": bind_vimnmx16x2,
+    "VIMNMX": bind_vimnmx_n,
 }

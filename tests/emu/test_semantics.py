@@ -1,0 +1,416 @@
+"""Per-opcode-family semantic tests of the emulator against independent references.
+
+Each test compiles a tiny PTX kernel with ptxas (cached by the oracle harness), checks that the
+SASS forms it is about are present, runs it in the emulator and compares every output with a
+reference computed without the emulator: Python integers, numpy, ``fractions.Fraction`` for
+rounding, or the rules of the PTX ISA. Comparisons are exact (bit patterns) wherever the emulator
+claims exactness.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from openptxas.emu.model import Reg
+from tests.emu.ptxrun import ptx_header, run, sass
+
+NDArray = np.ndarray[Any, Any]
+RNG = np.random.default_rng(20261125)
+
+
+def _forms(blob: bytes) -> set[str]:
+    return {".".join((i.opcode, *i.mods)) for i in sass(blob)}
+
+
+def _u64(n: int) -> NDArray:
+    return RNG.integers(0, 2**64, size=n, dtype=np.uint64, endpoint=False)
+
+
+# -- 64-bit multiply-high: IMAD.WIDE.U32(.X), IMAD.HI.U32.X carry chains -------------------------
+
+MULHI_CONSTS = (0xFFFFFFFF00000001, 0xCCCCCCCCCCCCCCCD, 0x8000000000000001, 0x3333333333333333)
+
+
+def _mulhi_ptx(shift: int) -> str:
+    body = []
+    for j, c in enumerate(MULHI_CONSTS):
+        body.append(f"mul.hi.u64 %t, %x, {c:#x};")
+        if shift:
+            body.append(f"shr.u64 %t, %t, {shift};")
+        body.append(f"st.global.u64 [%o+{8 * j}], %t;")
+    body.append("mul.hi.u64 %t, %x, %y;\nst.global.u64 [%o+32], %t;")
+    body.append("mul.hi.s64 %t, %x, %y;\nst.global.u64 [%o+40], %t;")
+    body.append("mad.hi.u64 %t, %x, %y, %x;\nst.global.u64 [%o+48], %t;")
+    return (
+        ptx_header()
+        + """.visible .entry k(.param .u64 pa, .param .u64 pb)
+{
+  .reg .u64 %a, %b, %x, %y, %t, %o, %off;
+  .reg .u32 %i;
+  ld.param.u64 %a, [pa];
+  ld.param.u64 %b, [pb];
+  cvta.to.global.u64 %a, %a;
+  cvta.to.global.u64 %b, %b;
+  mov.u32 %i, %tid.x;
+  mul.wide.u32 %off, %i, 16;
+  add.u64 %a, %a, %off;
+  ld.global.v2.u64 {%x, %y}, [%a];
+  mul.wide.u32 %off, %i, 56;
+  add.u64 %o, %b, %off;
+"""
+        + "\n".join(body)
+        + "\n  ret;\n}\n"
+    )
+
+
+@pytest.mark.parametrize("shift", [0, 32, 40])
+def test_mul_hi_u64_carry_chain(shift: int) -> None:
+    """ptxas's mul.hi.u64 by constants: the IMAD.HI.U32.X carry enters bit 0 of the 64-bit sum
+    (with ``shr 32``/``shr 40`` only the top word is needed: ptxas ends the chain with
+    IMAD.HI.U32.X)."""
+    n = 128
+    xy = _u64(2 * n).reshape(n, 2)
+    xy[:8, 0] = [0, 1, 2**64 - 1, 2**63, 2**32 - 1, 2**32, 0xFFFFFFFF00000000, 0x00000001FFFFFFFF]
+    out = np.zeros((n, 7), dtype=np.uint64)
+    (_, got), _, blob = run(_mulhi_ptx(shift), [xy, out], block=n)
+    if shift:
+        assert "IMAD.HI.U32.X" in _forms(blob)
+    for t in range(n):
+        x, y = int(xy[t, 0]), int(xy[t, 1])
+        sx = x - (x >> 63 << 64)
+        sy = y - (y >> 63 << 64)
+        want = [(x * c) >> 64 >> shift for c in MULHI_CONSTS]
+        want += [(x * y) >> 64, ((sx * sy) >> 64) % 2**64, (((x * y) >> 64) + x) % 2**64]
+        assert [int(v) for v in got[t]] == want, (t, hex(x), hex(y))
+
+
+# -- R2UR with a predicate destination ------------------------------------------------------------
+
+R2UR_PTX = (
+    ptx_header()
+    + """.visible .entry k(.param .u64 pa, .param .u64 pb)
+{
+  .reg .u64 %a, %b, %off;
+  .reg .b32 %v, %w, %o, %t;
+  .reg .pred %p, %e;
+  ld.param.u64 %a, [pa];
+  ld.param.u64 %b, [pb];
+  cvta.to.global.u64 %a, %a;
+  cvta.to.global.u64 %b, %b;
+  mov.u32 %t, %tid.x;
+  mul.wide.u32 %off, %t, 8;
+  add.u64 %a, %a, %off;
+  mul.wide.u32 %off, %t, 4;
+  add.u64 %b, %b, %off;
+  ld.global.v2.b32 {%v, %w}, [%a];
+  setp.lt.u32 %e, %t, 5;
+  @%e bra SKIP;
+  setp.ne.u32 %p, %v, 12345;
+  setp.ne.or.u32 %p, %w, 777, %p;
+  selp.u32 %o, 1, 0, %p;
+  st.global.b32 [%b], %o;
+SKIP:
+  ret;
+}
+"""
+)
+
+
+def test_r2ur_predicate() -> None:
+    """``R2UR P, UR, R`` / ``R2UR.OR`` as ptxas's waterfall loops use them (bindless textures:
+    ``@P1 R2UR P0, UR4, R8; @P1 R2UR.OR P0, UR5, R9; @!P0 TEX ...``): P is set on the lanes
+    whose value differs from the one taken from the warp's first executing lane, .OR
+    accumulates. ptxas's ``ISETP.NE`` pair is replaced by that pair in nvdisasm's listing (so
+    the words keep their control fields); lanes 0-4 exit first, so lane 5 is the first."""
+    from openptxas.emu.launch import launch
+    from openptxas.testing.oracle import Oracle
+    from tests.emu.harness import listing_decoder
+    from tests.emu.ptxrun import cubin
+
+    blob = cubin(R2UR_PTX)
+    text = Oracle().nvdisasm(blob)
+    lines = text.splitlines()
+    i = next(k for k, ln in enumerate(lines) if "ISETP.NE.U32.AND P0, PT, R" in ln)
+    j = next(k for k, ln in enumerate(lines) if "ISETP.NE.U32.OR P0, PT, R" in ln)
+    rv = lines[i].split("PT, ")[1].split(",")[0]
+    rw = lines[j].split("PT, ")[1].split(",")[0]
+    lines[i] = lines[i].replace(lines[i].split("*/", 1)[1].split(";")[0], f" R2UR P0, URZ, {rv} ")
+    lines[j] = lines[j].replace(
+        lines[j].split("*/", 1)[1].split(";")[0], f" R2UR.OR P0, URZ, {rw} "
+    )
+    vw = RNG.integers(0, 3, size=(64, 2)).astype(np.uint32)
+    out = np.full(64, 99, dtype=np.uint32)
+    spec = {
+        "kernel": "k",
+        "grid": [1],
+        "block": [64],
+        "args": [
+            {"kind": "buffer", "dtype": "u32", "count": 128},
+            {"kind": "buffer", "dtype": "u32", "count": 64, "role": "inout"},
+        ],
+    }
+    res = launch(
+        blob,
+        spec,
+        inputs={"arg0": vw.ravel(), "arg1": out},
+        decoder=listing_decoder("\n".join(lines)),
+    )
+    got = res.args[1]
+    for t in range(64):
+        first = 5 if t < 32 else 32
+        want = 99 if t < 5 else int(vw[t, 0] != vw[first, 0] or vw[t, 1] != vw[first, 1])
+        assert int(got[t]) == want, (t, vw[t], vw[first])
+
+
+# -- BAR with its id and count in registers; trap -------------------------------------------------
+
+BAR_PTX = (
+    ptx_header()
+    + """.visible .entry k(.param .u64 pa)
+{
+  .reg .u64 %a, %off;
+  .reg .b32 %t, %id, %n, %v, %u, %peer;
+  .shared .align 4 .b32 sm[256];
+  .reg .u32 %s;
+  ld.param.u64 %a, [pa];
+  cvta.to.global.u64 %a, %a;
+  mov.u32 %t, %tid.x;
+  mov.u32 %s, sm;
+  shl.b32 %v, %t, 2;
+  add.u32 %s, %s, %v;
+  mul.lo.u32 %v, %t, 3;
+  st.shared.u32 [%s], %v;
+  shr.u32 %id, %t, 7;
+  add.u32 %id, %id, 1;
+  mov.u32 %n, 128;
+  bar.sync %id, %n;
+  xor.b32 %peer, %t, 64;
+  mov.u32 %s, sm;
+  shl.b32 %u, %peer, 2;
+  add.u32 %s, %s, %u;
+  ld.shared.u32 %v, [%s];
+  mul.wide.u32 %off, %t, 4;
+  add.u64 %a, %a, %off;
+  st.global.u32 [%a], %v;
+  ret;
+}
+"""
+)
+
+
+def test_bar_sync_register_id() -> None:
+    """``bar.sync id, n`` with both in registers (BAR.SYNC.DEFER_BLOCKING Rid, n): threads
+    0-127 use barrier 1, 128-255 barrier 2, each of 128 threads; after it every thread reads
+    what the thread 64 away in its half wrote before the barrier."""
+    out = np.zeros(256, dtype=np.uint32)
+    (got,), _res, blob = run(BAR_PTX, [out], block=256)
+    bars = [i for i in sass(blob) if i.opcode == "BAR"]
+    assert any(isinstance(o, Reg) and not o.is_pred for o in bars[0].operands)  # id in a register
+    want = np.array([3 * (t ^ 64) for t in range(256)], dtype=np.uint32)
+    assert np.array_equal(got, want)
+
+
+def test_trap_faults() -> None:
+    """``trap`` (BPT.TRAP) stops the launch with a KernelFault naming the instruction."""
+    from openptxas.emu.errors import KernelFault
+
+    ptx = (
+        ptx_header()
+        + """.visible .entry k(.param .u64 pa)
+{
+  .reg .u64 %a;
+  .reg .b32 %v;
+  .reg .pred %p;
+  ld.param.u64 %a, [pa];
+  cvta.to.global.u64 %a, %a;
+  ld.global.u32 %v, [%a];
+  setp.eq.u32 %p, %v, 7;
+  @%p trap;
+  st.global.u32 [%a], 1;
+  ret;
+}
+"""
+    )
+    (got,), _res, _blob = run(ptx, [np.array([6], dtype=np.uint32)], block=1)
+    assert int(got[0]) == 1
+    with pytest.raises(KernelFault, match=r"BPT\.TRAP"):
+        run(ptx, [np.array([7], dtype=np.uint32)], block=1)
+
+
+def test_fmul_power_of_two_scale() -> None:
+    """``x * y * 0.5`` (and * 4) folded by ptxas into FMUL.D2 / FMUL.M4: PTX's two roundings
+    (numpy float32) agree with the scaled single rounding wherever the result is normal, which
+    the inputs keep it (|x|, |y| in [2^-20, 2^20])."""
+    ptx = (
+        ptx_header()
+        + """.visible .entry k(.param .u64 pa, .param .u64 pb)
+{
+  .reg .u64 %a, %b, %off;
+  .reg .f32 %x, %y, %p, %q;
+  .reg .u32 %t;
+  ld.param.u64 %a, [pa];
+  ld.param.u64 %b, [pb];
+  cvta.to.global.u64 %a, %a;
+  cvta.to.global.u64 %b, %b;
+  mov.u32 %t, %tid.x;
+  mul.wide.u32 %off, %t, 8;
+  add.u64 %a, %a, %off;
+  add.u64 %b, %b, %off;
+  ld.global.v2.f32 {%x, %y}, [%a];
+  mul.f32 %p, %x, %y;
+  mul.f32 %p, %p, 0f3F000000;
+  mul.f32 %q, %x, %y;
+  mul.f32 %q, %q, 0f40800000;
+  st.global.v2.f32 [%b], {%p, %q};
+  ret;
+}
+"""
+    )
+    n = 256
+    mag = np.exp2(RNG.uniform(-20, 20, size=(n, 2)))
+    xy = (mag * RNG.choice([-1.0, 1.0], size=(n, 2))).astype(np.float32)
+    out = np.zeros((n, 2), dtype=np.float32)
+    (_, got), _res, blob = run(ptx, [xy, out], block=n)
+    assert {"FMUL.D2", "FMUL.M4"} <= {".".join((i.opcode, *i.mods)) for i in sass(blob)}
+    prod = xy[:, 0] * xy[:, 1]
+    want = np.stack([prod * np.float32(0.5), prod * np.float32(4.0)], axis=1)
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+# -- extended-precision carry chains (add.cc/addc, sub.cc/subc, mad.cc/madc) ---------------------
+
+CARRY_PTX = (
+    ptx_header()
+    + """.visible .entry k(.param .u64 pa, .param .u64 pb)
+{
+  .reg .u64 %a, %b, %off;
+  .reg .b32 %x<4>, %y<4>, %s<4>, %d<4>, %p<4>;
+  .reg .u32 %t;
+  ld.param.u64 %a, [pa];
+  ld.param.u64 %b, [pb];
+  cvta.to.global.u64 %a, %a;
+  cvta.to.global.u64 %b, %b;
+  mov.u32 %t, %tid.x;
+  mul.wide.u32 %off, %t, 32;
+  add.u64 %a, %a, %off;
+  ld.global.v4.b32 {%x0, %x1, %x2, %x3}, [%a];
+  ld.global.v4.b32 {%y0, %y1, %y2, %y3}, [%a+16];
+  // 128-bit sum and difference
+  add.cc.u32 %s0, %x0, %y0;
+  addc.cc.u32 %s1, %x1, %y1;
+  addc.cc.u32 %s2, %x2, %y2;
+  addc.u32 %s3, %x3, %y3;
+  sub.cc.u32 %d0, %x0, %y0;
+  subc.cc.u32 %d1, %x1, %y1;
+  subc.cc.u32 %d2, %x2, %y2;
+  subc.u32 %d3, %x3, %y3;
+  // 64 x 64 -> 128-bit product of (x1:x0) and (y1:y0), schoolbook with carry chains
+  mul.lo.u32 %p0, %x0, %y0;
+  mul.hi.u32 %p1, %x0, %y0;
+  mad.lo.cc.u32 %p1, %x1, %y0, %p1;
+  madc.hi.u32 %p2, %x1, %y0, 0;
+  mad.lo.cc.u32 %p1, %x0, %y1, %p1;
+  madc.hi.cc.u32 %p2, %x0, %y1, %p2;
+  madc.hi.u32 %p3, %x1, %y1, 0;
+  mad.lo.cc.u32 %p2, %x1, %y1, %p2;
+  addc.u32 %p3, %p3, 0;
+  mul.wide.u32 %off, %t, 48;
+  add.u64 %b, %b, %off;
+  st.global.v4.b32 [%b], {%s0, %s1, %s2, %s3};
+  st.global.v4.b32 [%b+16], {%d0, %d1, %d2, %d3};
+  st.global.v4.b32 [%b+32], {%p0, %p1, %p2, %p3};
+  ret;
+}
+"""
+)
+
+
+def test_carry_chains() -> None:
+    """128-bit add/sub through add.cc/addc/sub.cc/subc and a 64x64->128 product through
+    mad.lo.cc/madc.hi(.cc) (IADD3.X, IMAD.X, IMAD.HI.U32.X carry forms), against Python."""
+    n = 128
+    words = RNG.integers(0, 2**32, size=(n, 8), dtype=np.uint64).astype(np.uint32)
+    words[:8, :] = 0xFFFFFFFF  # all carries set
+    words[8:16, 4:] = 0
+    words[16:24, :4] = 0xFFFFFFFF
+    words[16:24, 4:] = [1, 0, 0, 0]
+    out = np.zeros((n, 12), dtype=np.uint32)
+    (_, got), _res, _blob = run(CARRY_PTX, [words, out], block=n)
+
+    def val(ws: Any) -> int:
+        return sum(int(w) << (32 * i) for i, w in enumerate(ws))
+
+    for t in range(n):
+        x, y = val(words[t, :4]), val(words[t, 4:])
+        want = [(x + y) % 2**128, (x - y) % 2**128, (x % 2**64) * (y % 2**64)]
+        got_t = [val(got[t, 0:4]), val(got[t, 4:8]), val(got[t, 8:12])]
+        assert got_t == want, (t, hex(x), hex(y))
+
+
+# -- stmatrix (STSM) ------------------------------------------------------------------------------
+
+
+def _stsm_ptx(n: int, trans: bool) -> str:
+    regs = ", ".join(f"%r{j}" for j in range(n))
+    t = ".trans" if trans else ""
+    return (
+        ptx_header("sm_90a")
+        + f""".visible .entry k(.param .u64 pin, .param .u64 pout)
+{{
+  .reg .u64 %a, %b, %off;
+  .reg .b32 %r<4>, %v<4>;
+  .reg .u32 %t, %s, %row, %sa;
+  .shared .align 16 .b8 sm[1024];
+  ld.param.u64 %a, [pin];
+  ld.param.u64 %b, [pout];
+  cvta.to.global.u64 %a, %a;
+  cvta.to.global.u64 %b, %b;
+  mov.u32 %t, %tid.x;
+  mov.u32 %sa, sm;
+  shl.b32 %s, %t, 5;
+  add.u32 %s, %s, %sa;
+  st.shared.v4.b32 [%s], {{%t, %t, %t, %t}};
+  st.shared.v4.b32 [%s+16], {{%t, %t, %t, %t}};
+  bar.sync 0;
+  mul.wide.u32 %off, %t, 16;
+  add.u64 %a, %a, %off;
+  ld.global.v4.b32 {{%r0, %r1, %r2, %r3}}, [%a];
+  stmatrix.sync.aligned.m8n8.x{n}{t}.shared.b16 [%s], {{{regs}}};
+  bar.sync 0;
+  mul.wide.u32 %off, %t, 32;
+  add.u64 %b, %b, %off;
+  ld.shared.v4.b32 {{%v0, %v1, %v2, %v3}}, [%s];
+  st.global.v4.b32 [%b], {{%v0, %v1, %v2, %v3}};
+  ld.shared.v4.b32 {{%v0, %v1, %v2, %v3}}, [%s+16];
+  st.global.v4.b32 [%b+16], {{%v0, %v1, %v2, %v3}};
+  ret;
+}}
+"""
+    )
+
+
+@pytest.mark.parametrize(("n", "trans"), [(1, False), (2, True), (4, False), (4, True)])
+def test_stmatrix(n: int, trans: bool) -> None:
+    """stmatrix.m8n8.x{1,2,4}[.trans]: lane l gives the address of row l % 8 of matrix l / 8
+    (rows 32 bytes apart here); lane t's register j holds row t/4, columns 2(t%4) and 2(t%4)+1
+    of matrix j, stored transposed with .trans (PTX ISA fragment layout of ldmatrix/stmatrix)."""
+    regs = RNG.integers(0, 2**32, size=(32, 4), dtype=np.uint64).astype(np.uint32)
+    out = np.zeros((32, 8), dtype=np.uint32)
+    (_, got), _res, blob = run(_stsm_ptx(n, trans), [regs, out], target="sm_90a", block=32)
+    assert any(i.opcode == "STSM" for i in sass(blob))
+    mem = got.view(np.uint16).reshape(32, 16)  # 32 rows of 16 b16 (only the first 8 are data)
+    want = np.repeat(np.arange(32, dtype=np.uint32), 8).reshape(32, 8).view(np.uint16)
+    want = want.reshape(32, 16).copy()
+    for j in range(n):
+        for t in range(32):
+            for h in range(2):
+                r, c = t // 4, 2 * (t % 4) + h
+                v = (int(regs[t, j]) >> (16 * h)) & 0xFFFF
+                if trans:
+                    want[8 * j + c, r] = v
+                else:
+                    want[8 * j + r, c] = v
+    assert np.array_equal(mem, want)
