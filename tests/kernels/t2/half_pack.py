@@ -12,7 +12,7 @@ def to_half(x, fmt, rnd, relu=False, sat=False):
     bits = (out.view(np.uint16) if fmt is Fmt.F16 else out).astype(np.uint32)
     mx = F16_MAX if fmt is Fmt.F16 else BF16_MAX
     res = []
-    for v, b in zip(x.tolist(), bits.tolist()):
+    for v, b in zip(x.tolist(), bits.tolist(), strict=True):
         if v != v:
             res.append(F16_NAN if fmt is Fmt.F16 else BF16_NAN)
             continue

@@ -11,7 +11,16 @@ U_CONSTS = [
     0x00000000FFFFFFFF,
     0x123456789ABCDEF1,
 ]
-S_CONSTS = [-1, -3, 0x5555555555555556, -(1 << 63), (1 << 63) - 1, -0x100000000, 7, -0x123456789ABCDEF]
+S_CONSTS = [
+    -1,
+    -3,
+    0x5555555555555556,
+    -(1 << 63),
+    (1 << 63) - 1,
+    -0x100000000,
+    7,
+    -0x123456789ABCDEF,
+]
 
 
 def _ints(a):
@@ -43,9 +52,9 @@ def mulhi_u64_var(args, spec):
     a, b, c, _, n = args
     n = int(n[0])
     xs, ys, zs = _ints(a[:n]), _ints(b[:n]), _ints(c[:n])
-    hi = [_hi(x * y, False) for x, y in zip(xs, ys)]
-    mad = [(h + z) & M64 for h, z in zip(hi, zs)]
-    lo = [x * y for x, y in zip(xs, ys)]
+    hi = [_hi(x * y, False) for x, y in zip(xs, ys, strict=True)]
+    mad = [(h + z) & M64 for h, z in zip(hi, zs, strict=True)]
+    lo = [x * y for x, y in zip(xs, ys, strict=True)]
     return {3: _arr(hi + mad + lo, np.uint64)}
 
 
@@ -53,8 +62,8 @@ def mulhi_s64_var(args, spec):
     a, b, c, _, n = args
     n = int(n[0])
     xs, ys, zs = _ints(a[:n]), _ints(b[:n]), _ints(c[:n])
-    hi = [_hi(x * y, True) for x, y in zip(xs, ys)]
-    mad = [h + z for h, z in zip(hi, zs)]
+    hi = [_hi(x * y, True) for x, y in zip(xs, ys, strict=True)]
+    mad = [h + z for h, z in zip(hi, zs, strict=True)]
     return {3: _arr(hi + mad, np.int64)}
 
 

@@ -101,5 +101,9 @@ def fp8_cuda_api(args, spec):
     lo, hi = f[0::2], f[1::2]
     e4 = _pack(encode(hi, E4M3), encode(lo, E4M3))
     e5 = _pack(encode(hi, E5M2), encode(lo, E5M2))
-    return {1: e4, 2: e5, 3: _unpack(e4.astype(np.uint32), E4M3).astype(np.float32),
-            4: _unpack(e5.astype(np.uint32), E5M2).astype(np.float32)}
+    return {
+        1: e4,
+        2: e5,
+        3: _unpack(e4.astype(np.uint32), E4M3).astype(np.float32),
+        4: _unpack(e5.astype(np.uint32), E5M2).astype(np.float32),
+    }

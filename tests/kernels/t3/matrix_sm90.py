@@ -29,7 +29,9 @@ def stmatrix(args, spec):
             r, c = lane // 4, 2 * (lane % 4)
             mats[j, r, c] = regs[j, lane] & 0xFFFF
             mats[j, r, c + 1] = regs[j, lane] >> 16
-    for k, (count, trans) in enumerate([(1, False), (2, False), (4, False), (1, True), (2, True), (4, True)]):
+    for k, (count, trans) in enumerate(
+        [(1, False), (2, False), (4, False), (1, True), (2, True), (4, True)]
+    ):
         for j in range(count):
             m = mats[j].T if trans else mats[j]
             res[k, 8 * j : 8 * j + 8, 0:8] = m

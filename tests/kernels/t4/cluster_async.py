@@ -42,8 +42,22 @@ def cluster_3d(args, spec):
                 cta = bx + 4 * (by + 2 * bz)
                 cx, cy, cz = bx % 2, by % 2, bz % 2
                 rank = cx + 2 * cy + 4 * cz
-                info[cta * 16 : cta * 16 + 14] = [cx, cy, cz, 2, 2, 2, bx // 2, by // 2, bz // 2,
-                                                  gx // 2, gy // 2, gz // 2, 8, rank]
+                info[cta * 16 : cta * 16 + 14] = [
+                    cx,
+                    cy,
+                    cz,
+                    2,
+                    2,
+                    2,
+                    bx // 2,
+                    by // 2,
+                    bz // 2,
+                    gx // 2,
+                    gy // 2,
+                    gz // 2,
+                    8,
+                    rank,
+                ]
                 for t in range(8):  # rank t of the same cluster
                     ox, oy, oz = (bx - cx) + t % 2, (by - cy) + (t // 2) % 2, (bz - cz) + t // 4
                     xch[cta * 8 + t] = (ox + 4 * (oy + 2 * oz)) * 100 + rank

@@ -6,8 +6,8 @@ def _box(t, coords, box):
     outside the tensor."""
     out = np.zeros(box[::-1], dtype=t.dtype)
     for idx in np.ndindex(*out.shape):
-        pos = [c + i for c, i in zip(coords[::-1], idx)]
-        if all(0 <= p < s for p, s in zip(pos, t.shape)):
+        pos = [c + i for c, i in zip(coords[::-1], idx, strict=True)]
+        if all(0 <= p < s for p, s in zip(pos, t.shape, strict=True)):
             out[idx] = t[tuple(pos)]
     return out.reshape(-1)
 
