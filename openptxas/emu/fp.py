@@ -195,10 +195,24 @@ def f32_add_bits(a: NDArray, b: NDArray, ftz: bool = False, mode: str = "RN") ->
         with np.errstate(all="ignore"):
             r = f32(a) + f32(b)
     else:
-        s, e = two_sum(f32(a).astype(F64), f32(b).astype(F64))
+        x, y = f32(a).astype(F64), f32(b).astype(F64)
+        s, e = two_sum(x, y)
         r = round_to_f32(s, e, mode)
+        if mode == "RM":
+            r = _rm_zero(r, x, y).astype(F32)
     out = canon32(r)
     return ftz32(out) if ftz else out
+
+
+def _rm_zero(r: NDArray, x: NDArray, y: NDArray) -> NDArray:
+    """The sign of an exact zero sum x + y in round-toward-minus mode: -0 unless both operands
+    are +0 (IEEE 754; the other modes give +0 unless both are -0, as round-to-nearest does)."""
+    with np.errstate(all="ignore"):
+        exact0 = (x + y == 0) & (x == -y)
+    if not np.any(exact0):
+        return r
+    both_pos = (x == 0) & (y == 0) & ~np.signbit(x) & ~np.signbit(y)
+    return np.where(exact0 & ~both_pos, np.copysign(np.zeros_like(r), -1.0), r)
 
 
 def f32_mul_bits(a: NDArray, b: NDArray, ftz: bool = False, mode: str = "RN") -> NDArray:
@@ -222,17 +236,20 @@ def f32_fma_bits(
         a, b, c = ftz32(a), ftz32(b), ftz32(c)
     with np.errstate(all="ignore"):
         p = f32(a).astype(F64) * f32(b).astype(F64)  # exact: 48 significant bits
-        s, e = two_sum(p, f32(c).astype(F64))
+        z = f32(c).astype(F64)
+        s, e = two_sum(p, z)
     r = round_to_f32(s, e, mode)
+    if mode == "RM":
+        r = _rm_zero(r, p, z).astype(F32)
     out = canon32(r)
     return ftz32(out) if ftz else out
 
 
 def sat32(bits: NDArray) -> NDArray:
-    """Clamp f32 to [0, 1]; NaN -> 0."""
+    """Clamp f32 to [+0, 1] (CUDA's __saturatef: -0 becomes +0); NaN -> +0."""
     x = f32(bits)
     with np.errstate(all="ignore"):
-        r = np.where(x != x, F32(0), np.clip(x, F32(0), F32(1)))
+        r = np.where(x != x, F32(0), np.clip(x, F32(0), F32(1))) + F32(0)  # -0 -> +0
     return bits32(r.astype(F32))
 
 
@@ -262,7 +279,13 @@ _SMALL = 2.0**-960
 def f64_add_bits(a: NDArray, b: NDArray, mode: str = "RN") -> NDArray:
     x, y = f64(a), f64(b)
     s, e = two_sum(x, y)
-    return canon64(round_to_f64(s, e, mode))
+    r = round_to_f64(s, e, mode)
+    if mode != "RN":
+        # an infinite operand gives an exact infinity, not an overflow to clamp
+        r = np.where(np.isinf(x) | np.isinf(y), s, r)
+    if mode == "RM":
+        r = _rm_zero(r, x, y)
+    return canon64(r)
 
 
 def f64_mul_bits(a: NDArray, b: NDArray, mode: str = "RN") -> NDArray:
@@ -270,7 +293,11 @@ def f64_mul_bits(a: NDArray, b: NDArray, mode: str = "RN") -> NDArray:
     if mode == "RN":
         with np.errstate(all="ignore"):
             return canon64(x * y)
-    return f64_fma_bits(a, b, np.zeros_like(np.asarray(a, dtype=U64)), mode)
+    r = f64(f64_fma_bits(a, b, np.zeros_like(np.asarray(a, dtype=U64)), mode))
+    # a zero product (exact or underflowed) has the XOR of the operands' signs in every mode
+    zsign = np.signbit(x) ^ np.signbit(y)
+    r = np.where(r == 0, np.where(zsign, -0.0, 0.0), r)
+    return canon64(r)
 
 
 def _fma_exact_scalar(x: float, y: float, z: float, mode: str) -> float:
@@ -324,6 +351,8 @@ def f64_fma_bits(a: NDArray, b: NDArray, c: NDArray, mode: str = "RN") -> NDArra
         | ((ay < _SMALL) & (ay != 0))
         | ((az < _SMALL) & (az != 0))
         | ((np.abs(r) < _SMALL) & (r != 0))
+        | ((p == 0) & (x != 0) & (y != 0))  # the product underflowed
+        | (r == 0)  # zero results: the sign rules of exact zeros, and underflow
     )
     special = ~(np.isfinite(x) & np.isfinite(y) & np.isfinite(z))
     slow = risky & ~special
@@ -435,3 +464,72 @@ def h2_op_bits(op: str, a: NDArray, b: NDArray, kind: str) -> NDArray:
             r = f64_to_bf16_bits(x).astype(U32)
         out |= r << U32(sh)
     return out
+
+
+# -- 8-bit floats (cvt .e4m3x2 / .e5m2x2) -----------------------------------------------------
+
+# format: (mantissa bits, exponent bias, largest finite value, encoding of +infinity or None)
+FP8_FORMATS: dict[str, tuple[int, int, float, int | None]] = {
+    "E4M3": (3, 7, 448.0, None),  # no infinity: S.1111.111 is NaN
+    "E5M2": (2, 15, 57344.0, 0x7C),
+}
+FP8_NAN = 0x7F  # the NaN cvt writes (cuda_fp8.hpp's conversions agree)
+
+
+def _fp8_code(v: float, m: int, bias: int) -> int:
+    """The encoding of a positive normal value exactly representable in the format."""
+    mant, exp = np.frexp(v)
+    return int(((int(exp) - 1 + bias) << m) | int((float(mant) * 2 - 1) * (1 << m)))
+
+
+def f64_to_fp8_bits(x: NDArray, fmt: str, mode: str = "RN", satfinite: bool = True) -> NDArray:
+    """float64 values -> 8-bit float bit patterns (uint32), rounded to nearest even (or toward
+    zero), subnormals kept. ``satfinite``: a result beyond the largest finite value, infinity
+    included, becomes that value with its sign; otherwise infinity (E5M2) or NaN (E4M3). NaN ->
+    0x7F."""
+    m, bias, top, inf = FP8_FORMATS[fmt]
+    x = np.asarray(x, dtype=F64)
+    sign = np.signbit(x)
+    ax = np.abs(x)
+    nan = x != x
+    emin = 1 - bias
+    with np.errstate(all="ignore"):
+        safe = np.where(np.isfinite(ax) & (ax > 0), ax, 1.0)
+        e = np.maximum(np.frexp(safe)[1] - 1, emin)
+        q = np.ldexp(1.0, e - m)
+        t = safe / q  # exact: q is a power of two
+        r = (np.trunc(t) if mode == "RZ" else np.rint(t)) * q
+        r = np.where(ax == 0, 0.0, r)
+        over = (r > top) | np.isinf(ax)
+        r = np.where(over, 0.0, r)
+        e2 = np.maximum(np.frexp(np.where(r > 0, r, 1.0))[1] - 1, emin)
+        normal = r >= np.ldexp(1.0, emin)
+        frac = np.where(normal, r / np.ldexp(1.0, e2) - 1.0, r / np.ldexp(1.0, emin))
+        mant = np.rint(frac * (1 << m)).astype(np.int64)
+        bits = np.where(normal, (e2 + bias) << m, 0) + mant
+    ovf = _fp8_code(top, m, bias) if satfinite else (inf if inf is not None else FP8_NAN)
+    bits = np.where(over, ovf, bits)
+    bits = np.where(sign, bits | 0x80, bits)
+    bits = np.where(nan, FP8_NAN, bits)
+    return np.asarray(bits, dtype=U32)
+
+
+def fp8_to_f64(bits: NDArray, fmt: str) -> NDArray:
+    """8-bit float bit patterns -> exact float64 values (NaN for NaN encodings)."""
+    m, bias, _top, inf = FP8_FORMATS[fmt]
+    b = np.asarray(bits, dtype=np.int64) & 0xFF
+    sign = np.where(b & 0x80, -1.0, 1.0)
+    e = (b >> m) & (0x7F >> m)
+    f = b & ((1 << m) - 1)
+    v = np.where(
+        e == 0,
+        np.ldexp(f.astype(F64), 1 - bias - m),
+        np.ldexp((f | (1 << m)).astype(F64), e - bias - m),
+    )
+    mag = b & 0x7F
+    if inf is None:
+        v = np.where(mag == 0x7F, np.nan, v)
+    else:
+        v = np.where(mag == inf, np.inf, v)
+        v = np.where(mag > inf, np.nan, v)
+    return np.asarray(sign * v, dtype=F64)

@@ -22,6 +22,7 @@ from openptxas.emu.errors import EmuLaunchError, EmuLoadError
 from openptxas.emu.hazards import Hazard
 from openptxas.emu.machine import Machine, default_local_size
 from openptxas.emu.memory import PARAM_WINDOW, GlobalMemory
+from openptxas.emu.model import Instruction
 from openptxas.emu.printf import vprintf
 from openptxas.emu.program import DataSection, Decoder, Kernel, Module, load_module
 from openptxas.emu.registry import binders
@@ -348,3 +349,52 @@ def _geometry(ls: LaunchSpec, k: Kernel, stack_limit: int) -> Geometry:
         dynamic_shared=ls.shared_bytes,
         local_size=default_local_size(k, stack_limit),
     )
+
+
+@dataclass(frozen=True)
+class BindFailure:
+    """An instruction the emulator cannot bind (the census check, :func:`bind_all`)."""
+
+    kernel: str
+    pc: int
+    text: str  # the instruction as the decoder gave it
+    opcode: str
+    mods: tuple[str, ...]
+    reason: str
+
+
+def bind_all(
+    blob: bytes, decoder: Decoder | None = None
+) -> tuple[list[tuple[str, int, Instruction]], list[BindFailure]]:
+    """Decode every kernel of a cubin and bind each instruction without executing anything.
+
+    Returns (every instruction as (kernel, address, instruction), the ones that do not bind).
+    Binding is what turns a decoded instruction into its handler: an instruction that binds has
+    an implementation for its opcode, modifiers and operand shapes; the geometry used is one
+    warpgroup in a CTA (one cluster when the kernel has cluster dimensions)."""
+    from openptxas.emu.errors import EmuError
+
+    module = load_module(blob)
+    module.decoder = decoder or default_decoder(module.sm)
+    allins: list[tuple[str, int, Instruction]] = []
+    failures: list[BindFailure] = []
+    for name, k in module.kernels.items():
+        cluster = k.cluster_dims or (1, 1, 1)
+        block = k.reqntid or (128, 1, 1)
+        geo = Geometry(cluster, block, cluster, k.explicit_cluster, 0, default_local_size(k, 1024))
+        banks: dict[int, NDArray] = {}
+        for num, sname in module.banks.items():
+            sec = module.data[sname]
+            banks[num] = np.frombuffer(sec.data.ljust(sec.size, b"\0"), np.uint8).copy()
+        for num, sec in k.banks.items():
+            banks[num] = np.frombuffer(sec.data.ljust(sec.size, b"\0"), np.uint8).copy()
+        params = bytes(k.param_size)
+        banks[0] = build_bank0(k.cbank0_size, geo, params, k.param_base or 0x210)
+        m = Machine(module, k, geo, GlobalMemory(), banks, binders(), {}, max_lanes=128)
+        for pc, ins in sorted(m.instructions.items()):
+            allins.append((name, pc, ins))
+            try:
+                m._bind(pc)
+            except EmuError as exc:
+                failures.append(BindFailure(name, pc, str(ins), ins.opcode, ins.mods, str(exc)))
+    return allins, failures

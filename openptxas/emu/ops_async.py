@@ -282,7 +282,36 @@ def bind_utma(ctx: Ctx) -> Bound:
     return Bound(fn, Kind.UNIFORM)
 
 
+def bind_arrives(ctx: Ctx) -> Bound:
+    """``ARRIVES.LDGSTSBAR.64.{ARVCNT,TRANSCNT} [bar]`` (cp.async.mbarrier.arrive[.noinc]): an
+    arrival on the mbarrier once the thread's earlier cp.async copies are done, i.e. at once
+    here (LDGSTS completes at issue). ``ARVCNT`` (.noinc) counts as one of the expected
+    arrivals; ``TRANSCNT`` balances the ``SYNCS.ARRIVE.TRANS64.RED.A0T1`` ptxas issues before it
+    (the increment of the pending count that PTX's form without .noinc makes)."""
+    mods = ctx.ins.mods
+    mem = next((o for o in ctx.ops if isinstance(o, Mem)), None)
+    if mem is None or "LDGSTSBAR" not in mods:
+        raise ctx.unsupported()
+    if "ARVCNT" in mods:
+        arr, tx = 1, 0
+    elif "TRANSCNT" in mods:
+        arr, tx = 0, 1
+    else:
+        raise ctx.unsupported()
+    ad = addr_reader(ctx, mem, False)
+    m = ctx.m
+
+    def fn(sel: Sel) -> None:
+        idx = m.index(sel)
+        a = ad(sel)
+        for k, lane in enumerate(idx.tolist()):
+            mbar_update(m, int(a[k]), lane, arr, tx)
+
+    return Bound(fn)
+
+
 BINDERS: dict[str, Callable[[Ctx], Bound]] = {
+    "ARRIVES": bind_arrives,
     "UTMALDG": bind_utma,
     "UTMASTG": bind_utma,
     "UTMACCTL": bind_utma,

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from openptxas.emu import fp
-from openptxas.emu.bind import U32, U64, Bound, Ctx, Reader
+from openptxas.emu.bind import U32, U64, Bound, Ctx, Reader, Value
 from openptxas.emu.lanes import Sel
 from openptxas.emu.model import Operand, Reg
 
@@ -125,27 +125,137 @@ def bind_f2f(ctx: Ctx) -> Bound:
     return Bound(fn)
 
 
+_FP8 = ("E4M3", "E5M2")
+_MAXF = {"F16": U32(0x7BFF), "BF16": U32(0x7F7F)}  # largest finite magnitudes (.satfinite)
+
+
+def _relu(v: NDArray) -> NDArray:
+    """.relu: negative results (-0 included) become +0; NaN stays NaN."""
+    return np.where(v != v, v, np.maximum(v, 0.0) + 0.0)
+
+
+def _satfinite16(bits: NDArray, typ: str) -> NDArray:
+    """f16/bf16 results: infinity becomes the largest finite value, sign kept."""
+    mag = bits & U32(0x7FFF)
+    inf = U32(0x7C00) if typ == "F16" else U32(0x7F80)
+    return np.where(mag == inf, (bits & U32(0x8000)) | _MAXF[typ], bits)
+
+
 def bind_f2fp(ctx: Ctx) -> Bound:
-    """F2FP.{BF16,F16}.F32.PACK_AB Rd, a, b: (cvt(a) << 16) | cvt(b)."""
+    """Packing conversions (cvt to .f16x2/.bf16x2/.e4m3x2/.e5m2x2 and back).
+
+    - ``F2FP[.SATFINITE][.RELU].{F16,BF16}.F32.PACK_AB[.rnd] Rd, a, b``: ``cvt(a) << 16 | cvt(b)``.
+    - ``F2FP.SATFINITE[.RELU].{E4M3,E5M2}.F32.PACK_AB_MERGE_C Rd, a, b, c``: ``cvt(a) << 8 |
+      cvt(b)`` in the low half, the high half of ``c`` kept.
+    - ``F2FP.SATFINITE[.RELU].{E4M3,E5M2}.F16.UNPACK_B_MERGE_C Rd, b, c``: the two f16 of ``b``
+      converted, the high one to bits 8-15, merged with ``c`` likewise.
+    - ``F2FP.F16.{E4M3,E5M2}.UNPACK_B Rd, b``: the two 8-bit floats of ``b``'s low half (high
+      half with ``.H1``) to f16x2, byte 1 to the high half (exact).
+
+    Rounding to 8-bit floats is to nearest even (toward zero with ``.RZ``) with subnormals;
+    ``.SATFINITE`` turns an overflow or infinity into the largest finite value and keeps NaN
+    (0x7F for 8-bit results, the canonical 0x7FFF for 16-bit ones); ``.RELU`` makes negative
+    results +0.
+    """
     dsts, _pd, srcs, _ps = ctx.split()
     mods = ctx.ins.mods
-    ts = _types(mods, FLOATS)
-    if "PACK_AB" not in mods or not ts or len(srcs) != 2:
+    ts = [t for t in mods if t in FLOATS or t in _FP8]
+    if len(ts) != 2 or len(dsts) != 1:
         raise ctx.unsupported()
-    dt = ts[0]
+    dt, st = ts
     mode = _rnd(mods)
     relu = "RELU" in mods
-    a_r, b_r = ctx.src(srcs[0], fp=True), ctx.src(srcs[1], fp=True)
+    satf = "SATFINITE" in mods
     wr = ctx.dst(dsts[0])
+    if dt in _FP8 or st in _FP8:
+        if mode not in ("RN", "RZ"):
+            raise ctx.unsupported()
+        if dt == "F16" and st in _FP8 and "UNPACK_B" in mods and len(srcs) == 1:
+            b_h = _half_src(ctx, srcs[0])
+
+            def unpack(sel: Sel) -> None:
+                h = b_h(sel)
+                out = [
+                    fp.f64_to_f16_bits(fp.fp8_to_f64((h >> U32(sh)) & U32(0xFF), st)).astype(U32)
+                    for sh in (0, 8)
+                ]
+                wr(sel, out[0] | (out[1] << U32(16)))
+
+            return Bound(unpack)
+        if dt not in _FP8:
+            raise ctx.unsupported()
+
+        def to8(v: NDArray) -> NDArray:
+            return fp.f64_to_fp8_bits(_relu(v) if relu else v, dt, mode, satf)
+
+        if st == "F32" and "PACK_AB_MERGE_C" in mods and len(srcs) == 3:
+            a_r, b_r = ctx.src(srcs[0], fp=True), ctx.src(srcs[1], fp=True)
+            c_r = ctx.src(srcs[2])
+
+            def pack(sel: Sel) -> None:
+                a = to8(fp.f32(a_r(sel)).astype(F64))
+                b = to8(fp.f32(b_r(sel)).astype(F64))
+                hi = np.asarray(c_r(sel), dtype=U32) & U32(0xFFFF0000)
+                wr(sel, hi | (a << U32(8)) | b)
+
+            return Bound(pack)
+        if st == "F16" and "UNPACK_B_MERGE_C" in mods and len(srcs) == 2:
+            src_r = ctx.src(srcs[0])
+            c_r = ctx.src(srcs[1])
+
+            def pack16(sel: Sel) -> None:
+                v = np.asarray(src_r(sel), dtype=U32)
+                lo = fp.f16_to_f32((v & U32(0xFFFF)).astype(np.uint16)).astype(F64)
+                hi = fp.f16_to_f32((v >> U32(16)).astype(np.uint16)).astype(F64)
+                keep = np.asarray(c_r(sel), dtype=U32) & U32(0xFFFF0000)
+                wr(sel, keep | (to8(hi) << U32(8)) | to8(lo))
+
+            return Bound(pack16)
+        raise ctx.unsupported()
+    if "PACK_AB" not in mods or st != "F32" or dt not in ("F16", "BF16") or len(srcs) != 2:
+        raise ctx.unsupported()
+    a_r, b_r = ctx.src(srcs[0], fp=True), ctx.src(srcs[1], fp=True)
 
     def cvt(x: NDArray) -> NDArray:
         v = fp.f32(x).astype(F64)
         if relu:
-            v = np.where(v != v, v, np.maximum(v, 0.0))
-        return round_float(v, dt, mode, False)
+            v = _relu(v)
+        r = round_float(v, dt, mode, False)
+        return _satfinite16(r, dt) if satf else r
 
     def fn(sel: Sel) -> None:
         wr(sel, (cvt(a_r(sel)) << U32(16)) | cvt(b_r(sel)))
+
+    return Bound(fn)
+
+
+def bind_i2ip(ctx: Ctx) -> Bound:
+    """``I2IP.{S8,U8}.S32.SAT Rd, a, b, c``: ``c << 16 | sat8(a) << 8 | sat8(b)``;
+    ``I2IP.{S16,U16}.S32.SAT Rd, a, b, RZ``: ``sat16(a) << 16 | sat16(b)`` (cvt.pack.sat, PTX
+    ISA: each signed 32-bit input clamped to the destination type's range)."""
+    dsts, _pd, srcs, _ps = ctx.split()
+    mods = ctx.ins.mods
+    it = _types(mods, INTS)
+    if len(dsts) != 1 or len(srcs) != 3 or len(it) != 2 or it[1] != "S32" or "SAT" not in mods:
+        raise ctx.unsupported()
+    dt = it[0]
+    if dt not in ("S8", "U8", "S16", "U16"):
+        raise ctx.unsupported()
+    lo, hi = _INT_RANGE[dt]
+    width = 8 if dt in ("S8", "U8") else 16
+    mask = I64((1 << width) - 1)
+    a_r, b_r, c_r = (ctx.src(s) for s in srcs)
+    wr = ctx.dst(dsts[0])
+
+    def sat(v: Value) -> NDArray:
+        x = np.asarray(v, dtype=U32).view(np.int32).astype(I64)
+        return np.clip(x, lo, hi) & mask
+
+    def fn(sel: Sel) -> None:
+        r = (sat(a_r(sel)) << I64(width)) | sat(b_r(sel))
+        if width == 8:
+            r = r | (np.asarray(c_r(sel), dtype=U32).astype(I64) << I64(16))
+        wr(sel, (r & I64(0xFFFFFFFF)).astype(U32))
 
     return Bound(fn)
 
@@ -310,6 +420,7 @@ def bind_frnd(ctx: Ctx) -> Bound:
 BINDERS: dict[str, Callable[[Ctx], Bound]] = {
     "F2F": bind_f2f,
     "F2FP": bind_f2fp,
+    "I2IP": bind_i2ip,
     "F2I": bind_f2i,
     "I2F": bind_i2f,
     "I2FP": bind_i2f,

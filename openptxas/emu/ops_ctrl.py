@@ -645,6 +645,10 @@ BINDERS: dict[str, Callable[[Ctx], Bound]] = {
     "WARPGROUP": _nop,
     "PMTRIG": _nop,
     "UTMACMDFLUSH": _nop,
+    # griddepcontrol.wait: waits for the grids this one depends on (programmatic dependent
+    # launch); an emulated launch has none, so it completes at once
+    "ACQBULK": _nop,
+    "PREEXIT": _nop,  # griddepcontrol.launch_dependents: no dependent grid is launched
 }
 ALL_ = ALL
 _ = pred_row

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from openptxas.emu import fp
-from openptxas.emu.bind import U32, U64, Bound, Ctx, Reader
+from openptxas.emu.bind import F32_ABS, F32_SIGN, U32, U64, Bound, Ctx, Reader
 from openptxas.emu.lanes import Sel
 from openptxas.emu.model import Imm, ImmKind, Operand, Reg
 
@@ -117,19 +117,49 @@ def bind_ffma(ctx: Ctx) -> Bound:
 
 
 def bind_fmnmx(ctx: Ctx) -> Bound:
+    """``FMNMX[.FTZ][.NAN][.XORSIGN] Rd, a, b, Pmin``: min (Pmin) or max, -0 < +0; a NaN operand
+    yields the other one, or the canonical NaN with ``.NAN`` (both NaN: canonical NaN).
+    ``.XORSIGN`` (min/max.xorsign.abs): the result's sign is the XOR of the operands' signs
+    (before their ``|x|``), its magnitude the min/max of the magnitudes; a NaN result stays the
+    canonical NaN."""
     dsts, _pd, srcs, psrc = ctx.split()
     if len(srcs) != 2 or len(psrc) != 1:
         raise ctx.unsupported()
-    ftz = "FTZ" in ctx.ins.mods
-    a_r, b_r = ctx.src(srcs[0], fp=True), ctx.src(srcs[1], fp=True)
+    mods = ctx.ins.mods
+    ftz = "FTZ" in mods
+    nan_mode = "NAN" in mods
+    xorsign = "XORSIGN" in mods
+    if xorsign:
+        raw = [
+            Reg(s.file, s.index, False, False, s.not_, s.sel, s.reuse) if isinstance(s, Reg) else s
+            for s in srcs
+        ]
+        a_r, b_r = ctx.src(raw[0], fp=True), ctx.src(raw[1], fp=True)
+        absf = [isinstance(s, Reg) and s.abs for s in srcs]
+    else:
+        a_r, b_r = ctx.src(srcs[0], fp=True), ctx.src(srcs[1], fp=True)
+        absf = [False, False]
     p_r = ctx.psrc(psrc[0])
     wr = ctx.dst(dsts[0])
 
     def fn(sel: Sel) -> None:
-        a, b = a_r(sel), b_r(sel)
+        a = np.asarray(a_r(sel), dtype=U32)
+        b = np.asarray(b_r(sel), dtype=U32)
+        sign = (a ^ b) & F32_SIGN
+        if absf[0]:
+            a = a & F32_ABS
+        if absf[1]:
+            b = b & F32_ABS
         mn = fp.f32_minmax_bits(a, b, True, ftz)
         mx = fp.f32_minmax_bits(a, b, False, ftz)
-        wr(sel, np.where(p_r(sel), mn, mx))
+        r = np.where(p_r(sel), mn, mx)
+        isnan = (r & F32_ABS) > U32(0x7F800000)
+        if xorsign:
+            r = np.where(isnan, r, (r & F32_ABS) | sign)
+        if nan_mode:
+            anan = ((a & F32_ABS) > U32(0x7F800000)) | ((b & F32_ABS) > U32(0x7F800000))
+            r = np.where(anan, fp.CANON_F32, r)
+        wr(sel, r)
 
     return Bound(fn)
 

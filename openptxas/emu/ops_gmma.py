@@ -18,9 +18,11 @@ Matrix descriptors (64-bit): start address >> 4 (bits 0-13), leading byte offset
 stride byte offset >> 4 (32-45), swizzle (62-63: 0 none, 1 128B, 2 64B, 3 32B). Layouts in units
 of 16-byte rows of 8 "core matrix" rows: K-major (A as M x K, B as N x K): element (r, k) at
 ``(r >> 3) SBO + (r & 7) W + kb`` plus ``(kb >> 4) LBO`` without swizzle (W = 16 bytes) or within
-W-byte swizzled rows (W = 128/64/32, K bytes beyond W not supported); MN-major, no swizzle:
-``(mn >> 3) SBO + (k >> 3) LBO + (k & 7) 16 + (mn & 7) size``. Swizzles XOR address bits 4-6
-(128B; 4-5 for 64B, 4 for 32B) with bits 7-9, as TMA writes them.
+W-byte swizzled rows (W = 128/64/32, K bytes beyond W not supported); MN-major (the PTX ISA's
+"swizzle atom" of 8 K rows of W bytes along M/N): ``(mn // E) LBO + (k >> 3) SBO + (k & 7) W +
+(mn % E) size`` with E = W / size elements, LBO and SBO exchanged without swizzle (W = 16: then
+``(mn >> 3) SBO + (k >> 3) LBO``). Swizzles XOR address bits 4-6 (128B; 4-5 for 64B, 4 for 32B)
+with bits 7-9, as TMA writes them.
 
 Numerics as for mma.sync (ops_mma): products exact, their sum with the accumulator in float64
 (int64 for IGMMA, wrapped to 32 bits), rounded once; tf32 inputs keep the top 19 bits.
@@ -52,9 +54,14 @@ def _addresses(desc: int, rows: NDArray, ks: NDArray, size: int, mn_major: bool)
     mode = (desc >> 62) & 3
     kb = ks * size
     if mn_major:
-        if mode:
-            raise ValueError("MN-major operands with a swizzle")
-        a = start + (rows >> 3) * sbo + (ks >> 3) * lbo + (ks & 7) * 16 + (rows & 7) * size
+        # a swizzle atom is 8 K values, each one W-byte row of W/size consecutive M/N elements
+        # (W = 16 without swizzle); atoms repeat along K every SBO bytes (LBO without swizzle)
+        # and along M/N every LBO bytes (SBO without swizzle)
+        w = _SWIZZLE_BYTES[mode]
+        per = w // size
+        mn_step, k_step = (lbo, sbo) if mode else (sbo, lbo)
+        a = start + (rows // per) * mn_step + (ks >> 3) * k_step + (ks & 7) * w
+        a = a + (rows % per) * size
     elif mode == 0:
         a = start + (rows >> 3) * sbo + (rows & 7) * 16 + (kb >> 4) * lbo + (kb & 15)
     else:

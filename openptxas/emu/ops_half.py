@@ -239,11 +239,22 @@ def bind_hset(ctx: Ctx) -> Bound:
 
 
 def bind_hmnmx2(ctx: Ctx) -> Bound:
+    """``HMNMX2[.BF16_V2][.NAN][.XORSIGN] Rd, a, b, Pmin``: per half, min (Pmin) or max as
+    FMNMX (a NaN operand yields the other; ``.NAN``: the canonical NaN; ``.XORSIGN``: the sign
+    is the XOR of the operands' signs before ``|x|``)."""
     mods = ctx.ins.mods
     bf16 = "BF16_V2" in mods
+    nan_mode = "NAN" in mods
+    xorsign = "XORSIGN" in mods
     dsts, srcs, psrc = _srcs(ctx)
     if len(srcs) != 2 or len(psrc) != 1:
         raise ctx.unsupported()
+    absf = [isinstance(s, Reg) and s.abs for s in srcs]
+    if xorsign:
+        srcs = [
+            Reg(s.file, s.index, s.neg, False, s.not_, s.sel, s.reuse) if isinstance(s, Reg) else s
+            for s in srcs
+        ]
     a_r, b_r = packed_src(ctx, srcs[0], bf16), packed_src(ctx, srcs[1], bf16)
     p_r = ctx.psrc(psrc[0])
     wr = ctx.dst(dsts[0])
@@ -251,10 +262,19 @@ def bind_hmnmx2(ctx: Ctx) -> Bound:
     def mm(a: NDArray, b: NDArray, pmin: Any) -> NDArray:
         a = np.atleast_1d(a)
         b = np.atleast_1d(b)
+        sign = np.signbit(a) ^ np.signbit(b)
+        if xorsign:
+            a = np.abs(a) if absf[0] else a
+            b = np.abs(b) if absf[1] else b
         ba, bb = fp.bits64(a), fp.bits64(b)
         mn = fp.f64(fp.f64_minmax_bits(ba, bb, True))
         mx = fp.f64(fp.f64_minmax_bits(ba, bb, False))
-        return _round(np.where(pmin, mn, mx), bf16)
+        r = np.where(pmin, mn, mx)
+        if xorsign:
+            r = np.where(r != r, r, np.where(sign, -np.abs(r), np.abs(r)))
+        if nan_mode:
+            r = np.where((a != a) | (b != b), np.nan, r)
+        return _round(r, bf16)
 
     def fn(sel: Sel) -> None:
         (al, ah), (bl, bh) = a_r(sel), b_r(sel)

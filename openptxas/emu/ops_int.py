@@ -145,14 +145,19 @@ def bind_imad(ctx: Ctx) -> Bound:
             else:
                 p = (a.view(np.int32).astype(I64) * b.view(np.int32).astype(I64)).view(U64)
             s = np.atleast_1d(p + c64(sel))
-            r = (s >> U64(32)).astype(U32)
+            over = s < p
             if carry is not None:
-                r = r + np.asarray(carry(sel), dtype=U32)
-            wr(sel, r)
+                # the carry-in enters bit 0 of the 64-bit sum (ptxas's mul.hi.u64 chains: the
+                # carry of the low words' sum, "IMAD.HI.U32.X R6, R3, -0x1, R6, P0"), so it
+                # reaches the high word only through the low word's overflow
+                s2 = s + np.asarray(carry(sel), dtype=U64)
+                over = over | (s2 < s)
+                s = s2
+            wr(sel, (s >> U64(32)).astype(U32))
             if cout is not None:
                 # "IMAD.HI.U32 R16, P1, R15, R21, R16": the carry out of the 64-bit sum, as the
                 # 128-bit products of 64-bit division chain them
-                cout(sel, s < p)
+                cout(sel, over)
 
         return Bound(hi_fn, _kind(ctx))
     c_r = ctx.src(srcs[2])

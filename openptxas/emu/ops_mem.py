@@ -452,7 +452,47 @@ def _lds16(m: Any, a: NDArray, lanes: NDArray) -> NDArray:
     return m.load("shared", a, lanes, 2, False)[0]  # type: ignore[no-any-return]
 
 
+def bind_qspc(ctx: Ctx) -> Bound:
+    """``QSPC.E.{G,L,S,D} Pd, RZ, [Ra]`` (isspacep): whether a generic address lies in the
+    global space (G: no other window), the thread's local window (L), its own CTA's shared
+    memory (S, shared::cta) or the cluster's shared memory (D, shared::cluster)."""
+    from openptxas.emu.memory import LOCAL_WINDOW, PARAM_WINDOW, PARAM_WINDOW_SIZE, SHARED_WINDOW_HI
+
+    mods = ctx.ins.mods
+    mem = next((o for o in ctx.ops if isinstance(o, Mem)), None)
+    regs = [o for o in ctx.ops if isinstance(o, Reg)]
+    preds = [o for o in regs if o.is_pred]
+    data = [o for o in regs if not o.is_pred]
+    space = next((x for x in mods if x in ("G", "L", "S", "D")), None)
+    if mem is None or not preds or any(not r.is_zero for r in data) or space is None:
+        raise ctx.unsupported()
+    ad = addr_reader(ctx, mem, "E" in mods)
+    pw = ctx.pdst(preds[0])
+    m = ctx.m
+
+    def fn(sel: Sel) -> None:
+        a = ad(sel)
+        hi = a >> 32
+        sh = hi == SHARED_WINDOW_HI
+        loc = (a >= LOCAL_WINDOW) & (a < LOCAL_WINDOW + m.local.size)
+        par = (a >= PARAM_WINDOW) & (a < PARAM_WINDOW + PARAM_WINDOW_SIZE)
+        if space == "G":
+            r = ~(sh | loc | par)
+        elif space == "L":
+            r = loc
+        elif space == "D":
+            r = sh
+        else:
+            rank = (a & 0xFFFFFFFF) >> 24
+            own = m.cluster_rank[m.index(sel)].astype(np.int64)
+            r = sh & ((rank == 0) | (rank == own))
+        pw(sel, r)
+
+    return Bound(fn)
+
+
 BINDERS: dict[str, Callable[[Ctx], Bound]] = {
+    "QSPC": bind_qspc,
     "LDG": bind_load,
     "LD": bind_load,
     "LDS": bind_load,

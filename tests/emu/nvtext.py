@@ -17,6 +17,7 @@ import struct
 from openptxas.emu.model import (
     PT,
     CBank,
+    GDesc,
     Imm,
     ImmKind,
     Instruction,
@@ -168,6 +169,11 @@ def _operand(
         return CBank(0, off, base, _reg(m.group(1)))
     if tok.startswith(("SR_", "SRZ")):
         return SReg(tok)
+    m = re.fullmatch(r"gdesc\[(UR\d+)\]\.?(.*)", tok)
+    if m:  # wgmma descriptors: gdesc[UR8].tnspA.tnspB
+        g = _reg(m.group(1))
+        assert g is not None
+        return GDesc(g, m.group(2))
     r = _reg(tok)
     if r is not None:
         return r
