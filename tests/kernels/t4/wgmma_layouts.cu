@@ -113,8 +113,8 @@ __device__ __forceinline__ void wgmma_n64_t11(float* d, unsigned long long da,
 extern "C" __global__ void wgmma_k_sw64(const signed char* A, const signed char* B, float* D)
 {
     const int W = 64, N = 32;
-    __shared__ __align__(1024) __half sA[64 * 32];
-    __shared__ __align__(1024) __half sB[32 * N];
+    __shared__ __align__(1024) __half sA[64 * 64];  // K-major, 128B swizzle: 128-byte rows
+    __shared__ __align__(1024) __half sB[64 * N];
     int tid = threadIdx.x, w = tid >> 5, g = (tid & 31) >> 2, t = tid & 3;
     for (int i = tid; i < 64 * 32; i += 128) {
         int m = i / 32, k = i % 32;
@@ -146,8 +146,8 @@ extern "C" __global__ void wgmma_k_sw64(const signed char* A, const signed char*
 extern "C" __global__ void wgmma_k_sw32(const signed char* A, const signed char* B, float* D)
 {
     const int W = 32, N = 16;
-    __shared__ __align__(1024) __half sA[64 * 32];
-    __shared__ __align__(1024) __half sB[32 * N];
+    __shared__ __align__(1024) __half sA[64 * 64];  // K-major, 128B swizzle: 128-byte rows
+    __shared__ __align__(1024) __half sB[64 * N];
     int tid = threadIdx.x, w = tid >> 5, g = (tid & 31) >> 2, t = tid & 3;
     for (int i = tid; i < 64 * 32; i += 128) {
         int m = i / 32, k = i % 32;
@@ -179,8 +179,8 @@ extern "C" __global__ void wgmma_k_sw32(const signed char* A, const signed char*
 extern "C" __global__ void wgmma_mn_sw128(const signed char* A, const signed char* B, float* D)
 {
     const int W = 128, N = 64;
-    __shared__ __align__(1024) __half sA[64 * 32];
-    __shared__ __align__(1024) __half sB[32 * N];
+    __shared__ __align__(1024) __half sA[64 * 64];  // K-major, 128B swizzle: 128-byte rows
+    __shared__ __align__(1024) __half sB[64 * N];
     int tid = threadIdx.x, w = tid >> 5, g = (tid & 31) >> 2, t = tid & 3;
     for (int i = tid; i < 64 * 32; i += 128) {
         int m = i / 32, k = i % 32;
@@ -212,8 +212,8 @@ extern "C" __global__ void wgmma_mn_sw128(const signed char* A, const signed cha
 extern "C" __global__ void wgmma_mn_sw64(const signed char* A, const signed char* B, float* D)
 {
     const int W = 64, N = 32;
-    __shared__ __align__(1024) __half sA[64 * 32];
-    __shared__ __align__(1024) __half sB[32 * N];
+    __shared__ __align__(1024) __half sA[64 * 64];  // K-major, 128B swizzle: 128-byte rows
+    __shared__ __align__(1024) __half sB[64 * N];
     int tid = threadIdx.x, w = tid >> 5, g = (tid & 31) >> 2, t = tid & 3;
     for (int i = tid; i < 64 * 32; i += 128) {
         int m = i / 32, k = i % 32;
@@ -245,8 +245,8 @@ extern "C" __global__ void wgmma_mn_sw64(const signed char* A, const signed char
 extern "C" __global__ void wgmma_mn_sw32(const signed char* A, const signed char* B, float* D)
 {
     const int W = 32, N = 16;
-    __shared__ __align__(1024) __half sA[64 * 32];
-    __shared__ __align__(1024) __half sB[32 * N];
+    __shared__ __align__(1024) __half sA[64 * 64];  // K-major, 128B swizzle: 128-byte rows
+    __shared__ __align__(1024) __half sB[64 * N];
     int tid = threadIdx.x, w = tid >> 5, g = (tid & 31) >> 2, t = tid & 3;
     for (int i = tid; i < 64 * 32; i += 128) {
         int m = i / 32, k = i % 32;
@@ -278,8 +278,8 @@ extern "C" __global__ void wgmma_mn_sw32(const signed char* A, const signed char
 extern "C" __global__ void wgmma_k_mn_sw128(const signed char* A, const signed char* B, float* D)
 {
     const int W = 128, N = 64;
-    __shared__ __align__(1024) __half sA[64 * 32];
-    __shared__ __align__(1024) __half sB[32 * N];
+    __shared__ __align__(1024) __half sA[64 * 64];  // K-major, 128B swizzle: 128-byte rows
+    __shared__ __align__(1024) __half sB[64 * N];
     int tid = threadIdx.x, w = tid >> 5, g = (tid & 31) >> 2, t = tid & 3;
     for (int i = tid; i < 64 * 32; i += 128) {
         int m = i / 32, k = i % 32;
@@ -311,8 +311,8 @@ extern "C" __global__ void wgmma_k_mn_sw128(const signed char* A, const signed c
 extern "C" __global__ void wgmma_mn_none(const signed char* A, const signed char* B, float* D)
 {
     const int W = 128, N = 16;
-    __shared__ __align__(1024) __half sA[64 * 32];
-    __shared__ __align__(1024) __half sB[32 * N];
+    __shared__ __align__(1024) __half sA[64 * 64];  // K-major, 128B swizzle: 128-byte rows
+    __shared__ __align__(1024) __half sB[64 * N];
     int tid = threadIdx.x, w = tid >> 5, g = (tid & 31) >> 2, t = tid & 3;
     for (int i = tid; i < 64 * 32; i += 128) {
         int m = i / 32, k = i % 32;
