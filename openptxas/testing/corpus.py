@@ -1,7 +1,8 @@
 """The project's own kernel corpus under ``tests/kernels`` (format: tests/kernels/README.md).
 
-Each kernel file ``<tier>/<stem>.cu`` has a launch-spec document ``<stem>.json`` and a numpy
-reference module ``<stem>.py`` beside it.
+Each kernel file ``<tier>/<stem>.cu`` (or ``<stem>.ptx``, for kernels generated as PTX, e.g. by
+Triton) has a launch-spec document ``<stem>.json`` and a numpy reference module ``<stem>.py``
+beside it.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ def target_sm(target: str) -> int:
 class KernelSource:
     name: str  # "<tier>/<stem>", unique in the corpus
     tier: str
-    cu_path: Path
+    cu_path: Path  # the source: CUDA (.cu), or PTX (.ptx) used as is for its .target
     meta: dict[str, Any]  # the spec document's file-level fields
     specs: list[LaunchSpec]  # empty when spec_error is set
     raw_specs: list[dict[str, Any]] = field(default_factory=list)
@@ -177,7 +178,8 @@ def discover(root: Path = DEFAULT_ROOT, tiers: tuple[str, ...] = TIERS) -> list[
         d = root / tier
         if not d.is_dir():
             continue
-        for cu in sorted(d.glob("*.cu")):
+        sources = [*d.glob("*.cu"), *d.glob("*.ptx")]
+        for cu in sorted(sources, key=lambda p: (p.stem, p.suffix)):
             out.append(load_kernel(cu, root))
     return out
 

@@ -271,6 +271,22 @@ def _run(
     return proc, ms
 
 
+_PTX_TARGET = re.compile(r"^\s*\.target\s+(\w+)", re.MULTILINE)
+
+
+def ptx_source(path: Path, target: str, flags: Sequence[str], subject: str) -> str:
+    """A corpus kernel given as PTX (a generated kernel: tests/kernels/README.md): its text, as
+    is, for the target its ``.target`` directive names; it has no nvcc step, so no nvcc flags."""
+    text = path.read_text()
+    if flags:
+        raise OracleError(subject, "ptx-source", f"nvcc flags {list(flags)} given for a PTX source")
+    m = _PTX_TARGET.search(text)
+    if m is None or m.group(1) != target:
+        found = m.group(1) if m else "no .target directive"
+        raise OracleError(subject, "ptx-source", f"PTX source is for {found}, not {target}")
+    return text
+
+
 class Oracle:
     def __init__(self, cache: Cache | None = None) -> None:
         self.cache = cache or Cache()
@@ -280,6 +296,8 @@ class Oracle:
         self, cu_path: Path, target: str, flags: Sequence[str] = (), subject: str | None = None
     ) -> str:
         subject = subject or str(cu_path)
+        if cu_path.suffix == ".ptx":
+            return ptx_source(cu_path, target, flags, subject)
         src = cu_path.read_bytes()
         parts = {
             "step": "nvcc-ptx",

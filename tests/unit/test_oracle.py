@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from openptxas.testing.corpus import load_kernel
+from openptxas.testing.corpus import discover, load_kernel
 from openptxas.testing.oracle import (
     Cache,
     Oracle,
@@ -126,3 +126,42 @@ def test_failing_ptx_names_tool_message(tmp_path):
         oracle.ptxas(bad, "sm_90", subject="bad.ptx")
     assert ei.value.tool == "ptxas" and "Unknown modifier '.f33'" in str(ei.value)
     assert "bad.ptx" in str(ei.value)
+
+
+PTX_K = """\
+.version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+    .reg .b32 %r<3>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    cvta.to.global.u64 %rd2, %rd1;
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd3, %r1, 4;
+    add.s64 %rd2, %rd2, %rd3;
+    st.global.u32 [%rd2], %r1;
+    ret;
+}
+"""
+
+
+def test_ptx_source_kernel(tmp_path):
+    """A corpus kernel given as PTX (a generated kernel) is discovered beside the .cu kernels and
+    built as is for the target its .target names; any other target, or nvcc flags, is an error."""
+    need_tools("ptxas", "nvdisasm")
+    cu = _kernel(tmp_path, CU)
+    ptx = cu.with_name("g.ptx")
+    ptx.write_text(PTX_K)
+    ptx.with_suffix(".json").write_text(cu.with_suffix(".json").read_text())
+    ptx.with_suffix(".py").write_text(cu.with_suffix(".py").read_text())
+    found = discover(tmp_path / "kernels", tiers=("t1",))
+    assert [(k.name, k.cu_path.suffix) for k in found] == [("t1/g", ".ptx"), ("t1/k", ".cu")]
+    oracle = Oracle(Cache(tmp_path / "cache"))
+    b = oracle.build_kernel(found[0], "sm_90a")
+    assert b.ptx == PTX_K and "STG" in b.sass_text
+    with pytest.raises(OracleError, match="PTX source is for sm_90a, not sm_90"):
+        oracle.build_kernel(found[0], "sm_90")
+    with pytest.raises(OracleError, match="nvcc flags"):
+        oracle.cu_to_ptx(ptx, "sm_90a", ["-use_fast_math"])
