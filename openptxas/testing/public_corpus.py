@@ -86,8 +86,9 @@ class RepoSpec:
     """How one repository's translation units are selected and compiled.
 
     ``sources``/``exclude`` are fnmatch patterns on paths relative to the repository root (``*``
-    matches ``/`` too). nvcc runs in the extracted root, so ``include_dirs`` (relative to it) and
-    the recorded flags are reproducible. ``system_includes`` names header sets taken from the
+    matches ``/`` too). nvcc runs in the extracted root (``<corpus>/src/OWNER+NAME``), so
+    ``include_dirs`` (relative to it; ``../OTHER+REPO/...`` reaches another extracted repository)
+    and the recorded flags are reproducible. ``system_includes`` names header sets taken from the
     Python environment when present (:func:`system_include_dirs`); a file that needs one that is
     absent is skipped with the missing header as its reason.
     """
@@ -98,11 +99,28 @@ class RepoSpec:
     include_dirs: tuple[str, ...] = ()
     nvcc_flags: tuple[str, ...] = ()
     system_includes: tuple[str, ...] = ("cuda-libs",)
+    file_flags: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (pattern, extra nvcc flags)
+
+    def flags_for(self, source: str) -> list[str]:
+        """The nvcc flags of ``source`` past ``-ptx -arch``: the repo's, then the file's own."""
+        out = list(self.nvcc_flags)
+        for d in self.include_dirs:
+            out += ["-I", d]
+        for pattern, extra in self.file_flags:
+            if fnmatch.fnmatchcase(source, pattern):
+                out += extra
+        return out
 
     @property
     def mirror_name(self) -> str:
         return self.name.replace("/", "+")
 
+
+# CUDA 13 removed the cudaThread* runtime calls that old benchmarks still use on the host side.
+_CUDA_THREAD_API = (
+    "-DcudaThreadSynchronize=cudaDeviceSynchronize",
+    "-DcudaThreadExit=cudaDeviceReset",
+)
 
 REPOS: tuple[RepoSpec, ...] = (
     RepoSpec(
@@ -110,12 +128,28 @@ REPOS: tuple[RepoSpec, ...] = (
         sources=("Samples/*.cu",),
         exclude=("Samples/8_Platform_Specific/*",),  # Tegra-only samples
         include_dirs=("Common",),
+        file_flags=(
+            ("Samples/5_Domain_Specific/FDTD3d/*", ("-I", "Samples/5_Domain_Specific/FDTD3d/inc")),
+        ),
     ),
-    RepoSpec("yuhc/gpu-rodinia", sources=("cuda/*.cu", "others/*.cu")),
+    RepoSpec(
+        "yuhc/gpu-rodinia",
+        sources=("cuda/*.cu", "others/*.cu"),
+        nvcc_flags=_CUDA_THREAD_API,
+        file_flags=(
+            # the headers each benchmark's Makefile points at
+            ("cuda/cfd/*", ("-I", "../NVIDIA+cuda-samples/Common")),
+            ("cuda/lud/*", ("-I", "cuda/lud/common")),
+            ("cuda/heartwall/*", ("-I", "cuda/heartwall/AVI")),
+            ("cuda/leukocyte/*", ("-I", "cuda/leukocyte/meschach_lib")),
+            ("cuda/mummergpu/*", ("-I", "cuda/mummergpu/src")),
+        ),
+    ),
     RepoSpec(
         "cavazos-lab/PolyBench-ACC",
         sources=("CUDA/*.cu",),
         include_dirs=("CUDA/utilities",),
+        nvcc_flags=_CUDA_THREAD_API,
     ),
     RepoSpec(
         "karpathy/llm.c",
@@ -346,14 +380,16 @@ def repo_jobs(
     commit = head_commit(gd)
     tree, missing = extract(gd, commit, root / "src" / spec.mirror_name)
     files = _git(gd, "ls-tree", "-r", "--name-only", commit).decode().splitlines()
-    included = included_sources(tree, files, spec.include_dirs)
+    inc_dirs = [
+        *spec.include_dirs,
+        *(f[i + 1] for _, f in spec.file_flags for i, a in enumerate(f) if a == "-I"),
+    ]
+    included = included_sources(tree, files, inc_dirs)
     sys_inc = [d for kind in spec.system_includes for d in system_include_dirs(kind)]
     jobs = []
     for src in select_sources(spec, files):
         for target in targets:
-            flags = ["-ptx", f"-arch={target}", *spec.nvcc_flags]
-            for d in spec.include_dirs:
-                flags += ["-I", d]
+            flags = ["-ptx", f"-arch={target}", *spec.flags_for(src)]
             for d in sys_inc:
                 flags += ["-I", d]
             job = Job(
@@ -376,7 +412,7 @@ def repo_jobs(
                     "commit": commit,
                     "nvcc_flags": flags,
                     "skip": job.skip,
-                    "tools": tools,
+                    "tools": {"nvcc": tools["nvcc"], "ptxas": tools["ptxas"]},
                 }
             )
             jobs.append(job)
@@ -416,7 +452,7 @@ def triton_jobs(targets: Sequence[str], tools: dict[str, str]) -> list[Job]:
                     "id": job.id,
                     "script": script_sha,
                     "skip": job.skip,
-                    "tools": tools,
+                    "tools": {"ptxas": tools["ptxas"], "triton": str(version)},
                 }
             )
             jobs.append(job)
@@ -474,24 +510,18 @@ def _summarise(stage: str, log: str) -> str:
     if stage == "triton":
         first = (lines or ["(no output)"])[-1]  # the exception, after the traceback
     first = _RE_LOCATION.sub("", first)
-    if stage == "ptxas" and (m := _RE_NOT_ON_SM90.search(log)):
+    if m := _RE_NOT_ON_SM90.search(log):
         return f"needs sm_90a: {m.group(1)}"
     return f"{stage}: {first[:200]}"
 
 
 def reason_category(reason: str) -> str:
-    """A coarse class of a skip reason, for the totals."""
+    """A coarse class of a skip reason, for the totals: the reason less its file names."""
     if reason.startswith("included by"):
         return "included by another .cu (not a translation unit)"
-    if reason.startswith("missing header"):
-        return reason
     if reason.startswith("needs sm_90a"):
         return "needs sm_90a"
-    if reason.startswith("no kernels"):
-        return "no kernels (host code only)"
-    if ": " in reason:
-        return reason.split(": ", 1)[0] + " error"
-    return reason
+    return reason[:120]
 
 
 def cubin_functions(blob: bytes) -> dict[str, int]:
@@ -828,8 +858,12 @@ def build(
     done = [0]
 
     def flush(complete: bool) -> dict[str, Any]:
+        # While building, an entry not rebuilt yet keeps its last record (marked "stale").
+        stale = (
+            {} if complete else {j.id: {**old[j.id], "stale": True} for j in todo if j.id in old}
+        )
         m = compose_manifest(
-            [dict(e) for e in results.values()],
+            [dict(e) for e in {**stale, **results}.values()],
             {**meta, "complete": complete, "pending": 0 if complete else len(todo) - done[0]},
         )
         write_json_atomic(manifest_path(root), m)
@@ -945,6 +979,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"ok {e['target']:7s} {e['instructions']:8d} {e['id']}{dup}")
         return 0
     m = load_manifest(root)
+    m["totals"] = totals(m["entries"])
     print(json.dumps(m["totals"], indent=1) if args.json else format_stats(m))
     return 0
 

@@ -135,3 +135,25 @@ def test_build_manifest_and_cache(mirrors: Path, tmp_path: Path) -> None:
     new = {e["source"]: e for e in third.manifest["entries"]}
     assert "src/copy_of_axpy.cu" not in new  # excluded by SPEC now
     assert new["src/axpy.cu"]["cubin_sha256"] != ok["cubin_sha256"]
+
+
+def test_skip_reasons() -> None:
+    ptxas = (
+        "ptxas /c/build/sm_90/triton/mm.ptx, line 983; error   : "
+        "Instruction 'wgmma.fence' not supported on .target 'sm_90'\n"
+    )
+    assert pc._summarise("ptxas", ptxas) == "needs sm_90a: Instruction 'wgmma.fence'"
+    nvcc = 'a/b.cu(309): warning #186-D: x\na/b.cu(333): error: identifier "N" is undefined\n'
+    assert pc._summarise("nvcc", nvcc) == 'nvcc: error: identifier "N" is undefined'
+    missing = "k.cu:1:10: fatal error: GL/glew.h: No such file or directory\n"
+    assert pc._summarise("nvcc", missing) == "missing header GL/glew.h"
+    assert pc.reason_category("included by a/main.cu (not a translation unit)") == (
+        "included by another .cu (not a translation unit)"
+    )
+    assert pc.reason_category("needs sm_90a: Instruction 'tensormap.replace'") == "needs sm_90a"
+
+
+def test_triton_variants_are_listed() -> None:
+    names = pc.triton_variants()
+    assert {"vector_add", "softmax", "layernorm", "row_sum", "attention_w8"} <= set(names)
+    assert {"matmul_w4", "matmul_w8", "matmul_tma_w4", "matmul_tma_w8"} <= set(names)
