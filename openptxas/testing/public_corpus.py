@@ -46,6 +46,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from openptxas.diag import CubinFormatError
+from openptxas.elf.consts import NOBITS_TYPES
+from openptxas.elf.elffile import parse_elf
 from openptxas.elf.reader import read_cubin
 from openptxas.testing.corpus import REPO_ROOT
 from openptxas.testing.tools import require_tool, tool_version
@@ -534,6 +537,17 @@ def cubin_functions(blob: bytes) -> dict[str, int]:
     return out
 
 
+def _raw_text_sizes(blob: bytes) -> dict[str, int]:
+    """As :func:`cubin_functions`, from the bare ELF section table (when the reader fails)."""
+    raw = parse_elf(blob, NOBITS_TYPES)
+    out: dict[str, int] = {}
+    for i in range(1, len(raw.sections)):
+        name = raw.name_of(i)
+        if name.startswith(".text."):
+            out[name[len(".text.") :]] = len(raw.data[i]) // INSTR_BYTES
+    return out
+
+
 def ptx_kernels(ptx: str) -> list[str]:
     return _RE_ENTRY.findall(ptx)
 
@@ -598,18 +612,26 @@ def build_job(job: Job, root: Path, triton_ptx: _TritonPtx) -> Entry:
             if job.target != "sm_90a":
                 ptx = re.sub(r"^\.target sm_90a\b", f".target {job.target}", ptx, flags=re.M)
                 entry["ptx_note"] = f"Triton's .target sm_90a rewritten to {job.target}"
-            ptx_file.write_text(ptx)
+            _write_atomic(ptx_file, ptx.encode())
         kernels = ptx_kernels(ptx)
         if not kernels:
             raise _Failure("ptx", "no kernels (host code only)")
         flags = list(job.ptxas_flags)
         if entry.get("rdc"):
             flags.append("-c")  # relocatable: device-side launches and extern calls stay unresolved
-        _run([require_tool("ptxas"), *flags, "-o", str(cubin_file), str(ptx_file)], None, "ptxas")
+        part = cubin_file.with_name(cubin_file.name + ".part")
+        _run([require_tool("ptxas"), *flags, "-o", str(part), str(ptx_file)], None, "ptxas")
         entry["ptxas_flags"] = flags
-        blob = cubin_file.read_bytes()
-        funcs = cubin_functions(blob)
+        blob = part.read_bytes()
+        try:
+            funcs = cubin_functions(blob)
+        except CubinFormatError as e:  # our reader's fault, not the entry's: count it anyway
+            entry["reader_error"] = str(e)
+            funcs = _raw_text_sizes(blob)
+        os.replace(part, cubin_file)  # readers of a running build never see a partial cubin
     except _Failure as f:
+        for name in (ptx_file.name, cubin_file.name):
+            ptx_file.with_name(name + ".part").unlink(missing_ok=True)
         if f.log:
             (root / log_rel).write_text(f.log)
             entry["log"] = str(log_rel)
@@ -634,7 +656,8 @@ def build_job(job: Job, root: Path, triton_ptx: _TritonPtx) -> Entry:
 def _nvcc(job: Job, ptx_file: Path, entry: Entry) -> str:
     nvcc = require_tool("nvcc")
     flags = list(job.nvcc_flags)
-    cmd = [nvcc, *flags, "-o", str(ptx_file), job.source]
+    part = ptx_file.with_name(ptx_file.name + ".part")
+    cmd = [nvcc, *flags, "-o", str(part), job.source]
     try:
         _run(cmd, job.tree, "nvcc")
     except _Failure as f:
@@ -642,9 +665,10 @@ def _nvcc(job: Job, ptx_file: Path, entry: Entry) -> str:
             raise
         # device-side kernel launches (CUDA dynamic parallelism) need relocatable device code
         flags.append("-rdc=true")
-        _run([nvcc, *flags, "-o", str(ptx_file), job.source], job.tree, "nvcc")
+        _run([nvcc, *flags, "-o", str(part), job.source], job.tree, "nvcc")
         entry["rdc"] = True
     entry["nvcc_flags"] = flags
+    os.replace(part, ptx_file)
     return ptx_file.read_text(errors="replace")
 
 
@@ -713,13 +737,16 @@ def totals(entries: Iterable[Entry]) -> dict[str, Any]:
     }
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
+def _write_atomic(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", dir=path.parent)
-    with os.fdopen(fd, "w") as fh:
-        json.dump(data, fh, indent=1)
-        fh.write("\n")
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
     os.replace(tmp, path)
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    _write_atomic(path, (json.dumps(data, indent=1) + "\n").encode())
 
 
 def load_manifest(root: Path | None = None) -> dict[str, Any]:
