@@ -947,6 +947,19 @@ def format_stats(manifest: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def format_stats_markdown(manifest: dict[str, Any]) -> str:
+    """The same figures as :func:`format_stats`, as Markdown tables (for docs/corpus.md)."""
+    t = manifest["totals"]
+    cols = ("cubins", "functions", "instructions", "skipped", "duplicates")
+    lines = ["| | " + " | ".join(cols) + " |", "|---|" + "---:|" * len(cols)]
+    rows = [*t["by_repo"].items(), *((f"[{k}]", v) for k, v in t["by_target"].items())]
+    for name, row in [*rows, ("**total**", t)]:
+        lines.append(f"| {name} | " + " | ".join(f"{row[c]:,}" for c in cols) + " |")
+    lines += ["", "| skipped entries | reason |", "|---:|---|"]
+    lines += [f"| {n} | {r.replace('|', '/')} |" for r, n in t["skip_reasons"].items()]
+    return "\n".join(lines)
+
+
 def _select_repos(patterns: str | None) -> tuple[list[RepoSpec], bool]:
     if not patterns:
         return list(REPOS), True
@@ -972,6 +985,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ls.add_argument("--skipped", action="store_true", help="skipped entries, with the reason")
     st = sub.add_parser("stats", help="cubins, functions and SASS instructions per repo")
     st.add_argument("--json", action="store_true")
+    st.add_argument("--markdown", action="store_true")
     for p in (b, ls, st):
         p.add_argument("--root", type=Path, help="corpus location (default: see module doc)")
     args = ap.parse_args(argv)
@@ -1007,7 +1021,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     m = load_manifest(root)
     m["totals"] = totals(m["entries"])
-    print(json.dumps(m["totals"], indent=1) if args.json else format_stats(m))
+    if args.json:
+        print(json.dumps(m["totals"], indent=1))
+    else:
+        print(format_stats_markdown(m) if args.markdown else format_stats(m))
     return 0
 
 
