@@ -5,6 +5,9 @@ Triton compiles through its own pipeline (TTIR -> TTGIR -> LLVM IR -> PTX) for a
 files are inputs of the PTX front end's corpus test (tests/ptx/test_corpus.py).
 
     pip install triton && python scripts/ptx_gen_triton.py [--out DIR] [--targets 80,90,100,120]
+
+``--variant NAME --targets 90 --ptx FILE`` writes one of CORPUS_VARIANTS instead: the Triton part
+of the public corpus (scripts/public_corpus.py) is made that way.
 """
 
 from __future__ import annotations
@@ -143,6 +146,44 @@ def attention(
     tl.store(o_ptr + off_b + offs_m[:, None] * stride_m + offs_d[None, :], acc.to(tl.float16))
 
 
+@triton.jit
+def row_sum(x_ptr, out_ptr, stride, n_cols, BLOCK: tl.constexpr):
+    """A reduction: each program sums one row in float32 and adds it to out[0] atomically."""
+    row = tl.program_id(0)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        acc += tl.load(x_ptr + row * stride + cols, mask=cols < n_cols, other=0.0).to(tl.float32)
+    total = tl.sum(acc, axis=0)
+    tl.atomic_add(out_ptr, total)
+
+
+@triton.jit
+def matmul_tma(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    M,
+    N,
+    K,
+    BM: tl.constexpr,
+    BN: tl.constexpr,
+    BK: tl.constexpr,
+):
+    """Hopper-style matmul: operands through TMA tensor descriptors, wgmma accumulation."""
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[N, 1], block_shape=[BK, BN])
+    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        av = a_desc.load([pid_m * BM, k * BK])
+        bv = b_desc.load([k * BK, pid_n * BN])
+        acc = tl.dot(av, bv, acc)
+    c_desc.store([pid_m * BM, pid_n * BN], acc.to(tl.float16))
+
+
 # kernel name -> (function, signature, constexprs)
 KERNELS: dict[str, tuple[Any, dict[str, str], dict[str, Any]]] = {
     "vector_add": (
@@ -208,23 +249,80 @@ KERNELS: dict[str, tuple[Any, dict[str, str], dict[str, Any]]] = {
 }
 
 
-def compile_ptx(name: str, cc: int) -> str:
-    fn, sig, consts = KERNELS[name]
+# Kernels used only by the public corpus (openptxas/testing/public_corpus.py), not by tests/ptx.
+EXTRA_KERNELS: dict[str, tuple[Any, dict[str, str], dict[str, Any]]] = {
+    "row_sum": (
+        row_sum,
+        {"x_ptr": "*fp16", "out_ptr": "*fp32", "stride": "i32", "n_cols": "i32"},
+        {"BLOCK": 512},
+    ),
+    "matmul_tma": (
+        matmul_tma,
+        {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32"},
+        {"BM": 128, "BN": 128, "BK": 64},
+    ),
+}
+
+# The public corpus's Triton entries: variant -> (kernel, triton.compile options, constexprs).
+CORPUS_VARIANTS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
+    "vector_add": ("vector_add", {}, {}),
+    "softmax": ("softmax", {}, {}),
+    "softmax_w8": ("softmax", {"num_warps": 8}, {}),
+    "layernorm": ("layernorm", {}, {}),
+    "row_sum": ("row_sum", {}, {}),
+    "matmul_w4": ("matmul", {"num_warps": 4}, {}),
+    "matmul_w8": ("matmul", {"num_warps": 8}, {}),
+    "matmul_64x64_w4": ("matmul", {"num_warps": 4}, {"BM": 64, "BN": 64, "BK": 32}),
+    "matmul_tma_w4": ("matmul_tma", {"num_warps": 4}, {}),
+    "matmul_tma_w8": ("matmul_tma", {"num_warps": 8}, {}),
+    "attention_w4": ("attention", {"num_warps": 4}, {}),
+    "attention_w8": ("attention", {"num_warps": 8}, {}),
+}
+
+
+def compile_ptx(
+    name: str,
+    cc: int,
+    options: dict[str, Any] | None = None,
+    constexprs: dict[str, Any] | None = None,
+) -> str:
+    fn, sig, consts = {**KERNELS, **EXTRA_KERNELS}[name]
+    consts = {**consts, **(constexprs or {})}
     signature = {**sig, **{k: "constexpr" for k in consts}}
     src = ASTSource(fn=fn, signature=signature, constexprs=consts)
     # ptx_version=90: the .version that ptxas 13.0 accepts (Triton 3.9 defaults to 9.4).
     opts: dict[str, Any] = {"ptx_version": 90}
     if name in ("matmul", "attention"):
         opts["num_warps"] = 8
+    opts.update(options or {})
     kernel = triton.compile(src, target=GPUTarget("cuda", cc, 32), options=opts)
     return str(kernel.asm["ptx"])
+
+
+def compile_variant(variant: str, cc: int) -> str:
+    """The PTX of one public-corpus variant (CORPUS_VARIANTS) for compute capability ``cc``."""
+    name, options, constexprs = CORPUS_VARIANTS[variant]
+    return compile_ptx(name, cc, options, constexprs)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--targets", default="80,90,100,120")
+    ap.add_argument(
+        "--variant",
+        choices=sorted(CORPUS_VARIANTS),
+        help="write one public-corpus variant's PTX for the first target to --ptx and exit",
+    )
+    ap.add_argument("--ptx", type=Path, help="output file of --variant")
     args = ap.parse_args(argv)
+    if args.variant:
+        if args.ptx is None:
+            ap.error("--variant needs --ptx FILE")
+        ptx = compile_variant(args.variant, int(args.targets.split(",")[0]))
+        args.ptx.parent.mkdir(parents=True, exist_ok=True)
+        args.ptx.write_text(ptx)
+        return 0
     args.out.mkdir(parents=True, exist_ok=True)
     for cc in (int(t) for t in args.targets.split(",")):
         for name in KERNELS:
