@@ -218,7 +218,10 @@ class _Gen:
                         f"{g}bfe.s32 {d}, {a}, %t1, {self.pos()};"]  # fmt: skip
             return [f"{g}bfe.{t} {d}, {a}, {self.pos()}, {self.pos()};"]
         if k == 7:
-            return [f"{g}bfi.b32 {d}, {a}, {self.reg()}, {self.pos()}, {self.pos()};"]
+            # the length through "and 31": ptxas folds a constant length of 32 or more modulo
+            # 32 (PTX: it inserts up to bit 31)
+            return [f"and.b32 %t1, {self.reg()}, 31;",
+                    f"{g}bfi.b32 {d}, {a}, {self.reg()}, {self.pos()}, %t1;"]  # fmt: skip
         if k == 8:
             sel = r.getrandbits(16) if r.random() < 0.5 else self.reg()
             return [f"{g}prmt.b32 {d}, {a}, {self.reg()}, {sel};"]
