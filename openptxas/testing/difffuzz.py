@@ -196,6 +196,8 @@ class _Gen:
         if k == 4:
             op = r.choice(["not.b32", "neg.s32", "abs.s32", "popc.b32", "clz.b32", "brev.b32",
                            "cnot.b32"])  # fmt: skip
+            if op == "abs.s32":  # not of INT_MIN: ptxas assumes abs results are non-negative
+                return [f"max.s32 %t1, {a}, -2147483647;", f"{g}abs.s32 {d}, %t1;"]
             return [f"{g}{op} {d}, {a};"]
         if k == 5:  # division by a non-zero (signed: positive) divisor
             t = r.choice(["u32", "s32"])
@@ -223,8 +225,13 @@ class _Gen:
             return [f"and.b32 %t1, {self.reg()}, 31;",
                     f"{g}bfi.b32 {d}, {a}, {self.reg()}, {self.pos()}, %t1;"]  # fmt: skip
         if k == 8:
-            sel = r.getrandbits(16) if r.random() < 0.5 else self.reg()
-            return [f"{g}prmt.b32 {d}, {a}, {self.reg()}, {sel};"]
+            # selectors without the sign-replicate bit (0x8 of a nibble): ptxas rewrites
+            # prmt(a, a, sign-of-byte-0) as "PRMT R, RZ, 0x8, Ra", which the emulator reads as
+            # the sign of RZ's byte; which of the two is wrong needs a GPU (docs/difffuzz.md)
+            if r.random() < 0.5:
+                return [f"{g}prmt.b32 {d}, {a}, {self.reg()}, {r.getrandbits(16) & 0x7777};"]
+            return [f"and.b32 %t1, {self.reg()}, 0x7777;",
+                    f"{g}prmt.b32 {d}, {a}, {self.reg()}, %t1;"]  # fmt: skip
         if k == 9:
             return [f"{g}selp.b32 {d}, {a}, {b}, {self.pred()};"]
         if k == 10:
