@@ -309,6 +309,11 @@ def _enc_operand(o: OpSpec, op: Operand, word: int, fam: Family, addr: int) -> i
     if k in (OpKind.SREG, OpKind.KEYWORD):
         if not isinstance(op, SReg if k is OpKind.SREG else Keyword):
             raise _NoMatch
+        if o.enum and not op.name:
+            # an absent keyword: only an optional one at its default (as decoding reads it)
+            if not o.optional or o.default >= len(o.names) or o.names[o.default]:
+                raise _NoMatch
+            return put_bits(word, o.enum, o.default)
         try:
             v = o.names.index(op.name)
         except ValueError:
