@@ -76,6 +76,8 @@ def public_cubins(root: Path = PUBLIC) -> Iterator[CorpusCubin]:
     doc = json.loads(man.read_text())
     seen: set[Path] = set()
     for e in _manifest_entries(doc):
+        if e.get("status", "ok") != "ok":
+            continue
         p = None
         for key in ("cubin", "path", "file"):
             v = e.get(key)
@@ -86,8 +88,11 @@ def public_cubins(root: Path = PUBLIC) -> Iterator[CorpusCubin]:
             continue
         seen.add(p)
         src = str(e.get("source") or e.get("name") or p.relative_to(root).with_suffix(""))
+        if e.get("repo"):
+            src = f"{e['repo']}:{src}"
         src = src.replace("sm_90a", "sm_90")
-        yield CorpusCubin(src, str(p.relative_to(root)), p, lambda p=p: p.read_bytes())
+        name = str(e.get("id") or p.relative_to(root))
+        yield CorpusCubin(src, name, p, lambda p=p: p.read_bytes())
     if not seen:
         for p in sorted(root.rglob("*.cubin")):
             rel = str(p.relative_to(root))

@@ -17,7 +17,8 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
+from dataclasses import replace
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -45,8 +46,23 @@ Site = tuple[str, int, int]  # (function, producer pc, consumer pc)
 def mine(which: str, half: int | None, structure: LatencyModel, verbose: bool = False) -> dict:
     """Per (producer class, role): {site: min distance}; per reader class: {site: distance};
     counts of cubins/functions/instructions and undecoded words."""
-    ck = StaticChecker(structure, record=True)
     dec = isa_decoder("sm90")
+    # 1. which opcodes ptxas gives a write scoreboard (and which it never does)
+    with_sb: Counter[str] = Counter()
+    without_sb: Counter[str] = Counter()
+    for c in corpus(which, half):
+        try:
+            mod = load_module(c.data(), dec)
+        except Exception:  # noqa: BLE001 - counted in the second pass
+            continue
+        for k in mod.kernels.values():
+            for ins in mod.instructions(k).values():
+                if ins.opcode != "<undecoded>":
+                    (with_sb if ins.control.wr is not None else without_sb)[ins.opcode] += 1
+    never = {op for op in structure.variable if without_sb[op] and not with_sb[op]}
+    variable = frozenset((structure.variable - never) | set(with_sb))
+    structure = replace(structure, variable=variable)
+    ck = StaticChecker(structure, record=True)
     pairs: dict[tuple[str, str], dict[Site, int]] = defaultdict(dict)
     consumers: dict[tuple[str, str], set[str]] = defaultdict(set)
     reads: dict[str, dict[Site, int]] = defaultdict(dict)
@@ -84,7 +100,10 @@ def mine(which: str, half: int | None, structure: LatencyModel, verbose: bool = 
                 per[key] = min(d, per.get(key, 1 << 30))
         if verbose:
             print(f"{c.name}: {stats}", file=sys.stderr, flush=True)
-    return dict(pairs=pairs, reads=reads, stats=stats, consumers=consumers)
+    return dict(
+        pairs=pairs, reads=reads, stats=stats, consumers=consumers, variable=variable,
+        with_sb=with_sb, without_sb=without_sb,
+    )  # fmt: skip
 
 
 def _ev(sites: dict[Site, int], cap: int | None = None) -> dict[str, object]:
@@ -128,6 +147,16 @@ def render(structure_text: str, mined: dict, corpus_note: str, reach: int) -> st
         "# [class]: per producer class and role, the smallest distance over every consumer;",
         "# [read]: per late reader, the smallest distance of an unwaited overwrite of a source.",
         "# Evidence: sites (producer/consumer pairs), kernels, and one place the minimum occurs.",
+        "",
+        "# [variable]: opcode = [instructions with a write scoreboard, without]",
+        "[variable]",
+        "opcodes = [" + ", ".join(f'"{op}"' for op in sorted(mined["variable"])) + "]",
+        "[variable.evidence]",
+        *(
+            f'"{op}" = [{mined["with_sb"][op]}, {mined["without_sb"][op]}]'
+            for op in sorted(mined["variable"])
+            if mined["with_sb"][op] or mined["without_sb"][op]
+        ),
         "",
         "[latency]",
     ]

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from openptxas.emu.bind import PRED_BASE, pred_row
+from openptxas.emu.bind import PRED_BASE, UR_BASE, pred_row
 from openptxas.emu.lanes import Sel
 from openptxas.emu.model import Imm, Instruction, Keyword, Reg
 from openptxas.targets.latency import LatencyModel, lat_key, load_latency_model
@@ -278,6 +278,7 @@ class HazardChecker:
         if pipe is not None:
             self._in_order_rows.setdefault(pipe, set())
         wait_sbs = [k for k in range(NSB) if wait >> k & 1]
+        done_units = [u for u in model.completes_units(ins.opcode, ins.mods) if u in self._pipes]
 
         def check(sel: Sel, nw: int) -> None:
             idx = self.lane[sel] if isinstance(sel, slice) else sel
@@ -306,6 +307,14 @@ class HazardChecker:
                             self.needed_waits.add((pc, k, int(self.pw_pc[row, gidx[j]]), row))
             for k in wait_sbs:
                 self.sb_done[k, idx] = self.sb_issued[k, idx]
+            for u in done_units:
+                # a CTA barrier completes the unit's results that have no scoreboard
+                uid = self._pipes.index(u)
+                for row in self._in_order_rows.get(u, ()):
+                    done = (self.pw_sb[row, idx] == -2) & (self.pw_pipe[row, idx] == uid)
+                    if done.any():
+                        self.pw_sb[row, idx[done]] = -1
+                        self.w_cls[row, idx[done]] = -1
             if depbar is not None:
                 k, n = depbar
                 self.sb_done[k, idx] = np.maximum(self.sb_done[k, idx], self.sb_issued[k, idx] - n)
@@ -462,6 +471,8 @@ class HazardChecker:
                 self.sb_issued[rd_sb, idx] += 1
                 seq = self.sb_issued[rd_sb, idx]
                 for row, _role in reads:
+                    if self._rows[row] >= UR_BASE:
+                        continue  # uniform sources are read at issue
                     self.pr_sb[row, idx] = rd_sb
                     self.pr_seq[row, idx] = seq
                     self.pr_pc[row, idx] = pc

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from openptxas.emu.abi import Geometry
-from openptxas.emu.bind import PRED_BASE, Ctx, pred_row
+from openptxas.emu.bind import PRED_BASE, UR_BASE, Ctx, pred_row
 from openptxas.emu.hazards import GMMA, GSB, NSB, Access, Hazard, expand, row_name
 from openptxas.emu.memory import GlobalMemory
 from openptxas.emu.model import Imm, Instruction, Keyword, Label, Reg
@@ -41,6 +41,7 @@ from openptxas.emu.program import Kernel, Module
 from openptxas.targets.latency import LatencyModel, lat_key, load_latency_model
 
 UNDECODED = "<undecoded>"
+UR_ROW0 = UR_BASE  # rows from here are uniform registers (then predicates)
 POS_CAP = 16  # scoreboard counts beyond this are equivalent (DEPBAR counts are at most 7)
 
 Entries = dict[int, dict[tuple[int, ...], tuple[int, ...]]]
@@ -61,7 +62,11 @@ class StaticInstr:
 class State:
     fixed: Entries = field(default_factory=dict)  # row -> {(ppc,): (age, gv)}
     sbw: Entries = field(default_factory=dict)  # row -> {(sb, ppc): (pos, gv)}
-    ino: Entries = field(default_factory=dict)  # row -> {(ppc, cover sb or -1): (age, pos, gv)}
+    # row -> {(ppc, cover sb or -1, cond): (age, pos, gv)}. Uncovered (-1): cond is a mask of
+    # guard codes under which a later scoreboard of the unit covers it (readers under them skip
+    # it). Covered: cond >= 0: only for readers under that guard; -1: for all; <= -2: for
+    # readers outside the mask -cond - 2.
+    ino: Entries = field(default_factory=dict)
     rd: Entries = field(default_factory=dict)  # row -> {(sb, rpc): (pos, age)}
 
     def copy(self) -> State:
@@ -378,6 +383,15 @@ class StaticChecker:
             guards on a predicate not written in between)."""
             return gv == 1 and _disjoint(code[ppc].guard, si.guard)
 
+        mine = _gcode(si.guard)
+
+        def under(cov: int, cond: int) -> bool:
+            """Whether an in-order entry applies to this instruction's guard."""
+            if cov >= 0 and cond >= 0:
+                return cond == mine
+            mask = cond if cov == -1 else -cond - 2 if cond <= -2 else 0
+            return not (mine >= 0 and mask >> mine & 1)
+
         reads = list(si.access.reads)
         if si.guard_row is not None:
             reads.insert(0, (si.guard_row, "guard"))
@@ -387,11 +401,10 @@ class StaticChecker:
                     continue
                 what = "WARPGROUP.DEPBAR on gsb0" if sb == GSB else f"a wait on SB{sb}"
                 report("raw-scoreboard", row, f"read before {what} (producer at {ppc:#06x})")
-            timed = [((ppc, -1), v) for (ppc,), v in st.fixed.get(row, {}).items()]
-            timed += [((ppc, cov), (age, gv)) for (ppc, cov), (age, _p, gv) in
-                      st.ino.get(row, {}).items()]  # fmt: skip
-            for (ppc, cov), (age, gv) in timed:
-                if age >= model.reach or apart(ppc, gv):
+            timed = [((ppc, -1, 0), v) for (ppc,), v in st.fixed.get(row, {}).items()]
+            timed += [(key, (age, gv)) for key, (age, _p, gv) in st.ino.get(row, {}).items()]
+            for (ppc, cov, cond), (age, gv) in timed:
+                if age >= model.reach or apart(ppc, gv) or not under(cov, cond):
                     continue
                 pk = code[ppc].cls
                 if self.record:
@@ -443,9 +456,11 @@ class StaticChecker:
                     f"overwritten before a wait on {'gsb0' if sb == GSB else f'SB{sb}'}: the "
                     f"result of the instruction at {ppc:#06x} is still due",
                 )  # fmt: skip
-            for (ppc, _cov), (age, _p, gv) in st.ino.get(row, {}).items():
+            for (ppc, cov, cond), (age, _p, gv) in st.ino.get(row, {}).items():
                 pk = code[ppc].cls
-                if self.record or apart(ppc, gv) or (model.knows(pk) and age >= model.own(pk)):
+                if self.record or apart(ppc, gv) or not under(cov, cond):
+                    continue
+                if model.knows(pk) and age >= model.own(pk):
                     continue
                 report(
                     "waw-scoreboard", row,
@@ -471,8 +486,17 @@ class StaticChecker:
         if ctl.rd is not None:
             _bump(st, ctl.rd)
             for row, _role in si.access.reads:
-                st.rd.setdefault(row, {})[(ctl.rd, pc)] = (0, 0)
+                if row < UR_ROW0:  # uniform sources are read at issue
+                    st.rd.setdefault(row, {})[(ctl.rd, pc)] = (0, 0)
         writes = si.access.writes
+        done_units = self.model.completes_units(op, ins.mods)
+        if done_units and not si.guarded:
+            for row in list(st.ino):
+                ent = st.ino[row]
+                for key in [k for k in ent if self._unit(code[k[0]].ins.opcode) in done_units]:
+                    del ent[key]
+                if not ent:
+                    del st.ino[row]
         # predicates written: producers guarded by them no longer have a known guard
         for row in writes:
             if row >= PRED_BASE:
@@ -492,24 +516,29 @@ class StaticChecker:
             if unit is not None:
                 # earlier results of the unit without a scoreboard complete with this one (on
                 # the paths where it executes: unguarded, or under the producer's guard)
+                g = _gcode(si.guard)
                 for row, ent in st.ino.items():
-                    for (ppc, cov), (age, _p, gv) in list(ent.items()):
+                    for (ppc, cov, cond), v in list(ent.items()):
                         p = code[ppc]
                         if cov != -1 or self._unit(p.ins.opcode) != unit:
                             continue
-                        if si.guarded and not (gv == 1 and p.guard == si.guard):
-                            continue
-                        del ent[(ppc, cov)]
-                        old = ent.get((ppc, k))
-                        v = (age, 0, gv)
-                        ent[(ppc, k)] = v if old is None else _wmin(old, v)
+                        if not si.guarded or (v[2] == 1 and p.guard == si.guard):
+                            # covered wherever the producer executed (for the readers not
+                            # covered under a guard already)
+                            del ent[(ppc, cov, cond)]
+                            _put(ent, (ppc, k, -cond - 2), (v[0], 0, v[2]))
+                        elif not cond >> g & 1:
+                            # covered for readers under this guard only
+                            del ent[(ppc, cov, cond)]
+                            _put(ent, (ppc, -1, cond | 1 << g), v)
+                            _put(ent, (ppc, k, g), (v[0], 0, v[2]))
             for row in writes:
                 _kill(st, row, kill)
                 st.sbw.setdefault(row, {})[(k, pc)] = (0, 1)
         elif unit is not None:
             for row in writes:
                 _kill(st, row, kill)
-                st.ino.setdefault(row, {})[(pc, -1)] = (0, 0, 1)
+                st.ino.setdefault(row, {})[(pc, -1, 0)] = (0, 0, 1)
         else:
             for row in writes:
                 _kill(st, row, kill)
@@ -517,6 +546,16 @@ class StaticChecker:
         if kill:
             for row in writes:
                 st.rd.pop(row, None)
+
+
+def _gcode(g: tuple[int, bool] | None) -> int:
+    return -1 if g is None else 2 * (g[0] - PRED_BASE) + int(g[1])
+
+
+def _put(ent: dict[tuple[int, ...], tuple[int, ...]], key: tuple[int, ...],
+         v: tuple[int, ...]) -> None:
+    old = ent.get(key)
+    ent[key] = v if old is None else _wmin(old, v)
 
 
 def _disjoint(a: tuple[int, bool] | None, b: tuple[int, bool] | None) -> bool:
@@ -528,6 +567,19 @@ def _wmin(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _forget_guard(code: Mapping[int, StaticInstr], st: State, prow: int) -> None:
+    bits = 3 << 2 * (prow - PRED_BASE)
+    for ent in st.ino.values():
+        for key, v in list(ent.items()):
+            ppc, cov, cond = key
+            if cov == -1 and cond & bits:
+                # the guards a coverage depended on changed: uncovered again for those readers
+                del ent[key]
+                _put(ent, (ppc, -1, cond & ~bits), v)
+            elif cov >= 0 and cond >= 0 and cond >> 1 == prow - PRED_BASE:
+                del ent[key]
+            elif cov >= 0 and cond <= -2 and (-cond - 2) & bits:
+                del ent[key]
+                _put(ent, (ppc, cov, -((-cond - 2) & ~bits) - 2), v)
     for d in (st.fixed, st.ino, st.sbw):
         for ent in d.values():
             for key, v in ent.items():

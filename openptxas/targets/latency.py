@@ -71,6 +71,7 @@ class LatencyModel:
     pipe_latency: Mapping[tuple[str, str], Evidence]  # (pipe, role) -> latency
     reads: Mapping[str, Evidence] = field(default_factory=dict)  # late reader -> read window
     hi_readers: frozenset[str] = frozenset()  # opcodes reading upper source registers later
+    barrier_units: frozenset[str] = frozenset()  # in-order units a CTA barrier completes
     note: str = ""
 
     def role(self, consumer: str, role: str) -> str:
@@ -130,6 +131,12 @@ class LatencyModel:
     def unit(self, opcode: str) -> str | None:
         return self.units.get(opcode)
 
+    def completes_units(self, opcode: str, mods: tuple[str, ...]) -> frozenset[str]:
+        """The in-order units whose pending results ``opcode`` completes (a CTA barrier)."""
+        if opcode == "BAR" and ("SYNC" in mods or "RED" in mods):
+            return self.barrier_units
+        return frozenset()
+
     def is_variable(self, opcode: str) -> bool:
         return opcode in self.variable
 
@@ -172,7 +179,9 @@ def parse_latency_model(text: str) -> LatencyModel:
         scoreboards=int(meta.get("scoreboards", 6)),
         sb_setup=int(meta.get("sb_setup", 2)),
         default={str(k): int(v) for k, v in meta.get("default", {}).items()},
-        variable=frozenset(doc.get("variable", {}).get("opcodes", ())),
+        variable=frozenset(
+            doc.get("variable", doc.get("declared_variable", {})).get("opcodes", ())
+        ),
         late_readers=frozenset(doc.get("late_readers", {}).get("opcodes", ())),
         units={str(k): str(v) for k, v in doc.get("unit", {}).items()},
         pipes={str(k): str(v) for k, v in doc.get("pipe", {}).items()},
@@ -181,6 +190,7 @@ def parse_latency_model(text: str) -> LatencyModel:
         reads={str(k): _evidence(v) for k, v in doc.get("read", {}).items()},
         note=str(meta.get("corpus", "")),
         hi_readers=frozenset(meta.get("hi_readers", ())),
+        barrier_units=frozenset(meta.get("barrier_units", ())),
     )
 
 
