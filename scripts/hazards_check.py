@@ -47,8 +47,8 @@ def main() -> int:
     pairs = Counter[str]()
     for c in corpus(args.corpus, args.half):
         try:
-            mod = load_module(c.data(), dec)
-        except Exception as exc:  # noqa: BLE001 - unreadable cubins are counted
+            mod = load_module(c.data(), dec, relocatable=True)
+        except Exception as exc:
             print(f"skip {c.name}: {exc}", file=sys.stderr)
             n["unreadable"] += 1
             continue

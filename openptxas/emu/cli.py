@@ -118,7 +118,7 @@ def main(argv: Sequence[str] | None = None, decoder: Decoder | None = None) -> i
         except OSError as exc:
             raise OpenPtxasError(f"cannot read '{args.cubin}': {exc.strerror}") from None
         try:
-            module = load_module(blob, decoder)
+            module = load_module(blob, decoder, relocatable=args.cmd == "check")
         except OpenPtxasError as exc:
             raise OpenPtxasError(f"'{args.cubin}': {exc.message}") from None
         if args.cmd == "check":

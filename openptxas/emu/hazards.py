@@ -361,8 +361,8 @@ class HazardChecker:
                 if self.record:
                     # a covered in-order result read before its scoreboard was waited on
                     sbc = np.where(sb >= 0, sb, 0).astype(np.intp)
-                    fixed |= (pc_cls >= 0) & (sb >= 0) & (
-                        self.pw_seq[row, idx] > self.sb_done[sbc, idx]
+                    fixed |= (
+                        (pc_cls >= 0) & (sb >= 0) & (self.pw_seq[row, idx] > self.sb_done[sbc, idx])
                     )
                 if fixed.any():
                     dist = t - self.w_t[row, idx]

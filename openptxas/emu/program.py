@@ -179,10 +179,13 @@ def _kernel(cubin: Cubin, fi: FunctionInfo, subs: dict[str, int]) -> Kernel:
     )
 
 
-def load_module(blob: bytes, decoder: Decoder | None = None) -> Module:
-    """Read a cubin (whole-program, as ``ptxas`` writes it) for emulation."""
+def load_module(
+    blob: bytes, decoder: Decoder | None = None, *, relocatable: bool = False
+) -> Module:
+    """Read a cubin (whole-program, as ``ptxas`` writes it) for emulation; ``relocatable``:
+    also a relocatable one (``ptxas -c``), for static analysis only."""
     cubin = read_cubin(blob)
-    if cubin.is_relocatable:
+    if cubin.is_relocatable and not relocatable:
         raise EmuLoadError("a relocatable cubin (ptxas -c) must be linked before it can run")
     info = summarize(cubin)
     subs: dict[str, dict[str, int]] = {}

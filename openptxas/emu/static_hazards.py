@@ -176,7 +176,7 @@ def static_instructions(
             try:
                 binder(ctx)
                 acc = expand(ctx.reads, ctx.writes)
-            except Exception:  # noqa: BLE001 - any binder failure: use the operand kinds
+            except Exception:
                 acc = None
         if acc is None:
             fallback += 1
@@ -335,7 +335,6 @@ class StaticChecker:
             ctl = ins.control
             stall = max(ctl.stall, 1)
             op = ins.opcode
-            gmma = op in GMMA
             # waits and dependency barriers complete before the instruction reads
             waits = [k for k in range(NSB) if ctl.wait >> k & 1]
             if out is not None and self.explain and waits:
@@ -401,9 +400,11 @@ class StaticChecker:
                     continue
                 what = "WARPGROUP.DEPBAR on gsb0" if sb == GSB else f"a wait on SB{sb}"
                 report("raw-scoreboard", row, f"read before {what} (producer at {ppc:#06x})")
-            timed = [((ppc, -1, 0), v) for (ppc,), v in st.fixed.get(row, {}).items()]
-            timed += [(key, (age, gv)) for key, (age, _p, gv) in st.ino.get(row, {}).items()]
-            for (ppc, cov, cond), (age, gv) in timed:
+            timed: list[tuple[int, int, int, int, int]] = [
+                (key[0], -1, 0, v[0], v[1]) for key, v in st.fixed.get(row, {}).items()
+            ]
+            timed += [(*key, v[0], v[2]) for key, v in st.ino.get(row, {}).items()]  # type: ignore[misc]
+            for ppc, cov, cond, age, gv in timed:
                 if age >= model.reach or apart(ppc, gv) or not under(cov, cond):
                     continue
                 pk = code[ppc].cls
@@ -517,7 +518,7 @@ class StaticChecker:
                 # earlier results of the unit without a scoreboard complete with this one (on
                 # the paths where it executes: unguarded, or under the producer's guard)
                 g = _gcode(si.guard)
-                for row, ent in st.ino.items():
+                for ent in st.ino.values():
                     for (ppc, cov, cond), v in list(ent.items()):
                         p = code[ppc]
                         if cov != -1 or self._unit(p.ins.opcode) != unit:
@@ -552,8 +553,9 @@ def _gcode(g: tuple[int, bool] | None) -> int:
     return -1 if g is None else 2 * (g[0] - PRED_BASE) + int(g[1])
 
 
-def _put(ent: dict[tuple[int, ...], tuple[int, ...]], key: tuple[int, ...],
-         v: tuple[int, ...]) -> None:
+def _put(
+    ent: dict[tuple[int, ...], tuple[int, ...]], key: tuple[int, ...], v: tuple[int, ...]
+) -> None:
     old = ent.get(key)
     ent[key] = v if old is None else _wmin(old, v)
 

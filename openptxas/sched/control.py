@@ -8,8 +8,8 @@ merged from all predecessors (latest ready time, union of pending scoreboards) a
 fixed point, so scoreboards and latencies carry across branches and loop back edges.
 
 Read scoreboards are set lazily: a late reader (a store, a load, MUFU, ...) gets one only when a
-later write to one of its sources would come within its read window (the latency model's); the simulation marks
-such readers and re-runs until nothing changes.
+later write to one of its sources would come within its read window (the latency model's); the
+simulation marks such readers and re-runs until nothing changes.
 
 With ``serial`` mode every instruction waits for every scoreboard and stalls 15 cycles: trivially
 safe, for bisecting.

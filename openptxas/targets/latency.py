@@ -14,8 +14,8 @@ The model is structural, a description of what ptxas relies on:
   producer's issue to a reader's issue, per operand role (``data``: a register source, ``pred``:
   a predicate source, ``guard``: guard predicate or branch condition, ``addr``: an address or
   constant-bank index register, ``hi``: an upper source register that its reader takes later,
-  ``late``: a data source of a late reader). A class absent from the model takes its pipe's latency (the
-  classes of a pipe pooled), then the model's default.
+  ``late``: a data source of a late reader). A class absent from the model takes its pipe's
+  latency (the classes of a pipe pooled), then the model's default.
 - **Read windows**: how long after issue a late reader may still read a source that is
   overwritten without a wait on its read scoreboard.
 
@@ -112,7 +112,9 @@ class LatencyModel:
                 return min(e.cycles, data.cycles)
             return e.cycles
         if role in ("hi", "late", "pred", "addr") and data is not None:
-            return data.cycles
+            # the pipe has too little evidence for the role: the class's own, if lower
+            own_role = self.classes.get((producer, role))
+            return min(data.cycles, own_role.cycles) if own_role is not None else data.cycles
         pipe = self.pipes.get(producer)
         own = [e.cycles for (p, _r), e in self.classes.items() if p == producer]
         own += [e.cycles for (p, _r), e in self.pipe_latency.items() if p == pipe]
@@ -148,10 +150,8 @@ class LatencyModel:
         e = self.reads.get(reader)
         if e is not None:
             return e.cycles
-        return min((e.cycles for e in self.reads.values()), default=0)
-
-    def max_read_window(self) -> int:
-        return max((e.cycles for e in self.reads.values()), default=0)
+        # ptxas was never seen overwriting such a reader's source without a wait: require one
+        return self.reach
 
 
 def _evidence(v: object) -> Evidence:
@@ -188,7 +188,7 @@ def parse_latency_model(text: str) -> LatencyModel:
         classes=classes,
         pipe_latency=pipe_lat,
         reads={str(k): _evidence(v) for k, v in doc.get("read", {}).items()},
-        note=str(meta.get("corpus", "")),
+        note=str(doc.get("mined", {}).get("corpus", "")),
         hi_readers=frozenset(meta.get("hi_readers", ())),
         barrier_units=frozenset(meta.get("barrier_units", ())),
     )
