@@ -213,7 +213,7 @@ def successors(code: Mapping[int, StaticInstr]) -> dict[int, list[int]]:
         elif op == "BRA":
             s = tg + (nxt if conditional or not tg else [])
         elif op in ("BRX", "JMX"):
-            s = [t for t in labels if t in code] + (nxt if si.guarded else [])
+            s = [-1] + (nxt if si.guarded else [])  # the table's targets: resolved below
         elif op == "CALL":
             s = tg + (nxt if not tg else [])
         elif op == "RET":
@@ -221,6 +221,17 @@ def successors(code: Mapping[int, StaticInstr]) -> dict[int, list[int]]:
         else:
             s = nxt
         out[pc] = list(dict.fromkeys(s))
+    if any(-1 in v for v in out.values()):
+        # An indirect branch's targets live in a constant-bank table: they are the code that
+        # nothing else reaches (after an unconditional transfer, no branch to it); every label
+        # if there is none.
+        reached = {t for v in out.values() for t in v}
+        entry = min(code) if code else 0
+        orphans = [pc for pc in code if pc not in reached and pc != entry]
+        targets = orphans or [t for t in labels if t in code]
+        for pc, v in out.items():
+            if -1 in v:
+                out[pc] = [t for t in v if t != -1] + [t for t in targets if t not in v]
     return out
 
 

@@ -36,6 +36,8 @@ from openptxas.targets.latency import LatencyModel, lat_key, load_latency_model
 
 Unit = tuple[RC, int]
 MAX_STALL = 15
+# Visits of a block after which its exit state is widened (see _assign).
+WIDEN_AFTER = 8
 # The latency model (one per target family, shared with the hazard checkers).
 MODEL: LatencyModel = load_latency_model("sm_90")
 TABLE_REACH = MODEL.reach
@@ -233,6 +235,7 @@ def _assign(fn: Function, urz: int, serial: bool, needs_rd: set[int]) -> None:
     preds = predecessors(fn)
     out_states: list[State | None] = [None] * n
     work = list(range(n))
+    visits = [0] * n
     rounds = 0
     # 1. Block-entry states to a fixed point (nothing is changed in the function yet).
     while work:
@@ -243,6 +246,11 @@ def _assign(fn: Function, urz: int, serial: bool, needs_rd: set[int]) -> None:
         st = merge([s for p in preds[i] if (s := out_states[p]) is not None])
         new_out = _block(fn.blocks[i].instrs, st, urz, serial, needs_rd, emit=False)
         old = out_states[i]
+        visits[i] += 1
+        if old is not None and visits[i] > WIDEN_AFTER:
+            # Scoreboard choices can cycle around a loop: from here on a block's exit state
+            # only grows (more pending, later ready, younger), which always converges.
+            new_out = merge([old, new_out])
         if old is None or not _states_equal(old, new_out):
             out_states[i] = new_out
             for s2 in succs[i]:

@@ -72,6 +72,7 @@ class LatencyModel:
     reads: Mapping[str, Evidence] = field(default_factory=dict)  # late reader -> read window
     hi_readers: frozenset[str] = frozenset()  # opcodes reading upper source registers later
     barrier_units: frozenset[str] = frozenset()  # in-order units a CTA barrier completes
+    default_read_window: int = 32  # a late reader absent from ``reads``
     note: str = ""
 
     def role(self, consumer: str, role: str) -> str:
@@ -150,8 +151,7 @@ class LatencyModel:
         e = self.reads.get(reader)
         if e is not None:
             return e.cycles
-        # ptxas was never seen overwriting such a reader's source without a wait: require one
-        return self.reach
+        return self.default_read_window
 
 
 def _evidence(v: object) -> Evidence:
@@ -191,6 +191,7 @@ def parse_latency_model(text: str) -> LatencyModel:
         note=str(doc.get("mined", {}).get("corpus", "")),
         hi_readers=frozenset(meta.get("hi_readers", ())),
         barrier_units=frozenset(meta.get("barrier_units", ())),
+        default_read_window=int(meta.get("read_window", 32)),
     )
 
 
