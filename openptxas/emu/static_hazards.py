@@ -13,16 +13,21 @@ that reaches it:
   variable-latency writes not yet waited on (``DEPBAR.LE SBk, n`` completes those with at least
   ``n`` newer setters; wgmma's ``gsb0`` group counts alike, -1 while the group is open); joins
   keep the smallest count.
-- ``ino``: register -> {producer pc: age}, results of variable-latency instructions issued without
-  a write scoreboard, waiting for the next instruction of their in-order unit to set one (then
-  they move to ``sbw`` on that scoreboard); such a result is also ready once the model's latency
-  for its class has passed (ptxas times some by stalls).
-- ``rd``: register -> {(scoreboard, reader pc): (newer setters, age)}, late reads not yet waited on.
+- ``ino``: register -> results of variable-latency instructions issued without a write
+  scoreboard, waiting for the next instruction of their in-order unit that sets one (then
+  covered by that scoreboard; under a guard, for the readers under the same guard); such a
+  result is also ready once the model's latency for its class has passed (ptxas times some by
+  stalls), and a CTA barrier completes the units the model names.
+- ``rd``: register -> {(scoreboard, reader pc): (newer setters, age)}, late reads of vector
+  registers not yet waited on.
+
+Every entry remembers whether its producer's guard predicate is unchanged since: a producer and
+a reader (or overwriter) under opposite guards of the same predicate never meet.
 
 Issue times advance by ``max(stall, 1)`` per instruction; scoreboard waits are not counted as
 delay (a wait never hides a hazard). Successors: fall-through, branch targets (both for a guarded
 or conditional branch), ``CALL`` to its callee and the callee's ``RET`` to every return site of
-the section; ``BRX``/``JMX`` to every label of the section (their tables are data).
+the section; ``BRX``/``JMX`` (their tables are data) to the code nothing else reaches.
 """
 
 from __future__ import annotations
@@ -98,11 +103,8 @@ def join(states: Iterable[State]) -> State:
 # -- instruction accesses ---------------------------------------------------------------------
 
 
-class _BindMachine:
-    """Just enough of a Machine for the binders to report an instruction's register accesses."""
-
-
 def _machine(module: Module, k: Kernel) -> object:
+    """Just enough of a Machine for the binders to report an instruction's register accesses."""
     from openptxas.emu.machine import Machine
     from openptxas.emu.registry import binders
 
@@ -301,24 +303,17 @@ class StaticChecker:
             for j in bsucc[i]:
                 preds[j].append(i)
         outs: dict[int, State] = {}
-        entry = {0}
-        if code:
-            entry = {index[min(code)]}
         work = sorted(range(len(bl)))
         inq = set(work)
         rounds = 0
-        seen_pass: dict[int, int] = {}
         while work:
             i = work.pop(0)
             inq.discard(i)
             rounds += 1
             st = join(outs[p] for p in preds[i] if p in outs)
-            if i not in entry and not preds[i]:
-                pass
             new = self._block(code, bl[i], st, None)
             if outs.get(i) != new:
                 outs[i] = new
-                seen_pass[i] = seen_pass.get(i, 0) + 1
                 for j in bsucc[i]:
                     if j not in inq:
                         work.append(j)
