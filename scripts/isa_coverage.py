@@ -6,19 +6,31 @@ the kinds of the printed operands (R, UR, P, UP, SR, B, SB, imm, c[], label, add
 as ``desc[UR][R+imm]``), operand modifiers and guard dropped.
 
     python scripts/isa_coverage.py [--markdown] [--missing]
+    python scripts/isa_coverage.py --public [--jobs 2] [--show 30] [--dump FILE]
 
 Reads scripts/isa_data/sm90_observed.tsv.gz (every distinct word ptxas emitted for the corpus and
 the probe programs, with its count) and decodes it with the committed table; reports distinct
 opcodes and forms, the instructions decoded, re-encoded bit-exactly and printed as nvdisasm
 prints them, and which of the census's 150 most frequent forms the observations reach.
+
+``--public``: the same figures over the public reference corpus (issue 15): every built,
+non-duplicate sm_90/sm_90a cubin listed in ``manifest.json`` of ``$OPENPTXAS_PUBLIC_CORPUS``
+(default ``.cache/public-corpus``; ``scripts/public_corpus.py build`` makes it). Each cubin is
+decoded with the committed table, listed as ``openptxas-sass dis`` lists it and re-encoded, and
+compared with ``nvdisasm -hex -c`` (through the oracle cache): instructions decoded, re-encoded
+bit-exactly, listed identically; the failures grouped by opcode (``--show`` of them with an
+example), and with ``--dump`` every distinct failing word with nvdisasm's text.
 """
 
 from __future__ import annotations
 
 import argparse
 import gzip
+import json
+import os
 import sys
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -64,12 +76,105 @@ def census_opcodes() -> dict[str, int]:
     return out
 
 
+def public_root() -> Path:
+    env = os.environ.get("OPENPTXAS_PUBLIC_CORPUS")
+    return Path(env) if env else REPO / ".cache" / "public-corpus"
+
+
+def public_cubins(root: Path) -> list[tuple[str, Path]]:
+    """(entry id, cubin path) of every built, non-duplicate sm_90/sm_90a manifest entry."""
+    manifest = json.loads((root / "manifest.json").read_text())
+    out = []
+    for e in manifest["entries"]:
+        if e.get("status") != "ok" or e.get("duplicate_of"):
+            continue
+        if e.get("target") not in ("sm_90", "sm_90a"):
+            continue
+        out.append((str(e["id"]), root / str(e["cubin"])))
+    return out
+
+
+def sweep_public(root: Path, jobs: int, show: int, dump: str | None) -> int:
+    """Decode, re-encode and list every cubin of the public corpus; compare with nvdisasm."""
+    from openptxas.testing.oracle import Oracle
+    from openptxas.testing.sass_check import CubinCheck, compare_cubin
+
+    cubins = public_cubins(root)
+    oracle = Oracle()
+
+    def one(item: tuple[str, Path]) -> tuple[str, CubinCheck | str]:
+        name, path = item
+        blob = path.read_bytes()
+        try:
+            listing = oracle.nvdisasm(blob, subject=name)
+            return name, compare_cubin(blob, listing)
+        except Exception as exc:  # a cubin the checker cannot read: counted, listed
+            return name, f"{type(exc).__name__}: {exc}"
+
+    n = dec = exact = same = 0
+    errors: list[str] = []
+    bad_cubins: set[str] = set()
+    classes: dict[tuple[str, str], Counter[int]] = {}
+    example: dict[tuple[str, str], tuple[str, str]] = {}
+    texts: dict[int, str] = {}
+    with ThreadPoolExecutor(max_workers=jobs) as ex:
+        for name, res in ex.map(one, cubins):
+            if isinstance(res, str):
+                errors.append(f"{name}: {res}")
+                continue
+            n += res.instructions
+            dec += res.decoded
+            exact += res.bit_exact
+            same += res.same_text
+            if res.problems:
+                bad_cubins.add(name)
+            for kind, word, theirs, ours in res.failures:
+                toks = theirs.split()
+                if toks and toks[0].startswith("@"):
+                    toks = toks[1:]
+                key = (kind, toks[0] if toks else "?")  # the mnemonic with its modifiers
+                classes.setdefault(key, Counter())[word] += 1
+                example.setdefault(key, (theirs, ours))
+                texts[word] = theirs
+
+    def pct(k: int) -> str:
+        return f"{100 * k / n:.4f}%" if n else "-"
+
+    print(f"public corpus: {root}")
+    print(f"cubins: {len(cubins)} ({len(bad_cubins)} with a difference, {len(errors)} unreadable)")
+    print(f"instructions: {n}")
+    print(f"decoded: {dec} ({pct(dec)}); undecoded: {n - dec}")
+    print(f"re-encoded bit-exactly: {exact} ({pct(exact)}); mismatches: {dec - exact}")
+    print(f"listing text identical to nvdisasm: {same} ({pct(same)}); mismatches: {n - same}")
+    for e in errors[:show]:
+        print(f"  error: {e}")
+    ranked = sorted(classes.items(), key=lambda kv: -sum(kv[1].values()))
+    for (kind, op), words in ranked[:show]:
+        theirs, ours = example[(kind, op)]
+        print(
+            f"  {kind:7s} {op:28s} {sum(words.values()):6d} instr, {len(words):4d} words;"
+            f" e.g. {theirs!r}" + (f" -> {ours!r}" if ours else "")
+        )
+    if dump:
+        with open(dump, "w") as fh:
+            for (kind, _op), words in ranked:
+                for w, c in words.most_common():
+                    fh.write(f"{kind}\t{w:032x}\t{c}\t{texts[w]}\n")
+    return 0 if n == dec == exact == same and not errors else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--family", default="sm90")
     ap.add_argument("--missing", action="store_true", help="list census forms not reached")
     ap.add_argument("--forms", action="store_true", help="list every form with its count")
+    ap.add_argument("--public", action="store_true", help="sweep the public corpus instead")
+    ap.add_argument("--jobs", type=int, default=2, help="nvdisasm runs at once (--public)")
+    ap.add_argument("--show", type=int, default=30, help="failure classes to list (--public)")
+    ap.add_argument("--dump", help="write every failing word to this file (--public)")
     args = ap.parse_args(argv)
+    if args.public:
+        return sweep_public(public_root(), args.jobs, args.show, args.dump)
     fam = load_family(args.family)
     forms: Counter[str] = Counter()
     opcodes: Counter[str] = Counter()

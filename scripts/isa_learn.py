@@ -30,6 +30,7 @@ re-encodes every decoded word and checks the round trip is bit-exact.
 from __future__ import annotations
 
 import argparse
+import copy
 import gzip
 import hashlib
 import itertools
@@ -38,7 +39,7 @@ import random
 import re
 import sys
 from collections import defaultdict
-from collections.abc import Generator, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -162,6 +163,7 @@ class Analysis:
     attrs: dict[tuple[int, str], Attr] = field(default_factory=dict)
     optional: set[int] = field(default_factory=set)
     vanish: dict[int, list[int]] = field(default_factory=dict)  # operand -> bits hiding it
+    imm_default: dict[int, int] = field(default_factory=dict)  # operand -> value hiding it
 
 
 def _default_atoms(d: dict[str, Any]) -> dict[str, Any]:
@@ -699,6 +701,9 @@ class Row:
     rep: int
     layout_bits: tuple[int, ...] = ()  # fixed bits whose flip still disassembles (siblings)
     silent_bits: tuple[int, ...] = ()  # fixed bits whose flip changes nothing in the text
+    # rows split off for modifier values under which nvdisasm prints an immediate with the
+    # other sign (I2F's 32-bit immediate: unsigned with .U32, signed without)
+    extra: list[Row] = field(default_factory=list)
 
     def literal(self) -> tuple[Any, ...]:
         mods = tuple((bits, tuple(vals)) for bits, vals in self.mods)
@@ -765,6 +770,7 @@ def learn_row(word: int, name: str) -> Step[Row]:
         if any(appeared >> b & 1 for b, _, _ in a.flips):
             an.optional.add(op)
     yield from _probe_optional(an)
+    yield from _probe_optional_imm(an)
     has_guard = an.guard == {12, 13, 14, 15}
     if an.guard and not has_guard:
         raise LearnError(f"guard bits {sorted(an.guard)}")
@@ -802,11 +808,18 @@ def learn_row(word: int, name: str) -> Step[Row]:
         flags["guard"] = guard_file
     opt = [i for i in range(len(operands)) if operands[i].get("opt")]
     for i in opt:
+        if i in an.imm_default:
+            if an.imm_default[i]:
+                operands[i]["default"] = an.imm_default[i]
+            continue
         v = an.vanish.get(i, [])
         hidden = len(orig.ops) < len(n0.ops) and not v
         _set_default(operands[i], word if hidden else rep, hidden, v)
     if opt:
         flags["omit"] = yield from _omission(rep, n0, operands, opt)
+        when = yield from _omission_by_mods(rep, n0, operands, opt, mods, flags["omit"])
+        if when:
+            flags["omit_when"] = when
     layout = tuple(
         b
         for b, nb in zip(FLIP_BITS, variants, strict=True)
@@ -818,6 +831,8 @@ def learn_row(word: int, name: str) -> Step[Row]:
         if b < 105 and b in an.fixed and nb is not None and nb.text == n0.text
     )
     row = Row(name, n0.opcode, mask, rep & mask, mods, operands, flags, rep, layout, silent)
+    yield from _loosen(row)
+    yield from _split_signed(row)
     aliases = isa_hints.ALIASES.get(n0.opcode)
     if aliases:
         kept = yield from _check_aliases(row, aliases)
@@ -832,6 +847,102 @@ def learn_row(word: int, name: str) -> Step[Row]:
     elif zsb is not None and zsb.text.endswith(" ;"):
         row.flags["semi0"] = "sb"
     return row
+
+
+LOOSE_SAMPLES = 8  # random encodings (besides the representative) each silent bit is flipped on
+
+
+def _loosen(row: Row) -> Step[None]:
+    """Free the row's silent bits (fixed bits whose flip changes nothing nvdisasm prints of the
+    representative) that nvdisasm ignores: each is flipped on the representative and on
+    random encodings of the form, and becomes *loose* (any value decodes; the encoder writes
+    the representative's value, kept by ``Instruction.xbits`` when a word has another) only if
+    no flip changes the text or makes the word illegal. A silent bit that matters elsewhere
+    stays fixed at the representative's value, a value ptxas (or, for derived forms, the
+    sibling nvdisasm printed) was seen writing."""
+    cands = [b for b in row.silent_bits if row.mask >> b & 1]
+    if not cands:
+        return
+    form = row.form()
+    rng = random.Random(row.rep)
+    ctl = row.rep & CTRL_KEEP & ~(0xF << 122)
+    bases = [row.rep] + [random_word(form, rng, ctl) for _ in range(LOOSE_SAMPLES)]
+    words = [w ^ (1 << b) if b >= 0 else w for w in bases for b in (-1, *cands)]
+    got = yield words
+    loose = 0
+    n = len(cands) + 1
+    for k, b in enumerate(cands):
+        ok = True
+        for j in range(len(bases)):
+            base, flipped = got[j * n], got[j * n + 1 + k]
+            if j == 0 and base is None:
+                return  # the representative itself: cannot happen
+            if base is not None and (flipped is None or flipped.text != base.text):
+                ok = False
+                break
+        if ok:
+            loose |= 1 << b
+    if loose:
+        row.mask &= ~loose
+        row.value &= ~loose
+        row.flags["loose"] = (loose, row.rep & loose)
+
+
+def _split_signed(row: Row) -> Step[None]:
+    """Modifier values under which nvdisasm prints a 32-bit integer immediate with the other
+    sign than the representative (``I2F.U32.RP R0, 0x20`` but ``I2F.RM R4, -0x3``): they move
+    to a copy of the row (``row.extra``) whose immediate has the other sign, so that each
+    row prints every word it decodes as nvdisasm does."""
+    from openptxas.isa.spec import get_bits, put_bits
+
+    imms = [
+        i
+        for i, o in enumerate(row.operands)
+        if o["k"] == "imm"
+        and o["num"].get("kind", "int") == "int"
+        and sum(w for _, w in o["num"]["bits"]) >= 16
+        and not o["num"].get("shift")
+    ]
+    if not imms or not row.mods:
+        return
+    i = imms[-1]
+    num = row.operands[i]["num"]
+    width = sum(w for _, w in num["bits"])
+    base = put_bits(row.rep, num["bits"], (1 << (width - 1)) | 0x5)
+    cands: list[tuple[int, int, int]] = []
+    for fi, (bits, vals) in enumerate(row.mods):
+        if not bits or sum(w for _, w in bits) > 3:
+            continue
+        cur = get_bits(row.rep, bits)
+        for v, toks in vals:
+            if v != cur and "INVALID" not in toks:
+                cands.append((fi, v, put_bits(base, bits, v)))
+    if not cands:
+        return
+    norms = yield [w for _, _, w in cands]
+    signed = bool(num.get("signed"))
+    moved: dict[int, list[int]] = defaultdict(list)
+    for (fi, v, _w), nb in zip(cands, norms, strict=True):
+        if nb is None or len(nb.ops) != len(row.operands):
+            continue
+        text = _operand_text(nb.text, i)
+        if text.startswith(("0x", "-0x")) and text.startswith("-") != signed:
+            moved[fi].append(v)
+    if len(moved) != 1:
+        return  # none, or several fields: leave the row as it is (the check reports it)
+    ((fi, values),) = moved.items()
+    bits, vals = row.mods[fi]
+    other = copy.deepcopy(row)
+    other.name = row.name + "s"
+    other.extra = []
+    other.mods[fi] = (bits, [(v, t) for v, t in vals if v in values])
+    other.operands[i]["num"]["signed"] = not signed
+    other.rep = put_bits(row.rep, bits, values[0])
+    other.value = other.rep & other.mask
+    if signed:
+        other.operands[i]["num"].pop("signed")
+    row.mods[fi] = (bits, [(v, t) for v, t in vals if v not in values])
+    row.extra.append(other)
 
 
 def _other_layout(n0: Norm, nb: Norm) -> bool:
@@ -895,6 +1006,81 @@ def _probe_optional(an: Analysis) -> Step[None]:
     for (i, _w), nb in zip(cands, got, strict=True):
         if nb is not None and len(nb.ops) < len(an.norm.ops):
             an.optional.add(i)
+
+
+def _probe_optional_imm(an: Analysis) -> Step[None]:
+    """Integer immediates that nvdisasm leaves out at all-ones or zero (TLD's channel mask
+    0xf) although no single flip of the representative's value reaches that value."""
+    cands = []
+    for i in range(len(an.norm.ops)):
+        a = an.attrs.get((i, "text"))
+        d0 = an.norm.op(i)
+        if d0["k"] != "num" or a is None or i in an.vanish or i in an.optional:
+            continue
+        if not d0["text"].lstrip("-").startswith("0x"):
+            continue
+        bits = sorted(b for b, _, _ in a.flips)
+        ones = an.rep
+        zero = an.rep
+        for b in bits:
+            ones |= 1 << b
+            zero &= ~(1 << b)
+        cands += [(i, ones), (i, zero)]
+    if not cands:
+        return
+    got = yield [w for _, w in cands]
+    for (i, w), nb in zip(cands, got, strict=True):
+        if i in an.imm_default or nb is None or nb.mods != an.norm.mods:
+            continue
+        if nb.ops != an.norm.ops[:i] + an.norm.ops[i + 1 :]:
+            continue  # the operand is printed, or the text changed elsewhere too
+        a = an.attrs[(i, "text")]
+        try:
+            flips = [(b, int(o, 16), int(n, 16)) for b, o, n in a.flips]
+            order, signed, shift = numeric_field(an.rep, flips)
+        except (LearnError, ValueError):
+            continue
+        from openptxas.isa.spec import NumSpec
+
+        num = NumSpec(to_bits(order), ImmKind.INT, signed, shift)
+        an.imm_default[i] = num.decode(w)
+
+
+def _omission_by_mods(
+    rep: int,
+    n0: Norm,
+    operands: list[dict[str, Any]],
+    opt: list[int],
+    mods: list[tuple[tuple[tuple[int, int], ...], list[tuple[int, str]]]],
+    base: list[tuple[int, int]],
+) -> Step[list[tuple[int, int, tuple[tuple[int, int], ...]]]]:
+    """The printed-operand table for each value of each small modifier field, where it differs
+    from the representative's (R2UR.OR prints its predicate output even as PT)."""
+    from openptxas.isa.spec import get_bits, put_bits
+
+    cands: list[tuple[int, int, int]] = []
+    for fi, (bits, vals) in enumerate(mods):
+        if not bits or sum(w for _, w in bits) > 3:
+            continue
+        cur = get_bits(rep, bits)
+        for v, toks in vals:
+            if v != cur and "INVALID" not in toks:
+                cands.append((fi, v, put_bits(rep, bits, v)))
+    if not cands:
+        return []
+    norms = yield [w for _, _, w in cands]
+    out = []
+    want = sorted(base)
+    for (fi, v, w), nv in zip(cands, norms, strict=True):
+        if nv is None or nv.shape != n0.shape:
+            continue
+        try:
+            table = yield from _omission(w, nv, operands, opt)
+        except LearnError:
+            continue
+        if sorted(table) != want:
+            out.append((fi, v, tuple(sorted(table))))
+    return out
 
 
 def _check_aliases(row: Row, aliases: Any) -> Step[list[Any]]:
@@ -997,7 +1183,7 @@ def _operand_literal(an: Analysis, i: int) -> Step[dict[str, Any]]:
             order, shift = _extend_down(an, order, signed, shift, int(d0["text"], 16))
             lit = {"k": "imm", "num": _num(order, "int", signed, shift)}
             vanish = an.vanish.get(i, [])
-            if vanish and all(b in order for b in vanish):
+            if (vanish and all(b in order for b in vanish)) or i in an.imm_default:
                 an.optional.add(i)
         else:
             flips = a.flips
@@ -1041,6 +1227,8 @@ def _operand_literal(an: Analysis, i: int) -> Step[dict[str, Any]]:
                         yield from _probe_show_zero(an, i, r, lit.get("num"))
                     regs.append(r)
             lit["regs"] = regs
+            if "num" in lit and lit["num"].get("signed"):
+                yield from _probe_abs_sign(an, i, lit)
         else:
             ub = _reg_literal(an, i, "ubank.", d0) if d0["cx"] else None
             has_reg = (i, "reg.index") in an.attrs or not _is_zero_code(d0, "reg.")
@@ -1111,6 +1299,29 @@ def _probe_offset_sign(an: Analysis, i: int, lit: dict[str, Any]) -> Step[None]:
         return
     if a.op(i).get("offset", 0) >= 0 and b.op(i).get("offset", 0) < 0:
         lit["num"]["signed"] = True
+
+
+def _probe_abs_sign(an: Analysis, i: int, lit: dict[str, Any]) -> Step[None]:
+    """Does nvdisasm print this address's offset signed even with no register printed
+    (``LDSM R0, [-0x774ee6]``; most forms print ``[0x88b11a]``)?"""
+    from openptxas.isa.spec import put_bits
+
+    w = an.rep
+    for r in lit["regs"][1:]:
+        if r is not None and "index" in r:
+            zero = ZERO_CODE[RegFile(r["file"])]
+            if r.get("inv"):
+                zero ^= (1 << len(_bitlist(r["index"]))) - 1
+            w = put_bits(w, r["index"], zero)
+            if "sel" in r:
+                w = put_bits(w, r["sel"], 0)
+    top = _bitlist(lit["num"]["bits"])[-1]
+    (nb,) = yield [w | (1 << top)]
+    if nb is None or len(nb.ops) != len(an.norm.ops):
+        return
+    text = _operand_text(nb.text, i)
+    if re.fullmatch(r"(desc\[[^]]*\])?\[-0x[0-9a-f]+\]", text):
+        lit["abs_signed"] = True
 
 
 def _operand_text(text: str, i: int) -> str:
@@ -1440,6 +1651,25 @@ def prints_as(form: Form, word: int, text: str, addr: int = 0, fam: Family = LEA
     return ""
 
 
+def _decodes_alike(word: int, text: str, addr: int, fam: Family) -> str:
+    """'' if the whole table (first matching form) decodes, prints and re-encodes ``word``
+    exactly, as the disassembler does; else what went wrong."""
+    from openptxas.isa.codec import decode_word, encode_instruction
+    from openptxas.isa.model import Unknown
+
+    ins = decode_word(word, fam, addr)
+    if isinstance(ins, Unknown):
+        return "the table does not decode it"
+    got = format_instruction(ins, fam, addr)
+    if got != text:
+        return f"the table prints {got!r}"
+    try:
+        back = encode_instruction(ins, fam, addr)
+    except Exception:
+        return "the table does not re-encode it"
+    return "" if back == word else f"the table re-encodes it as {back:032x}"
+
+
 class RowFamily(Family):
     """A family over rows being learned (not a module in openptxas.isa.tables)."""
 
@@ -1513,14 +1743,12 @@ def siblings(pr: Prober, rows: list[Row]) -> list[Obs]:
     fam = RowFamily(rows)
     out = []
     for i, (w, nb) in enumerate(zip(words, norms, strict=True)):
-        if nb is None or _address_dependent(nb) or encodable(fam, nb.text, 16 * i):
+        # (forms with a label too: the learner reads branch targets at two addresses, and
+        # a sibling keeps the address its text was printed at)
+        if nb is None or encodable(fam, nb.text, 16 * i):
             continue
         out.append(Obs(w, 0, nb.text, 16 * i))
     return out
-
-
-def _address_dependent(n: Norm) -> bool:
-    return any(dict(o)["k"] == "label" for o in n.ops)
 
 
 def learn_table(
@@ -1548,9 +1776,11 @@ def learn_table(
 
 
 def align_silent_bits(rows: list[Row]) -> None:
-    """Give each derived form's silent bits (fixed at its representative's value, invisible in
-    the text) the value the first form of its key from ptxas's words has (or the key's first
-    derived form), so that an instruction both can represent gets one encoding."""
+    """Give each derived form's silent bits (invisible in the representative's text) the value
+    the first form of its key from ptxas's words has (or the key's first derived form), so that
+    an instruction both can represent gets one encoding. Loose bits (see :func:`_loosen`) only
+    change the value the encoder writes; a silent bit that stayed fixed (nvdisasm prints it in
+    some encodings) takes the base's value only where the base fixes it too."""
     first: dict[int, Row] = {}
     for r in rows:
         if not r.flags.get("derived"):
@@ -1561,11 +1791,24 @@ def align_silent_bits(rows: list[Row]) -> None:
         base = first[r.value & 0xFFF]
         if base is r or not r.flags.get("derived"):
             continue
+        bl, bv = base.flags.get("loose", (0, 0))
+        loose, lv = r.flags.get("loose", (0, 0))
         for b in r.silent_bits:
-            if base.mask >> b & 1 and r.mask >> b & 1:
+            if base.mask >> b & 1:
                 v = base.value >> b & 1
+            elif bl >> b & 1:
+                v = bv >> b & 1
+            else:
+                continue
+            if r.mask >> b & 1:
                 r.value = (r.value & ~(1 << b)) | v << b
-                r.rep = (r.rep & ~(1 << b)) | v << b
+            elif loose >> b & 1:
+                lv = (lv & ~(1 << b)) | v << b
+            else:
+                continue
+            r.rep = (r.rep & ~(1 << b)) | v << b
+        if loose:
+            r.flags["loose"] = (loose, lv)
 
 
 def _cover(
@@ -1611,7 +1854,11 @@ def _cover(
                 lst.remove(o)
                 continue
             rows.append(res)
-            pending[key] = [p for p in lst if prints_as(form, p.word, p.text, p.addr)]
+            rows.extend(res.extra)
+            forms = [form, *(x.form() for x in res.extra)]
+            pending[key] = [
+                p for p in lst if all(prints_as(f, p.word, p.text, p.addr) for f in forms)
+            ]
         if siblings:
             fam = RowFamily([*known, *rows])
             for key, lst in pending.items():
@@ -1704,7 +1951,7 @@ def random_word(form: Form, rng: random.Random, ctl: int) -> int:
     """A random encoding of ``form``: every field set to a random valid value."""
     from openptxas.isa.spec import OpKind, bits_width, put_bits
 
-    w = form.value
+    w = form.value | (rng.getrandbits(105) & form.loose)
     if form.guard:
         w |= rng.randrange(16) << 12
     for mf in form.mods:
@@ -1751,9 +1998,11 @@ def random_check(
     samples: int,
     seed: int,
     verbose: bool = False,
+    report: Callable[[str], None] | None = None,
 ) -> dict[str, list[int]]:
     """``samples`` random encodings of each form vs nvdisasm: per form name, the numbers of
-    words printed identically, differently, and rejected by nvdisasm."""
+    words printed identically, differently, and rejected by nvdisasm. ``report`` receives a
+    line for every word printed differently (``verbose``: the first two per form, printed)."""
     rng = random.Random(seed)
     ctl_of: dict[int, int] = {}
     for o in obs:
@@ -1770,12 +2019,15 @@ def random_check(
     shown: dict[str, int] = defaultdict(int)
     for i, (w, form, t) in enumerate(zip(words, owners, texts, strict=True)):
         s = stats[form.name]
-        if t is None:
+        if t is None or "???" in t:
+            # rejected, or printed with "???N" for an operand value nvdisasm calls invalid
             s[2] += 1  # nvdisasm rejects this combination: not an error of ours
             continue
-        why = prints_as(form, w, t, 16 * i, fam)
+        why = prints_as(form, w, t, 16 * i, fam) or _decodes_alike(w, t, 16 * i, fam)
         if why:
             s[1] += 1
+            if report is not None:
+                report(f"{form.name}: {w:032x} nvdisasm {t!r}: {why}")
             if verbose and shown[form.name] < 2:
                 print(f"RANDOM    {form.name}: {w:032x} nvdisasm {t!r}: {why}")
                 shown[form.name] += 1

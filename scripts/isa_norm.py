@@ -144,7 +144,9 @@ def normalize(
                     d["bank"] = 0
                 else:
                     d["bank"] = o.bank.int_value()
-                inner = _bracket(o.addr.terms, RegFile.R, None)
+                # the index register is an R, or a UR in ULDC's c[0x3][UR4]
+                ufile = any(isinstance(t, Reg) and t.file is RegFile.UR for t in o.addr.terms)
+                inner = _bracket(o.addr.terms, RegFile.UR if ufile else RegFile.R, None)
                 d.update(
                     {("reg." + k[5:] if k.startswith("base.") else k): v for k, v in inner.items()}
                 )

@@ -66,6 +66,7 @@ class ParsedLine:
 
 _CTRL = re.compile(r"^\s*(\[B[^\]]*\])\s*")
 _ADDR = re.compile(r"^\s*/\*([0-9a-fA-F]+)\*/\s*")
+_XBITS = re.compile(r'\(\*"xbits (0x[0-9a-fA-F]+)"\*\)')
 
 
 def _num_int(n: SynOperand) -> int:
@@ -208,8 +209,9 @@ def _layouts(form: Form) -> list[list[int]]:
     opt = [i for i, o in enumerate(form.operands) if o.optional]
     # All printed first, then the layouts showing the earliest optional operands (ambiguous
     # texts such as IADD3's single carry-out resolve to the first operand, as ptxas uses it).
+    tables = [form.omit, *(t for _, _, t in form.omit_when)]
     rest = sorted(
-        set(form.omit.values()),
+        {m for t in tables for m in t.values()},
         key=lambda m: (-bin(m).count("1"), [n for n in range(len(opt)) if m >> n & 1]),
     )
     masks = [(1 << len(opt)) - 1, *rest]
@@ -229,6 +231,7 @@ def match_form(
     control: Control,
     addr: int,
     labels: Mapping[str, int] | None,
+    xbits: int = 0,
 ) -> Instruction | None:
     """The instruction ``syn`` denotes under ``form``, or None."""
     if syn.opcode != form.opcode:
@@ -248,7 +251,7 @@ def match_form(
                     )
             except _Mismatch:
                 continue
-            ins = Instruction(form.opcode, mods, tuple(ops), guard, control)
+            ins = Instruction(form.opcode, mods, tuple(ops), guard, control, xbits)
             if encode_with(form, ins, fam, addr) is None:
                 continue
             if alias is not None and alias not in display_mods(form, ins):
@@ -291,6 +294,10 @@ def parse_line_full(
         line_addr = int(m.group(1), 16)
         s = s[m.end() :]
     at = addr if addr is not None else (line_addr or 0)
+    xbits = 0
+    m = _XBITS.search(s)
+    if m:  # the exact text's bits nvdisasm ignores (printer.format_instruction)
+        xbits = int(m.group(1), 16)
     s = re.sub(r'\(\*".*?"\*\)', "", s)  # nvdisasm's (*"BRANCH_TARGETS ..."*) annotation
     try:
         syn = parse_line(s)
@@ -298,7 +305,7 @@ def parse_line_full(
         raise SassAsmError(f"{exc.message}: {text.strip()}") from None
     ctl = control or Control()
     for form in fam.forms_for_opcode(syn.opcode):
-        ins = match_form(form, syn, fam, ctl, at, labels)
+        ins = match_form(form, syn, fam, ctl, at, labels, xbits)
         if ins is not None:
             return ParsedLine(ins, line_addr)
     if not fam.forms_for_opcode(syn.opcode):

@@ -128,8 +128,9 @@ def _hidden(r: Reg | None, rs: RegSpec | None) -> bool:
 
 
 def mem_is_absolute(o: OpSpec, base: Reg | None, ubase: Reg | None) -> bool:
-    """An address with no register printed: nvdisasm shows its offset unsigned."""
-    return _hidden(base, o.regs[1]) and _hidden(ubase, o.regs[2])
+    """An address with no register printed: nvdisasm shows its offset unsigned (except in
+    forms that print it signed anyway, ``abs_signed``: LDSM)."""
+    return not o.abs_signed and _hidden(base, o.regs[1]) and _hidden(ubase, o.regs[2])
 
 
 def decode_with(form: Form, word: int, fam: Family, addr: int = 0) -> Instruction | None:
@@ -156,7 +157,8 @@ def decode_with(form: Form, word: int, fam: Family, addr: int = 0) -> Instructio
         index, neg = (word >> 12) & 7, bool(word >> 15 & 1)
         if index != 7 or neg:
             guard = Reg(RegFile(form.guard), index, not_=neg)
-    return Instruction(form.opcode, tuple(mods), ops, guard, decode_control(word))
+    xbits = (word ^ form.loose_value) & form.loose
+    return Instruction(form.opcode, tuple(mods), ops, guard, decode_control(word), xbits)
 
 
 def decode_word(word: int, fam: Family, addr: int = 0) -> Instruction | Unknown:
@@ -352,13 +354,15 @@ def encode_with(form: Form, ins: Instruction, fam: Family, addr: int = 0) -> int
     """Encode ``ins`` with ``form``, or return None if the form cannot represent it."""
     if ins.opcode != form.opcode or len(ins.operands) != len(form.operands):
         return None
+    if ins.xbits & ~form.loose:
+        return None
     for i, j in form.ties:
         if ins.operands[i] != ins.operands[j]:
             return None
     values = match_mods(form.mods, ins.mods)
     if values is None:
         return None
-    word = form.value
+    word = form.value | (form.loose_value ^ ins.xbits)
     for mf, v in zip(form.mods, values, strict=True):
         word = put_bits(word, mf.bits, v)
     try:

@@ -108,6 +108,7 @@ def _widen(row: tuple[Any, ...], widths: Mapping[RegFile, int]) -> tuple[Any, ..
     """``row`` with the index fields of the files in ``widths`` widened upward."""
     name, opcode, mask, value, mods, operands, flags = row
     freed = 0
+    loose, loose_value = dict(flags).get("loose", (0, 0))
 
     def reg(r: Any) -> Any:
         nonlocal freed
@@ -120,8 +121,8 @@ def _widen(row: tuple[Any, ...], widths: Mapping[RegFile, int]) -> tuple[Any, ..
             return r
         lsb, w = idx[0]
         extra = ((1 << (want - w)) - 1) << (lsb + w)
-        if want <= w or extra & ~mask or extra & value:
-            return r  # the bits above are not fixed zero: leave the row alone
+        if want <= w or extra & ~(mask | loose) or extra & (value | loose_value):
+            return r  # the bits above are not zero (fixed or loose): leave the row alone
         freed |= extra
         d["index"] = ((lsb, want),)
         return tuple(d.items())
@@ -134,6 +135,10 @@ def _widen(row: tuple[Any, ...], widths: Mapping[RegFile, int]) -> tuple[Any, ..
         if "regs" in d:
             d["regs"] = tuple(reg(r) for r in d["regs"])
         new_ops.append(tuple(d.items()))
+    if loose & freed:
+        d = dict(flags)
+        d["loose"] = (loose & ~freed, loose_value)
+        flags = tuple(d.items())
     return (name, opcode, mask & ~freed, value, mods, tuple(new_ops), flags)
 
 

@@ -40,12 +40,40 @@ class CodeSection:
 
 
 @dataclass(frozen=True)
+class Reloc:
+    """A relocation of an instruction's immediate (the cubin's ``.rela.text.<name>``): at
+    ``offset`` in its section, of ELF type ``type``, against symbol ``sym`` plus ``addend``.
+    ``target``: (section index, address) when the symbol is a function of the cubin, so that
+    ``sym + addend`` is a code address nvdisasm names with a label (``.L_x_0@srel``)."""
+
+    offset: int
+    type: int
+    sym: str
+    addend: int = 0
+    target: tuple[int, int] | None = None
+
+
+# nvdisasm's notation of relocated immediates, by ELF relocation type (R_CUDA_*), observed on
+# ptxas 13.0's relocatable cubins: "{}" is the symbol (or "(sym + .L_x_N@srel)")
+RELOC_TEXT = {
+    55: "`({})",  # R_CUDA_ABS32_32 (MOV R0, `(smem): a variable's address)
+    56: "32@lo({})",  # R_CUDA_ABS32_LO_32
+    57: "32@hi({})",  # R_CUDA_ABS32_HI_32
+    62: "32@lo(fun@fdesc({}))",  # R_CUDA_FUNC_DESC32_LO_32
+    63: "32@hi(fun@fdesc({}))",  # R_CUDA_FUNC_DESC32_HI_32
+    75: "`({})",  # R_CUDA_ABS55_16_34 (CALL.ABS.NOINC `(f): an external function)
+}
+
+
+@dataclass(frozen=True)
 class DecodedSection:
     name: str
     items: tuple[Instruction | Unknown, ...]
     labels: Mapping[int, str]  # address -> label or function name printed for it
     # indirect branches (BRX): instruction address -> target addresses (EIATTR 0x34)
     branch_targets: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
+    # relocated immediates: instruction address -> nvdisasm's text for the operand
+    relocs: Mapping[int, str] = field(default_factory=dict)
 
 
 def label_map(
@@ -53,15 +81,25 @@ def label_map(
     decoded: Sequence[Sequence[Instruction | Unknown]],
     symbols: Sequence[Symbol],
     branch_targets: Sequence[Mapping[int, tuple[int, ...]]] | None = None,
+    relocs: Sequence[Sequence[Reloc]] | None = None,
 ) -> list[dict[int, str]]:
-    """Per section: address -> name, numbered as nvdisasm numbers them: the targets of branch
-    instructions in order of first reference over all sections, then each indirect branch and
-    its targets, then the end of every function symbol in symbol-table order."""
+    """Per section: address -> name, numbered as nvdisasm numbers them: code addresses that
+    relocations refer to (``(f + .L_x_0@srel)``, sections in order, relocations by offset),
+    the targets of branch instructions in order of first reference over all sections, then
+    each indirect branch and its targets, then the end of every function symbol in
+    symbol-table order."""
     names: list[dict[int, str]] = [{} for _ in sections]
     for s in symbols:
         if 0 <= s.section < len(sections):
             names[s.section].setdefault(s.value, s.name)
     counter = 0
+    for rs in relocs or ():
+        for r in sorted(rs, key=lambda r: r.offset):
+            if r.target is not None and r.addend and 0 <= r.target[0] < len(sections):
+                si, addr = r.target
+                if addr not in names[si]:
+                    names[si][addr] = f".L_x_{counter}"
+                    counter += 1
     for si, items in enumerate(decoded):
         for item in items:
             if isinstance(item, Unknown):
@@ -90,16 +128,28 @@ def disassemble(
     symbols: Sequence[Symbol],
     fam: Family,
     branch_targets: Mapping[str, Mapping[int, tuple[int, ...]]] | None = None,
+    relocs: Mapping[str, Sequence[Reloc]] | None = None,
 ) -> list[DecodedSection]:
     """Decode every section and name its branch targets. ``branch_targets``: per function,
-    the indirect branches' targets (the cubin's EIATTR_INDIRECT_BRANCH_TARGETS)."""
+    the indirect branches' targets (the cubin's EIATTR_INDIRECT_BRANCH_TARGETS); ``relocs``:
+    per function, the relocations of its code."""
     decoded = [decode_code(s.code, fam) for s in sections]
     indirect = [dict((branch_targets or {}).get(s.name, {})) for s in sections]
-    labels = label_map(sections, decoded, symbols, indirect)
-    return [
-        DecodedSection(s.name, tuple(items), lab, ind)
-        for s, items, lab, ind in zip(sections, decoded, labels, indirect, strict=True)
-    ]
+    rels = [list((relocs or {}).get(s.name, ())) for s in sections]
+    labels = label_map(sections, decoded, symbols, indirect, rels)
+    out = []
+    for s, items, lab, ind, rs in zip(sections, decoded, labels, indirect, rels, strict=True):
+        notes: dict[int, str] = {}
+        for r in rs:
+            what = r.sym
+            if r.target is not None and r.addend:
+                si, addr = r.target
+                what = f"({r.sym} + {labels[si].get(addr, hex(addr))}@srel)"
+            fmt = RELOC_TEXT.get(r.type)
+            if fmt is not None:
+                notes[r.offset] = fmt.format(what)
+        out.append(DecodedSection(s.name, tuple(items), lab, ind, notes))
+    return out
 
 
 def unknown_text(item: Unknown) -> str:
@@ -121,9 +171,29 @@ def instruction_text(
 
 
 def _plain_texts(sec: DecodedSection, fam: Family, exact: bool) -> list[str]:
-    return [
+    texts = [
         instruction_text(item, fam, 16 * n, sec.labels, exact) for n, item in enumerate(sec.items)
     ]
+    if not exact:
+        for addr, note in sec.relocs.items():
+            n = addr // 16
+            if addr % 16 == 0 and 0 <= n < len(texts) and isinstance(sec.items[n], Instruction):
+                texts[n] = relocated_text(texts[n], note)
+    return texts
+
+
+def relocated_text(text: str, note: str) -> str:
+    """``text`` with its last operand (the relocated immediate) written as nvdisasm writes a
+    relocation (``MOV R20, 32@lo(sym) ;``). The exact text keeps the immediate (the word's
+    bits), so that it assembles back."""
+    body = text.removesuffix(";")
+    tail = body[len(body.rstrip()) :]
+    body = body.rstrip()
+    cut = body.rfind(", ")
+    if cut < 0:
+        cut = body.rfind(" ")
+        return body[: cut + 1] + note + tail + ";"
+    return body[: cut + 2] + note + tail + ";"
 
 
 def listing_width(sections: Sequence[DecodedSection], fam: Family, exact: bool = False) -> int:

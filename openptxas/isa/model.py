@@ -227,6 +227,10 @@ class Instruction:
     """One SASS instruction.
 
     ``guard`` is the guard predicate (``PT`` when unguarded; ``not_`` for ``@!P0``).
+    ``xbits``: bits nvdisasm does not print (a form's *loose* bits, see
+    :attr:`openptxas.isa.spec.Form.loose`) that differ from the value ptxas writes there, as an
+    XOR mask over the 128-bit word; 0 for every instruction a compiler builds. They keep a
+    decoded word's re-encoding bit-exact; the emulator ignores them.
     """
 
     opcode: str
@@ -234,6 +238,7 @@ class Instruction:
     operands: tuple[Operand, ...] = ()
     guard: Reg = PT
     control: Control = field(default_factory=Control)
+    xbits: int = 0
 
     @property
     def mnemonic(self) -> str:

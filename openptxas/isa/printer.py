@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from openptxas.diag import EncodingError
-from openptxas.isa.codec import encode_with, format_list
+from openptxas.isa.codec import encode_with, format_list, match_mods
 from openptxas.isa.family import Family
 from openptxas.isa.floatfmt import format_float
 from openptxas.isa.model import (
@@ -69,8 +69,12 @@ def _inner(
     def shown(r: Reg, spec: RegSpec | None) -> bool:
         if not r.is_zero or (spec is not None and spec.show_zero):
             return True
-        # nvdisasm hides RZ.X4 too; the exact text keeps a selector it would lose
-        return exact and spec is not None and r.sel != spec.const_sel
+        if spec is None or r.sel == spec.const_sel:
+            return False
+        # a zero register with a scale (RZ.X4): nvdisasm prints it in addresses that have a
+        # uniform-register part ([RZ.X4+URZ+0x10], [RZ.64+0x10]) and hides it in the others
+        # ([0x10]); the exact text keeps a selector it would lose
+        return exact or (r is reg and us is not None and bool(spec.sel))
 
     terms: list[str] = []
     if reg is not None and shown(reg, rs):
@@ -146,6 +150,17 @@ def _is_default(op: Operand, spec: OpSpec) -> bool:
     return op == default_operand(spec)
 
 
+def omit_table(form: Form, ins: Instruction) -> Mapping[int, int]:
+    """The form's table of printed optional operands for the instruction's modifiers."""
+    if form.omit_when:
+        values = match_mods(form.mods, ins.mods)
+        if values is not None:
+            for fi, v, table in form.omit_when:
+                if values[fi] == v:
+                    return table
+    return form.omit
+
+
 def printed_operands(form: Form, ins: Instruction, exact: bool = False) -> list[int]:
     """Indices of the operands nvdisasm prints for ``ins`` (optional defaults left out).
 
@@ -156,13 +171,12 @@ def printed_operands(form: Form, ins: Instruction, exact: bool = False) -> list[
         return list(range(len(form.operands)))
     dmask = sum(1 << n for n, i in enumerate(opt) if _is_default(ins.operands[i], form.operands[i]))
     full = (1 << len(opt)) - 1
-    shown = form.omit.get(dmask, full)
+    omit = omit_table(form, ins)
+    shown = omit.get(dmask, full)
     if exact and shown != full:
         # two different printed subsets of the same size read alike (one "P" operand)
         count = bin(shown).count("1")
-        alike = {
-            m for d in range(1 << len(opt)) if bin(m := form.omit.get(d, full)).count("1") == count
-        }
+        alike = {m for d in range(1 << len(opt)) if bin(m := omit.get(d, full)).count("1") == count}
         if len(alike) > 1:
             shown = full
             for n, i in enumerate(opt):
@@ -225,7 +239,8 @@ def format_instruction(
     ``exact``: write what nvdisasm's text cannot tell apart so that the text identifies the
     encoding (the openptxas assembler reads it back bit-exactly): ``.reuse`` on yielding
     instructions, NaN payloads (``+QNAN(0x7ff00000)``), optional operands whose omission would be
-    ambiguous. Without it the text is nvdisasm's, character for character."""
+    ambiguous, bits nvdisasm ignores that differ from ptxas's encoding (``(*"xbits 0x..."*)``).
+    Without it the text is nvdisasm's, character for character."""
     form = form or find_form(ins, fam, addr)
     text = _format(ins, form, addr, labels, exact, printed_operands(form, ins, exact))
     if exact and len(form.operands) != len(printed_operands(form, ins)):
@@ -269,6 +284,9 @@ def _format(
         sep = " " if first else spec.sep
         parts.append(sep + format_operand(ins.operands[i], spec, addr, labels, show_reuse, exact))
         first = False
+    if exact and ins.xbits:
+        # bits nvdisasm does not print (the form's loose bits) at other values than ptxas's
+        parts.append(f' (*"xbits {ins.xbits:#x}"*)')
     c = ins.control
     tight = form.tight_semicolon(c.stall, c.wait, c.wr, c.rd)
     return "".join(parts) + (";" if tight else " ;")

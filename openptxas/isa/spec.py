@@ -24,7 +24,10 @@ or ``"UP"``; ``""``: no guard field), ``"semi0"`` (when nvdisasm leaves out the 
 ``;``: by default when the stall count and the wait mask are 0; ``"sb"``: also only when no
 scoreboard is set (variable-latency forms); ``" ;"``: never), ``"omit"`` (the printed-operand
 table for optional operands, see :class:`Form`), ``"alias"`` (:class:`Alias` entries),
-``"derived"`` (learned from nvdisasm alone: a form next to those of words ptxas emitted).
+``"omit_when"`` (``((field, value, omit), ...)``: another ``omit`` table for a modifier
+field's value), ``"derived"`` (learned from nvdisasm alone: a form next to those of words
+ptxas emitted), ``"loose"`` (``(bits, default)``: bits the form leaves free, see
+:attr:`Form.loose`).
 ``bits`` everywhere is ``((lsb, width), ...)``, least-significant part first. Generated tables
 write every dict as a tuple of ``(key, value)`` pairs and every list as a tuple, so that the whole
 table is one constant that Python unmarshals without executing code.
@@ -173,6 +176,7 @@ class OpSpec:
     optional: bool = False
     default: int = 0
     sep: str = ", "
+    abs_signed: bool = False  # MEM: a signed offset printed signed with no register ([-0x10])
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -231,6 +235,9 @@ class Form:
     guard: str = "P"  # the guard predicate's file ("P" or "UP"), "" when there is none
     semi0: str = ";"  # see ``tight_semicolon``
     omit: Mapping[int, int] = field(default_factory=dict)
+    # (modifier field index, value, omit table): the table that applies instead of ``omit``
+    # when that field holds that value (R2UR.OR prints its PT predicate, R2UR hides it)
+    omit_when: tuple[tuple[int, int, Mapping[int, int]], ...] = ()
     aliases: tuple[Alias, ...] = ()
     index: int = 0  # position in the family's table (stable identity)
     name: str = ""  # the row's name in the table
@@ -238,6 +245,8 @@ class Form:
     check_mods: bool = False  # a token appears in two modifier fields (INVALIDn): see codec
     ties: tuple[tuple[int, int], ...] = ()  # operands printed from the same field (BAR R9, R9)
     derived: bool = False  # learned from nvdisasm alone: ptxas emitted no word of this form
+    loose: int = 0  # bits nvdisasm ignores: any value decodes (kept in Instruction.xbits)
+    loose_value: int = 0  # their value in the encoding ptxas uses
 
     def tight_semicolon(self, stall: int, wait: int, wr: int | None, rd: int | None) -> bool:
         """Whether nvdisasm prints ``;`` right after the text (no blank) for this control."""
@@ -304,7 +313,7 @@ def operand_from_literal(d: Mapping[str, Any]) -> OpSpec:
     ``not``, ``reuse``, ``sel``, ``sel_names``, ``const_sel``, ``const_not``, ``inv``,
     ``sel_in_abs``, ``show_zero``), ``num`` (``bits``, ``kind``,
     ``signed``, ``shift``), ``regs`` (list of register dicts or None), ``bank``, ``const_bank``,
-    ``enum``, ``names``, ``opt``, ``default``, ``sep``.
+    ``enum``, ``names``, ``opt``, ``default``, ``sep``, ``abs_signed``.
     """
     d = _d(d)
     kind = OpKind(d["k"])
@@ -321,6 +330,7 @@ def operand_from_literal(d: Mapping[str, Any]) -> OpSpec:
         optional=bool(d.get("opt", False)),
         default=int(d.get("default", 0)),
         sep=str(d.get("sep", ", ")),
+        abs_signed=bool(d.get("abs_signed", False)),
     )
 
 
@@ -373,7 +383,10 @@ def form_from_literal(row: tuple[Any, ...], index: int, name: str = "") -> Form:
                     check_mods = True
     guard = flags.get("guard", "P")
     guard = "" if guard is False else str(guard)
-    covered = mask | CONTROL_BITS | (GUARD_BITS if guard else 0)
+    loose, loose_value = (int(x) for x in flags.get("loose", (0, 0)))
+    if loose & mask or loose_value & ~loose:
+        raise ValueError(f"row {name or opcode}: loose bits overlap the fixed bits")
+    covered = mask | loose | CONTROL_BITS | (GUARD_BITS if guard else 0)
     for mf in modfields:
         covered |= bits_mask(mf.bits)
     ties: list[tuple[int, int]] = []
@@ -390,6 +403,10 @@ def form_from_literal(row: tuple[Any, ...], index: int, name: str = "") -> Form:
         guard=guard,
         semi0=str(flags.get("semi0", ";")),
         omit={int(k): int(v) for k, v in flags.get("omit", ())},
+        omit_when=tuple(
+            (int(fi), int(v), {int(a): int(b) for a, b in table})
+            for fi, v, table in flags.get("omit_when", ())
+        ),
         aliases=aliases,
         index=index,
         name=name,
@@ -397,4 +414,6 @@ def form_from_literal(row: tuple[Any, ...], index: int, name: str = "") -> Form:
         check_mods=check_mods,
         ties=tuple(ties),
         derived=bool(flags.get("derived", False)),
+        loose=loose,
+        loose_value=loose_value,
     )

@@ -25,6 +25,8 @@ class CubinCheck:
     bit_exact: int = 0
     same_text: int = 0
     problems: list[str] = field(default_factory=list)
+    # (kind, word, nvdisasm's text, ours) per failure; kind: "unknown", "encode", "text"
+    failures: list[tuple[str, int, str, str]] = field(default_factory=list)
 
 
 def compare_cubin(cubin: bytes, listing: str) -> CubinCheck:
@@ -42,19 +44,22 @@ def compare_cubin(cubin: bytes, listing: str) -> CubinCheck:
         for n, item in enumerate(sec.items):
             addr = 16 * n
             res.instructions += 1
+            word, ref_text = theirs[n].word, theirs[n].text
             if isinstance(item, Unknown):
-                res.problems.append(f"{sec.name}/{addr:04x}: unknown {theirs[n].text}")
+                res.problems.append(f"{sec.name}/{addr:04x}: unknown {ref_text}")
+                res.failures.append(("unknown", word, ref_text, ""))
                 continue
             res.decoded += 1
-            if encode(item, fam, addr) == theirs[n].word:
+            back = encode(item, fam, addr)
+            if back == word:
                 res.bit_exact += 1
             else:
                 res.problems.append(f"{sec.name}/{addr:04x}: re-encodes differently")
+                res.failures.append(("encode", word, ref_text, f"{back:032x}"))
             ours = texts[n].removesuffix(";").rstrip()
-            if ours == theirs[n].text:
+            if ours == ref_text:
                 res.same_text += 1
             else:
-                res.problems.append(
-                    f"{sec.name}/{addr:04x}: {ours!r} != nvdisasm {theirs[n].text!r}"
-                )
+                res.problems.append(f"{sec.name}/{addr:04x}: {ours!r} != nvdisasm {ref_text!r}")
+                res.failures.append(("text", word, ref_text, ours))
     return res

@@ -30,6 +30,7 @@ from openptxas.isa.family import Family, load_family
 from openptxas.isa.listing import (
     CodeSection,
     DecodedSection,
+    Reloc,
     Symbol,
     assemble,
     disassemble,
@@ -44,7 +45,7 @@ from openptxas.targets import get_target
 def disassemble_cubin(data: bytes) -> tuple[Family, list[DecodedSection]]:
     """Decode every code section of a cubin, labels and indirect-branch targets included."""
     from openptxas.elf.consts import SymbolType
-    from openptxas.elf.model import InfoSection
+    from openptxas.elf.model import InfoSection, RelocTable
     from openptxas.elf.nvinfo import EIATTR, IndirectBranchTargets
     from openptxas.elf.reader import read_cubin
 
@@ -58,6 +59,22 @@ def disassemble_cubin(data: bytes) -> tuple[Family, list[DecodedSection]]:
         for sym in cub.symtab.symbols
         if sym.type == SymbolType.FUNC and sym.shndx in where
     ]
+    relocs: dict[str, list[Reloc]] = {}
+    syms = cub.symtab.symbols
+    for sec in cub.sections:
+        if not isinstance(sec.content, RelocTable) or ".text." not in sec.name:
+            continue
+        owner = sec.name.split(".text.", 1)[1]
+        for r in sec.content.relocs:
+            sym = syms[r.sym] if 0 <= r.sym < len(syms) else None
+            if sym is None:
+                continue
+            target = None
+            if sym.type == SymbolType.FUNC and sym.shndx in where:
+                target = (where[sym.shndx], sym.value + (r.addend or 0))
+            relocs.setdefault(owner, []).append(
+                Reloc(r.offset, r.type, sym.name, r.addend or 0, target)
+            )
     targets: dict[str, dict[int, tuple[int, ...]]] = {}
     for _, sec in cub.find_sections(".nv.info."):
         if isinstance(sec.content, InfoSection):
@@ -66,7 +83,7 @@ def disassemble_cubin(data: bytes) -> tuple[Family, list[DecodedSection]]:
                     fn = targets.setdefault(sec.name[len(".nv.info.") :], {})
                     for br in attr.value.branches:
                         fn[br.offset] = br.targets
-    return fam, disassemble(sections, symbols, fam, targets)
+    return fam, disassemble(sections, symbols, fam, targets, relocs)
 
 
 def _load(path: str) -> tuple[Family, list[DecodedSection]]:

@@ -26,8 +26,9 @@ def _reg(draw: st.DrawFn, w: int, rs: RegSpec | None) -> int:
 
 @st.composite
 def words(draw: st.DrawFn, form: Form) -> int:
-    """A random word of ``form``: every field at a random value, a random control field."""
-    w = form.value
+    """A random word of ``form``: every field and loose bit at a random value, a random control
+    field."""
+    w = form.value | (draw(st.integers(0, (1 << 105) - 1)) & form.loose)
     if form.guard:
         w |= draw(st.integers(0, 15)) << 12
     for mf in form.mods:
