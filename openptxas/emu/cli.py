@@ -2,6 +2,10 @@
 
     openptxas-emu run FILE.cubin --spec S.json [--kernel NAME] [--in IN.npz] [--out OUT.npz]
                       [--hazards] [--trace] [--stats]
+    openptxas-emu check FILE.cubin [--kernel NAME]
+
+``check`` runs the hazard checker statically, on every path of every kernel (no launch spec);
+it prints each report to stderr in the format of ``run --hazards``.
 
 stdout carries the kernel's device ``printf`` output (thread by thread in launch order) and
 nothing else unless ``--trace`` or ``--stats`` asks for more; diagnostics go to stderr. The exit
@@ -47,7 +51,33 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--hazards", action="store_true", help="check the control codes")
     r.add_argument("--trace", action="store_true", help="print every executed instruction")
     r.add_argument("--stats", action="store_true", help="print executed instructions per opcode")
+    c = sub.add_parser("check", help="check the control codes on every path (no launch)")
+    c.add_argument("cubin", help="the cubin (ELF) file")
+    c.add_argument("--kernel", help="only this kernel")
     return ap
+
+
+def _check(module: Any, kernel: str | None) -> int:
+    from openptxas.emu.static_hazards import StaticChecker
+
+    ck = StaticChecker()
+    names = [kernel] if kernel else sorted(module.kernels)
+    found = undecoded = 0
+    for name in names:
+        res = ck.check_kernel(module, module.kernel(name))
+        if res.undecoded:
+            undecoded += res.undecoded
+            print(
+                f"{TOOL} warning : {name}: {res.undecoded} undecodable word(s), not checked",
+                file=sys.stderr,
+            )
+        for h in res.reports:
+            print(f"{TOOL} hazard  : {name}: {h}", file=sys.stderr)
+        found += len(res.reports)
+    if found:
+        print(f"{TOOL} error   : {found} hazard(s) found", file=sys.stderr)
+        return 1
+    return 1 if undecoded else 0
 
 
 def _write_npz(path: str, arrays: dict[str, np.ndarray[Any, Any]]) -> None:
@@ -88,9 +118,15 @@ def main(argv: Sequence[str] | None = None, decoder: Decoder | None = None) -> i
         except OSError as exc:
             raise OpenPtxasError(f"cannot read '{args.cubin}': {exc.strerror}") from None
         try:
-            module = load_module(blob, decoder)
+            module = load_module(blob, decoder, relocatable=args.cmd == "check")
         except OpenPtxasError as exc:
             raise OpenPtxasError(f"'{args.cubin}': {exc.message}") from None
+        if args.cmd == "check":
+            if module.decoder is None:
+                from openptxas.emu.launch import default_decoder
+
+                module.decoder = default_decoder(module.sm)
+            return _check(module, args.kernel)
         inputs = _load_inputs(args.inp) if args.inp else None
         trace = io.StringIO() if args.trace else None
         res = launch(
@@ -108,7 +144,8 @@ def main(argv: Sequence[str] | None = None, decoder: Decoder | None = None) -> i
     except (MemoryError, RecursionError, ValueError, TypeError, IndexError, KeyError) as exc:
         print(
             f"{TOOL} fatal   : internal error ({type(exc).__name__}: {exc}); please report it "
-            f"with: {TOOL} run {args.cubin} --spec {args.spec}",
+            f"with: {TOOL} {args.cmd} {args.cubin}"
+            + (f" --spec {args.spec}" if args.cmd == "run" else ""),
             file=sys.stderr,
         )
         return 3

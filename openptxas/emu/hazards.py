@@ -1,31 +1,31 @@
 """The hazard checker: replays the control codes (stall counts, scoreboards) along the executed
 path of every thread and reports each register access the hardware would not protect.
+(``openptxas.emu.static_hazards`` applies the same rules to every path of a function's CFG.)
 
-Model (sm_90, per thread, vectorised over lanes):
+Model (sm_90, per thread, vectorised over lanes), with every number from the target family's
+latency model (``openptxas.targets.latency.load_latency_model``, the one the compiler uses):
 
 - Issue time: an instruction issues ``max(stall, 1)`` cycles after the previous one of the same
   thread (waiting on a scoreboard may delay it further; the checker does not count that delay, so
   it never hides a hazard).
 - Fixed-latency producers (no write scoreboard): a consumer may read the result only once
-  ``latency(producer, consumer, role)`` cycles have passed since the producer issued; the
-  latencies are the minima ptxas itself uses (``openptxas/targets/data/sm_90_latency.toml``,
-  mined by ``scripts/emu_mine_latencies.py``). Roles: ``data`` (register operand), ``pred``
-  (predicate operand), ``guard`` (guard predicate or branch condition), ``addr`` (address or
-  constant-bank index register).
+  ``need(producer class, consumer, role)`` cycles have passed since the producer issued. Roles:
+  ``data``, ``hi`` (an upper source register read later), ``late`` (a source of a late reader),
+  ``pred``, ``guard`` (guard predicate or branch condition), ``addr`` (address or constant-bank
+  index register).
 - Variable-latency producers set a write scoreboard ``SBk``; their results may be read (or
   overwritten) only after an instruction waited on ``SBk`` (wait mask, or ``DEPBAR.LE SBk, n``
   which completes all but the newest ``n``). Scoreboards count: waiting on one waits for every
   instruction that set it.
+- In-order units: a variable-latency result issued without a write scoreboard is covered by the
+  write scoreboard of the next instruction of its unit that sets one (``LDS R4 [W-]; LDS R9
+  [W0]``, ``SHFL``, ``POPC``, ``MUFU``, conversions, ...), or is ready once its class's latency
+  has passed (ptxas times some by stalls); a class the model does not know is reported.
 - Late readers set a read scoreboard ``SBk``: their source registers may be overwritten only
-  after a wait on ``SBk``.
+  after a wait on ``SBk`` or the reader's read window.
 
 Rules reported (each report names the address, the instruction and the rule):
 ``raw-latency``, ``raw-scoreboard``, ``waw-scoreboard``, ``war-scoreboard``.
-
-Shared-memory loads complete in order: a load without a write scoreboard is covered by the write
-scoreboard of the next shared-memory load (ptxas relies on it). Other variable-latency
-instructions without a write scoreboard (R2UR, ELECT, MUFU, F2I, ... followed by a long enough
-stall) are treated as fixed-latency producers with the latency ptxas gives them.
 """
 
 from __future__ import annotations
@@ -36,11 +36,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from openptxas.emu.bind import PRED_BASE, pred_row
+from openptxas.emu.bind import PRED_BASE, UR_BASE, pred_row
 from openptxas.emu.lanes import Sel
 from openptxas.emu.model import Imm, Instruction, Keyword, Reg
-from openptxas.sched.latency import VARIABLE_LATENCY
-from openptxas.targets.latency import LatencyTable, lat_key, load_latency_table
+from openptxas.targets.latency import LatencyModel, lat_key, load_latency_model
 
 if TYPE_CHECKING:
     from openptxas.emu.machine import Machine
@@ -55,14 +54,7 @@ NSB = 6
 GSB = NSB
 GMMA = frozenset({"HGMMA", "IGMMA", "BGMMA"})
 
-# Distance beyond which the latency table has no requirement left (mined distances are capped
-# there too).
-TABLE_REACH = 64
 RULES = ("raw-latency", "raw-scoreboard", "waw-scoreboard", "war-scoreboard")
-# Pipes that complete in order: a load without a write scoreboard is covered by the scoreboard
-# of the next load of the same pipe (ptxas issues "LDS R4 [W-]; LDS R9 [W0]" and waits on SB0
-# for both).
-IN_ORDER = {"LDS": "shared", "LDSM": "shared"}
 
 
 @dataclass
@@ -102,8 +94,11 @@ def expand(reads: list[tuple[int, int, str]], writes: list[tuple[int, int]]) -> 
     rs: list[tuple[int, str]] = []
     for row, n, role in reads:
         for i in range(n):
-            if row + i not in (255, 319) and (row + i, role) not in rs:
-                rs.append((row + i, role))
+            # the upper registers of a multi-register source (``hi``: some readers take them
+            # later, see LatencyModel.role)
+            r = "hi" if i and role == "data" else role
+            if row + i not in (255, 319) and (row + i, r) not in rs:
+                rs.append((row + i, r))
     ws: list[int] = []
     for row, n in writes:
         for i in range(n):
@@ -116,11 +111,11 @@ class HazardChecker:
     """Per-lane scoreboard and latency state for one wave; see the module docstring.
 
     ``record``: instead of checking fixed latencies, collect the observed minimum distances
-    (for ``scripts/emu_mine_latencies.py``).
+    (as ``scripts/hazards_mine.py`` does statically).
     """
 
-    def __init__(self, table: LatencyTable | None = None, record: bool = False) -> None:
-        self.table = table if table is not None else load_latency_table("sm_90")
+    def __init__(self, model: LatencyModel | None = None, record: bool = False) -> None:
+        self.model = model if model is not None else load_latency_model("sm_90")
         self.record = record
         # (producer class, consumer class, role, producer pc, consumer pc) -> minimum distance
         self.observed: dict[tuple[str, str, str, int, int], int] = {}
@@ -212,8 +207,7 @@ class HazardChecker:
             self._keys.append(k)
             self._key_ids[k] = i
             op = k.partition(".")[0]
-            known = any(p == k for p, _role in self.table.producers)
-            self._unscored.append(op in VARIABLE_LATENCY and not known)
+            self._unscored.append(self.model.is_variable(op) and not self.model.knows(k))
         return i
 
     def exit(self, sel: Sel) -> None:
@@ -251,6 +245,7 @@ class HazardChecker:
         access: Access,
         guard: Callable[[Sel], Sel | None] | None,
     ) -> Callable[[Sel, int], None]:
+        model = self.model
         ctl = ins.control
         stall = max(ctl.stall, 1)
         wait = ctl.wait
@@ -258,7 +253,7 @@ class HazardChecker:
         rd_sb = ctl.rd
         key = lat_key(ins.opcode, ins.mods)
         cls = self.key_id(key)
-        reads = [(self._row(r), role) for r, role in access.reads]
+        reads = [(self._row(r), model.role(ins.opcode, role)) for r, role in access.reads]
         g = ins.guard
         guard_row = None
         if not g.is_zero:
@@ -275,14 +270,15 @@ class HazardChecker:
             depbar = (GSB, cnt[0].value if cnt else 0)
         gmma = ins.opcode in GMMA
         ends_group = gmma and any(isinstance(o, Keyword) and o.name == "gsb0" for o in ins.operands)
-        pipe = IN_ORDER.get(ins.opcode)
+        reach = model.reach
+        pipe = model.unit(ins.opcode) if model.is_variable(ins.opcode) else None
         if pipe is not None and pipe not in self._pipes:
             self._pipes.append(pipe)
         pipe_id = self._pipes.index(pipe) if pipe is not None else -1
         if pipe is not None:
             self._in_order_rows.setdefault(pipe, set())
         wait_sbs = [k for k in range(NSB) if wait >> k & 1]
-        table = self.table
+        done_units = [u for u in model.completes_units(ins.opcode, ins.mods) if u in self._pipes]
 
         def check(sel: Sel, nw: int) -> None:
             idx = self.lane[sel] if isinstance(sel, slice) else sel
@@ -311,6 +307,14 @@ class HazardChecker:
                             self.needed_waits.add((pc, k, int(self.pw_pc[row, gidx[j]]), row))
             for k in wait_sbs:
                 self.sb_done[k, idx] = self.sb_issued[k, idx]
+            for u in done_units:
+                # a CTA barrier completes the unit's results that have no scoreboard
+                uid = self._pipes.index(u)
+                for row in self._in_order_rows.get(u, ()):
+                    done = (self.pw_sb[row, idx] == -2) & (self.pw_pipe[row, idx] == uid)
+                    if done.any():
+                        self.pw_sb[row, idx[done]] = -1
+                        self.w_cls[row, idx[done]] = -1
             if depbar is not None:
                 k, n = depbar
                 self.sb_done[k, idx] = np.maximum(self.sb_done[k, idx], self.sb_issued[k, idx] - n)
@@ -322,18 +326,29 @@ class HazardChecker:
                 if idx.size == 0:
                     continue
                 sb = self.pw_sb[row, idx]
-                pend = (sb != -1) & ((sb != GSB) | (not gmma))
+                # (-2: a result of an in-order unit without a scoreboard: timed below, by its
+                # class's latency, until a later scoreboard of its unit covers it)
+                pend = (sb >= 0) & ((sb != GSB) | (not gmma))
                 if pend.any():
                     sbc = np.where(sb >= 0, sb, 0).astype(np.intp)
-                    bad = pend & ((sb == -2) | (self.pw_seq[row, idx] > self.sb_done[sbc, idx]))
+                    bad = pend & (self.pw_seq[row, idx] > self.sb_done[sbc, idx])
+                    alt = bad & (self.w_cls[row, idx] >= 0)
+                    if alt.any() and not self.record:
+                        # an in-order result covered by a later scoreboard of its unit: also
+                        # ready once its own latency has passed
+                        dist = t - self.w_t[row, idx]
+                        for c in np.unique(self.w_cls[row, idx][alt]).tolist():
+                            pk = self._keys[c]
+                            if model.knows(pk):
+                                ok = alt & (self.w_cls[row, idx] == c)
+                                ok &= dist >= model.need(pk, key, role)
+                                bad &= ~ok
                     if bad.any():
                         j = int(np.flatnonzero(bad)[0])
                         what = (
                             "WARPGROUP.DEPBAR on gsb0"
                             if sb[j] == GSB
                             else f"a wait on SB{int(sb[j])}"
-                            if sb[j] >= 0
-                            else "any scoreboard covers it"
                         )
                         self.report(
                             pc, ins, "raw-scoreboard", row,
@@ -342,7 +357,13 @@ class HazardChecker:
                             int(bad.sum()),
                         )  # fmt: skip
                 pc_cls = self.w_cls[row, idx]
-                fixed = pc_cls >= 0
+                fixed = (pc_cls >= 0) & (sb < 0)
+                if self.record:
+                    # a covered in-order result read before its scoreboard was waited on
+                    sbc = np.where(sb >= 0, sb, 0).astype(np.intp)
+                    fixed |= (
+                        (pc_cls >= 0) & (sb >= 0) & (self.pw_seq[row, idx] > self.sb_done[sbc, idx])
+                    )
                 if fixed.any():
                     dist = t - self.w_t[row, idx]
                     for c in np.unique(pc_cls[fixed]).tolist():
@@ -359,7 +380,7 @@ class HazardChecker:
                                 int(sel_v.sum()),
                             )  # fmt: skip
                             continue
-                        sel_c = fixed & (pc_cls == c) & (dist < TABLE_REACH)
+                        sel_c = fixed & (pc_cls == c) & (dist < reach)
                         if not sel_c.any():
                             continue
                         if self.record:
@@ -370,7 +391,7 @@ class HazardChecker:
                                 if d < self.observed.get(sk, 1 << 30):
                                     self.observed[sk] = d
                             continue
-                        need = table.need(pk, key, role)
+                        need = model.need(pk, key, role)
                         if self.explain:
                             tight = sel_c & (dist == need)
                             if tight.any():
@@ -406,7 +427,7 @@ class HazardChecker:
                                 if d < self.observed_reads.get(rk, 1 << 30):
                                     self.observed_reads[rk] = d
                                 continue
-                            win = table.read_window(rk)
+                            win = model.read_window(rk)
                             bad = sel_c & (dist < win)
                             if bad.any():
                                 j = int(np.flatnonzero(bad)[0])
@@ -423,6 +444,16 @@ class HazardChecker:
                 if pend.any():
                     sbc = np.where(ws >= 0, ws, 0).astype(np.intp)
                     bad = pend & ((ws == -2) | (self.pw_seq[row, idx] > self.sb_done[sbc, idx]))
+                    inord = bad & (self.w_cls[row, idx] >= 0) & (ws != GSB)
+                    if inord.any():
+                        # an in-order result without its own scoreboard: written once its own
+                        # latency has passed (whether or not a later scoreboard covers it)
+                        own = np.array(
+                            [model.own(self._keys[c]) if c >= 0 and model.knows(self._keys[c])
+                             else 1 << 30 for c in self.w_cls[row, idx].tolist()],
+                            dtype=np.int64,
+                        )  # fmt: skip
+                        bad &= ~(inord & ((t - self.w_t[row, idx]) >= own))
                     if bad.any() and not self.record:
                         j = int(np.flatnonzero(bad)[0])
                         self.report(
@@ -440,6 +471,8 @@ class HazardChecker:
                 self.sb_issued[rd_sb, idx] += 1
                 seq = self.sb_issued[rd_sb, idx]
                 for row, _role in reads:
+                    if self._rows[row] >= UR_BASE:
+                        continue  # uniform sources are read at issue
                     self.pr_sb[row, idx] = rd_sb
                     self.pr_seq[row, idx] = seq
                     self.pr_pc[row, idx] = pc
@@ -476,7 +509,9 @@ class HazardChecker:
                     self.pw_sb[row, idx] = -2
                     self.pw_pipe[row, idx] = pipe_id
                     self.pw_pc[row, idx] = pc
-                    self.w_cls[row, idx] = -1
+                    self.w_cls[row, idx] = cls
+                    self.w_t[row, idx] = t
+                    self.w_pc[row, idx] = pc
                     self._in_order_rows[pipe].add(row)
             else:
                 for row in writes:

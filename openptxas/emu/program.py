@@ -181,7 +181,7 @@ def _kernel(cubin: Cubin, fi: FunctionInfo, subs: dict[str, int]) -> Kernel:
 
 def load_module(blob: bytes, decoder: Decoder | None = None, relocatable: bool = False) -> Module:
     """Read a cubin (whole-program, as ``ptxas`` writes it) for emulation. ``relocatable``:
-    accept a ``ptxas -c`` object too (to decode and bind its code, not to run it)."""
+    accept a ``ptxas -c`` object too (to decode, bind and check its code, not to run it)."""
     cubin = read_cubin(blob)
     if cubin.is_relocatable and not relocatable:
         raise EmuLoadError("a relocatable cubin (ptxas -c) must be linked before it can run")

@@ -8,8 +8,8 @@ merged from all predecessors (latest ready time, union of pending scoreboards) a
 fixed point, so scoreboards and latencies carry across branches and loop back edges.
 
 Read scoreboards are set lazily: a late reader (a store, a load, MUFU, ...) gets one only when a
-later write to one of its sources would come within ``READ_WINDOW`` cycles; the simulation marks
-such readers and re-runs until nothing changes.
+later write to one of its sources would come within its read window (the latency model's); the
+simulation marks such readers and re-runs until nothing changes.
 
 With ``serial`` mode every instruction waits for every scoreboard and stalls 15 cycles: trivially
 safe, for bisecting.
@@ -32,21 +32,46 @@ from openptxas.ir.core import (
     predecessors,
     successors,
 )
-from openptxas.sched.latency import (
-    NUM_SCOREBOARDS,
-    READ_WINDOW,
-    SB_SETUP,
-    fixed_latency,
-    is_late_reader,
-    is_variable,
-)
-from openptxas.targets.latency import lat_key, load_latency_table
+from openptxas.targets.latency import LatencyModel, lat_key, load_latency_model
 
 Unit = tuple[RC, int]
 MAX_STALL = 15
-# Distance beyond which the latency table has no requirement left.
-TABLE_REACH = 64
-TABLE = load_latency_table("sm_90")
+# Visits of a block after which its exit state is widened (see _assign).
+WIDEN_AFTER = 8
+# The latency model (one per target family, shared with the hazard checkers).
+MODEL: LatencyModel = load_latency_model("sm_90")
+TABLE_REACH = MODEL.reach
+NUM_SCOREBOARDS = MODEL.scoreboards
+SB_SETUP = MODEL.sb_setup
+
+
+@dataclass(frozen=True, slots=True)
+class Latency:
+    """Cycles from a fixed-latency producer's issue to a consumer's issue."""
+
+    data: int  # result read as an ordinary source operand
+    guard: int  # predicate result read as a guard or branch condition
+
+
+def is_variable(ins: Instr) -> bool:
+    """Results delivered through a write scoreboard."""
+    return MODEL.is_variable(ins.op) or MODEL.is_variable(ins.name)
+
+
+def is_late_reader(ins: Instr) -> bool:
+    """Reads its register sources after issue (a later overwrite waits on its read scoreboard)."""
+    return is_variable(ins) or MODEL.is_late_reader(ins.op)
+
+
+def fixed_latency(ins: Instr) -> Latency:
+    """Latency of a fixed-latency producer's results, for a reader of any class."""
+    k = lat_key(ins.op, ins.mods)
+    return Latency(MODEL.worst(k, "data"), MODEL.worst(k, "guard"))
+
+
+def read_window(ins: Instr) -> int:
+    """How long after issue a late reader may still read its sources."""
+    return MODEL.read_window(lat_key(ins.op, ins.mods))
 
 
 def _zero(r: Reg, urz: int) -> bool:
@@ -90,8 +115,9 @@ class State:
     done: dict[Unit, int] = field(default_factory=dict)  # cycles until written (WAW)
     wsb: dict[Unit, frozenset[int]] = field(default_factory=dict)  # pending write scoreboards
     rsb: dict[Unit, frozenset[int]] = field(default_factory=dict)  # pending read scoreboards
-    # pending late reads without a read scoreboard: unit -> (cycles since issue, reader uid)
-    reads: dict[Unit, tuple[int, int]] = field(default_factory=dict)
+    # pending late reads without a read scoreboard: unit -> (cycles since issue, reader uid,
+    # the reader's read window)
+    reads: dict[Unit, tuple[int, int, int]] = field(default_factory=dict)
     sb_age: dict[int, int] = field(default_factory=dict)  # cycles since each SB was set
     # fixed-latency producers still within reach of the latency table: unit -> [(class, age)]
     prod: dict[Unit, tuple[tuple[str, int], ...]] = field(default_factory=dict)
@@ -117,11 +143,11 @@ class State:
                     del d[k]
                 else:
                     d[k] = v
-        for k, (age, uid) in list(self.reads.items()):
-            if age + cycles >= READ_WINDOW:
+        for k, (age, uid, win) in list(self.reads.items()):
+            if age + cycles >= win:
                 del self.reads[k]
             else:
-                self.reads[k] = (age + cycles, uid)
+                self.reads[k] = (age + cycles, uid, win)
         for s in self.sb_age:
             self.sb_age[s] = min(self.sb_age[s] + cycles, 1 << 20)
         for k in list(self.prod):
@@ -164,9 +190,9 @@ def merge(states: list[State]) -> State:
         for mine2, theirs2 in ((out.wsb, s.wsb), (out.rsb, s.rsb)):
             for k, v2 in theirs2.items():
                 mine2[k] = mine2.get(k, frozenset()) | v2
-        for k, (age, uid) in s.reads.items():
+        for k, (age, uid, win) in s.reads.items():
             if k not in out.reads or out.reads[k][0] > age:
-                out.reads[k] = (age, uid)
+                out.reads[k] = (age, uid, win)
         for k, entries in s.prod.items():
             out.prod[k] = tuple(sorted(set(out.prod.get(k, ())) | set(entries)))
         for sb, age in s.sb_age.items():
@@ -209,6 +235,7 @@ def _assign(fn: Function, urz: int, serial: bool, needs_rd: set[int]) -> None:
     preds = predecessors(fn)
     out_states: list[State | None] = [None] * n
     work = list(range(n))
+    visits = [0] * n
     rounds = 0
     # 1. Block-entry states to a fixed point (nothing is changed in the function yet).
     while work:
@@ -219,6 +246,11 @@ def _assign(fn: Function, urz: int, serial: bool, needs_rd: set[int]) -> None:
         st = merge([s for p in preds[i] if (s := out_states[p]) is not None])
         new_out = _block(fn.blocks[i].instrs, st, urz, serial, needs_rd, emit=False)
         old = out_states[i]
+        visits[i] += 1
+        if old is not None and visits[i] > WIDEN_AFTER:
+            # Scoreboard choices can cycle around a loop: from here on a block's exit state
+            # only grows (more pending, later ready, younger), which always converges.
+            new_out = merge([old, new_out])
         if old is None or not _states_equal(old, new_out):
             out_states[i] = new_out
             for s2 in succs[i]:
@@ -253,7 +285,7 @@ def _block(
             delay = max(delay, ready)
             for pkey, age in st.prod.get(u, ()):
                 for role in roles.get(u, ("data",)):
-                    delay = max(delay, TABLE.need(pkey, ckey, role) - age)
+                    delay = max(delay, MODEL.need(pkey, ckey, role) - age)
         for u in defs:
             wait |= st.wsb.get(u, frozenset()) | st.rsb.get(u, frozenset())
             if u in st.done:
@@ -319,7 +351,7 @@ def _block(
                 st.sb_age[sb] = 0
             else:
                 for u in uses:
-                    st.reads[u] = (0, ins.uid)
+                    st.reads[u] = (0, ins.uid, read_window(ins))
         for u in defs:
             st.reads.pop(u, None)
         if emit:

@@ -91,7 +91,8 @@ def _cases(kernels):
 @pytest.mark.parametrize("case", list(_cases(KERNELS)))
 @pytest.mark.parametrize("opt", [3, 0])
 def test_runs_correctly_in_emulator(case, opt, oracle) -> None:
-    """Our cubin, decoded by our ISA tables, runs in the emulator with the hazard checker on:
+    """Our cubin, decoded by our ISA tables, runs in the emulator with the hazard checker on
+    (and the static checker finds nothing on any path):
     no hazard, and every output equals the kernel's numpy reference."""
     need_tools("nvcc")
     from openptxas.emu import run_launch
@@ -103,5 +104,13 @@ def test_runs_correctly_in_emulator(case, opt, oracle) -> None:
     cubin = _CUBINS[key]
     result = run_launch(cubin, case.spec, hazards=True)
     assert not result.hazards, "\n".join(str(h) for h in result.hazards[:10])
+    # and on every path, statically (the same latency model the control codes were made with)
+    from openptxas.emu.decode import isa_decoder
+    from openptxas.emu.program import load_module
+    from openptxas.emu.static_hazards import StaticChecker
+
+    mod = load_module(cubin, isa_decoder("sm90"))
+    static = StaticChecker().check_kernel(mod, mod.kernel(case.spec.kernel))
+    assert not static.undecoded and not static.reports, "\n".join(map(str, static.reports[:10]))
     problems = check_case(case, result)
     assert not problems, "\n".join(problems)

@@ -27,7 +27,7 @@ KNOWN_REFERENCE_ISSUES: dict[str, str] = {}
 
 REMINE = (
     "if ptxas's code is right here (a new corpus kernel), re-mine the latency table: "
-    "python scripts/emu_mine_latencies.py"
+    "python scripts/hazards_mine.py"
 )
 
 

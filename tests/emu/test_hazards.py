@@ -20,7 +20,7 @@ import pytest
 from openptxas.emu.hazards import HazardChecker
 from openptxas.emu.launch import launch
 from openptxas.emu.model import Control, Imm, Instruction, Reg, RegFile
-from openptxas.targets.latency import lat_key, load_latency_table
+from openptxas.targets.latency import lat_key, load_latency_model
 from tests.conftest import need_tools
 from tests.emu.harness import Case, corpus_cases
 from tests.emu.mutate import mutate_case
@@ -54,12 +54,24 @@ def test_every_mutation_is_flagged(case_id: str) -> None:
     assert not missed, "\n".join(missed)
 
 
-def test_the_checker_uses_the_compilers_latency_table() -> None:
+def test_the_checkers_use_the_compilers_latency_model() -> None:
+    """One model object per family: the compiler's control codes, the dynamic and the static
+    checker read the same one (sm_90a shares sm_90's)."""
+    from openptxas.emu.static_hazards import StaticChecker
     from openptxas.sched import control
 
-    assert HazardChecker().table is load_latency_table("sm_90")
-    assert control.TABLE is load_latency_table("sm_90")
+    model = load_latency_model("sm_90")
+    assert HazardChecker().model is model
+    assert StaticChecker().model is model
+    assert control.MODEL is model
+    assert load_latency_model("sm_90a") is model
     assert lat_key("IMAD", ("WIDE", "U32")) == "IMAD.WIDE"
+    # the compiler's fixed latencies are the model's
+    from openptxas.ir.core import Instr
+
+    for op in ("IADD3", "FFMA", "DADD", "ISETP"):
+        lat = control.fixed_latency(Instr(op))
+        assert lat.data == model.worst(op, "data") and lat.guard == model.worst(op, "guard")
 
 
 def test_removing_a_write_scoreboard_is_flagged() -> None:

@@ -1,0 +1,204 @@
+"""Mining the latency model from ptxas's cubins, statically (used by scripts/hazards_mine.py and
+the held-out tests): every function's decoded SASS is walked along its control-flow graph by the
+static checker in recording mode (``openptxas.emu.static_hazards``); for every read of a register
+whose last writer may be a fixed-latency instruction (or an in-order result not yet covered by a
+waited scoreboard), the issue distance on the closest path is recorded. ptxas never reads a
+result early, so the smallest distance per producer class and role, pooled over every consumer,
+is a latency ptxas assumes is enough; per pipe, pooled over the pipe's classes.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+from openptxas.emu.decode import isa_decoder
+from openptxas.emu.program import load_module
+from openptxas.emu.static_hazards import StaticChecker
+from openptxas.targets.latency import LatencyModel, parse_latency_model
+
+# A pipe's latency for a role needs this much evidence; thinner minima are schedule slack.
+MIN_SITES = 3
+MIN_KERNELS = 2
+
+
+class CorpusItem(Protocol):
+    name: str
+
+    def data(self) -> bytes: ...
+
+
+@dataclass(frozen=True)
+class Cubin:
+    name: str
+    load: Callable[[], bytes]
+
+    def data(self) -> bytes:
+        return self.load()
+
+
+@dataclass
+class Mined:
+    pairs: dict[tuple[str, str], dict[tuple[str, int, int], int]] = field(default_factory=dict)
+    reads: dict[str, dict[tuple[str, int, int], int]] = field(default_factory=dict)
+    stats: dict[str, int] = field(default_factory=dict)
+    variable: frozenset[str] = frozenset()
+    with_sb: Counter[str] = field(default_factory=Counter)
+    without_sb: Counter[str] = field(default_factory=Counter)
+
+
+Site = tuple[str, int, int]  # (function, producer pc, consumer pc)
+
+
+def mine(cubins: Iterable[CorpusItem], structure: LatencyModel, verbose: bool = False) -> Mined:
+    """Per (producer class, role): {site: min distance}; per reader class: {site: distance};
+    counts of cubins/functions/instructions and undecoded words."""
+    dec = isa_decoder("sm90")
+    items = list(cubins)
+    # 1. which opcodes ptxas gives a write scoreboard (and which it never does)
+    with_sb: Counter[str] = Counter()
+    without_sb: Counter[str] = Counter()
+    for c in items:
+        try:
+            mod = load_module(c.data(), dec, relocatable=True)
+        except Exception:
+            continue
+        for k in mod.kernels.values():
+            for ins in mod.instructions(k).values():
+                if ins.opcode != "<undecoded>":
+                    (with_sb if ins.control.wr is not None else without_sb)[ins.opcode] += 1
+    never = {op for op in structure.variable if without_sb[op] and not with_sb[op]}
+    variable = frozenset((structure.variable - never) | set(with_sb))
+    structure = replace(structure, variable=variable)
+    ck = StaticChecker(structure, record=True)
+    pairs: dict[tuple[str, str], dict[Site, int]] = defaultdict(dict)
+    consumers: dict[tuple[str, str], set[str]] = defaultdict(set)
+    reads: dict[str, dict[Site, int]] = defaultdict(dict)
+    stats = dict(cubins=0, functions=0, instructions=0, skipped=0, undecoded=0, fallback=0)
+    for c in items:
+        try:
+            mod = load_module(c.data(), dec, relocatable=True)
+        except Exception as exc:
+            print(f"skip {c.name}: {exc}", file=sys.stderr)
+            continue
+        stats["cubins"] += 1
+        for kname, k in sorted(mod.kernels.items()):
+            where = f"{c.name}:{kname}"
+            try:
+                res = ck.check_kernel(mod, k)
+            except Exception as exc:
+                print(f"skip {where}: {type(exc).__name__}: {exc}", file=sys.stderr)
+                stats["skipped"] += 1
+                continue
+            stats["functions"] += 1
+            stats["instructions"] += res.instructions
+            stats["fallback"] += res.fallback
+            if res.undecoded:
+                stats["undecoded"] += res.undecoded
+                stats["skipped"] += 1
+                continue
+            for (p, cns, role, ppc, cpc), d in res.observed.items():
+                per = pairs[(p, role)]
+                key = (where, ppc, cpc)
+                per[key] = min(d, per.get(key, 1 << 30))
+                consumers[(p, role)].add(cns)
+            for (r, rpc, wpc), d in res.observed_reads.items():
+                per = reads[r]
+                key = (where, rpc, wpc)
+                per[key] = min(d, per.get(key, 1 << 30))
+        if verbose:
+            print(f"{c.name}: {stats}", file=sys.stderr, flush=True)
+    return Mined(dict(pairs), dict(reads), stats, variable, with_sb, without_sb)
+
+
+def _ev(sites: dict[Site, int], cap: int | None = None) -> dict[str, Any]:
+    d = min(sites.values())
+    at = min((k for k, v in sites.items() if v == d), key=lambda k: (k[0], k[1]))
+    kernels = {w for w, _a, _b in sites}
+    return {
+        "cycles": d if cap is None else min(d, cap),
+        "sites": len(sites),
+        "kernels": len(kernels),
+        "at": f"{at[0]} {at[1]:#06x}->{at[2]:#06x}",
+    }
+
+
+def _fmt(ev: dict[str, Any]) -> str:
+    return (
+        f"{{ cycles = {ev['cycles']}, sites = {ev['sites']}, kernels = {ev['kernels']}, "
+        f'at = "{ev["at"]}" }}'
+    )
+
+
+def render(structure_text: str, mined: Mined, corpus_note: str, reach: int) -> str:
+    pairs = mined.pairs
+    reads = mined.reads
+    st = parse_latency_model(structure_text)
+    by_pipe: dict[tuple[str, str], dict[Site, int]] = defaultdict(dict)
+    for (p, role), sites in pairs.items():
+        pipe = st.pipes.get(p)
+        if pipe is not None:
+            for k, v in sites.items():
+                by_pipe[(pipe, role)][k] = v
+    s = mined.stats
+    lines = [
+        structure_text.rstrip(),
+        "",
+        "# ---- mined by scripts/hazards_mine.py: do not edit below by hand ----",
+        "[mined]",
+        f'corpus = "{corpus_note}: {s["cubins"]} cubins, {s["functions"]} kernels, '
+        f'{s["instructions"]} instructions"',
+        "",
+        f"# corpus: {corpus_note}; {s['cubins']} cubins, {s['functions']} kernels, "
+        f"{s['instructions']} instructions ({s['skipped']} kernels skipped, "
+        f"{s['undecoded']} undecoded words)",
+        "# [latency]: per pipe and role, the smallest distance over every class of the pipe;",
+        "# [class]: per producer class and role, the smallest distance over every consumer;",
+        "# [read]: per late reader, the smallest distance of an unwaited overwrite of a source.",
+        "# Evidence: sites (producer/consumer pairs), kernels, and one place the minimum occurs.",
+        "",
+        "# [variable]: opcode = [instructions with a write scoreboard, without]",
+        "[variable]",
+        "opcodes = [" + ", ".join(f'"{op}"' for op in sorted(mined.variable)) + "]",
+        "[variable.evidence]",
+        *(
+            f'"{op}" = [{mined.with_sb[op]}, {mined.without_sb[op]}]'
+            for op in sorted(mined.variable)
+            if mined.with_sb[op] or mined.without_sb[op]
+        ),
+        "",
+        "[latency]",
+    ]
+    thin = []
+    for (pipe, role), sites in sorted(by_pipe.items()):
+        ev = _ev(sites)
+        if ev["sites"] < MIN_SITES or ev["kernels"] < MIN_KERNELS:
+            thin.append(f'#   "{pipe}".{role} = {_fmt(ev)}')
+        else:
+            lines.append(f'"{pipe}".{role} = {_fmt(ev)}')
+    if thin:
+        lines += [
+            f"# too little evidence (< {MIN_SITES} sites or < {MIN_KERNELS} kernels): the role "
+            "takes the pipe's data latency",
+            *thin,
+        ]
+    lines += ["", "[class]"]
+    for (p, role), sites in sorted(pairs.items()):
+        lines.append(f'"{p}".{role} = {_fmt(_ev(sites))}')
+    lines += ["", "[read]"]
+    for r, sites in sorted(reads.items()):
+        lines.append(f'"{r}" = {_fmt(_ev(sites, reach))}')
+    return "\n".join(lines) + "\n"
+
+
+def mine_model(
+    cubins: Iterable[CorpusItem], structure_text: str, note: str = ""
+) -> tuple[LatencyModel, str, Mined]:
+    """The latency model mined from ``cubins`` on the given structure: (model, TOML text, data)."""
+    structure = parse_latency_model(structure_text)
+    mined = mine(cubins, structure)
+    text = render(structure_text, mined, note, structure.reach)
+    return parse_latency_model(text), text, mined

@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Mine the latency model (openptxas/targets/data/sm_90_latency.toml) statically from ptxas's
+cubins: every function's decoded SASS is walked along its control-flow graph
+(openptxas.emu.static_hazards in recording mode) and, for every read of a register whose last
+writer may be a fixed-latency instruction (or a variable-latency one issued without a write
+scoreboard and not yet covered by a later scoreboard of its unit), the issue distance on the
+closest path is recorded. ptxas never reads a result early, so the smallest distance per producer
+class is a latency ptxas assumes is enough; pooled over every consumer, per class and per pipe.
+
+    python scripts/hazards_mine.py [--corpus kernels|public|all] [--half 0|1] [--out PATH]
+
+Calls NVIDIA tools (nvcc, ptxas) through the oracle harness for tests/kernels (cached).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "scripts"))
+
+from hazards_corpus import corpus  # noqa: E402
+
+from openptxas.emu.latency_mining import mine, render  # noqa: E402
+from openptxas.targets.latency import parse_latency_model  # noqa: E402
+
+STRUCTURE = REPO / "openptxas/targets/data/sm_90_structure.toml"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--corpus", default="all", choices=("kernels", "public", "all"))
+    ap.add_argument("--half", type=int, choices=(0, 1))
+    ap.add_argument("--structure", default=str(STRUCTURE))
+    ap.add_argument("--out", default=str(REPO / "openptxas/targets/data/sm_90_latency.toml"))
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args()
+    t0 = time.perf_counter()
+    text = Path(args.structure).read_text()
+    structure = parse_latency_model(text)
+    mined = mine(corpus(args.corpus, args.half), structure, args.verbose)
+    note = args.corpus + ("" if args.half is None else f" half {args.half}")
+    Path(args.out).write_text(render(text, mined, note, structure.reach))
+    s = mined.stats
+    print(
+        f"mined {len(mined.pairs)} (class, role) latencies and {len(mined.reads)} read "
+        f"windows from {s['cubins']} cubins, {s['functions']} kernels, {s['instructions']} "
+        f"instructions ({s['skipped']} kernels skipped, {s['undecoded']} undecoded words, "
+        f"{s['fallback']} instructions without a binder) in {time.perf_counter() - t0:.0f} s "
+        f"-> {args.out}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,142 @@
+"""The static hazard checker (openptxas.emu.static_hazards) and the latency model it shares with
+the compiler and the dynamic checker:
+
+- silent on ptxas's code it was not mined from (a held-out sample of tests/kernels);
+- not vacuous: every mutation of a sample is flagged with the package model, and with a model of
+  all zeros the stall mutations are not (so the mutation test fails, as it should);
+- ``openptxas-emu check`` on ptxas's cubin and on a broken one.
+
+Corpus-wide figures (every tests/kernels and public-corpus cubin, both halves of a split, every
+mutation) come from scripts/hazards_check.py, scripts/hazards_mine.py and
+scripts/hazards_mutations.py (docs/emu.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import replace
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from openptxas.emu.decode import isa_decoder
+from openptxas.emu.latency_mining import Cubin, mine_model
+from openptxas.emu.program import load_module
+from openptxas.emu.static_hazards import StaticChecker, StaticResult, static_instructions
+from openptxas.targets.latency import Evidence, LatencyModel, load_latency_model
+from openptxas.testing.corpus import discover
+from tests.conftest import need_tools
+from tests.emu.harness import _cubin
+from tests.emu.mutate import mutations, patch_control
+
+# Kernels whose mutations run here: integer/float ALU, predicates, FP64, uniform datapath,
+# global and shared loads, shuffles (in-order results covered by a later scoreboard).
+MUTATED = ("t1/vec_add", "t1/f32_arith", "t2/f64_arith", "t1/uniform_values", "t1/shfl_xor",
+           "t1/matmul_tiled")  # fmt: skip
+FOLDS = 10
+HELD_OUT_FOLD = 0
+
+
+def _fold(source: str) -> int:
+    return hashlib.sha256(source.encode()).digest()[1] % FOLDS
+
+
+def _sources() -> list[tuple[str, str]]:
+    return [(ks.name, t) for ks in discover() for t in ("sm_90", "sm_90a") if ks.compiles_for(t)]
+
+
+def _code(name: str, target: str = "sm_90"):  # type: ignore[no-untyped-def]
+    mod = load_module(_cubin(name, target), isa_decoder("sm90"))
+    return [
+        (k.name, static_instructions(mod, k, load_latency_model("sm_90"))[0])
+        for k in mod.kernels.values()
+    ]
+
+
+def _zero(model: LatencyModel) -> LatencyModel:
+    z = Evidence(0)
+    return replace(
+        model,
+        classes={k: z for k in model.classes},
+        pipe_latency={k: z for k in model.pipe_latency},
+        default={r: 0 for r in model.default},
+    )
+
+
+def test_model_mined_without_a_fold_is_silent_on_it() -> None:
+    """Mined from 9 folds of tests/kernels (by source hash), checked on the 10th: no report on
+    ptxas's code. (scripts/hazards_mine.py --half / scripts/hazards_check.py give the figures for
+    the other folds and for the public corpus, docs/emu.md.)"""
+    need_tools("nvcc", "ptxas")
+    structure = (
+        resources.files("openptxas.targets").joinpath("data", "sm_90_structure.toml").read_text()
+    )
+    train = [Cubin(f"{n} [{t}]", lambda n=n, t=t: _cubin(n, t))
+             for n, t in _sources() if _fold(n) != HELD_OUT_FOLD]  # fmt: skip
+    test = [(n, t) for n, t in _sources() if _fold(n) == HELD_OUT_FOLD]
+    assert len(test) >= 5
+    model, _text, mined = mine_model(train, structure)
+    assert mined.stats["functions"] > 150
+    ck = StaticChecker(model)
+    reports = []
+    dec = isa_decoder("sm90")
+    for n, t in test:
+        mod = load_module(_cubin(n, t), dec)
+        for k in mod.kernels.values():
+            res = ck.check_kernel(mod, k)
+            assert not res.undecoded
+            reports += [f"{n} [{t}]:{k.name}: {h}" for h in res.reports]
+    assert not reports, "\n".join(reports)
+
+
+@pytest.mark.parametrize("name", MUTATED)
+def test_every_static_mutation_is_flagged_and_zeros_miss_them(name: str) -> None:
+    """Mutations (stall lowered at the model's distance, needed wait removed, wrong
+    scoreboard) on ptxas's code: all flagged with the package model; with a model of all zeros
+    no stall mutation is, so the mutation test fails."""
+    need_tools("nvcc", "ptxas")
+    model = load_latency_model("sm_90")
+    real, zero = StaticChecker(model), StaticChecker(_zero(model))
+    kinds: dict[str, list[bool]] = {}
+    zero_stall: list[bool] = []
+    for _kname, code in _code(name):
+        base = StaticResult()
+        StaticChecker(model, explain=True).run(code, base)
+        assert not base.reports
+        for m in mutations({pc: si.ins for pc, si in code.items()}, base.tight,
+                           base.needed_waits)[::3]:  # fmt: skip
+            mutated = dict(code)
+            si = code[m.pc]
+            mutated[m.pc] = replace(si, ins=replace(si.ins, control=m.change(si.ins.control)))
+            for ck, out in ((real, kinds.setdefault(m.kind, [])), (zero, zero_stall)):
+                if ck is zero and m.kind != "stall":
+                    continue
+                res = StaticResult()
+                ck.run(mutated, res)
+                out.append(any(h.rule == m.expect_rule and h.pc == m.expect_pc
+                               for h in res.reports))  # fmt: skip
+    assert kinds.get("stall") and kinds.get("wait") and kinds.get("scoreboard"), sorted(kinds)
+    assert all(all(v) for v in kinds.values()), {k: f"{sum(v)}/{len(v)}" for k, v in kinds.items()}
+    assert zero_stall and not any(zero_stall)
+
+
+def test_check_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``openptxas-emu check``: 0 on ptxas's cubin; 1 with a report when a load loses its write
+    scoreboard."""
+    need_tools("nvcc", "ptxas")
+    from openptxas.emu.cli import main
+
+    cubin = _cubin("t1/vec_add", "sm_90")
+    good = tmp_path / "good.cubin"
+    good.write_bytes(cubin)
+    assert main(["check", str(good)]) == 0
+    mod = load_module(cubin, isa_decoder("sm90"))
+    k = next(iter(mod.kernels.values()))
+    ldg = next(pc for pc, i in sorted(mod.instructions(k).items()) if i.opcode == "LDG")
+    bad = tmp_path / "bad.cubin"
+    bad.write_bytes(patch_control(cubin, k.section, ldg, lambda c: replace(c, wr=None)))
+    capsys.readouterr()
+    assert main(["check", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert "raw-scoreboard" in err and "which has no write scoreboard" in err
