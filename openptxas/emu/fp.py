@@ -466,6 +466,21 @@ def h2_op_bits(op: str, a: NDArray, b: NDArray, kind: str) -> NDArray:
     return out
 
 
+def h_minmax_bits(a: NDArray, b: NDArray, is_min: bool, kind: str) -> NDArray:
+    """min/max of f16 or bf16 bit patterns (uint16): a NaN operand yields the other (two NaNs:
+    the canonical NaN); -0 < +0, as min/max.f16/.bf16."""
+    a = np.asarray(a, dtype=U16)
+    b = np.asarray(b, dtype=U16)
+    ka = np.where(a & U16(0x8000), ~a, a | U16(0x8000))
+    kb = np.where(b & U16(0x8000), ~b, b | U16(0x8000))
+    r = np.where(ka < kb if is_min else ka > kb, a, b)
+    inf = U16(0x7C00 if kind == "f16" else 0x7F80)
+    an = (a & U16(0x7FFF)) > inf
+    bn = (b & U16(0x7FFF)) > inf
+    r = np.where(an, b, np.where(bn, a, r))
+    return np.where(an & bn, CANON_F16, r)
+
+
 # -- 8-bit floats (cvt .e4m3x2 / .e5m2x2) -----------------------------------------------------
 
 # format: (mantissa bits, exponent bias, largest finite value, encoding of +infinity or None)

@@ -414,3 +414,287 @@ def test_stmatrix(n: int, trans: bool) -> None:
                 else:
                     want[8 * j + r, c] = v
     assert np.array_equal(mem, want)
+
+
+# -- cp.reduce.async.bulk (UBLKRED) and shared::cluster bulk copies (UBLKCP.S.S) ---------------
+
+# (PTX op, PTX type, SASS modifiers after the spaces): every op/type the PTX ISA lists for the
+# .global destination (.b64 and/or/xor print as .U64; .add.noftz for f16/bf16).
+BULK_RED = [
+    ("add", "u32", "ADD"),
+    ("add", "s32", "ADD.S32"),
+    ("min", "u32", "MIN"),
+    ("min", "s32", "MIN.S32"),
+    ("max", "u32", "MAX"),
+    ("max", "s32", "MAX.S32"),
+    ("inc", "u32", "INC"),
+    ("dec", "u32", "DEC"),
+    ("and", "b32", "AND"),
+    ("or", "b32", "OR"),
+    ("xor", "b32", "XOR"),
+    ("add", "u64", "ADD.U64"),
+    ("min", "u64", "MIN.U64"),
+    ("max", "u64", "MAX.U64"),
+    ("min", "s64", "MIN.S64"),
+    ("max", "s64", "MAX.S64"),
+    ("and", "b64", "AND.U64"),
+    ("or", "b64", "OR.U64"),
+    ("xor", "b64", "XOR.U64"),
+    ("add", "f32", "ADD.F32.RN"),
+    ("add", "f64", "ADD.F64.RN"),
+    ("add.noftz", "f16", "ADD.F16.RN"),
+    ("add.noftz", "bf16", "ADD.BF16.RN"),
+    ("min", "f16", "MIN.F16.RN"),
+    ("max", "f16", "MAX.F16.RN"),
+    ("min", "bf16", "MIN.BF16.RN"),
+    ("max", "bf16", "MAX.BF16.RN"),
+]
+BULK_BYTES = 256
+
+
+def _bulk_red_ptx(op: str, typ: str) -> str:
+    """Thread t copies word t of the source into shared memory; thread 0 reduces the 256 bytes
+    into the destination buffer (bulk_group completion)."""
+    return (
+        ptx_header("sm_90a")
+        + f"""
+.visible .entry k(.param .u64 dst, .param .u64 src)
+{{
+    .reg .b64 %rd<8>;
+    .reg .b32 %r<8>;
+    .reg .pred %p;
+    .shared .align 128 .b8 buf[{BULK_BYTES}];
+    ld.param.u64 %rd1, [dst];
+    ld.param.u64 %rd2, [src];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd3, %r1, 4;
+    add.u64 %rd4, %rd2, %rd3;
+    ld.global.u32 %r2, [%rd4];
+    mov.u32 %r3, buf;
+    shl.b32 %r4, %r1, 2;
+    add.u32 %r5, %r3, %r4;
+    st.shared.u32 [%r5], %r2;
+    fence.proxy.async.shared::cta;
+    bar.sync 0;
+    setp.ne.u32 %p, %r1, 0;
+    @%p bra DONE;
+    cp.reduce.async.bulk.global.shared::cta.bulk_group.{op}.{typ} [%rd1], [%r3], {BULK_BYTES};
+    cp.async.bulk.commit_group;
+    cp.async.bulk.wait_group 0;
+DONE:
+    ret;
+}}
+"""
+    )
+
+
+def _f_special(bits: int, n: int, sign: int, inf: int, nan: int) -> NDArray:
+    """Random ``bits``-wide float patterns, zeros of both signs, infinities and NaNs first."""
+    dt = {16: np.uint16, 32: np.uint32, 64: np.uint64}[bits]
+    v = RNG.integers(0, 2**bits, size=n, dtype=dt, endpoint=False)
+    v[:8] = np.array([0, sign, inf, inf | sign, nan, 0, sign, 1], dtype=dt)
+    return v
+
+
+def _bulk_ref(op: str, typ: str, old: int, src: int) -> int:
+    """The PTX ISA's element operation, on bit patterns (exact arithmetic for floats)."""
+    from fractions import Fraction
+
+    from tests.emu import floatref
+
+    bits = {"f16": 16, "bf16": 16, "f64": 64, "u64": 64, "s64": 64, "b64": 64}.get(typ, 32)
+    mask = (1 << bits) - 1
+
+    def signed(x: int) -> int:
+        return x - (1 << bits) if x >> (bits - 1) else x
+
+    if typ in ("u32", "s32", "u64", "s64", "b32", "b64"):
+        a, b = (signed(old), signed(src)) if typ[0] == "s" else (old, src)
+        r = {
+            "add": lambda: a + b,
+            "min": lambda: min(a, b),
+            "max": lambda: max(a, b),
+            "inc": lambda: 0 if a >= b else a + 1,
+            "dec": lambda: b if a == 0 or a > b else a - 1,
+            "and": lambda: a & b,
+            "or": lambda: a | b,
+            "xor": lambda: a ^ b,
+        }[op]()
+        return r & mask
+    if typ in ("f32", "f64"):
+        fmt = (
+            (24, -126, 127, np.float32, np.uint32)
+            if typ == "f32"
+            else (53, -1022, 1023, np.float64, np.uint64)
+        )
+        prec, emin, emax, ft, ut = fmt
+        x, y = (float(np.array([v], dtype=ut).view(ft)[0]) for v in (old, src))
+        if np.isnan(x) or np.isnan(y) or (np.isinf(x) and np.isinf(y) and x != y):
+            return (1 << (bits - 1)) - 1  # the canonical NaN
+        if np.isinf(x) or np.isinf(y):
+            s = x if np.isinf(x) else y
+        elif x == 0 and y == 0:
+            s = x if np.signbit(x) and np.signbit(y) else 0.0
+        else:
+            s = float(floatref.round_ieee(Fraction(x) + Fraction(y), prec, emin, emax, "RN"))
+        return int(np.array([s], dtype=ft).view(ut)[0])
+    fmt = typ
+    inf = 0x7C00 if fmt == "f16" else 0x7F80
+    if op.startswith("add"):
+        x, y = floatref.decode(fmt, old), floatref.decode(fmt, src)
+        if np.isnan(x) or np.isnan(y) or (np.isinf(x) and np.isinf(y) and x != y):
+            return floatref.NAN16
+        if np.isinf(x) or np.isinf(y):
+            return inf | (0x8000 if (x if np.isinf(x) else y) < 0 else 0)
+        if x == 0 and y == 0:
+            return old & src & 0x8000
+        v = Fraction(x) + Fraction(y)
+        if v == 0:
+            return 0
+        return floatref.round_magnitude(abs(v), fmt) | (0x8000 if v < 0 else 0)
+    a_nan, b_nan = (old & 0x7FFF) > inf, (src & 0x7FFF) > inf
+    if a_nan and b_nan:
+        return floatref.NAN16
+    if a_nan or b_nan:
+        return src if a_nan else old
+
+    def key(h: int) -> tuple[float, int]:  # -0 orders below +0
+        return (floatref.decode(fmt, h), -(h >> 15))
+
+    pick = min if op == "min" else max
+    return pick(old, src, key=key)
+
+
+@pytest.mark.parametrize(
+    ("op", "typ", "sass_mods"), BULK_RED, ids=[f"{o}.{t}" for o, t, _ in BULK_RED]
+)
+def test_bulk_reduce(op: str, typ: str, sass_mods: str) -> None:
+    """UBLKRED.G.S (cp.reduce.async.bulk .global.shared::cta): every element of the destination
+    becomes ``op(destination, source)`` with the PTX ISA's definition of ``op`` for the type."""
+    from tests.emu.ptxrun import cubin
+
+    bits = {"f16": 16, "bf16": 16, "f64": 64, "u64": 64, "s64": 64, "b64": 64}.get(typ, 32)
+    n = BULK_BYTES * 8 // bits
+    dt = {16: np.uint16, 32: np.uint32, 64: np.uint64}[bits]
+    if typ in ("f16", "bf16", "f32", "f64"):
+        sign = 1 << (bits - 1)
+        inf, nan = {"f16": (0x7C00, 0x7E00), "bf16": (0x7F80, 0x7FC0)}.get(
+            typ, (0x7F800000, 0x7FC00000) if bits == 32 else (0x7FF << 52, 0x7FF8 << 48)
+        )
+        dst0, src = _f_special(bits, n, sign, inf, nan), _f_special(bits, n, sign, inf, nan)
+        src[:8] = np.roll(src[:8], 3)  # every special meets every other on some element
+        if op.startswith("add") and bits >= 32:
+            # also sums with cancellation and with subnormal results
+            dst0[8:16] = src[8:16] ^ dt(sign)
+            dst0[16:20] = dt(3)
+            src[16:20] = np.array([5, sign | 1, sign | 4, 1 << (bits - 12)], dtype=dt)
+    elif op in ("inc", "dec"):
+        dst0 = RNG.integers(0, 40, size=n, dtype=dt)
+        src = RNG.integers(0, 40, size=n, dtype=dt)
+        dst0[:4] = [0, 7, 7, 8]
+        src[:4] = [5, 7, 6, 7]
+    else:
+        dst0 = RNG.integers(0, 2**bits, size=n, dtype=dt, endpoint=False)
+        src = RNG.integers(0, 2**bits, size=n, dtype=dt, endpoint=False)
+        src[:4] = dst0[:4]  # equal elements
+    ptx = _bulk_red_ptx(op, typ)
+    blob = cubin(ptx, "sm_90a")
+    assert f"UBLKRED.G.S.{sass_mods}" in _forms(blob)
+    (dst, _), _, _ = run(
+        ptx, [dst0.view(np.uint32), src.view(np.uint32)], target="sm_90a", block=BULK_BYTES // 4
+    )
+    got = dst.view(dt)
+    want = [_bulk_ref(op, typ, int(a), int(b)) for a, b in zip(dst0, src, strict=True)]
+    bad = [
+        (i, hex(int(dst0[i])), hex(int(src[i])), hex(int(got[i])), hex(w))
+        for i, w in enumerate(want)
+        if int(got[i]) != w
+    ]
+    assert not bad, bad[:8]
+
+
+DSMEM_PTX = (
+    ptx_header("sm_90a")
+    + """
+.visible .entry k(.param .u64 out, .param .u64 in) .explicitcluster .reqnctapercluster 2, 1, 1
+{
+    .reg .b64 %rd<8>;
+    .reg .b32 %r<24>;
+    .reg .pred %p, %q;
+    .shared .align 128 .b8 mine[256];
+    .shared .align 128 .b8 got[256];
+    .shared .align 128 .b8 acc[256];
+    .shared .align 8 .b64 bar;
+    ld.param.u64 %rd1, [out];
+    ld.param.u64 %rd2, [in];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %cluster_ctarank;
+    mad.lo.u32 %r3, %r2, 64, %r1;           // in[rank * 64 + t]: this CTA's source word
+    mul.wide.u32 %rd3, %r3, 4;
+    add.u64 %rd4, %rd2, %rd3;
+    ld.global.u32 %r4, [%rd4];
+    ld.global.u32 %r5, [%rd4+512];          // in[128 + rank * 64 + t]: the accumulator's start
+    shl.b32 %r6, %r1, 2;
+    mov.u32 %r7, mine;
+    add.u32 %r8, %r7, %r6;
+    st.shared.u32 [%r8], %r4;
+    mov.u32 %r9, acc;
+    add.u32 %r10, %r9, %r6;
+    st.shared.u32 [%r10], %r5;
+    mov.u32 %r11, bar;
+    setp.ne.u32 %p, %r1, 0;
+    @%p bra ARMED;
+    mbarrier.init.shared::cta.b64 [%r11], 1;
+    mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r11], 512;   // the copy and the reduction
+ARMED:
+    fence.mbarrier_init.release.cluster;
+    fence.proxy.async.shared::cta;
+    barrier.cluster.arrive;
+    barrier.cluster.wait;
+    @%p bra WAIT;
+    xor.b32 %r12, %r2, 1;
+    mov.u32 %r13, got;
+    mapa.shared::cluster.u32 %r14, %r13, %r12;
+    mapa.shared::cluster.u32 %r15, %r9, %r12;
+    mapa.shared::cluster.u32 %r16, %r11, %r12;
+    cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes
+        [%r14], [%r7], 256, [%r16];
+    cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.add.u32
+        [%r15], [%r7], 256, [%r16];
+WAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 %q, [%r11], 0;
+    @!%q bra WAIT;
+    mov.u32 %r13, got;
+    add.u32 %r17, %r13, %r6;
+    ld.shared.u32 %r18, [%r17];
+    ld.shared.u32 %r19, [%r10];
+    mad.wide.u32 %rd5, %r3, 4, %rd1;
+    st.global.u32 [%rd5], %r18;
+    st.global.u32 [%rd5+512], %r19;
+    barrier.cluster.arrive;
+    barrier.cluster.wait;
+    ret;
+}
+"""
+)
+
+
+def test_bulk_shared_cluster() -> None:
+    """UBLKCP.S.S / UBLKRED.S.S (cp.async.bulk / cp.reduce.async.bulk .shared::cluster
+    .shared::cta): in a cluster of 2, each CTA copies its 256 bytes into its partner's shared
+    memory and adds them into the partner's accumulator, both completing on the partner's
+    mbarrier (armed for 512 bytes), which the partner waits on."""
+    from tests.emu.ptxrun import cubin
+
+    blob = cubin(DSMEM_PTX, "sm_90a")
+    forms = _forms(blob)
+    assert {"UBLKCP.S.S", "UBLKRED.S.S.ADD"} <= forms, forms
+    src = RNG.integers(0, 2**32, size=256, dtype=np.uint32)
+    (out, _), _, _ = run(
+        DSMEM_PTX, [np.zeros(256, dtype=np.uint32), src], target="sm_90a", grid=2, block=64
+    )
+    mine, acc0 = src[:128].reshape(2, 64), src[128:].reshape(2, 64)
+    want_got = mine[::-1].reshape(-1)
+    want_acc = (acc0 + mine[::-1]).reshape(-1)  # uint32 wraps
+    np.testing.assert_array_equal(out[:128], want_got)
+    np.testing.assert_array_equal(out[128:], want_acc)
