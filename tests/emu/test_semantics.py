@@ -9,6 +9,7 @@ claims exactness.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -698,3 +699,122 @@ def test_bulk_shared_cluster() -> None:
     want_acc = (acc0 + mine[::-1]).reshape(-1)  # uint32 wraps
     np.testing.assert_array_equal(out[:128], want_got)
     np.testing.assert_array_equal(out[128:], want_acc)
+
+
+# -- constant-bank reads with a register index (LDC c[bank][R+off], ULDC c[bank][UR+off]) -------
+
+CONST_TAB = [v for c in range(4) for v in ((3 - c) * 32, 16, (c * 7 + 1) * 16, 0)]
+CONST_IDX_PTX = (
+    ptx_header("sm_90a")
+    + (".const .align 16 .b32 tab[16] = {" + ", ".join(map(str, CONST_TAB)) + "};\n")
+    + """
+.visible .entry k(.param .u64 out, .param .u64 lut)
+{
+    .reg .b64 %rd<8>;
+    .reg .b32 %r<24>;
+    .reg .pred %p;
+    .shared .align 128 .b8 buf[32];
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r3, buf;
+    shl.b32 %r4, %r1, 2;
+    add.u32 %r5, %r3, %r4;
+    mad.lo.u32 %r6, %r2, 100, %r1;
+    st.shared.u32 [%r5], %r6;
+    mov.u32 %r8, tab;
+    add.u32 %r14, %r8, %r4;             // per-thread indices: LDC c[0x3][R+off]
+    ld.const.u32 %r15, [%r14];
+    add.u32 %r16, %r8, %r1;
+    ld.const.u8 %r17, [%r16+1];
+    shl.b32 %r18, %r1, 1;
+    add.u32 %r18, %r8, %r18;
+    ld.const.s16 %r19, [%r18+2];
+    ld.param.u64 %rd6, [lut];
+    mad.lo.u32 %r20, %r2, 8, %r1;
+    mul.wide.u32 %rd7, %r20, 16;
+    add.u64 %rd7, %rd6, %rd7;
+    st.global.v4.u32 [%rd7], {%r15, %r17, %r19, %r20};
+    fence.proxy.async.shared::cta;
+    bar.sync 0;
+    setp.ne.u32 %p, %r1, 0;
+    @%p bra DONE;
+    shl.b32 %r7, %r2, 4;                // per-CTA index, in uniform registers: the bulk copies'
+    add.u32 %r9, %r8, %r7;              // addresses and size come from the table
+    ld.const.u32 %r10, [%r9];
+    ld.const.u32 %r11, [%r9+4];
+    ld.const.u32 %r12, [%r9+8];
+    cvt.u64.u32 %rd2, %r10;
+    add.u64 %rd3, %rd1, %rd2;
+    cp.async.bulk.global.shared::cta.bulk_group [%rd3], [%r3], %r11;
+    cvt.u64.u32 %rd4, %r12;
+    add.u64 %rd5, %rd1, %rd4;
+    add.u32 %r13, %r3, 16;
+    cp.async.bulk.global.shared::cta.bulk_group [%rd5], [%r13], 16;
+    cp.async.bulk.commit_group;
+    cp.async.bulk.wait_group 0;
+DONE:
+    ret;
+}
+"""
+)
+
+
+def test_const_register_index() -> None:
+    """``ULDC[.64] UR, c[0x3][UR+off]`` (a uniform index: CTA c reads its own table row, whose
+    values place its two bulk stores, addresses summed by ``UIADD3.64``) and ``LDC[.U8/.S16] R, c[0x3][R+off]`` (per-thread). Runs on
+    nvdisasm's decoding (the ISA tables may not decode the ULDC forms) and, where they decode
+    every word, on the ISA tables' too."""
+    from openptxas.emu.decode import UNDECODED
+    from openptxas.emu.errors import Unsupported
+    from openptxas.emu.launch import launch
+    from openptxas.testing.oracle import Oracle
+    from tests.conftest import need_tools
+    from tests.emu.harness import text_decoder_for
+    from tests.emu.ptxrun import cubin
+
+    need_tools("nvdisasm")
+    blob = cubin(CONST_IDX_PTX, "sm_90a")
+    text = text_decoder_for(blob)
+    listing = Oracle().nvdisasm(blob)
+    for form in ("ULDC.64 UR", "ULDC UR", "LDC R", "LDC.U8 R", "LDC.S16 R"):
+        assert re.search(re.escape(form) + r"\d+, c\[0x3\]\[U?R\d+", listing), form
+    assert re.search(r"ULDC(\.64)? UR\d+, c\[0x3\]\[UR\d+\+0x8\]", listing)
+    spec = {
+        "kernel": "k",
+        "grid": [4],
+        "block": [8],
+        "args": [
+            {"kind": "buffer", "dtype": "u32", "count": 96, "role": "inout"},
+            {"kind": "buffer", "dtype": "u32", "count": 128, "role": "inout"},
+        ],
+    }
+    tab = np.array(CONST_TAB, dtype=np.uint32)
+    want = np.zeros(96, dtype=np.uint32)
+    for c in range(4):
+        want[tab[4 * c] // 4 : tab[4 * c] // 4 + 4] = c * 100 + np.arange(4)
+        want[tab[4 * c + 2] // 4 : tab[4 * c + 2] // 4 + 4] = c * 100 + 4 + np.arange(4)
+    tb = tab.view(np.uint8)
+    th = tab.view(np.int16)
+    want_lut = np.array(
+        [
+            [tab[t], tb[t + 1], np.uint32(np.int32(th[t + 1])), c * 8 + t]
+            for c in range(4)
+            for t in range(8)
+        ],
+        dtype=np.uint32,
+    ).reshape(-1)
+    inputs = {"arg0": np.zeros(96, dtype=np.uint32), "arg1": np.zeros(128, dtype=np.uint32)}
+    decoders = {"text": text, "isa": None}
+    ran = []
+    for name, dec in decoders.items():
+        try:
+            res = launch(blob, spec, inputs=dict(inputs), decoder=dec)
+        except Unsupported as exc:
+            if name == "isa" and exc.instruction == UNDECODED:
+                continue  # a gap of the ISA tables (the corpus test names it); text ran
+            raise
+        ran.append(name)
+        np.testing.assert_array_equal(res.args[0], want, err_msg=name)
+        np.testing.assert_array_equal(res.args[1], want_lut, err_msg=name)
+    assert "text" in ran
