@@ -762,9 +762,9 @@ DONE:
 
 def test_const_register_index() -> None:
     """``ULDC[.64] UR, c[0x3][UR+off]`` (a uniform index: CTA c reads its own table row, whose
-    values place its two bulk stores, addresses summed by ``UIADD3.64``) and ``LDC[.U8/.S16] R, c[0x3][R+off]`` (per-thread). Runs on
-    nvdisasm's decoding (the ISA tables may not decode the ULDC forms) and, where they decode
-    every word, on the ISA tables' too."""
+    values place its two bulk stores, addresses summed by ``UIADD3.64``) and ``LDC[.U8/.S16] R,
+    c[0x3][R+off]`` (per-thread). Runs on nvdisasm's decoding (the ISA tables may not decode the
+    ULDC forms) and, where they decode every word, on the ISA tables' too."""
     from openptxas.emu.decode import UNDECODED
     from openptxas.emu.errors import Unsupported
     from openptxas.emu.launch import launch
