@@ -456,12 +456,13 @@ def h2_op_bits(op: str, a: NDArray, b: NDArray, kind: str) -> NDArray:
     for sh in (0, 16):
         ha = (a >> U32(sh)) & U32(0xFFFF)
         hb = (b >> U32(sh)) & U32(0xFFFF)
-        if kind == "f16":
-            x = f16_to_f32(ha.astype(U16)).astype(F64) + f16_to_f32(hb.astype(U16)).astype(F64)
-            r = f64_to_f16_bits(x).astype(U32)
-        else:
-            x = bf16_to_f32(ha).astype(F64) + bf16_to_f32(hb).astype(F64)
-            r = f64_to_bf16_bits(x).astype(U32)
+        with np.errstate(invalid="ignore"):  # signalling NaNs, inf - inf
+            if kind == "f16":
+                x = f16_to_f32(ha.astype(U16)).astype(F64) + f16_to_f32(hb.astype(U16)).astype(F64)
+                r = f64_to_f16_bits(x).astype(U32)
+            else:
+                x = bf16_to_f32(ha).astype(F64) + bf16_to_f32(hb).astype(F64)
+                r = f64_to_bf16_bits(x).astype(U32)
         out |= r << U32(sh)
     return out
 
