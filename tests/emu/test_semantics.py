@@ -818,3 +818,119 @@ def test_const_register_index() -> None:
         np.testing.assert_array_equal(res.args[0], want, err_msg=name)
         np.testing.assert_array_equal(res.args[1], want_lut, err_msg=name)
     assert "text" in ran
+
+
+# -- MUFU on bf16 (tanh.approx.bf16[x2], ex2.approx.ftz.bf16[x2]); tanh.approx.f32 subnormals --
+
+MUFU_PTX = (
+    ptx_header()
+    + """
+.visible .entry k(.param .u64 pin, .param .u64 pout)
+{
+    .reg .b64 %rd<6>;
+    .reg .b32 %r<12>;
+    .reg .b16 %h<4>;
+    .reg .f32 %f<3>;
+    ld.param.u64 %rd1, [pin];
+    ld.param.u64 %rd2, [pout];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r3, %ntid.x;
+    mad.lo.u32 %r1, %r2, %r3, %r1;
+    mul.wide.u32 %rd3, %r1, 4;
+    add.u64 %rd4, %rd1, %rd3;
+    ld.global.u32 %r4, [%rd4];
+    mov.b32 %f1, %r4;
+    tanh.approx.f32 %f2, %f1;
+    mov.b32 %r5, %f2;
+    cvt.u16.u32 %h1, %r4;
+    tanh.approx.bf16 %h2, %h1;
+    cvt.u32.u16 %r6, %h2;
+    ex2.approx.ftz.bf16 %h3, %h1;
+    cvt.u32.u16 %r7, %h3;
+    tanh.approx.bf16x2 %r8, %r4;
+    ex2.approx.ftz.bf16x2 %r9, %r4;
+    mul.wide.u32 %rd3, %r1, 20;
+    add.u64 %rd5, %rd2, %rd3;
+    st.global.u32 [%rd5], %r5;
+    st.global.u32 [%rd5+4], %r6;
+    st.global.u32 [%rd5+8], %r7;
+    st.global.u32 [%rd5+12], %r8;
+    st.global.u32 [%rd5+16], %r9;
+    ret;
+}
+"""
+)
+
+
+def _bf16_ref(func: str, h: int) -> int:
+    """The exact function of the bf16 ``h``, correctly rounded to bf16 (the emulator's MUFU
+    error model: docs/emu.md); ex2's .ftz flushes subnormal inputs and results."""
+    import math
+    from fractions import Fraction
+
+    from tests.emu import floatref
+
+    if func == "ex2" and h & 0x7F80 == 0:
+        h &= 0x8000
+    x = float(np.array([h << 16], dtype=np.uint32).view(np.float32)[0])  # bf16: f32's top half
+    if math.isnan(x):
+        return floatref.NAN16
+    if func == "tanh":
+        y = math.tanh(x)
+    else:
+        y = 0.0 if x == -math.inf else math.inf if x >= 128 else 2.0**x
+    if math.isinf(y):
+        return 0x7F80
+    if y == 0:
+        return h & 0x8000 if func == "tanh" else 0
+    r = floatref.round_magnitude(abs(Fraction(y)), "bf16") | (0x8000 if y < 0 else 0)
+    if func == "ex2" and r & 0x7F80 == 0:
+        return 0
+    return r
+
+
+def test_mufu_bf16_and_tanh_subnormal() -> None:
+    """MUFU.TANH.BF16 / MUFU.EX2.BF16 on every bf16 value (scalar and both halves of the x2
+    forms) against the correctly rounded exact function; MUFU.TANH (f32) returns a subnormal
+    input unchanged (the PTX ISA's special values for tanh.approx.f32), other inputs within
+    2^-22 of tanh."""
+    import math
+
+    from tests.emu.ptxrun import cubin
+
+    forms = _forms(cubin(MUFU_PTX))
+    assert {"MUFU.TANH.BF16", "MUFU.EX2.BF16", "MUFU.TANH"} <= forms, forms
+    words = np.arange(65536, dtype=np.uint32)
+    words |= np.roll(words, 12345) << np.uint32(16)  # high halves: every value too
+    specials = [1e-40, -1e-40, 1e-45, -1e-45, 2.0**-126, 0.0, -0.0, 0.5, -3.0, 20.0]
+    words[: len(specials)] = np.array(specials, dtype=np.float32).view(np.uint32)
+    words[10:12] = [0x007FFFFF, 0x807FFFFF]  # the largest subnormals
+    words[12:14] = [0x7F800000, 0xFF800000]
+    (_, out), _, _ = run(
+        MUFU_PTX, [words, np.zeros(5 * words.size, dtype=np.uint32)], grid=256, block=256
+    )
+    out = out.reshape(-1, 5)
+    tanh_t = np.array([_bf16_ref("tanh", h) for h in range(65536)], dtype=np.uint32)
+    ex2_t = np.array([_bf16_ref("ex2", h) for h in range(65536)], dtype=np.uint32)
+    lo, hi = words & np.uint32(0xFFFF), words >> np.uint32(16)
+    for col, want in (
+        (1, tanh_t[lo]),
+        (2, ex2_t[lo]),
+        (3, tanh_t[lo] | tanh_t[hi] << np.uint32(16)),
+        (4, ex2_t[lo] | ex2_t[hi] << np.uint32(16)),
+    ):
+        got = out[:, col] & np.uint32(0xFFFF) if col < 3 else out[:, col]
+        bad = np.flatnonzero(got != want)
+        assert not bad.size, [
+            (hex(int(words[t])), hex(int(got[t])), hex(int(want[t]))) for t in bad[:8]
+        ]
+    for t, w in enumerate(words[:64].tolist()):
+        x = float(np.array([w], dtype=np.uint32).view(np.float32)[0])
+        y = float(out[t : t + 1, 0].view(np.float32)[0])
+        if w & 0x7F800000 == 0 and w & 0x7FFFFF:
+            assert int(out[t, 0]) == w, (t, hex(w), hex(int(out[t, 0])))
+        elif math.isnan(x):
+            assert math.isnan(y)
+        else:
+            assert abs(y - math.tanh(x)) <= 2.0**-22 * abs(math.tanh(x)), (t, x, y)
