@@ -389,8 +389,8 @@ def mufu_f32(func: str, x: NDArray) -> NDArray:
         sub = ((x & U32(0x7F800000)) == 0) & ((x & U32(0x7FFFFF)) != 0)
         return np.where(sub, x, mufu_f32("TANH_NORMAL", x))
     xb = fp.ftz32(x)
-    v = fp.f32(xb).astype(F64)
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):  # signalling NaNs, poles
+        v = fp.f32(xb).astype(F64)
         if func == "RCP":
             r = 1.0 / v
         elif func == "RSQ":
@@ -454,13 +454,13 @@ def bind_mufu(ctx: Ctx) -> Bound:
                 h = h ^ U32(0x8000)
             if isinstance(src, Reg) and src.abs:
                 h = h & U32(0x7FFF)
-            if bf16:
-                if func == "EX2":  # ex2.approx.ftz.bf16: subnormal inputs are zeros
-                    h = np.where((h & U32(0x7F80)) == 0, h & U32(0x8000), h)
-                x = fp.bf16_to_f32(h).astype(F64)
-            else:
-                x = fp.f16_to_f32(h.astype(np.uint16)).astype(F64)
-            with np.errstate(all="ignore"):
+            if bf16 and func == "EX2":  # ex2.approx.ftz.bf16: subnormal inputs are zeros
+                h = np.where((h & U32(0x7F80)) == 0, h & U32(0x8000), h)
+            with np.errstate(all="ignore"):  # signalling NaNs
+                if bf16:
+                    x = fp.bf16_to_f32(h).astype(F64)
+                else:
+                    x = fp.f16_to_f32(h.astype(np.uint16)).astype(F64)
                 y = np.exp2(x) if func == "EX2" else np.tanh(x)
             if not bf16:
                 wr(sel, fp.f64_to_f16_bits(y).astype(U32))
