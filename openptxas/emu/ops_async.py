@@ -247,7 +247,7 @@ def bind_ublk(ctx: Ctx) -> Bound:
         bulk_reduce(red_op, red_typ, np.zeros(4, dtype=U32), np.zeros(4, dtype=U32))
     m = ctx.m
     dst = _ur(ctx, mems[0], 2)
-    src = _ur(ctx, mems[1], 2)
+    src = _ur(ctx, mems[1], 2 if sspace == "global" else 1)  # a shared source: one register
     size = _ur(ctx, size_op, 1)
 
     def fn(sel: Sel) -> None:
