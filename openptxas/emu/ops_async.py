@@ -217,7 +217,10 @@ def bind_ublk(ctx: Ctx) -> Bound:
     shared). A global address is a 64-bit register pair; a shared destination ``[URd]`` is URd =
     the (cluster) shared address, URd+1 = the mbarrier, in the destination's CTA (``rank << 24 |
     offset``), whose transaction count completes by the size. Sizes are in 16-byte units (ptxas
-    divides the PTX byte count by 16). UBLKPF (prefetch): nothing to do."""
+    divides the PTX byte count by 16). ``UBLKCP.S.G.MULTICAST`` (.multicast::cluster): the size
+    register holds the size in bits 0-15 and the CTA mask (cluster ranks) in bits 16-31; the data
+    and the completion go to the same offsets in every CTA of the mask. UBLKPF (prefetch):
+    nothing to do."""
     ins = ctx.ins
     if ins.opcode == "UBLKPF":
         return Bound(lambda sel: None)
@@ -228,6 +231,11 @@ def bind_ublk(ctx: Ctx) -> Bound:
         raise ctx.unsupported()
     dspace, sspace = spaces[ins.mods[0]], spaces.get(ins.mods[1], "")
     if not sspace or (dspace == "global" and sspace == "global"):
+        raise ctx.unsupported()
+    multicast = "MULTICAST" in ins.mods[2:]
+    if ins.opcode == "UBLKCP" and set(ins.mods[2:]) - {"MULTICAST"}:
+        raise ctx.unsupported()
+    if multicast and (dspace, sspace) != ("shared", "global"):
         raise ctx.unsupported()
     red_op = ""
     red_typ = "U32"
@@ -253,18 +261,26 @@ def bind_ublk(ctx: Ctx) -> Bound:
     def fn(sel: Sel) -> None:
         for lane in _first_per_warp(m.index(sel)).tolist():
             ln = np.array([lane])
-            d, s, n = dst(ln), src(ln), 16 * size(ln)[0]  # size in 16-byte units
+            d, s, n = dst(ln), src(ln), size(ln)[0]
+            ranks = [-1]  # the destination as addressed
+            if multicast:  # .multicast::cluster: the CTA mask in the size register's bits 16-31
+                ranks = [k for k in range(16) if n >> (16 + k) & 1]
+                n &= 0xFFFF
+            n *= 16  # size in 16-byte units
             da = d[0] | d[1] << 32 if dspace == "global" else d[0]
             sa = s[0] | s[1] << 32 if sspace == "global" else s[0]
             cnt = n // 4
             words = np.full(max(cnt, 1), lane)[:cnt]
             v = m.load(sspace, sa + 4 * np.arange(cnt), words, 4, False)
-            if red_op:
-                old = m.load(dspace, da + 4 * np.arange(cnt), words, 4, False)
-                v = bulk_reduce(red_op, red_typ, old[0], v[0])[None, :]
-            m.store(dspace, da + 4 * np.arange(cnt), words, 4, v)
-            if dspace == "shared":
-                mbar_update(m, d[1], lane, 0, -n)
+            for k in ranks:
+                # multicast: the same offsets (data and mbarrier) in each CTA of the mask
+                ta = da if k < 0 else (k << 24) | (da & 0xFFFFFF)
+                if red_op:
+                    old = m.load(dspace, ta + 4 * np.arange(cnt), words, 4, False)
+                    v = bulk_reduce(red_op, red_typ, old[0], v[0])[None, :]
+                m.store(dspace, ta + 4 * np.arange(cnt), words, 4, v)
+                if dspace == "shared":
+                    mbar_update(m, d[1] if k < 0 else (k << 24) | (d[1] & 0xFFFFFF), lane, 0, -n)
 
     return Bound(fn, Kind.UNIFORM)
 

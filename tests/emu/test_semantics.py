@@ -625,7 +625,9 @@ DSMEM_PTX = (
     .shared .align 128 .b8 mine[256];
     .shared .align 128 .b8 got[256];
     .shared .align 128 .b8 acc[256];
+    .shared .align 128 .b8 mc[256];
     .shared .align 8 .b64 bar;
+    .reg .b16 %mask;
     ld.param.u64 %rd1, [out];
     ld.param.u64 %rd2, [in];
     mov.u32 %r1, %tid.x;
@@ -646,7 +648,7 @@ DSMEM_PTX = (
     setp.ne.u32 %p, %r1, 0;
     @%p bra ARMED;
     mbarrier.init.shared::cta.b64 [%r11], 1;
-    mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r11], 512;   // the copy and the reduction
+    mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r11], 768;   // copy, reduction, multicast
 ARMED:
     fence.mbarrier_init.release.cluster;
     fence.proxy.async.shared::cta;
@@ -662,6 +664,13 @@ ARMED:
         [%r14], [%r7], 256, [%r16];
     cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.add.u32
         [%r15], [%r7], 256, [%r16];
+    setp.ne.u32 %q, %r2, 0;
+    @%q bra WAIT;
+    mov.u32 %r20, mc;                   // rank 0: in[256..320) to mc of both CTAs
+    add.u64 %rd6, %rd2, 1024;
+    mov.b16 %mask, 3;
+    cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster
+        [%r20], [%rd6], 256, [%r11], %mask;
 WAIT:
     mbarrier.try_wait.parity.shared::cta.b64 %q, [%r11], 0;
     @!%q bra WAIT;
@@ -672,6 +681,10 @@ WAIT:
     mad.wide.u32 %rd5, %r3, 4, %rd1;
     st.global.u32 [%rd5], %r18;
     st.global.u32 [%rd5+512], %r19;
+    mov.u32 %r20, mc;
+    add.u32 %r21, %r20, %r6;
+    ld.shared.u32 %r22, [%r21];
+    st.global.u32 [%rd5+1024], %r22;
     barrier.cluster.arrive;
     barrier.cluster.wait;
     ret;
@@ -684,21 +697,29 @@ def test_bulk_shared_cluster() -> None:
     """UBLKCP.S.S / UBLKRED.S.S (cp.async.bulk / cp.reduce.async.bulk .shared::cluster
     .shared::cta): in a cluster of 2, each CTA copies its 256 bytes into its partner's shared
     memory and adds them into the partner's accumulator, both completing on the partner's
-    mbarrier (armed for 512 bytes), which the partner waits on."""
+    mbarrier, which the partner waits on; UBLKCP.S.G.MULTICAST (.multicast::cluster, mask 0b11):
+    rank 0 copies 256 bytes of global memory into the same buffer of both CTAs, completing on
+    each one's mbarrier (armed for 768 bytes)."""
     from tests.emu.ptxrun import cubin
 
     blob = cubin(DSMEM_PTX, "sm_90a")
     forms = _forms(blob)
-    assert {"UBLKCP.S.S", "UBLKRED.S.S.ADD"} <= forms, forms
-    src = RNG.integers(0, 2**32, size=256, dtype=np.uint32)
+    assert {"UBLKCP.S.S", "UBLKRED.S.S.ADD", "UBLKCP.S.G.MULTICAST"} <= forms, forms
+    src = RNG.integers(0, 2**32, size=320, dtype=np.uint32)
     (out, _), _, _ = run(
-        DSMEM_PTX, [np.zeros(256, dtype=np.uint32), src], target="sm_90a", grid=2, block=64
+        DSMEM_PTX,
+        [np.zeros(384, dtype=np.uint32), src],
+        target="sm_90a",
+        grid=2,
+        block=64,
+        filled=True,  # a word of the multicast's set-up is not in the ISA tables yet
     )
-    mine, acc0 = src[:128].reshape(2, 64), src[128:].reshape(2, 64)
+    mine, acc0 = src[:128].reshape(2, 64), src[128:256].reshape(2, 64)
     want_got = mine[::-1].reshape(-1)
     want_acc = (acc0 + mine[::-1]).reshape(-1)  # uint32 wraps
     np.testing.assert_array_equal(out[:128], want_got)
-    np.testing.assert_array_equal(out[128:], want_acc)
+    np.testing.assert_array_equal(out[128:256], want_acc)
+    np.testing.assert_array_equal(out[256:], np.tile(src[256:], 2))
 
 
 # -- constant-bank reads with a register index (LDC c[bank][R+off], ULDC c[bank][UR+off]) -------
