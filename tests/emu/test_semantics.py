@@ -955,3 +955,68 @@ def test_mufu_bf16_and_tanh_subnormal() -> None:
             assert math.isnan(y)
         else:
             assert abs(y - math.tanh(x)) <= 2.0**-22 * abs(math.tanh(x)), (t, x, y)
+
+
+# -- DMMA.16x8xK (mma.sync.aligned.m16n8k{4,8,16}.row.col.f64) --------------------------------
+
+
+def _dmma_ptx(k: int) -> str:
+    na, nb = k // 2, k // 4
+    a = ", ".join(f"%a{i}" for i in range(na))
+    b = ", ".join(f"%b{i}" for i in range(nb))
+    loads = "\n".join(
+        [f"    ld.global.f64 %a{i}, [%rd4+{8 * i}];" for i in range(na)]
+        + [f"    ld.global.f64 %b{i}, [%rd4+{8 * (na + i)}];" for i in range(nb)]
+        + [f"    ld.global.f64 %c{i}, [%rd4+{8 * (na + nb + i)}];" for i in range(4)]
+    )
+    stores = "\n".join(f"    st.global.f64 [%rd5+{8 * i}], %d{i};" for i in range(4))
+    return (
+        ptx_header()
+        + f"""
+.visible .entry k(.param .u64 pin, .param .u64 pout)
+{{
+    .reg .b64 %rd<8>;
+    .reg .b32 %r<4>;
+    .reg .f64 %a<{na}>, %b<{nb}>, %c<4>, %d<4>;
+    ld.param.u64 %rd1, [pin];
+    ld.param.u64 %rd2, [pout];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd3, %r1, {8 * (na + nb + 4)};
+    add.u64 %rd4, %rd1, %rd3;
+{loads}
+    mma.sync.aligned.m16n8k{k}.row.col.f64.f64.f64.f64
+        {{%d0, %d1, %d2, %d3}}, {{{a}}}, {{{b}}}, {{%c0, %c1, %c2, %c3}};
+    mul.wide.u32 %rd3, %r1, 32;
+    add.u64 %rd5, %rd2, %rd3;
+{stores}
+    ret;
+}}
+"""
+    )
+
+
+@pytest.mark.parametrize("k", [4, 8, 16])
+def test_dmma_m16n8k(k: int) -> None:
+    """D = A B + C on f64 with the PTX ISA's m16n8k{4,8,16} .f64 fragments (g = lane >> 2,
+    q = lane & 3): a_i at (g + 8 (i % 2), q + 4 (i // 2)), b_i at (q + 4 i, g), c_i/d_i at
+    (g + 8 (i // 2), 2 q + i % 2). Small integers: every sum is exact."""
+    na, nb = k // 2, k // 4
+    A = RNG.integers(-64, 64, size=(16, k)).astype(np.float64)
+    B = RNG.integers(-64, 64, size=(k, 8)).astype(np.float64)
+    C = RNG.integers(-4096, 4096, size=(16, 8)).astype(np.float64)
+    frag = np.zeros((32, na + nb + 4))
+    for lane in range(32):
+        g, q = lane >> 2, lane & 3
+        frag[lane, :na] = [A[g + 8 * (i % 2), q + 4 * (i // 2)] for i in range(na)]
+        frag[lane, na : na + nb] = [B[q + 4 * i, g] for i in range(nb)]
+        frag[lane, na + nb :] = [C[g + 8 * (i // 2), 2 * q + i % 2] for i in range(4)]
+    ptx = _dmma_ptx(k)
+    from tests.emu.ptxrun import cubin
+
+    assert f"DMMA.16x8x{k}" in _forms(cubin(ptx)), _forms(cubin(ptx))
+    (_, out), _, _ = run(ptx, [frag.reshape(-1), np.zeros(32 * 4)], block=32)
+    D = A @ B + C
+    want = np.array(
+        [[D[(ln >> 2) + 8 * (i // 2), 2 * (ln & 3) + i % 2] for i in range(4)] for ln in range(32)]
+    )
+    np.testing.assert_array_equal(out.reshape(32, 4), want)
