@@ -456,14 +456,30 @@ def h2_op_bits(op: str, a: NDArray, b: NDArray, kind: str) -> NDArray:
     for sh in (0, 16):
         ha = (a >> U32(sh)) & U32(0xFFFF)
         hb = (b >> U32(sh)) & U32(0xFFFF)
-        if kind == "f16":
-            x = f16_to_f32(ha.astype(U16)).astype(F64) + f16_to_f32(hb.astype(U16)).astype(F64)
-            r = f64_to_f16_bits(x).astype(U32)
-        else:
-            x = bf16_to_f32(ha).astype(F64) + bf16_to_f32(hb).astype(F64)
-            r = f64_to_bf16_bits(x).astype(U32)
+        with np.errstate(invalid="ignore"):  # signalling NaNs, inf - inf
+            if kind == "f16":
+                x = f16_to_f32(ha.astype(U16)).astype(F64) + f16_to_f32(hb.astype(U16)).astype(F64)
+                r = f64_to_f16_bits(x).astype(U32)
+            else:
+                x = bf16_to_f32(ha).astype(F64) + bf16_to_f32(hb).astype(F64)
+                r = f64_to_bf16_bits(x).astype(U32)
         out |= r << U32(sh)
     return out
+
+
+def h_minmax_bits(a: NDArray, b: NDArray, is_min: bool, kind: str) -> NDArray:
+    """min/max of f16 or bf16 bit patterns (uint16): a NaN operand yields the other (two NaNs:
+    the canonical NaN); -0 < +0, as min/max.f16/.bf16."""
+    a = np.asarray(a, dtype=U16)
+    b = np.asarray(b, dtype=U16)
+    ka = np.where(a & U16(0x8000), ~a, a | U16(0x8000))
+    kb = np.where(b & U16(0x8000), ~b, b | U16(0x8000))
+    r = np.where(ka < kb if is_min else ka > kb, a, b)
+    inf = U16(0x7C00 if kind == "f16" else 0x7F80)
+    an = (a & U16(0x7FFF)) > inf
+    bn = (b & U16(0x7FFF)) > inf
+    r = np.where(an, b, np.where(bn, a, r))
+    return np.where(an & bn, CANON_F16, r)
 
 
 # -- 8-bit floats (cvt .e4m3x2 / .e5m2x2) -----------------------------------------------------

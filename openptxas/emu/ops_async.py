@@ -26,11 +26,12 @@ from typing import Any
 
 import numpy as np
 
+from openptxas.emu import fp
 from openptxas.emu.bind import U32, U64, Bound, Ctx, Kind, reg_row
 from openptxas.emu.errors import Unsupported
 from openptxas.emu.lanes import Sel
 from openptxas.emu.model import Mem, Reg
-from openptxas.emu.ops_mem import addr_reader
+from openptxas.emu.ops_mem import addr_reader, atom_apply
 
 NDArray = np.ndarray[Any, Any]
 ONE20 = 1 << 20
@@ -186,44 +187,100 @@ def _ur(ctx: Ctx, op: Any, n: int = 1) -> Callable[[NDArray], list[int]]:
     return rd
 
 
+_RED_TYPES = ("U64", "S64", "F64", "F32", "F16", "BF16", "S32")
+
+
+def bulk_reduce(op: str, typ: str, old: NDArray, src: NDArray) -> NDArray:
+    """cp.reduce.async.bulk's element operation (the PTX ISA's): ``old`` (the destination) and
+    ``src`` as 32-bit words, consecutive in memory; returns the new destination words. ``typ``:
+    the SASS type (``U32`` when none is printed; ``U64`` also for .b64 and/or/xor)."""
+    old = np.asarray(old, dtype=U32)
+    src = np.asarray(src, dtype=U32)
+    if typ in ("F16", "BF16"):
+        kind = typ.lower()
+        if op == "ADD":  # .add.noftz: correctly rounded, subnormals kept
+            return fp.h2_op_bits("add", old, src, kind)
+        if op not in ("MIN", "MAX"):
+            raise ValueError(f"{op}.{typ}")
+        o16, s16 = old.view(np.uint16), src.view(np.uint16)
+        return fp.h_minmax_bits(o16, s16, op == "MIN", kind).view(U32)
+    if typ in ("U64", "S64", "F64"):
+        o64, s64 = old.view(U64), src.view(U64)
+        return atom_apply(op, typ, o64, s64, None).view(U32)
+    return atom_apply(op, typ, old, src, None)
+
+
 def bind_ublk(ctx: Ctx) -> Bound:
-    """UBLKCP.S.G [dst, mbar], [src], size; UBLKCP.G.S / UBLKRED.G.S.ADD [dst], [src], size;
-    UBLKPF (prefetch: nothing to do). Sizes are in 16-byte units (ptxas divides the PTX byte
-    count by 16). Uniform: once per warp."""
+    """Bulk copies and reductions, once per warp: ``UBLKCP.D.S [dst], [src], size``
+    (cp.async.bulk: S.G, G.S, S.S) and ``UBLKRED.D.S.op[.type] [dst], [src], size``
+    (cp.reduce.async.bulk: G.S, S.S), D/S the destination and source spaces (G global, S
+    shared). A global address is a 64-bit register pair; a shared destination ``[URd]`` is URd =
+    the (cluster) shared address, URd+1 = the mbarrier, in the destination's CTA (``rank << 24 |
+    offset``), whose transaction count completes by the size. Sizes are in 16-byte units (ptxas
+    divides the PTX byte count by 16). ``UBLKCP.S.G.MULTICAST`` (.multicast::cluster): the size
+    register holds the size in bits 0-15 and the CTA mask (cluster ranks) in bits 16-31; the data
+    and the completion go to the same offsets in every CTA of the mask. UBLKPF (prefetch):
+    nothing to do."""
     ins = ctx.ins
     if ins.opcode == "UBLKPF":
         return Bound(lambda sel: None)
     mems = [o for o in ctx.ops if isinstance(o, Mem)]
     size_op = next((o for o in ctx.ops if isinstance(o, Reg) and not o.is_pred), None)
-    if len(mems) != 2 or size_op is None:
+    spaces = {"G": "global", "S": "shared"}
+    if len(mems) != 2 or size_op is None or len(ins.mods) < 2 or ins.mods[0] not in spaces:
         raise ctx.unsupported()
-    to_shared = "S" in ins.mods[:1]  # UBLKCP.S.G: global -> shared
-    red = ins.opcode == "UBLKRED"
+    dspace, sspace = spaces[ins.mods[0]], spaces.get(ins.mods[1], "")
+    if not sspace or (dspace == "global" and sspace == "global"):
+        raise ctx.unsupported()
+    multicast = "MULTICAST" in ins.mods[2:]
+    if ins.opcode == "UBLKCP" and set(ins.mods[2:]) - {"MULTICAST"}:
+        raise ctx.unsupported()
+    if multicast and (dspace, sspace) != ("shared", "global"):
+        raise ctx.unsupported()
+    red_op = ""
+    red_typ = "U32"
+    if ins.opcode == "UBLKRED":
+        red_op = next(
+            (
+                x
+                for x in ins.mods[2:]
+                if x in ("ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR")
+            ),
+            "",
+        )
+        red_typ = next((x for x in ins.mods[2:] if x in _RED_TYPES), "U32")
+        if not red_op or set(ins.mods[2:]) - {red_op, red_typ, "RN"}:
+            raise ctx.unsupported()
+        # the operation must exist (faults at bind time rather than mid-run)
+        bulk_reduce(red_op, red_typ, np.zeros(4, dtype=U32), np.zeros(4, dtype=U32))
     m = ctx.m
     dst = _ur(ctx, mems[0], 2)
-    src = _ur(ctx, mems[1], 2)
+    src = _ur(ctx, mems[1], 2 if sspace == "global" else 1)  # a shared source: one register
     size = _ur(ctx, size_op, 1)
 
     def fn(sel: Sel) -> None:
         for lane in _first_per_warp(m.index(sel)).tolist():
             ln = np.array([lane])
-            d, s, n = dst(ln), src(ln), 16 * size(ln)[0]  # size in 16-byte units
-            lanes = np.full(max(n, 1), lane)
-            if to_shared:
-                src_a = s[0] | s[1] << 32
-                data = m.load("global", src_a + np.arange(n), lanes[:n], 1, False)
-                m.store("shared", d[0] + np.arange(n), lanes[:n], 1, data)
-                mbar_update(m, d[1], lane, 0, -n)
-            else:
-                dst_a = d[0] | d[1] << 32
-                if red:
-                    cnt = n // 4
-                    v = m.load("shared", s[0] + 4 * np.arange(cnt), lanes[:cnt], 4, False)
-                    old = m.load("global", dst_a + 4 * np.arange(cnt), lanes[:cnt], 4, False)
-                    m.store("global", dst_a + 4 * np.arange(cnt), lanes[:cnt], 4, old + v)
-                else:
-                    data = m.load("shared", s[0] + np.arange(n), lanes[:n], 1, False)
-                    m.store("global", dst_a + np.arange(n), lanes[:n], 1, data)
+            d, s, n = dst(ln), src(ln), size(ln)[0]
+            ranks = [-1]  # the destination as addressed
+            if multicast:  # .multicast::cluster: the CTA mask in the size register's bits 16-31
+                ranks = [k for k in range(16) if n >> (16 + k) & 1]
+                n &= 0xFFFF
+            n *= 16  # size in 16-byte units
+            da = d[0] | d[1] << 32 if dspace == "global" else d[0]
+            sa = s[0] | s[1] << 32 if sspace == "global" else s[0]
+            cnt = n // 4
+            words = np.full(max(cnt, 1), lane)[:cnt]
+            v = m.load(sspace, sa + 4 * np.arange(cnt), words, 4, False)
+            for k in ranks:
+                # multicast: the same offsets (data and mbarrier) in each CTA of the mask
+                ta = da if k < 0 else (k << 24) | (da & 0xFFFFFF)
+                if red_op:
+                    old = m.load(dspace, ta + 4 * np.arange(cnt), words, 4, False)
+                    v = bulk_reduce(red_op, red_typ, old[0], v[0])[None, :]
+                m.store(dspace, ta + 4 * np.arange(cnt), words, 4, v)
+                if dspace == "shared":
+                    mbar_update(m, d[1] if k < 0 else (k << 24) | (d[1] & 0xFFFFFF), lane, 0, -n)
 
     return Bound(fn, Kind.UNIFORM)
 

@@ -141,6 +141,26 @@ def _satfinite16(bits: NDArray, typ: str) -> NDArray:
     return np.where(mag == inf, (bits & U32(0x8000)) | _MAXF[typ], bits)
 
 
+def tf32_bits(x: NDArray, mode: str, relu: bool) -> NDArray:
+    """cvt.{rn,rz}{.relu}.tf32.f32: the f32 rounded to 10 fraction bits (nearest even, or toward
+    zero), kept as an f32 bit pattern whose low 13 bits are zero; subnormals are rounded at the
+    same bit (tf32 has f32's exponent range), overflow gives infinity (.rn) or the largest finite
+    tf32 (.rz); NaN gives the canonical NaN; ``.relu`` turns negative results (-0 included) to
+    +0."""
+    x = np.asarray(x, dtype=U32)
+    sign = x & U32(0x80000000)
+    mag = x & U32(0x7FFFFFFF)
+    nan = mag > U32(0x7F800000)
+    if mode == "RN":
+        r = (mag + U32(0xFFF) + ((mag >> U32(13)) & U32(1))) & U32(0xFFFFE000)
+    else:
+        r = mag & U32(0xFFFFE000)
+    r = np.where(nan, fp.CANON_F32, sign | r)
+    if relu:
+        r = np.where(~nan & (sign != 0), U32(0), r)
+    return np.asarray(r, dtype=U32)
+
+
 def bind_f2fp(ctx: Ctx) -> Bound:
     """Packing conversions (cvt to .f16x2/.bf16x2/.e4m3x2/.e5m2x2 and back).
 
@@ -149,8 +169,11 @@ def bind_f2fp(ctx: Ctx) -> Bound:
       cvt(b)`` in the low half, the high half of ``c`` kept.
     - ``F2FP.SATFINITE[.RELU].{E4M3,E5M2}.F16.UNPACK_B_MERGE_C Rd, b, c``: the two f16 of ``b``
       converted, the high one to bits 8-15, merged with ``c`` likewise.
-    - ``F2FP.F16.{E4M3,E5M2}.UNPACK_B Rd, b``: the two 8-bit floats of ``b``'s low half (high
-      half with ``.H1``) to f16x2, byte 1 to the high half (exact).
+    - ``F2FP[.RELU].F16.{E4M3,E5M2}.UNPACK_B Rd, b``: the two 8-bit floats of ``b``'s low half
+      (high half with ``.H1``) to f16x2, byte 1 to the high half (exact).
+    - ``F2FP[.RELU].{F16,BF16}.F32.MERGE_C Rd, a, c`` (cvt.f16.f32 / cvt.bf16.f32): ``cvt(a)`` in
+      the low half, the high half of ``c`` kept.
+    - ``F2FP[.RELU].TF32.F32.PACK_B[.RZ] Rd, b`` (cvt.rn/.rz.tf32.f32): :func:`tf32_bits`.
 
     Rounding to 8-bit floats is to nearest even (toward zero with ``.RZ``) with subnormals;
     ``.SATFINITE`` turns an overflow or infinity into the largest finite value and keeps NaN
@@ -175,10 +198,8 @@ def bind_f2fp(ctx: Ctx) -> Bound:
 
             def unpack(sel: Sel) -> None:
                 h = b_h(sel)
-                out = [
-                    fp.f64_to_f16_bits(fp.fp8_to_f64((h >> U32(sh)) & U32(0xFF), st)).astype(U32)
-                    for sh in (0, 8)
-                ]
+                vs = [fp.fp8_to_f64((h >> U32(sh)) & U32(0xFF), st) for sh in (0, 8)]
+                out = [fp.f64_to_f16_bits(_relu(v) if relu else v).astype(U32) for v in vs]
                 wr(sel, out[0] | (out[1] << U32(16)))
 
             return Bound(unpack)
@@ -212,16 +233,31 @@ def bind_f2fp(ctx: Ctx) -> Bound:
 
             return Bound(pack16)
         raise ctx.unsupported()
-    if "PACK_AB" not in mods or st != "F32" or dt not in ("F16", "BF16") or len(srcs) != 2:
-        raise ctx.unsupported()
-    a_r, b_r = ctx.src(srcs[0], fp=True), ctx.src(srcs[1], fp=True)
 
     def cvt(x: NDArray) -> NDArray:
-        v = fp.f32(x).astype(F64)
+        with np.errstate(invalid="ignore"):  # signalling NaNs
+            v = fp.f32(x).astype(F64)
         if relu:
             v = _relu(v)
         r = round_float(v, dt, mode, False)
         return _satfinite16(r, dt) if satf else r
+
+    if dt == "TF32" and st == "F32" and "PACK_B" in mods and srcs:
+        if mode not in ("RN", "RZ") or satf:
+            raise ctx.unsupported()
+        t_r = ctx.src(srcs[-1], fp=True)
+        return Bound(lambda sel: wr(sel, tf32_bits(t_r(sel), mode, relu)))
+    if st == "F32" and dt in ("F16", "BF16") and "MERGE_C" in mods and len(srcs) == 2:
+        v_r, c_r = ctx.src(srcs[0], fp=True), ctx.src(srcs[1])
+
+        def merge(sel: Sel) -> None:
+            keep = np.asarray(c_r(sel), dtype=U32) & U32(0xFFFF0000)
+            wr(sel, keep | cvt(v_r(sel)))
+
+        return Bound(merge)
+    if "PACK_AB" not in mods or st != "F32" or dt not in ("F16", "BF16") or len(srcs) != 2:
+        raise ctx.unsupported()
+    a_r, b_r = ctx.src(srcs[0], fp=True), ctx.src(srcs[1], fp=True)
 
     def fn(sel: Sel) -> None:
         wr(sel, (cvt(a_r(sel)) << U32(16)) | cvt(b_r(sel)))

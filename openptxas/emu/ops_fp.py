@@ -382,10 +382,15 @@ def bind_dmnmx(ctx: Ctx) -> Bound:
 
 def mufu_f32(func: str, x: NDArray) -> NDArray:
     """The emulator's MUFU: exact function in float64, rounded to float32; subnormal inputs and
-    results flushed to zero; canonical NaN."""
-    xb = fp.ftz32(np.asarray(x, dtype=U32))
-    v = fp.f32(xb).astype(F64)
-    with np.errstate(all="ignore"):
+    results flushed to zero; canonical NaN. TANH (tanh.approx.f32) supports subnormals: a
+    subnormal input is returned unchanged (the PTX ISA's special-value table)."""
+    x = np.asarray(x, dtype=U32)
+    if func == "TANH":
+        sub = ((x & U32(0x7F800000)) == 0) & ((x & U32(0x7FFFFF)) != 0)
+        return np.where(sub, x, mufu_f32("TANH_NORMAL", x))
+    xb = fp.ftz32(x)
+    with np.errstate(all="ignore"):  # signalling NaNs, poles
+        v = fp.f32(xb).astype(F64)
         if func == "RCP":
             r = 1.0 / v
         elif func == "RSQ":
@@ -400,7 +405,7 @@ def mufu_f32(func: str, x: NDArray) -> NDArray:
             r = np.sin(v * (2.0 * np.pi))
         elif func == "COS":
             r = np.cos(v * (2.0 * np.pi))
-        elif func == "TANH":
+        elif func == "TANH_NORMAL":  # TANH on an input that is not subnormal
             r = np.tanh(v)
         else:
             raise ValueError(func)
@@ -435,7 +440,8 @@ def bind_mufu(ctx: Ctx) -> Bound:
     if func in ("RCP64H", "RSQ64H"):
         r64 = ctx.src(srcs[0], fp=True)
         return Bound(lambda sel: wr(sel, mufu_64h(func, r64(sel))))
-    if "F16" in mods:
+    if "F16" in mods or "BF16" in mods:
+        bf16 = "BF16" in mods
         src = srcs[0]
         hsel = src.sel if isinstance(src, Reg) else ""
         plain = Reg(src.file, src.index, src.neg, src.abs) if isinstance(src, Reg) else src
@@ -448,13 +454,24 @@ def bind_mufu(ctx: Ctx) -> Bound:
                 h = h ^ U32(0x8000)
             if isinstance(src, Reg) and src.abs:
                 h = h & U32(0x7FFF)
-            x = fp.f16_to_f32(h.astype(np.uint16)).astype(F64)
-            with np.errstate(all="ignore"):
-                y = np.exp2(x) if func == "EX2" else np.tanh(x) if func == "TANH" else None
-            if y is None:
-                raise ctx.unsupported()
-            wr(sel, fp.f64_to_f16_bits(y).astype(U32))
+            if bf16 and func == "EX2":  # ex2.approx.ftz.bf16: subnormal inputs are zeros
+                h = np.where((h & U32(0x7F80)) == 0, h & U32(0x8000), h)
+            with np.errstate(all="ignore"):  # signalling NaNs
+                if bf16:
+                    x = fp.bf16_to_f32(h).astype(F64)
+                else:
+                    x = fp.f16_to_f32(h.astype(np.uint16)).astype(F64)
+                y = np.exp2(x) if func == "EX2" else np.tanh(x)
+            if not bf16:
+                wr(sel, fp.f64_to_f16_bits(y).astype(U32))
+                return
+            r = fp.f64_to_bf16_bits(y).astype(U32)
+            if func == "EX2":  # .ftz: subnormal results flushed (ex2 is positive)
+                r = np.where((r & U32(0x7F80)) == 0, U32(0), r)
+            wr(sel, r)
 
+        if func not in ("EX2", "TANH"):
+            raise ctx.unsupported()
         return Bound(f16fn)
     a_r = ctx.src(srcs[0], fp=True)
     return Bound(lambda sel: wr(sel, mufu_f32(func, a_r(sel))))

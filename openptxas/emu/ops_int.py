@@ -50,6 +50,18 @@ def bind_iadd3(ctx: Ctx) -> Bound:
     if len(dsts) != 1 or len(srcs) != 3:
         raise ctx.unsupported()
     x = ctx.has_mod("X")
+    if ctx.has_mod("64"):
+        # UIADD3.64: a 64-bit sum of register pairs (ptxas's 64-bit uniform address arithmetic)
+        if x or any(not p.is_zero for p in pdst) or any(not p.is_zero for p in psrc):
+            raise ctx.unsupported()
+        r64 = [ctx.src64(s) for s in srcs]
+        wr64 = ctx.dst64(dsts[0])
+
+        def add64(sel: Sel) -> None:
+            a, b, c = (np.asarray(rd(sel), dtype=U64) for rd in r64)
+            wr64(sel, a + b + c)
+
+        return Bound(add64, _kind(ctx))
     wr = ctx.dst(dsts[0])
     pw = [ctx.pdst(p) for p in pdst if not p.is_zero]
     pdn = [p for p in pdst if not p.is_zero]

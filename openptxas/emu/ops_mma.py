@@ -142,6 +142,52 @@ def _regs(m: Any, op: Reg, n: int, lanes: NDArray) -> NDArray:
     return m.R[row : row + n][:, lanes].reshape(n, -1, 32)  # type: ignore[no-any-return]
 
 
+def _f64_regs(m: Any, op: Reg, n: int, lanes: NDArray) -> NDArray:
+    """``n`` f64 values per lane from ``2n`` consecutive registers: [n, warps, 32]."""
+    w = _regs(m, op, 2 * n, lanes)
+    return (w[0::2].astype(U64) | (w[1::2].astype(U64) << U64(32))).view(F64)
+
+
+def _bind_dmma16(ctx: Ctx, k: int, d_op: Reg, a_op: Reg, b_op: Reg, c_op: Reg) -> Bound:
+    """``DMMA.16x8xK`` (mma.sync.m16n8k{4,8,16}.f64), the PTX ISA's fragments (g = lane / 4,
+    q = lane % 4): A (16 x K) value i at row g + 8 (i % 2), column q + 4 (i // 2); B (K x 8)
+    value i at row q + 4 i, column g; C and D (16 x 8) value i at row g + 8 (i // 2), column
+    2 q + i % 2. Products are exact and summed with the accumulator in float64 (docs/emu.md)."""
+    m = ctx.m
+    L = m.L
+    na, nb = k // 2, k // 4
+    for r, n in ((a_op, 2 * na), (b_op, 2 * nb), (c_op, 8)):
+        ctx.read(reg_row(r), n)
+    ctx.write(reg_row(d_op), 8)
+
+    def dmma(sel: Sel) -> None:
+        lanes = m.index(warp_lanes(sel, L))
+        a64 = _f64_regs(m, a_op, na, lanes)
+        b64 = _f64_regs(m, b_op, nb, lanes)
+        c64 = _f64_regs(m, c_op, 4, lanes)
+        W = a64.shape[1]
+        A = np.zeros((W, 16, k))
+        B = np.zeros((W, k, 8))
+        C = np.zeros((W, 16, 8))
+        for i in range(na):
+            A[:, _G + 8 * (i % 2), _Q + 4 * (i // 2)] = a64[i]
+        for i in range(nb):
+            B[:, _Q + 4 * i, _G] = b64[i]
+        for i in range(4):
+            C[:, _G + 8 * (i // 2), 2 * _Q + i % 2] = c64[i]
+        D = np.einsum("wik,wkj->wij", A, B) + C
+        out = np.zeros((8, W, 32), dtype=U32)
+        for i in range(4):
+            bits = np.ascontiguousarray(D[:, _G + 8 * (i // 2), 2 * _Q + i % 2]).view(U64)
+            out[2 * i] = (bits & U64(0xFFFFFFFF)).astype(U32)
+            out[2 * i + 1] = (bits >> U64(32)).astype(U32)
+        if not d_op.is_zero:
+            row = reg_row(d_op)
+            m.R[row : row + 8][:, lanes] = out.reshape(8, -1)
+
+    return Bound(dmma)
+
+
 def bind_mma(ctx: Ctx) -> Bound:
     ins = ctx.ins
     mods = ins.mods
@@ -152,6 +198,8 @@ def bind_mma(ctx: Ctx) -> Bound:
     op = ins.opcode
     m = ctx.m
     L = m.L
+    if op == "DMMA" and mods[0] in ("16x8x4", "16x8x8", "16x8x16"):
+        return _bind_dmma16(ctx, int(mods[0].split("x")[2]), d_op, a_op, b_op, c_op)
     if op == "DMMA":
         if mods[0] != "8x8x4":
             raise ctx.unsupported()

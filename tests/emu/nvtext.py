@@ -162,7 +162,8 @@ def _operand(
     m = re.fullmatch(r"c\[(0x[0-9a-f]+)\]\[(.*)\]", tok)
     if m:
         base, ubase, off = _bracket(m.group(2))
-        return CBank(int(m.group(1), 16), off, base, None)
+        # the index register, R or UR (ULDC UR10, c[0x3][UR12+0x4]), as the ISA tables carry it
+        return CBank(int(m.group(1), 16), off, base if base is not None else ubase, None)
     m = re.fullmatch(r"cx\[(\w+)\]\[(.*)\]", tok)
     if m:
         base, ubase, off = _bracket(m.group(2))

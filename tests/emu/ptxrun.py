@@ -57,10 +57,12 @@ def run(
     kernel: str = "k",
     shared_bytes: int = 0,
     hazards: bool = False,
+    filled: bool = False,
 ) -> tuple[list[NDArray], LaunchResult, bytes]:
     """Launch ``kernel`` with one buffer argument per array (contents copied in, every buffer
     written back); returns (buffers afterwards, the launch result, the cubin). The hazard checker
-    is off by default: these tests are about values (tests/emu/test_hazards.py is about timing)."""
+    is off by default: these tests are about values (tests/emu/test_hazards.py is about timing).
+    ``filled``: nvdisasm decodes the words the ISA tables do not (tests not about decoding)."""
     blob = cubin(ptx, target)
     args = []
     inputs = {}
@@ -75,6 +77,11 @@ def run(
         "shared_bytes": shared_bytes,
         "args": args,
     }
-    res = launch(blob, spec, inputs=inputs, hazards=hazards)
+    dec = None
+    if filled:
+        from tests.emu.harness import filled_decoder
+
+        dec = filled_decoder(blob)
+    res = launch(blob, spec, inputs=inputs, hazards=hazards, decoder=dec)
     outs = [np.asarray(a).reshape(np.shape(b)) for a, b in zip(res.args, buffers, strict=True)]
     return outs, res, blob

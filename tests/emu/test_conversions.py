@@ -243,3 +243,149 @@ def test_pack_sat(conversions: tuple[NDArray, NDArray, NDArray, bytes]) -> None:
             _sat(i3, -(2**15), 2**15 - 1) & 0xFFFF
         )
         assert [int(out[t, 13]), int(out[t, 14]), int(out[t, 15])] == [w13, w14, w15], t
+
+
+# -- scalar f16/bf16 and tf32 conversions, .relu on the 8-bit-float unpack (sm_90) ------------
+
+SCALAR_CVT = [
+    "cvt.rn.relu.f16.f32 %h1, %f1;\ncvt.u32.u16 %o0, %h1;",
+    "cvt.rn.relu.bf16.f32 %h1, %f1;\ncvt.u32.u16 %o1, %h1;",
+    "cvt.rn.tf32.f32 %o2, %f1;",
+    "cvt.rz.tf32.f32 %o3, %f1;",
+    "cvt.rn.relu.tf32.f32 %o4, %f1;",
+    "cvt.rz.relu.tf32.f32 %o5, %f1;",
+    "cvt.u16.u32 %h1, %i0;\ncvt.rn.relu.f16x2.e4m3x2 %o6, %h1;",
+    "cvt.u16.u32 %h1, %i0;\ncvt.rn.relu.f16x2.e5m2x2 %o7, %h1;",
+]
+
+
+def _scalar_ptx() -> str:
+    outs = ", ".join(f"%o{j}" for j in range(8))
+    return (
+        ptx_header()
+        + f""".visible .entry k(.param .u64 pa, .param .u64 pc)
+{{
+  .reg .u64 %a, %c, %off;
+  .reg .f32 %f1;
+  .reg .b32 %i0, {outs};
+  .reg .b16 %h1;
+  .reg .u32 %t, %cta, %nt;
+  ld.param.u64 %a, [pa];
+  ld.param.u64 %c, [pc];
+  mov.u32 %t, %tid.x;
+  mov.u32 %cta, %ctaid.x;
+  mov.u32 %nt, %ntid.x;
+  mad.lo.u32 %t, %cta, %nt, %t;
+  mul.wide.u32 %off, %t, 4;
+  add.u64 %a, %a, %off;
+  ld.global.f32 %f1, [%a];
+  mov.b32 %i0, %f1;
+  mul.wide.u32 %off, %t, 32;
+  add.u64 %c, %c, %off;
+"""
+        + "\n".join(SCALAR_CVT)
+        + "\n  st.global.v4.b32 [%c], {%o0, %o1, %o2, %o3};"
+        + "\n  st.global.v4.b32 [%c+16], {%o4, %o5, %o6, %o7};"
+        + "\n  ret;\n}\n"
+    )
+
+
+def _tf32_ref(bits: int, mode: str, relu: bool) -> int:
+    """cvt.{rn,rz}{.relu}.tf32.f32 from the definition: the exact value rounded to 11 significant
+    bits with f32's exponent range (subnormals included), kept as an f32 bit pattern; overflow to
+    infinity (rn) or the largest finite tf32 (rz); NaN to the canonical NaN."""
+    from fractions import Fraction
+
+    from tests.emu.floatref import round_ieee
+
+    x = float(np.array([bits], dtype=np.uint32).view(np.float32)[0])
+    if math.isnan(x):
+        return 0x7FFFFFFF
+    neg = bits >> 31 == 1
+    if relu and neg:
+        return 0
+    if math.isinf(x):
+        return bits
+    r = round_ieee(Fraction(x), 11, -126, 127, mode)
+    rb = int(np.array([float(r)], dtype=np.float32).view(np.uint32)[0])
+    return rb | (0x80000000 if neg else 0)
+
+
+@pytest.fixture(scope="module")
+def scalar_conversions() -> tuple[NDArray, NDArray, bytes]:
+    rng = np.random.default_rng(7)
+    f = _f32_inputs(4096, rng).view(np.uint32).copy()
+    # tf32: random patterns of every exponent (subnormals, NaNs), ties and near-ties at bit 13
+    f[:1024] = rng.integers(0, 2**32, size=1024, dtype=np.uint64).astype(np.uint32)
+    base = rng.integers(0, 2**32, size=512, dtype=np.uint64).astype(np.uint32) & np.uint32(
+        0xFFFFE000
+    )
+    f[1024:1536] = base | np.uint32(0x1000)  # exact ties (even and odd kept bit)
+    f[1536:1792] = (base[:256] | np.uint32(0x1000)) + np.uint32(1)
+    f[1792:1800] = [0x7F7FFFFF, 0xFF7FFFFF, 0x7F7FF000, 0x7F7FEFFF, 0x00001000, 0x80001FFF, 1, 0]
+    f[2048:2304] = np.arange(256) | (np.arange(256)[::-1] << 8)  # every 8-bit float, both bytes
+    blob = cubin(_scalar_ptx())
+    spec = {
+        "kernel": "k",
+        "grid": [f.size // 256],
+        "block": [256],
+        "args": [
+            {"kind": "buffer", "dtype": "u32", "count": f.size},
+            {"kind": "buffer", "dtype": "u32", "count": 8 * f.size, "role": "out"},
+        ],
+    }
+    # filled: these F2FP forms come from nvdisasm until the ISA tables decode them
+    res = launch(blob, spec, inputs={"arg0": f}, decoder=filled_decoder(blob))
+    return f, res.args[1].reshape(f.size, 8), blob
+
+
+def test_scalar_forms_present(scalar_conversions: tuple[NDArray, NDArray, bytes]) -> None:
+    text = Oracle().nvdisasm(scalar_conversions[2])
+    got = set(re.findall(r"\b(F2FP[.A-Z0-9_]*)", text))
+    assert {
+        "F2FP.RELU.F16.F32.MERGE_C",
+        "F2FP.RELU.BF16.F32.MERGE_C",
+        "F2FP.TF32.F32.PACK_B",
+        "F2FP.TF32.F32.PACK_B.RZ",
+        "F2FP.RELU.TF32.F32.PACK_B",
+        "F2FP.RELU.TF32.F32.PACK_B.RZ",
+        "F2FP.RELU.F16.E4M3.UNPACK_B",
+        "F2FP.RELU.F16.E5M2.UNPACK_B",
+    } <= got, got
+
+
+def test_scalar_f16_bf16_relu(scalar_conversions: tuple[NDArray, NDArray, bytes]) -> None:
+    f, out, _ = scalar_conversions
+    x = f.view(np.float32)
+    for t in range(f.size):
+        for col, fmt in ((0, "f16"), (1, "bf16")):
+            want = encode(float(x[t]), fmt, relu=True)
+            assert int(out[t, col]) == want, (col, hex(int(f[t])), hex(int(out[t, col])), hex(want))
+
+
+@pytest.mark.parametrize(
+    ("col", "mode", "relu"), [(2, "RN", False), (3, "RZ", False), (4, "RN", True), (5, "RZ", True)]
+)
+def test_tf32(
+    col: int, mode: str, relu: bool, scalar_conversions: tuple[NDArray, NDArray, bytes]
+) -> None:
+    f, out, _ = scalar_conversions
+    for t in range(f.size):
+        want = _tf32_ref(int(f[t]), mode, relu)
+        assert int(out[t, col]) == want, (col, hex(int(f[t])), hex(int(out[t, col])), hex(want))
+
+
+@pytest.mark.parametrize(("col", "fmt"), [(6, "e4m3"), (7, "e5m2")])
+def test_unpack_fp8_relu(
+    col: int, fmt: str, scalar_conversions: tuple[NDArray, NDArray, bytes]
+) -> None:
+    """cvt.rn.relu.f16x2.{e4m3x2,e5m2x2}: exact, negative results (-0 included) become +0, NaN
+    the canonical NaN."""
+    f, out, _ = scalar_conversions
+    for t in range(f.size):
+        src = int(f[t]) & 0xFFFF
+        for half, byte in ((0, src & 0xFF), (1, src >> 8)):
+            v = decode(fmt, byte)
+            want = NAN16 if math.isnan(v) else encode(v, "f16", relu=True)
+            got = int(out[t, col]) >> (16 * half) & 0xFFFF
+            assert got == want, (t, hex(byte), hex(got), hex(want))
