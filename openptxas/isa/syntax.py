@@ -212,7 +212,7 @@ def parse_operand(text: str) -> SynOperand:
     if s.startswith("`(") and s.endswith(")"):
         return LabelRef(s[2:-1])
     if s.startswith("gdesc["):
-        m = re.fullmatch(r"gdesc\[([^\]]+)\](?:\.(\w+))?", s)
+        m = re.fullmatch(r"gdesc\[([^\]]+)\](?:\.(\w+(?:\.\w+)*))?", s)
         reg = parse_reg(m.group(1)) if m else None
         if m is None or reg is None:
             raise SassSyntaxError(f"bad descriptor operand '{s}'")
