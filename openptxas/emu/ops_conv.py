@@ -296,6 +296,34 @@ def bind_i2ip(ctx: Ctx) -> Bound:
     return Bound(fn)
 
 
+def bind_i2i(ctx: Ctx) -> Bound:
+    """``I2I.<dst>.<src>.SAT Rd, a`` (cvt.sat between integer types, PTX ISA: the source,
+    read at its own width and sign, clamped to the destination's range). The result is the
+    clamped value in the destination's width, zero-extended: ptxas re-extends it itself
+    (``PRMT 0x8880`` / ``LOP3 0xff``), so the upper bits are not relied on."""
+    dsts, _pd, srcs, _ps = ctx.split()
+    mods = ctx.ins.mods
+    it = _types(mods, INTS)
+    if len(dsts) != 1 or len(srcs) != 1 or len(it) != 2 or "SAT" not in mods:
+        raise ctx.unsupported()
+    dt, st = it
+    if st not in ("S32", "U32") or dt not in ("S8", "U8", "S16", "U16", "S32", "U32"):
+        raise ctx.unsupported()
+    lo, hi = _INT_RANGE[dt]
+    width = int(dt[1:])
+    mask = I64((1 << width) - 1) if width < 32 else I64(0xFFFFFFFF)
+    a_r = ctx.src(srcs[0])
+    wr = ctx.dst(dsts[0])
+    signed = st == "S32"
+
+    def fn(sel: Sel) -> None:
+        a = np.asarray(a_r(sel), dtype=U32)
+        x = a.view(np.int32).astype(I64) if signed else a.astype(I64)
+        wr(sel, (np.clip(x, lo, hi) & mask).astype(U32))
+
+    return Bound(fn)
+
+
 _INT_RANGE = {
     "S8": (-(2**7), 2**7 - 1),
     "U8": (0, 2**8 - 1),
@@ -457,6 +485,7 @@ BINDERS: dict[str, Callable[[Ctx], Bound]] = {
     "F2F": bind_f2f,
     "F2FP": bind_f2fp,
     "I2IP": bind_i2ip,
+    "I2I": bind_i2i,
     "F2I": bind_f2i,
     "I2F": bind_i2f,
     "I2FP": bind_i2f,

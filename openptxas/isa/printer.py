@@ -69,6 +69,9 @@ def _inner(
     def shown(r: Reg, spec: RegSpec | None) -> bool:
         if not r.is_zero or (spec is not None and spec.show_zero):
             return True
+        if r is ureg and reg is not None and reg.sel == "U32":
+            # a 32-bit base ([R121.U32+URZ+-0x57a839], STAS): nvdisasm shows the zero UR too
+            return True
         if spec is None or r.sel == spec.const_sel:
             return False
         # a zero register with a scale (RZ.X4): nvdisasm prints it in addresses that have a
