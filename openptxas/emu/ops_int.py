@@ -381,7 +381,10 @@ def bind_shf(ctx: Ctx) -> Bound:
         if bits == 32 and signed and right:
             # S32: the 64-bit value is shifted arithmetically as a whole.
             pass
-        r = _shift64(x, np.broadcast_to(s, x.shape), right, signed)
+        # operands may be lane vectors or one value for all lanes (RZ, a constant, a UR) in
+        # any combination: a per-lane amount with constant halves widens x too
+        x, s = np.broadcast_arrays(x, s)
+        r = _shift64(x, s, right, signed)
         out = (r >> U64(32)) if hi_out else r
         wr(sel, (out & M32).astype(U32))
 
