@@ -20,8 +20,6 @@ if TYPE_CHECKING:
     from openptxas.ptx.ast import Module
     from openptxas.targets import SMInfo
 
-MAX_REGS = 255  # the largest -maxrregcount ptxas takes
-
 
 @dataclass
 class FunctionReport:
@@ -138,17 +136,17 @@ def compile_ptx(text: str, options: Options, filename: str = "<input>") -> Compi
 
 def _maxrregcount(options: Options, target: SMInfo, result: CompileResult) -> int | None:
     """The effective ``-maxrregcount`` (None when not given), with ptxas's warnings: a value
-    over 255 is ignored (255), one under the target's minimum is raised to it."""
+    over the target's register count (255) is ignored, one under its minimum is raised to it."""
     n = options.maxrregcount
     if n is None:
         return None
-    if n > MAX_REGS:
+    if n > target.gpr_count:
         result.diagnostics.append(
             Diagnostic(
                 Severity.WARNING, f"Too big maxrregcount value specified {n}, will be ignored"
             )
         )
-        return MAX_REGS
+        return target.gpr_count
     if n < target.min_maxrregcount:
         result.diagnostics.append(
             Diagnostic(

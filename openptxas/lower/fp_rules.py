@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from openptxas.ir.core import PT, RC, RZ, Imm, Operand, Part, Reg, RegLike, Src, VReg
 from openptxas.lower.context import LowerCtx
-from openptxas.lower.int_rules import half
+from openptxas.lower.int_rules import extend, half, isetp64
 from openptxas.lower.rules import Rule, always, has, types
 from openptxas.ptx import ast
 from openptxas.ptx.types import CmpOp, PtxType, Rounding
@@ -257,19 +257,7 @@ def cvt_int(
     src_lo = half(src, 0) if st.size == 8 else src
     # narrow to the smaller of the two sizes, with the sign of the source
     n = min(dt.size, st.size)
-    if n >= 4:
-        low: Operand = src_lo
-    elif signed_src:
-        low = c.new()
-        c.emit("SGXT", (), [low], [src_lo, Imm(8 * n)])
-    else:
-        low = c.new()
-        c.emit(
-            "LOP3",
-            ("LUT",),
-            [low],
-            [src_lo, Imm((1 << (8 * n)) - 1), RZ, Imm(0xC0), Src(PT, inv=True)],
-        )
+    low: Operand = src_lo if n >= 4 else extend(c, src_lo, 8 * n, signed_src)
     if dt.size == 8:
         c.emit("MOV", (), [dv.lo], [low])
         if st.size == 8:
@@ -281,15 +269,7 @@ def cvt_int(
         return
     # 32-bit (or narrower) destination: sign/zero extend a narrow destination type
     if dt.size < 4 and dt.size < st.size:
-        if dt in (T.S8, T.S16):
-            c.emit("SGXT", (), [dv], [low, Imm(8 * dt.size)])
-        else:
-            c.emit(
-                "LOP3",
-                ("LUT",),
-                [dv],
-                [low, Imm((1 << (8 * dt.size)) - 1), RZ, Imm(0xC0), Src(PT, inv=True)],
-            )
+        extend(c, low, 8 * dt.size, dt in (T.S8, T.S16), dv)
         return
     c.emit("MOV", (), [dv], [low])
 
@@ -313,14 +293,7 @@ def _saturate_int(c: LowerCtx, src: RegLike, dt: PtxType, st: PtxType, signed_sr
         return src
     if st.size == 8:
         return _clamp64(c, src, lo, hi, signed_src)
-    x: RegLike = src
-    if st.size < 4:
-        x = c.new()
-        if signed_src:
-            c.emit("SGXT", (), [x], [src, Imm(8 * st.size)])
-        else:
-            mask = (1 << (8 * st.size)) - 1
-            c.emit("LOP3", ("LUT",), [x], [src, Imm(mask), RZ, Imm(0xC0), Src(PT, inv=True)])
+    x: RegLike = extend(c, src, 8 * st.size, signed_src) if st.size < 4 else src
     mods = () if signed_src else ("U32",)
     # VIMNMX's predicate selects min (PT) or max (!PT)
     if lo is not None:
@@ -343,11 +316,8 @@ def _clamp64(c: LowerCtx, src: RegLike, lo: int | None, hi: int | None, signed: 
             continue
         b = bound & 0xFFFFFFFFFFFFFFFF
         words = (Imm(b & 0xFFFFFFFF), Imm(b >> 32))
-        chain = c.new(RC.P)
         p = c.new(RC.P)
-        c.emit("ISETP", (cmp, "U32", "AND"), [chain, PT], [half(x, 0), words[0], PT])
-        mods = (cmp, "AND", "EX") if signed else (cmp, "U32", "AND", "EX")
-        c.emit("ISETP", mods, [p, PT], [half(x, 1), words[1], PT, chain])
+        isetp64(c, cmp, (half(x, 0), half(x, 1)), words, not signed, (p, PT))
         y = c.new(width=2)
         for k in range(2):
             c.emit("SEL", (), [y.part(k)], [half(x, k), words[k], Src(p, inv=True)])

@@ -268,16 +268,11 @@ def cnot(ins: ast.Instruction, c: LowerCtx) -> None:
     ra = c.rvalue(a, t)
     p = c.new(RC.P)
     if t in I64:
-        chain = c.new(RC.P)
-        c.emit("ISETP", ("EQ", "U32", "AND"), [chain, PT], [half(ra, 0), RZ, PT])
-        c.emit("ISETP", ("EQ", "U32", "AND", "EX"), [p, PT], [half(ra, 1), RZ, PT, chain])
+        isetp64(c, "EQ", (half(ra, 0), half(ra, 1)), (RZ, RZ), True, (p, PT))
         c.emit("SEL", (), [dv.lo], [RZ, Imm(1), Src(p, inv=True)])
         c.emit("MOV", (), [dv.hi], [RZ])
         return
-    x: Operand = ra
-    if t.size == 2:
-        x = c.new()
-        c.emit("LOP3", ("LUT",), [x], [ra, Imm(0xFFFF), RZ, Imm(0xC0), Src(PT, inv=True)])
+    x = extend(c, ra, 16, signed=False) if t.size == 2 else ra
     c.emit("ISETP", ("EQ", "U32", "AND"), [p, PT], [x, RZ, PT])
     c.emit("SEL", (), [dv], [RZ, Imm(1), Src(p, inv=True)])
 
@@ -322,6 +317,35 @@ def neg64(ins: ast.Instruction, c: LowerCtx) -> None:
     c.emit("IADD3", ("X",), [dv.hi], [RZ, Src(half(ra, 1), inv=True), RZ, carry, Src(PT, inv=True)])
 
 
+def isetp64(
+    c: LowerCtx,
+    cmp: str,
+    a: tuple[Operand, Operand],
+    b: tuple[Operand, Operand],
+    unsigned: bool,
+    dsts: tuple[Operand, Operand] = (PT, PT),
+    bop: str = "AND",
+    q: Operand = PT,
+) -> None:
+    """A 64-bit comparison of word pairs (low, high) into ``dsts``: an unsigned compare of the
+    low words feeds the ``.EX`` compare of the high words (signed unless ``unsigned``)."""
+    chain = c.new(RC.P)
+    c.emit("ISETP", (cmp, "U32", "AND"), [chain, PT], [a[0], b[0], PT])
+    mods: tuple[str, ...] = (cmp, "U32", bop, "EX") if unsigned else (cmp, bop, "EX")
+    c.emit("ISETP", mods, list(dsts), [a[1], b[1], q, chain])
+
+
+def extend(c: LowerCtx, x: Operand, bits: int, signed: bool, dst: VReg | None = None) -> VReg:
+    """The low ``bits`` of ``x`` sign- (SGXT) or zero-extended (LOP3 mask) to 32 bits, into
+    ``dst`` or a new register."""
+    r = dst if dst is not None else c.new()
+    if signed:
+        c.emit("SGXT", (), [r], [x, Imm(bits)])
+    else:
+        c.emit("LOP3", ("LUT",), [r], [x, Imm((1 << bits) - 1), RZ, Imm(0xC0), Src(PT, inv=True)])
+    return r
+
+
 _CMP = {
     CmpOp.EQ: "EQ",
     CmpOp.NE: "NE",
@@ -362,10 +386,8 @@ def setp_int(ins: ast.Instruction, c: LowerCtx) -> None:
     p1, p2 = _setp_dsts(ins, c)
     if t in I64:
         ra, rb = c.rvalue(a, t), c.rvalue(b, t)
-        chain = c.new(RC.P)
-        c.emit("ISETP", (cmp, "U32", "AND"), [chain, PT], [half(ra, 0), half(rb, 0), PT])
-        mods64: tuple[str, ...] = (cmp, "U32", bop, "EX") if unsigned else (cmp, bop, "EX")
-        c.emit("ISETP", mods64, [p1, p2], [half(ra, 1), half(rb, 1), q, chain])
+        words = ((half(ra, 0), half(ra, 1)), (half(rb, 0), half(rb, 1)))
+        isetp64(c, cmp, *words, unsigned, (p1, p2), bop, q)
         return
     mods: tuple[str, ...] = (cmp, "U32", bop) if unsigned else (cmp, bop)
     c.emit("ISETP", mods, [p1, p2], [c.rvalue(a, t), c.value(b, t), q])

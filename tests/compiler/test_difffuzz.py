@@ -58,5 +58,5 @@ def test_reducer_keeps_the_failure_and_shrinks() -> None:
         return has(p.stmts)
 
     small = reduce_program(prog, failing)
-    assert [s for s in small.stmts] == [marked]
+    assert small.stmts == [marked]
     assert marked.lines[0] in small.ptx()
