@@ -196,22 +196,32 @@ def relocated_text(text: str, note: str) -> str:
     return body[: cut + 2] + note + tail + ";"
 
 
+def _line_key(addr: int, text: str) -> int:
+    """What nvdisasm measures of an instruction's line: the address field (``/*0a00*/``, wider
+    past 0xffff) plus the text, guard included (not the guard column's padding)."""
+    return len(f"/*{addr:04x}*/") + len(text)
+
+
 def listing_width(sections: Sequence[DecodedSection], fam: Family, exact: bool = False) -> int:
-    """The length of the longest instruction text of a whole cubin (guard and ``;``
-    included): nvdisasm pads an indirect branch's text to it before its target list."""
-    return max((len(t) for s in sections for t in _plain_texts(s, fam, exact)), default=0)
+    """The longest instruction line of a whole cubin (:func:`_line_key`): nvdisasm pads an
+    indirect branch's line so that its target list starts where that line ends (a five-digit
+    address in one function moves the column of every BRX in the cubin)."""
+    return max(
+        (_line_key(16 * n, t) for s in sections for n, t in enumerate(_plain_texts(s, fam, exact))),
+        default=0,
+    )
 
 
 def section_texts(
     sec: DecodedSection, fam: Family, exact: bool = False, width: int | None = None
 ) -> list[str]:
     """Each instruction's text as nvdisasm lists it in a cubin: an indirect branch carries its
-    targets, ``BRX R2 -0x190   (*"BRANCH_TARGETS .L_x_6,.L_x_7"*);``, its text padded to
+    targets, ``BRX R2 -0x190   (*"BRANCH_TARGETS .L_x_6,.L_x_7"*);``, its line padded to
     ``width`` (:func:`listing_width`; by default this section's)."""
     texts = _plain_texts(sec, fam, exact)
     if sec.branch_targets:
         if width is None:
-            width = max(len(t) for t in texts)
+            width = max(_line_key(16 * n, t) for n, t in enumerate(texts))
         for addr, targets in sec.branch_targets.items():
             n = addr // 16
             if 0 <= n < len(texts) and addr % 16 == 0:
@@ -219,7 +229,7 @@ def section_texts(
                 body = texts[n].removesuffix(";").rstrip()
                 guard, _, rest = body.partition(" ") if body.startswith("@") else ("", "", body)
                 note = f'(*"BRANCH_TARGETS {names}"*);'
-                pad = width - (len(guard) + 1 if guard else 0)
+                pad = width - len(f"/*{addr:04x}*/") - (len(guard) + 1 if guard else 0)
                 texts[n] = (f"{guard} " if guard else "") + f"{rest:<{pad}}" + note
     return texts
 
