@@ -1,5 +1,6 @@
-"""mbarrier objects (SYNCS.*), bulk asynchronous copies (UBLKCP, UBLKRED, UBLKPF) and tensor
-copies (UTMALDG, UTMASTG).
+"""mbarrier objects (SYNCS.*), bulk asynchronous copies (UBLKCP, UBLKRED, UBLKPF), asynchronous
+stores and reductions into (cluster) shared memory (STAS, REDAS) and tensor copies and
+reductions (UTMALDG, UTMASTG, UTMAREDG).
 
 Asynchronous copies complete at once; their mbarrier transaction counts are updated at issue,
 so waits see the data as soon as the phase completes.
