@@ -1,5 +1,6 @@
-"""mbarrier objects (SYNCS.*), bulk asynchronous copies (UBLKCP, UBLKRED, UBLKPF) and tensor
-copies (UTMALDG, UTMASTG).
+"""mbarrier objects (SYNCS.*), bulk asynchronous copies (UBLKCP, UBLKRED, UBLKPF), asynchronous
+stores and reductions into (cluster) shared memory (STAS, REDAS) and tensor copies and
+reductions (UTMALDG, UTMASTG, UTMAREDG).
 
 Asynchronous copies complete at once; their mbarrier transaction counts are updated at issue,
 so waits see the data as soon as the phase completes.
@@ -32,6 +33,8 @@ from openptxas.emu.errors import Unsupported
 from openptxas.emu.lanes import Sel
 from openptxas.emu.model import Mem, Reg
 from openptxas.emu.ops_mem import addr_reader, atom_apply
+from openptxas.emu.tma import TensorMap
+from openptxas.spec import BF16_NAMES, SpecError, storage_dtype
 
 NDArray = np.ndarray[Any, Any]
 ONE20 = 1 << 20
@@ -285,15 +288,48 @@ def bind_ublk(ctx: Ctx) -> Bound:
     return Bound(fn, Kind.UNIFORM)
 
 
+_RED_ELEMENT = {
+    ("f", 2): "F16", ("f", 4): "F32", ("f", 8): "F64", ("i", 4): "S32", ("i", 8): "S64",
+    ("u", 4): "U32", ("u", 8): "U64",
+}  # fmt: skip
+
+
+def tensor_reduce_type(tm: TensorMap) -> str | None:
+    """The SASS reduction type (:func:`bulk_reduce`) of a tensor map's elements, or None."""
+    if tm.dtype in BF16_NAMES:
+        return "BF16"
+    try:
+        dt = storage_dtype(tm.dtype.removesuffix("_ftz"))
+    except SpecError:
+        return None
+    return _RED_ELEMENT.get((dt.kind, dt.itemsize))
+
+
+def tensor_reduce(op: str, typ: str, old: NDArray, src: NDArray) -> NDArray:
+    """cp.reduce.async.bulk.tensor's element operation on words as ``Machine.load`` returns them
+    (``[max(1, size // 4), n]``; a 16-bit element in the low half of its word)."""
+    if typ in ("F16", "BF16"):
+        return bulk_reduce(op, typ, old[0], src[0])[None, :] & U32(0xFFFF)
+    if typ in ("U64", "S64", "F64"):
+        flat = bulk_reduce(op, typ, old.T.reshape(-1), src.T.reshape(-1))
+        return np.ascontiguousarray(flat.reshape(-1, 2).T)
+    return bulk_reduce(op, typ, old[0], src[0])[None, :]
+
+
+_TMA_RED_OPS = ("ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR")
+
+
 def bind_utma(ctx: Ctx) -> Bound:
     """Tensor copies through a tensor map (:mod:`openptxas.emu.tma`), once per warp:
     ``UTMALDG.nD [URd], [URm]``: URd = shared destination, URd+1 = mbarrier, URd+2.. = the n
     coordinates; the box is copied (zeros outside the tensor) and the mbarrier's transaction
     count completes by the box's bytes. ``UTMASTG.nD [URs], [URm]``: URs = shared source,
-    URs+1.. = coordinates; elements outside the tensor are not written. URm:URm+1 = the map's
-    generic address. ``UTMALDG.nD.MULTICAST [URd], [URm], URk``: the box goes to the same shared
-    offset (and mbarrier offset) of every cluster CTA whose rank is set in the CTA mask, bits
-    16-31 of URk.
+    URs+1.. = coordinates; elements outside the tensor are not written. ``UTMAREDG.nD.op [URs],
+    [URm]`` (cp.reduce.async.bulk.tensor, operands as UTMASTG): each element of the box inside the
+    tensor becomes ``op(global, shared)`` in the map's element type (:func:`tensor_reduce`).
+    URm:URm+1 = the map's generic address. ``UTMALDG.nD.MULTICAST [URd], [URm], URk``: the box
+    goes to the same shared offset (and mbarrier offset) of every cluster CTA whose rank is set
+    in the CTA mask, bits 16-31 of URk. The shared side of the box is swizzled as the map says.
     ``UTMACCTL`` (prefetch, invalidate) does nothing (nor does ``UTMACMDFLUSH``,
     bound with the other no-ops): copies complete at issue."""
     ins = ctx.ins
@@ -301,8 +337,15 @@ def bind_utma(ctx: Ctx) -> Bound:
         return Bound(lambda sel: None, Kind.UNIFORM)
     rank = next((int(x[0]) for x in ins.mods if len(x) == 2 and x[1] == "D" and x[0] in "12345"), 0)
     multicast = "MULTICAST" in ins.mods
-    plain = {f"{rank}D", "MULTICAST"} if ins.opcode == "UTMALDG" else {f"{rank}D"}
-    if not rank or set(ins.mods) - plain:
+    red_op = ""
+    if ins.opcode == "UTMAREDG":
+        red_op = next((x for x in ins.mods if x in _TMA_RED_OPS), "")
+        plain = {f"{rank}D", red_op}
+    elif ins.opcode == "UTMALDG":
+        plain = {f"{rank}D", "MULTICAST"}
+    else:
+        plain = {f"{rank}D"}
+    if not rank or (ins.opcode == "UTMAREDG" and not red_op) or set(ins.mods) - plain:
         raise ctx.unsupported(f"{ins.mnemonic} (only tiled copies)")
     mems = [o for o in ctx.ops if isinstance(o, Mem)]
     if len(mems) != 2:
@@ -329,13 +372,16 @@ def bind_utma(ctx: Ctx) -> Bound:
             if tm is None:
                 raise ctx.fault(f"no tensor map at address {a[0] | a[1] << 32:#x}")
             why = tm.supported()
+            red_typ = tensor_reduce_type(tm) if red_op else None
+            if red_op and red_typ is None:
+                why = f"tensor reduction on '{tm.dtype}' elements"
             if why is not None:
                 raise Unsupported(why, pc, str(ins))
             coords = [int(np.int32(np.uint32(c))) for c in r[head:]]
             gaddr, inside = tm.box_addresses(coords)
             n = gaddr.size
             lanes = np.full(n, lane)
-            soff = r[0] + tm.elem * np.arange(n)
+            soff = tm.shared_addresses(r[0])
             if load:
                 data = np.zeros((max(1, tm.elem // 4), n), dtype=U32)
                 if inside.any():
@@ -354,6 +400,9 @@ def bind_utma(ctx: Ctx) -> Bound:
                         mbar_update(m, (k << 24) | (r[1] & 0xFFFFFF), lane, 0, -tm.box_bytes)
             elif inside.any():
                 data = m.load("shared", soff[inside], lanes[inside], tm.elem, False)
+                if red_typ is not None:
+                    old = m.load("global", gaddr[inside], lanes[inside], tm.elem, False)
+                    data = tensor_reduce(red_op, red_typ, old, data)
                 m.store("global", gaddr[inside], lanes[inside], tm.elem, data)
 
     return Bound(fn, Kind.UNIFORM)
@@ -387,10 +436,78 @@ def bind_arrives(ctx: Ctx) -> Bound:
     return Bound(fn)
 
 
+def bind_stas(ctx: Ctx) -> Bound:
+    """``STAS[.64|.128] [Ra.64+off], Rb`` (st.async) and ``REDAS.op[.S32|.64] [Ra.64+off], Rb``
+    (red.async), each lane on its own: Ra = the (cluster) shared address of the data (``rank <<
+    24 | offset``, in the CTA that owns it), Ra+1 = the mbarrier, in the same CTA, whose
+    transaction count completes by the bytes written (4, 8 or 16); REDAS applies the PTX ISA's
+    reduction (add/min/max/inc/dec/and/or/xor on .u32/.s32, add on .u64) in lane order."""
+    ins = ctx.ins
+    mods = ins.mods
+    mem = next((o for o in ctx.ops if isinstance(o, Mem)), None)
+    data = [o for o in ctx.ops if isinstance(o, Reg) and not o.is_pred]
+    base = mem.base if mem is not None else None
+    if (
+        mem is None
+        or len(data) != 1
+        or base is None
+        or base.is_zero
+        or base.sel != "64"
+        or (mem.ubase is not None and not mem.ubase.is_zero)
+    ):
+        raise ctx.unsupported()
+    red_op = ""
+    typ = "U32"
+    width = 4
+    if ins.opcode == "REDAS":
+        red_op = next(
+            (x for x in mods if x in ("ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR")), ""
+        )
+        typ = "S32" if "S32" in mods else "U64" if "64" in mods else "U32"
+        if not red_op or set(mods) - {red_op, "S32", "64"} or (typ == "U64" and red_op != "ADD"):
+            raise ctx.unsupported()
+        width = 8 if typ == "U64" else 4
+    else:
+        if set(mods) - {"64", "128"}:
+            raise ctx.unsupported()
+        width = 16 if "128" in mods else 8 if "64" in mods else 4
+    nw = width // 4
+    row = reg_row(Reg(base.file, base.index))
+    ctx.read(row, 2, "addr")
+    src = ctx.srcn(data[0], nw)
+    off = mem.offset
+    m = ctx.m
+    R = m.R
+    dt = U64 if typ == "U64" else U32
+
+    def fn(sel: Sel) -> None:
+        idx = m.index(sel)
+        v = np.broadcast_to(src(sel), (nw, idx.size))
+        addr = R[row][idx].astype(np.int64) + off
+        bars = R[row + 1][idx].astype(np.int64)
+        for k, lane in enumerate(idx.tolist()):
+            a = addr[k : k + 1]
+            ln = np.array([lane])
+            words = np.ascontiguousarray(v[:, k : k + 1])
+            if red_op:
+                old = np.ascontiguousarray(m.load("shared", a, ln, width, False)[:, 0])
+                new = atom_apply(
+                    red_op, typ, old.view(dt), np.ascontiguousarray(words[:, 0]).view(dt), None
+                )
+                words = np.asarray(new, dtype=dt).view(U32)[:, None]
+            m.store("shared", a, ln, width, words)
+            mbar_update(m, int(bars[k]), lane, 0, -width)
+
+    return Bound(fn)
+
+
 BINDERS: dict[str, Callable[[Ctx], Bound]] = {
     "ARRIVES": bind_arrives,
+    "STAS": bind_stas,
+    "REDAS": bind_stas,
     "UTMALDG": bind_utma,
     "UTMASTG": bind_utma,
+    "UTMAREDG": bind_utma,
     "UTMACCTL": bind_utma,
     "SYNCS": bind_syncs,
     "UBLKCP": bind_ublk,

@@ -1,4 +1,5 @@
-"""Warp-level matrix instructions: HMMA (f16/bf16/tf32), IMMA (s8/u8), DMMA (f64), MOVM.
+"""Warp-level matrix instructions: HMMA (f16/bf16/tf32), IMMA (s8/u8), DMMA (f64), BMMA (b1),
+MOVM.
 
 Each warp's fragments are gathered from the registers of its 32 lanes with the PTX ISA's
 ``mma.sync`` fragment layouts (lane ``t``: group ``g = t >> 2``, thread-in-group ``q = t & 3``),
@@ -6,7 +7,7 @@ multiplied, and scattered back. Accumulation model: every product is exact and t
 products and the accumulator is computed in float64 (int64 for IMMA, wrapping to 32 bits), then
 rounded once to the destination type (round to nearest even). The hardware's internal
 accumulation order and width are not documented; results agree with it whenever the float64 sum
-is exact (docs/emu.md, error model).
+is exact (docs/emu.md, error model). BMMA is exact: popcounts summed in int64, wrapped to 32 bits.
 """
 
 from __future__ import annotations
@@ -300,6 +301,66 @@ def bind_mma(ctx: Ctx) -> Bound:
     return Bound(mma)
 
 
+# BMMA (mma.sync .b1 .and.popc): fragments in units of 32-bit words, each holding 32
+# consecutive K bits (the PTX ISA's .b1 layouts: A element (row, 32 w + i) is bit i of the
+# word at word column w; B likewise along K). Per shape: (m, n, k, A, B, C).
+def _bmma_shape(name: str) -> tuple[int, int, int, Frag, Frag, Frag] | None:
+    if name == "88128":  # m8n8k128: a0 (g, q), b0 (q, g), c_i (g, 2q + i)
+        a = _frag(1, 32, lambda e, g, q: (g + 0 * e, q))
+        b = _frag(1, 32, lambda e, g, q: (q + 0 * e, g))
+        return 8, 8, 128, a, b, _frag(2, 32, lambda e, g, q: (g + 0 * e, 2 * q + e))
+    if name == "168128":  # m16n8k128: a_i (g + 8 i, q), b0 (q, g)
+        a = _frag(2, 32, lambda e, g, q: (g + 8 * e, q))
+        b = _frag(1, 32, lambda e, g, q: (q + 0 * e, g))
+        return 16, 8, 128, a, b, _c_f32_16x8()
+    if name == "168256":  # m16n8k256: a_i (g + 8 (i % 2), q + 4 (i // 2)), b_i (q + 4 i, g)
+        a = _frag(4, 32, lambda e, g, q: (g + 8 * (e & 1), q + 4 * (e >> 1)))
+        b = _frag(2, 32, lambda e, g, q: (q + 4 * e, g))
+        return 16, 8, 256, a, b, _c_f32_16x8()
+    return None
+
+
+def _words(m: Any, op: Reg, frag: Frag, lanes: NDArray, rows: int, cols: int) -> NDArray:
+    """A fragment's registers as the word matrix [W, rows, cols] (uint32)."""
+    w = np.moveaxis(_regs(m, op, frag.regs, lanes), 0, -1)  # [W, 32, regs]
+    return _matrix(np.ascontiguousarray(w), frag, rows, cols)
+
+
+def bind_bmma(ctx: Ctx) -> Bound:
+    """``BMMA.<shape>.AND.POPC Rd, Ra.ROW, Rb.COL, Rc`` (mma.sync .b1 .and.popc; ptxas builds
+    .xor.popc from two of them): ``D[m][n] = C[m][n] + sum_k popc(A[m][k] & B[k][n])`` over
+    32-bit words of K bits, exact (int64, wrapped to 32 bits)."""
+    mods = ctx.ins.mods
+    regs = [o for o in ctx.ops if isinstance(o, Reg) and not o.is_pred]
+    shape = _bmma_shape(mods[0]) if mods else None
+    if len(regs) != 4 or shape is None or set(mods[1:]) != {"AND", "POPC"}:
+        raise ctx.unsupported()
+    d_op, a_op, b_op, c_op = regs
+    rows, cols, k, afrag, bfrag, cfrag = shape
+    kw = k // 32
+    for r, n in ((a_op, afrag.regs), (b_op, bfrag.regs), (c_op, cfrag.regs)):
+        ctx.read(reg_row(r), n)
+    ctx.write(reg_row(d_op), cfrag.regs)
+    m = ctx.m
+    L = m.L
+
+    def bmma(sel: Sel) -> None:
+        lanes = m.index(warp_lanes(sel, L))
+        A = _words(m, a_op, afrag, lanes, rows, kw)  # [W, M, KW]
+        B = _words(m, b_op, bfrag, lanes, kw, cols)  # [W, KW, N]
+        C = _words(m, c_op, cfrag, lanes, rows, cols).view(np.int32).astype(np.int64)
+        both = A[:, :, :, None] & B[:, None, :, :]  # [W, M, KW, N]
+        D = np.bitwise_count(both).astype(np.int64).sum(axis=2) + C
+        words = (D[:, cfrag.rows, cfrag.cols] & 0xFFFFFFFF).astype(U32)  # [W, 32, n]
+        if not d_op.is_zero:
+            row = reg_row(d_op)
+            m.R[row : row + cfrag.regs][:, lanes] = np.moveaxis(words, -1, 0).reshape(
+                cfrag.regs, -1
+            )
+
+    return Bound(bmma)
+
+
 def bind_movm(ctx: Ctx) -> Bound:
     """MOVM.16.MT88 Rd, Ra (movmatrix): transpose the warp's 8x8 b16 matrix (lane t holds row
     t >> 2, columns 2(t & 3) and 2(t & 3) + 1)."""
@@ -331,5 +392,6 @@ BINDERS: dict[str, Callable[[Ctx], Bound]] = {
     "HMMA": bind_mma,
     "IMMA": bind_mma,
     "DMMA": bind_mma,
+    "BMMA": bind_bmma,
     "MOVM": bind_movm,
 }

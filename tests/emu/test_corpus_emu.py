@@ -3,12 +3,12 @@ in the emulator and must produce its numpy reference's output (tolerances only w
 kernel's spec documents an approximation) and its printf text; the hazard checker runs on every
 launch and must find nothing in ptxas's own control codes.
 
-The cubin is decoded by the ISA tables (openptxas.isa), as the package runs it. T1/T2 launches
-must all pass (two corpus references are known to disagree with their kernels: strict xfails
-with the reason, below). Where the ISA tables cannot decode a word the kernel executes (a gap of
-the tables, not of the emulator), the launch is re-run on nvdisasm's decoding of the same cubin
-as a cross-check, which must pass, and the test is marked xfail naming the word. T3/T4 launches
-that reach an instruction the emulator does not implement are skipped with the instruction named.
+The cubin is decoded by the ISA tables (openptxas.isa), as the package runs it. Every launch of
+every tier must pass: an instruction the emulator does not implement fails the test, naming it
+(none is skipped; known reference disagreements would be strict xfails with the reason, below).
+Where the ISA tables cannot decode a word the kernel executes (a gap of the tables, not of the
+emulator), the launch is re-run on nvdisasm's decoding of the same cubin as a cross-check, which
+must pass, and the test is marked xfail naming the word.
 """
 
 from __future__ import annotations
@@ -39,12 +39,6 @@ def _check(case: Case, decoder: str) -> list[str]:
     return problems + check_case(case, result)
 
 
-def _unsupported(case: Case, exc: Unsupported) -> None:
-    if case.ks.tier in ("t1", "t2"):
-        raise exc
-    pytest.skip(f"{case.ks.tier}: {exc.message}")
-
-
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_emulator_matches_reference(case: Case) -> None:
     need_tools("nvcc", "ptxas")
@@ -53,13 +47,10 @@ def test_emulator_matches_reference(case: Case) -> None:
         problems = _check(case, "isa")
     except Unsupported as exc:
         if exc.instruction != UNDECODED:
-            _unsupported(case, exc)
+            raise
         gap = exc.message
         need_tools("nvdisasm")
-        try:
-            problems = _check(case, "text")
-        except Unsupported as exc2:
-            _unsupported(case, exc2)
+        problems = _check(case, "text")
     if case.id in KNOWN_REFERENCE_ISSUES:
         if problems and not any(p.startswith("hazard: ") for p in problems):
             pytest.xfail(KNOWN_REFERENCE_ISSUES[case.id])

@@ -1,8 +1,10 @@
 // Tensor TMA (sm_90a) beyond t4/tma_tensor: 1-D and 3-D tiled loads with negative and
 // out-of-bounds coordinates (zero fill), a tensor reduction (cp.reduce.async.bulk.tensor add on
 // int32, overlapping and partly out-of-bounds boxes), and 2-D loads through 128-, 64- and
-// 32-byte swizzled tensor maps, read back through the swizzle (16-byte chunk c of shared row r
-// holds chunk c ^ (r % (W / 16)) of the box row, W the swizzle width; rows of W bytes).
+// 32-byte swizzled tensor maps, read back through the swizzle: rows of W bytes (W the swizzle
+// width), and the 16-byte chunk of shared byte a is XORed with the address bits above the
+// 128-byte line, (a >> 7) % (W / 16) (CUTLASS's Swizzle<3,4,3>, <2,4,3>, <1,4,3>: the layout
+// wgmma reads; with W < 128 two or four rows share one line and one XOR value).
 #include <cuda.h>
 
 __device__ __forceinline__ unsigned saddr(const void* p)
@@ -109,8 +111,8 @@ extern "C" __global__ void tma_reduce_add(const __grid_constant__ CUtensorMap ma
         }                                                                                    \
         __syncthreads();                                                                     \
         mbar_wait(b);                                                                        \
-        int byte = t * 4, row = byte / W;                                                    \
-        int phys = byte ^ ((row % (W / 16)) << 4);                                           \
+        int byte = t * 4;                                                                    \
+        int phys = byte ^ (((byte >> 7) % (W / 16)) << 4);                                   \
         out[blockIdx.x * (W * 2) + t] = box[phys / 4];                                       \
     }
 
