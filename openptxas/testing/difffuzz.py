@@ -77,6 +77,8 @@ class _Gen:
         self.uid = 0
         self.depth = 0
         self.labels = 0
+        self.loops = 0  # loops around the statement being generated
+        self.hi_pairs: set[frozenset[str]] = set()  # multiplicands of hi multiplies so far
 
     def reg(self) -> str:
         return f"%r{self.r.randrange(NR)}"
@@ -147,7 +149,10 @@ class _Gen:
             trip = f"mov.u32 %lc{{d}}, {self.r.randrange(1, 5)};"
         else:  # data-dependent: divergent between threads
             trip = f"and.b32 %lc{{d}}, {self.reg()}, 3; add.u32 %lc{{d}}, %lc{{d}}, 1;"
-        return Stmt("loop", body=self.block(self.r.randrange(1, 5)), cond=trip, uid=uid)
+        self.loops += 1
+        body = self.block(self.r.randrange(1, 5))
+        self.loops -= 1
+        return Stmt("loop", body=body, cond=trip, uid=uid)
 
     def setp(self) -> list[str]:
         r = self.r
@@ -185,6 +190,16 @@ class _Gen:
         if k == 1:
             op = r.choice(["mul.lo", "mul.hi", "mad.lo", "mad.hi"])
             t = r.choice(["u32", "s32"])
+            if op.endswith(".hi"):
+                # ptxas 13.0.88 -O3 merges hi multiplies of the same operands that accumulate
+                # into one register (`r = mad.hi(a, b, r)` three times, or once in a loop,
+                # gives r + 2*hi(a*b): docs/difffuzz.md); keep each pair of multiplicands to
+                # one hi multiply, outside loops
+                pair = frozenset((a, b))
+                if self.loops or pair in self.hi_pairs:
+                    op = op.replace(".hi", ".lo")
+                else:
+                    self.hi_pairs.add(pair)
             extra = f", {c}" if op.startswith("mad") else ""
             return [f"{g}{op}.{t} {d}, {a}, {b}{extra};"]
         if k == 2:
