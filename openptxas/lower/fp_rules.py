@@ -161,6 +161,10 @@ def _int_name(t: PtxType) -> str:
 
 
 def cvt(ins: ast.Instruction, c: LowerCtx) -> None:
+    if len(ins.operands) != 2:  # packing forms: cvt.rn.satfinite.e4m3x2.f32 d, a, b
+        raise c.unsupported(
+            f"cvt{''.join('.' + t.name.lower() for t in ins.types)} with two sources"
+        )
     d, a = ins.operands
     dt, st = ins.types[0], ins.types[1]
     ints = (T.S32, T.U32, T.S64, T.U64, T.S16, T.U16, T.S8, T.U8, T.B32, T.B64, T.B16, T.B8)
