@@ -57,10 +57,9 @@ def same_outputs(a: Any, b: Any) -> list[str]:
         if x.tobytes() == y.tobytes():
             continue
         if x.dtype.kind == "f" and x.shape == y.shape:
-            diff = (
-                x.view(np.uint8).reshape(x.shape + (-1,))
-                != y.view(np.uint8).reshape(y.shape + (-1,))
-            ).any(axis=-1) & ~(np.isnan(x) & np.isnan(y))
+            xb = x.view(np.uint8).reshape((*x.shape, -1))
+            yb = y.view(np.uint8).reshape((*y.shape, -1))
+            diff = (xb != yb).any(axis=-1) & ~(np.isnan(x) & np.isnan(y))
             n = int(np.count_nonzero(diff))
             if n:
                 out.append(f"arg{i}: {n} elements differ from ptxas's")
