@@ -121,7 +121,11 @@ class Machine:
         self.W = L // 32
         self.R: NDArray = np.zeros((NROWS, L), dtype=U32)
         self.P: NDArray = np.zeros((16, L), dtype=bool)
-        self.Bw: NDArray = np.zeros((16, L // 32), dtype=U32)  # convergence barrier masks
+        # convergence barrier masks, each lane's copy: the mask of the BSSY it executed (sibling
+        # paths of a divergent branch may re-arm one barrier register: ptxas gives both arms of
+        # an if/else B1 for their inner regions; the hardware runs one arm's lanes until they
+        # block, so each lane waits for the members of its own BSSY)
+        self.Bw: NDArray = np.zeros((16, L), dtype=U32)
         self.bwait: NDArray = np.zeros((16, L // 32), dtype=U32)  # lanes blocked in BSYNC Bk
         self.bsync_wait: dict[int, list[Waiter]] = {}
         self.exists: NDArray = np.zeros(L, dtype=bool)
@@ -350,27 +354,23 @@ class Machine:
                 any_rel = True
         return any_rel
 
-    def bsync_ready(self, k: int, wids: NDArray) -> tuple[NDArray, NDArray]:
-        """For warps ``wids``: (barrier Bk complete, member mask): every live member of Bk is
-        blocked in a BSYNC on Bk."""
+    def bsync_ready(self, k: int, idx: NDArray) -> tuple[NDArray, NDArray]:
+        """For lanes ``idx``: (barrier Bk complete, member mask of the lane's copy): every live
+        member is blocked in a BSYNC on Bk."""
+        wids = idx >> 5
         live = pack_bits(~self.exited)[wids]
-        members = self.Bw[k, wids] & live
+        members = self.Bw[k, idx] & live
         done = (members & ~self.bwait[k, wids]) == 0
         return done, members
 
     def _release_bsync(self, k: int) -> bool:
         ws = self.bsync_wait[k]
-        wids = np.arange(self.W)
-        done, members = self.bsync_ready(k, wids)
-        if not done.any():
-            return False
         rel_any = False
         keep: list[Waiter] = []
         releases: list[tuple[int, NDArray]] = []
         for w in ws:
-            wi = w.sel >> 5
-            mem = members[wi]
-            ok = done[wi] & (lane_bit(mem, w.sel) | (mem == 0))
+            done, mem = self.bsync_ready(k, w.sel)
+            ok = done & (lane_bit(mem, w.sel) | (mem == 0))
             rel = w.sel[ok]
             if rel.size:
                 releases.append((w.pc, rel))

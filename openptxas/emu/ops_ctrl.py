@@ -222,6 +222,11 @@ def _breg(ctx: Ctx) -> int:
     raise ctx.unsupported("no convergence barrier operand")
 
 
+def _warp_lanes(wids: NDArray) -> NDArray:
+    """Every lane of warps ``wids``."""
+    return (wids[:, None] * 32 + np.arange(32)[None, :]).ravel()
+
+
 def bind_bssy(ctx: Ctx) -> Bound:
     """BSSY Bk, target: Bk = the executing lanes of each warp."""
     m = ctx.m
@@ -231,8 +236,8 @@ def bind_bssy(ctx: Ctx) -> Bound:
         if isinstance(sel, slice):
             m.Bw[k] = U32(0xFFFFFFFF)
             return
-        wids, masks, _s, _c = warp_masks(sel)
-        m.Bw[k, wids] = masks
+        _w, masks, _s, counts = warp_masks(sel)
+        m.Bw[k, sel] = np.repeat(masks, counts)
 
     return Bound(fn)
 
@@ -244,7 +249,8 @@ def bind_break(ctx: Ctx) -> Bound:
 
     def fn(sel: Sel) -> None:
         wids, masks, _s, _c = warp_masks(m.index(sel))
-        m.Bw[k, wids] &= ~masks
+        # out of every copy in the warp: no lane waits for a lane that left
+        m.Bw[k, _warp_lanes(wids)] &= ~np.repeat(masks, 32)
 
     return Bound(fn)
 
@@ -263,11 +269,10 @@ def bind_bsync(ctx: Ctx) -> Bound:
         idx = m.index(sel)
         wids, masks, _starts, counts = warp_masks(idx)
         if not m.bwait[k, wids].any():
-            live = pack_bits(~m.exited)[wids]
-            members = m.Bw[k, wids] & live
-            complete = (members & ~masks) == 0
-            mem_lane = np.repeat(members, counts)
-            ok = np.repeat(complete, counts) & (lane_bit(mem_lane, idx) | (mem_lane == 0))
+            live = np.repeat(pack_bits(~m.exited)[wids], counts)
+            mem_lane = m.Bw[k, idx] & live
+            complete = (mem_lane & ~np.repeat(masks, counts)) == 0
+            ok = complete & (lane_bit(mem_lane, idx) | (mem_lane == 0))
             if ok.all():
                 m.push(nxt, sel, nw)
                 return
@@ -338,7 +343,7 @@ def bind_bmov(ctx: Ctx) -> Bound:
             idx = m.index(sel)
             v = np.broadcast_to(np.asarray(r(sel), dtype=U32), idx.shape)
             wids, _masks, starts, _c = warp_masks(idx)
-            m.Bw[k, wids] = v[starts]
+            m.Bw[k, _warp_lanes(wids)] = np.repeat(v[starts], 32)  # the warp's register
 
         return Bound(to_b)
     k = _breg(ctx)
@@ -346,9 +351,9 @@ def bind_bmov(ctx: Ctx) -> Bound:
 
     def from_b(sel: Sel) -> None:
         idx = m.index(sel)
-        wr(sel, m.Bw[k, idx >> 5])
+        wr(sel, m.Bw[k, idx])
         if clear:
-            m.Bw[k, np.unique(idx >> 5)] = 0
+            m.Bw[k, _warp_lanes(np.unique(idx >> 5))] = 0
 
     return Bound(from_b)
 

@@ -54,12 +54,20 @@ def spill_predicate(fn: Function, p: VReg) -> None:
                 map_regs(ins, sub)
             out.append(ins)
             if any(isinstance(r, VReg) and r == p for r in ins.def_regs()):
-                # holder = p ? 1 : 0 (a guarded definition keeps the old value when skipped)
+                # the definition writes a fresh predicate, so that ``p`` itself is gone: a
+                # guarded definition of ``p`` would keep ``p`` live into it (seed 23440)
+                d = fn.new_vreg(p.rc)
+
+                def sub_def(x: RegLike, d: VReg = d) -> RegLike:
+                    return d if isinstance(x, VReg) and x == p else x
+
+                map_regs(ins, sub_def, dsts=True, srcs=False)
+                # holder = d ? 1 : 0 (a guarded definition keeps the old value when skipped)
                 sel = Instr(
                     "USEL" if uniform else "SEL",
                     (),
                     [holder],
-                    [zero, Imm(1), Src(p, inv=True)],
+                    [zero, Imm(1), Src(d, inv=True)],
                     line=ins.line,
                 )
                 if ins.guard is not None:
