@@ -98,18 +98,18 @@ class Reg:
         return f"{self.rc.prefix}{self.index}"
 
 
+# The zero registers. Like the ISA model (``openptxas.isa.model.ZERO_INDEX``), the IR writes
+# them as index 255 (RZ, URZ) and 7 (PT, UPT) on every target; the encoder maps each to the
+# family's code (URZ is UR63 on sm_90, UR255 on sm_100).
 RZ = Reg(RC.R, 255)
+URZ = Reg(RC.UR, 255)
 PT = Reg(RC.P, 7)
 UPT = Reg(RC.UP, 7)
-# URZ's index depends on the target (63 on sm_90, 255 on sm_100): ask ``urz(target)``.
 
 
-def is_zero_reg(r: Reg, urz_index: int) -> bool:
-    return (
-        (r.rc == RC.R and r.index == 255)
-        or (r.rc == RC.UR and r.index == urz_index)
-        or (r.rc in (RC.P, RC.UP) and r.index == 7)
-    )
+def is_zero_reg(r: Reg) -> bool:
+    """RZ, URZ, PT or UPT."""
+    return (r.rc in (RC.R, RC.UR) and r.index == 255) or (r.rc in (RC.P, RC.UP) and r.index == 7)
 
 
 RegLike = VReg | Part | Reg
@@ -193,7 +193,7 @@ class Addr:
     """A memory address: ``desc[desc][base(.64) + ubase + offset]``.
 
     ``wide``: the base register is a 64-bit pair. ``desc`` is the UR pair holding the global
-    memory descriptor (``c[0x0][0x208]`` on sm_90) for LDG/STG/ATOMG.
+    memory descriptor (loaded from constant bank 0, ``Abi.cb_global_desc``) for LDG/STG/ATOMG.
     """
 
     base: RegLike | None = None
@@ -274,7 +274,6 @@ class Control:
     wr_sb: int | None = None  # write scoreboard 0..5
     rd_sb: int | None = None  # read scoreboard 0..5
     wait: int = 0  # 6-bit mask of scoreboards to wait on
-    reuse: int = 0  # reuse flags (bit 0 = src A, 1 = B, 2 = C, 3 = D)
 
     def __str__(self) -> str:
         wait = "".join(str(i) if self.wait >> i & 1 else "-" for i in range(6))
@@ -366,7 +365,8 @@ class Function:
     # brx.idx jump tables, in order: each is its target blocks; they fill constant bank 2
     # (.nv.constant2.<f>) one after another, 4 bytes (the target's code offset) per entry.
     jump_tables: list[tuple[str, ...]] = field(default_factory=list)
-    attrs: dict[str, object] = field(default_factory=dict)
+    maxnreg: int | None = None  # the function's .maxnreg (the register allocator's budget)
+    registers: int = 0  # "Used N registers", set by the register allocator
 
     def new_vreg(self, rc: RC, width: int = 1) -> VReg:
         v = VReg(rc, self.next_vreg, width)
