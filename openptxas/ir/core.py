@@ -267,7 +267,9 @@ class Guard:
 
 @dataclass(slots=True)
 class Control:
-    """Scheduling control info, as the hardware encodes it (bits 105..125)."""
+    """Scheduling control info, as the hardware encodes it (bits 105..121; the encoding, text and
+    checks live in ``openptxas.isa.control``). Operand-reuse flags (bits 122..125) are not set:
+    ptxas sets them, openptxas does not model the operand cache yet."""
 
     stall: int = 1
     yield_: bool = False
@@ -276,10 +278,14 @@ class Control:
     wait: int = 0  # 6-bit mask of scoreboards to wait on
 
     def __str__(self) -> str:
-        wait = "".join(str(i) if self.wait >> i & 1 else "-" for i in range(6))
-        rd = "-" if self.rd_sb is None else str(self.rd_sb)
-        wr = "-" if self.wr_sb is None else str(self.wr_sb)
-        return f"[B{wait}:R{rd}:W{wr}:{'Y' if self.yield_ else '-'}:S{self.stall:02d}]"
+        """The control field's text (``[B0-----:R-:W1:Y:S04]``), as ``openptxas.isa.control``
+        writes it."""
+        from openptxas.isa.control import format_control
+        from openptxas.isa.model import Control as IsaControl
+
+        return format_control(
+            IsaControl(self.stall, self.yield_, self.wr_sb, self.rd_sb, self.wait)
+        )
 
 
 _ids = itertools.count()
