@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from openptxas.diag import InternalError, UnsupportedFeature
+from openptxas.diag import InternalError
 from openptxas.ir.core import (
     RC,
     Addr,
@@ -31,7 +31,6 @@ from openptxas.ir.core import (
 from openptxas.options import Options
 from openptxas.ptx import ast
 from openptxas.ptx.types import Linkage as PtxLinkage
-from openptxas.ptx.types import StateSpace
 from openptxas.targets import SMInfo
 
 if TYPE_CHECKING:
@@ -75,9 +74,8 @@ class EncodedFunction:
 
 
 # .debug_frame as ptxas 13.0 writes it for a function without a stack frame (observed on the
-# corpus; docs/elf.md): a fixed CIE, and an FDE that defines the CFA (R1 + 0) after the first
-# block and then advances to the last EXIT.
-FRAME_CIE = bytes.fromhex("0300047cffffffff0f0c818080280008ff8180280881808028")
+# corpus; docs/elf.md): the target's fixed CIE (``Abi.frame_cie``), and an FDE that defines the
+# CFA (R1 + 0) after the first block and then advances to the last EXIT.
 _DEF_CFA = bytes.fromhex("0c8180802800")
 
 
@@ -287,15 +285,13 @@ def build_cubin(
     funcs = []
     for func, fn in compiled:
         enc = encode_function(fn, target)
-        fn.attrs["code_text"] = enc.text
         params = tuple(ElfParam(offset=p.offset, size=p.size) for p in fn.params)
-        regs = fn.attrs.get("registers", 0)
         funcs.append(
             ElfFunction(
                 name=fn.name,
                 entry=func.is_entry,
                 code=enc.code,
-                registers=regs if isinstance(regs, int) else 0,
+                registers=fn.registers,
                 barriers=fn.barriers,
                 params=params,
                 param_bytes=func.param_size if params else None,
@@ -306,7 +302,9 @@ def build_cubin(
                 # ptxas records CRS_STACK_SIZE 0 for functions with convergence barriers
                 crs_stack=0 if any(i.op == "BSSY" for i in fn.instrs()) else None,
                 frame=(
-                    Frame(FRAME_CIE, frame_program(enc.first_branch, enc.exit_offsets[-1]))
+                    Frame(
+                        target.abi.frame_cie, frame_program(enc.first_branch, enc.exit_offsets[-1])
+                    )
                     if enc.exit_offsets
                     else None
                 ),
@@ -332,9 +330,10 @@ def build_cubin(
 
 
 def module_variables(module: ast.Module) -> list[GlobalVar]:
-    """The module's .global and .const variables, placed as the lowering addressed them:
-    each section in declaration order at its alignment (``lower._layout_variables``)."""
+    """The module's .global and .const variables, placed as the lowering addressed them
+    (``lower.layout.module_layout``, the one layout both use)."""
     from openptxas.elf.description import GlobalVar, Linkage, Space
+    from openptxas.lower.layout import module_layout
 
     link = {
         None: Linkage.LOCAL,
@@ -343,69 +342,18 @@ def module_variables(module: ast.Module) -> list[GlobalVar]:
         PtxLinkage.COMMON: Linkage.COMMON,
         PtxLinkage.EXTERN: Linkage.EXTERN,
     }
-    offsets: dict[str, int] = {}
-    out = []
-    for g in module.globals:
-        if g.space is StateSpace.CONST:
-            space, section = Space.CONST, "const"
-        elif g.space is StateSpace.GLOBAL:
-            space = Space.GLOBAL
-            section = "global" if g.init is None else "init"
-        else:
-            continue
-        init = None if g.init is None else init_bytes(g)
-        size = g.size or (len(init) if init is not None else 0)
-        a = g.alignment
-        if g.linkage is PtxLinkage.EXTERN:
-            off = None
-        else:
-            off = (offsets.get(section, 0) + a - 1) // a * a
-            offsets[section] = off + size
-        out.append(GlobalVar(g.name, space, size, a, init, linkage=link[g.linkage], offset=off))
-    return out
-
-
-def init_bytes(g: ast.VarDecl) -> bytes:
-    """A variable's initializer as little-endian bytes, zero-padded to the variable's size."""
-    t = g.type
-    es = t.size
-    out = bytearray()
-
-    def put(v: ast.Init) -> None:
-        if isinstance(v, ast.InitList):
-            for it in v.items:
-                put(it)
-        elif isinstance(v, ast.IntImm):
-            if t.is_float:
-                out.extend(_float_bytes(float(v.value), es))
-            else:
-                out.extend((v.value & ((1 << (8 * es)) - 1)).to_bytes(es, "little"))
-        elif isinstance(v, ast.FloatImm):
-            if t.is_float:
-                if v.width == 8 * es:
-                    out.extend(v.bits.to_bytes(es, "little"))
-                else:
-                    out.extend(_float_bytes(v.value, es))
-            else:
-                out.extend((int(v.value) & ((1 << (8 * es)) - 1)).to_bytes(es, "little"))
-        else:
-            raise UnsupportedFeature(
-                f"initializer of '{g.name}' (addresses, texture fields) is not supported "
-                "by openptxas yet",
-                g.span,
-            )
-
-    assert g.init is not None
-    put(g.init)
-    return bytes(out) + bytes(max(0, g.size - len(out)))
-
-
-def _float_bytes(v: float, size: int) -> bytes:
-    import struct
-
-    if size == 2:
-        return struct.pack("<e", v)
-    return struct.pack("<f" if size == 4 else "<d", v)
+    return [
+        GlobalVar(
+            v.decl.name,
+            Space.CONST if v.section == "const" else Space.GLOBAL,
+            v.size,
+            v.decl.alignment,
+            v.init,
+            linkage=link[v.decl.linkage],
+            offset=v.offset,
+        )
+        for v in module_layout(module)
+    ]
 
 
 def _branch_attrs(enc: EncodedFunction) -> tuple[Attribute, ...]:

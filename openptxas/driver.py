@@ -109,20 +109,18 @@ def compile_ptx(text: str, options: Options, filename: str = "<input>") -> Compi
                 )
         t0 = time.perf_counter()
         fn = lower_function(module, func, target)
-        if func.maxnreg is not None:
-            fn.attrs["maxnreg"] = func.maxnreg
+        fn.maxnreg = func.maxnreg
         ctx = PassContext(target, options)
         run_phases(fn, ctx, phases)
         result.dumps.extend(ctx.dumps)
         for k, v in ctx.timings.items():
             result.timings[k] = result.timings.get(k, 0.0) + v
         compiled.append((func, fn))
-        regs = fn.attrs.get("registers", 0)
         result.functions.append(
             FunctionReport(
                 fn.name,
                 func.is_entry,
-                registers=regs if isinstance(regs, int) else 0,
+                registers=fn.registers,
                 barriers=fn.barriers,
                 smem=fn.shared_static,
                 compile_ms=(time.perf_counter() - t0) * 1000.0,
@@ -136,7 +134,7 @@ def compile_ptx(text: str, options: Options, filename: str = "<input>") -> Compi
 
 def _maxrregcount(options: Options, target: SMInfo, result: CompileResult) -> int | None:
     """The effective ``-maxrregcount`` (None when not given), with ptxas's warnings: a value
-    over the target's register count (255) is ignored, one under its minimum is raised to it."""
+    over the target's register count is ignored, one under its minimum is raised to it."""
     n = options.maxrregcount
     if n is None:
         return None

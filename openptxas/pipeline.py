@@ -94,9 +94,15 @@ def _allocate(fn: Function, ctx: PassContext) -> None:
 
 
 def _control(fn: Function, ctx: PassContext) -> None:
-    from openptxas.sched.control import assign_control
+    from openptxas.diag import UnsupportedFeature
+    from openptxas.sched import control
 
-    assign_control(fn, ctx.target.urz, serial=ctx.options.sched == "serial")
+    if ctx.target.latency is not control.MODEL:
+        raise UnsupportedFeature(
+            f"control codes for {ctx.target.name} (another latency model) are not supported by "
+            "openptxas yet"
+        )
+    control.assign_control(fn, ctx.target.urz, serial=ctx.options.sched == "serial")
 
 
 @functools.cache

@@ -39,7 +39,8 @@ import numpy as np
 from openptxas.emu.bind import PRED_BASE, UR_BASE, pred_row
 from openptxas.emu.lanes import Sel
 from openptxas.emu.model import Imm, Instruction, Keyword, Reg
-from openptxas.targets.latency import LatencyModel, lat_key, load_latency_model
+from openptxas.targets import default_latency_model
+from openptxas.targets.latency import LatencyModel, lat_key
 
 if TYPE_CHECKING:
     from openptxas.emu.machine import Machine
@@ -115,7 +116,7 @@ class HazardChecker:
     """
 
     def __init__(self, model: LatencyModel | None = None, record: bool = False) -> None:
-        self.model = model if model is not None else load_latency_model("sm_90")
+        self.model = model if model is not None else default_latency_model()
         self.record = record
         # (producer class, consumer class, role, producer pc, consumer pc) -> minimum distance
         self.observed: dict[tuple[str, str, str, int, int], int] = {}

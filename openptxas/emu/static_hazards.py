@@ -43,7 +43,8 @@ from openptxas.emu.hazards import GMMA, GSB, NSB, Access, Hazard, expand, row_na
 from openptxas.emu.memory import GlobalMemory
 from openptxas.emu.model import Imm, Instruction, Keyword, Label, Reg
 from openptxas.emu.program import Kernel, Module
-from openptxas.targets.latency import LatencyModel, lat_key, load_latency_model
+from openptxas.targets import default_latency_model
+from openptxas.targets.latency import LatencyModel, lat_key
 
 UNDECODED = "<undecoded>"
 UR_ROW0 = UR_BASE  # rows from here are uniform registers (then predicates)
@@ -281,7 +282,7 @@ class StaticChecker:
     def __init__(
         self, model: LatencyModel | None = None, record: bool = False, explain: bool = False
     ) -> None:
-        self.model = model if model is not None else load_latency_model("sm_90")
+        self.model = model if model is not None else default_latency_model()
         self.record = record
         self.explain = explain
 

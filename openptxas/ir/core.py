@@ -98,18 +98,18 @@ class Reg:
         return f"{self.rc.prefix}{self.index}"
 
 
+# The zero registers. Like the ISA model (``openptxas.isa.model.ZERO_INDEX``), the IR writes
+# them as index 255 (RZ, URZ) and 7 (PT, UPT) on every target; the encoder maps each to the
+# family's code (URZ is UR63 on sm_90, UR255 on sm_100).
 RZ = Reg(RC.R, 255)
+URZ = Reg(RC.UR, 255)
 PT = Reg(RC.P, 7)
 UPT = Reg(RC.UP, 7)
-# URZ's index depends on the target (63 on sm_90, 255 on sm_100): ask ``urz(target)``.
 
 
-def is_zero_reg(r: Reg, urz_index: int) -> bool:
-    return (
-        (r.rc == RC.R and r.index == 255)
-        or (r.rc == RC.UR and r.index == urz_index)
-        or (r.rc in (RC.P, RC.UP) and r.index == 7)
-    )
+def is_zero_reg(r: Reg) -> bool:
+    """RZ, URZ, PT or UPT."""
+    return (r.rc in (RC.R, RC.UR) and r.index == 255) or (r.rc in (RC.P, RC.UP) and r.index == 7)
 
 
 RegLike = VReg | Part | Reg
@@ -193,7 +193,7 @@ class Addr:
     """A memory address: ``desc[desc][base(.64) + ubase + offset]``.
 
     ``wide``: the base register is a 64-bit pair. ``desc`` is the UR pair holding the global
-    memory descriptor (``c[0x0][0x208]`` on sm_90) for LDG/STG/ATOMG.
+    memory descriptor (loaded from constant bank 0, ``Abi.cb_global_desc``) for LDG/STG/ATOMG.
     """
 
     base: RegLike | None = None
@@ -267,20 +267,25 @@ class Guard:
 
 @dataclass(slots=True)
 class Control:
-    """Scheduling control info, as the hardware encodes it (bits 105..125)."""
+    """Scheduling control info, as the hardware encodes it (bits 105..121; the encoding, text and
+    checks live in ``openptxas.isa.control``). Operand-reuse flags (bits 122..125) are not set:
+    ptxas sets them, openptxas does not model the operand cache yet."""
 
     stall: int = 1
     yield_: bool = False
     wr_sb: int | None = None  # write scoreboard 0..5
     rd_sb: int | None = None  # read scoreboard 0..5
     wait: int = 0  # 6-bit mask of scoreboards to wait on
-    reuse: int = 0  # reuse flags (bit 0 = src A, 1 = B, 2 = C, 3 = D)
 
     def __str__(self) -> str:
-        wait = "".join(str(i) if self.wait >> i & 1 else "-" for i in range(6))
-        rd = "-" if self.rd_sb is None else str(self.rd_sb)
-        wr = "-" if self.wr_sb is None else str(self.wr_sb)
-        return f"[B{wait}:R{rd}:W{wr}:{'Y' if self.yield_ else '-'}:S{self.stall:02d}]"
+        """The control field's text (``[B0-----:R-:W1:Y:S04]``), as ``openptxas.isa.control``
+        writes it."""
+        from openptxas.isa.control import format_control
+        from openptxas.isa.model import Control as IsaControl
+
+        return format_control(
+            IsaControl(self.stall, self.yield_, self.wr_sb, self.rd_sb, self.wait)
+        )
 
 
 _ids = itertools.count()
@@ -366,7 +371,8 @@ class Function:
     # brx.idx jump tables, in order: each is its target blocks; they fill constant bank 2
     # (.nv.constant2.<f>) one after another, 4 bytes (the target's code offset) per entry.
     jump_tables: list[tuple[str, ...]] = field(default_factory=list)
-    attrs: dict[str, object] = field(default_factory=dict)
+    maxnreg: int | None = None  # the function's .maxnreg (the register allocator's budget)
+    registers: int = 0  # "Used N registers", set by the register allocator
 
     def new_vreg(self, rc: RC, width: int = 1) -> VReg:
         v = VReg(rc, self.next_vreg, width)

@@ -5,7 +5,7 @@ Typical use::
 
     from openptxas import isa
 
-    fam = isa.family_for("sm_90")                       # the sm90 table (sm_90 and sm_90a)
+    fam = isa.load_family("sm90")                       # the sm90 table (sm_90 and sm_90a)
     ins = isa.decode_word(word, fam, addr)              # Instruction, or Unknown
     text = isa.format_instruction(ins, fam, addr)       # nvdisasm's text, ' ;' included
     ins2 = isa.parse_instruction("IMAD.MOV.U32 R1, RZ, RZ, c[0x0][0x28] ;", fam)
@@ -51,14 +51,6 @@ from openptxas.isa.model import (
 )
 from openptxas.isa.printer import find_form, form_template, format_instruction
 
-
-def family_for(target: str) -> Family:
-    """The instruction table of a target (``"sm_90"``, ``"sm_90a"``, ``"sm_100"``...)."""
-    from openptxas.targets import get_target
-
-    return load_family(get_target(target).family)
-
-
 __all__ = [
     "PT",
     "RZ",
@@ -95,7 +87,6 @@ __all__ = [
     "f16",
     "f32",
     "f64",
-    "family_for",
     "find_form",
     "form_of",
     "form_template",

@@ -12,7 +12,8 @@ from dataclasses import replace
 
 from openptxas.diag import UnsupportedFeature
 from openptxas.ir.core import PT, RC, Block, CBank, Function, Guard, Imm, Instr, Label, Param, Src
-from openptxas.lower.context import CB_STACK, SHARED_BASE, SP, LowerCtx
+from openptxas.lower.context import LowerCtx
+from openptxas.lower.layout import const_offsets, global_slots, module_layout
 from openptxas.lower.rules import RuleTable
 from openptxas.ptx import ast
 from openptxas.ptx.types import StateSpace
@@ -118,10 +119,10 @@ def _referenced_syms(stmts: list[ast.Stmt]) -> set[str]:
 
 
 def _layout_variables(ctx: LowerCtx, decls: list[ast.VarDecl]) -> None:
-    """Static shared variables from 0x400 (after the driver's reserved 1 KB), extern (dynamic)
-    shared ones right after them; __constant__ data in bank 3 and the addresses of .global
-    variables in bank 4, both in declaration order (ptxas's layout)."""
-    off = SHARED_BASE
+    """Static shared variables from the ABI's shared base (after the driver's reserved 1 KB),
+    extern (dynamic) shared ones right after them; __constant__ data in bank 3 and the addresses
+    of .global variables in bank 4 as the module layout (``lower.layout``) places them."""
+    off = ctx.shared_window_base
     align = 4
     dynamic: list[ast.VarDecl] = []
     for v in decls:
@@ -134,20 +135,14 @@ def _layout_variables(ctx: LowerCtx, decls: list[ast.VarDecl]) -> None:
             ctx.shared[v.name] = off
             off += v.size
             align = max(align, a)
-    ctx.fn.shared_static = off - SHARED_BASE
+    ctx.fn.shared_static = off - ctx.shared_window_base
     ctx.fn.shared_align = align
     for v in dynamic:
         a = v.alignment
         ctx.shared[v.name] = (off + a - 1) // a * a
-    const_off = 0
-    for g in ctx.module.globals:
-        if g.space is StateSpace.CONST:
-            a = g.alignment
-            const_off = (const_off + a - 1) // a * a
-            ctx.consts[g.name] = const_off
-            const_off += g.size
-        elif g.space is StateSpace.GLOBAL:
-            ctx.globals[g.name] = 8 * len(ctx.globals)
+    layout = module_layout(ctx.module)
+    ctx.consts.update(const_offsets(layout))
+    ctx.globals.update(global_slots(layout))
 
 
 def lower_function(module: ast.Module, func: ast.Function, target: SMInfo) -> Function:
@@ -194,7 +189,7 @@ def lower_function(module: ast.Module, func: ast.Function, target: SMInfo) -> Fu
     entry = Block(".L_entry")
     fn.blocks.append(entry)
     ctx.block = entry
-    ctx.emit("LDC", (), [SP], [CBank(0, CB_STACK)])
+    ctx.emit("LDC", (), [ctx.sp], [CBank(0, target.abi.cb_stack)])
     for s in stmts:
         if isinstance(s, ast.LabelDef):
             b = Block(s.name)

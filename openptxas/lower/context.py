@@ -29,20 +29,10 @@ from openptxas.ir.core import (
     SReg,
     VReg,
 )
+from openptxas.ir.core import URZ as RZ_U
 from openptxas.ptx import ast
 from openptxas.ptx.types import PtxType, StateSpace
 from openptxas.targets import SMInfo
-
-# Constant bank 0 layout the driver fills on sm_90 (ptxas 13.0 reads these offsets).
-CB_NTID = (0x0, 0x4, 0x8)  # %ntid.x/y/z
-CB_NCTAID = (0xC, 0x10, 0x14)  # %nctaid.x/y/z
-CB_STACK = 0x28  # initial stack pointer
-CB_GLOBAL_DESC = 0x208  # 64-bit global memory descriptor for desc[UR][...]
-# Static shared memory starts after the 1 KB the driver reserves on sm_90 (.nv.shared.reserved.0).
-SHARED_BASE = 0x400
-
-SP = Reg(RC.R, 1)  # the stack pointer register
-RZ_U = Reg(RC.UR, 255)  # URZ, written as index 255 in the IR (the encoder maps it per target)
 
 
 def width_of(t: PtxType) -> int:
@@ -115,6 +105,16 @@ class LowerCtx:
             raise UnsupportedFeature(f"Unknown symbol '{name}'", self.span)
         return t
 
+    @property
+    def sp(self) -> Reg:
+        """The stack pointer register (the target's ABI)."""
+        return Reg(RC.R, self.target.abi.stack_pointer)
+
+    @property
+    def shared_window_base(self) -> int:
+        """Shared-window address of the first static shared byte (the target's ABI)."""
+        return self.target.abi.shared_base
+
     def desc(self) -> VReg:
         """The UR pair holding the global memory descriptor (loaded once at entry)."""
         if self._desc is None:
@@ -127,8 +127,10 @@ class LowerCtx:
 
     def shared_base(self) -> VReg:
         """A UR holding the shared-window address of the first static shared byte:
-        ``(SR_CgaCtaId << 24) + 0x400`` (sm_90 shared addresses carry the CTA's rank in its
-        cluster in bits 24 and up; ptxas computes the same)."""
+        ``(SR_CgaCtaId << 24) + shared_base`` (on targets whose shared addresses carry the CTA's
+        rank in its cluster in bits 24 and up; ptxas computes the same)."""
+        if not self.target.lowering.cluster_shared_window:
+            raise self.unsupported(f"shared memory on {self.target.name}")
         if self._shared_base is None:
             self._shared_base = self.new(RC.UR)
         return self._shared_base
@@ -137,23 +139,27 @@ class LowerCtx:
         """Instructions for the entry block, after the stack-pointer load."""
         out: list[Instr] = []
         if self._desc is not None:
-            out.append(Instr("ULDC", ("64",), [self._desc], [CBank(0, CB_GLOBAL_DESC)]))
+            out.append(
+                Instr("ULDC", ("64",), [self._desc], [CBank(0, self.target.abi.cb_global_desc)])
+            )
         if self._shared_base is not None:
             rank = self.new(RC.UR)
             base = self.new(RC.UR)
             out.append(Instr("S2UR", (), [rank], [SReg("SR_CgaCtaId")]))
-            out.append(Instr("UMOV", (), [base], [Imm(SHARED_BASE)]))
+            out.append(Instr("UMOV", (), [base], [Imm(self.shared_window_base)]))
             out.append(Instr("ULEA", (), [self._shared_base], [rank, base, Imm(0x18)]))
         return out
 
     def shared_addr(self, dst: VReg | Part, offset: int) -> None:
         """``dst = `` the shared-window address of static shared offset ``offset``."""
         base = self.shared_base()
-        if offset == SHARED_BASE:
+        if offset == self.shared_window_base:
             self.emit("MOV", (), [dst], [base])
             return
         u = self.new(RC.UR)
-        self.emit("UIADD3", (), [u], [base, Imm((offset - SHARED_BASE) & 0xFFFFFFFF), RZ_U])
+        self.emit(
+            "UIADD3", (), [u], [base, Imm((offset - self.shared_window_base) & 0xFFFFFFFF), RZ_U]
+        )
         self.emit("MOV", (), [dst], [u])
 
     # ------------------------------------------------------------------ operands
@@ -218,11 +224,11 @@ class LowerCtx:
         axis = "xyz".index(comp) if comp in ("x", "y", "z") else 0
         v = self.new(RC.R)
         if name == "%ntid":
-            self.emit("LDC", (), [v], [CBank(0, CB_NTID[axis])])
+            self.emit("LDC", (), [v], [CBank(0, self.target.abi.cb_ntid[axis])])
         elif name == "%nctaid":
-            self.emit("LDC", (), [v], [CBank(0, CB_NCTAID[axis])])
+            self.emit("LDC", (), [v], [CBank(0, self.target.abi.cb_nctaid[axis])])
         else:
-            sr = _SREG.get(name)
+            sr = self.target.lowering.smid_sreg if name == "%smid" else _SREG.get(name)
             if sr is None:
                 raise self.unsupported(f"special register {name}")
             if "{}" in sr:
@@ -235,9 +241,6 @@ class LowerCtx:
         which the cubin fills through relocations (``LDC.64 R, c[0x4][slot]``)."""
         v = self.new(RC.R, 2)
         self.emit("LDC", ("64",), [v], [CBank(4, self.globals[name])])
-        refs = self.fn.attrs.setdefault("global_refs", [])
-        if isinstance(refs, list) and name not in refs:
-            refs.append(name)
         return v
 
     def address(self, op: ast.Operand) -> ast.Address:
@@ -251,7 +254,7 @@ class LowerCtx:
         off = a.offset
         if isinstance(base, ast.Sym):
             if base.name in self.shared and space in (StateSpace.SHARED, StateSpace.SHARED_CTA):
-                rel = self.shared[base.name] - SHARED_BASE + base.offset + off
+                rel = self.shared[base.name] - self.shared_window_base + base.offset + off
                 return Addr(None, rel, ubase=self.shared_base())
             if base.name in self.globals and space in (StateSpace.GLOBAL, None):
                 ptr = self.global_address(base.name)
@@ -280,7 +283,6 @@ _SREG = {
     "%lanemask_ge": "SR_GEMASK",
     "%clock": "SR_CLOCKLO",
     "%warpid": "SR_VIRTID",
-    "%smid": "SR_VIRTUALSMID",  # what ptxas 13.0 reads for %smid on sm_90
 }
 
 
@@ -312,4 +314,4 @@ def is_imm(op: ast.Operand) -> bool:
     return isinstance(op, ast.IntImm | ast.FloatImm)
 
 
-__all__ = ["PT", "RZ", "SP", "LowerCtx", "imm_bits", "is_imm", "width_of"]
+__all__ = ["PT", "RZ", "RZ_U", "LowerCtx", "imm_bits", "is_imm", "width_of"]

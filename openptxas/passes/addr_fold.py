@@ -5,7 +5,8 @@ RZ, P, !PT``, or a 32-bit ``IADD3 p, x, c, RZ`` for shared memory) followed by a
 ``[p + o]`` becomes ``[x + c + o]``, as ptxas writes ``desc[UR4][R4.64+0x8]``. Safe when ``x``
 holds the same value at the access as at the add: it never changes (stable registers), or the
 add sits earlier in the same block and nothing in between writes ``x``. The add dies when no
-other use remains (a later dead-code pass removes it).
+other use remains (a later dead-code pass removes it). The memory operations and the width of
+each address's signed offset field come from the target's ISA table (``target.ops``).
 """
 
 from __future__ import annotations
@@ -14,22 +15,26 @@ from dataclasses import replace
 
 from openptxas.ir.analysis import DefInfo, def_info, stable_vregs, unchanged_since
 from openptxas.ir.core import RZ, Addr, Function, Imm, ImmKind, Instr, Part, VReg
-
-# The signed 24-bit offset field of SASS memory operands.
-MAX_OFFSET = (1 << 23) - 1
-MEMORY_OPS = frozenset({"LDG", "STG", "ATOMG", "REDG", "LD", "ST", "LDS", "STS", "ATOMS", "LDGSTS"})
+from openptxas.passes.manager import PassContext
 
 
-def addr_fold(fn: Function, ctx: object) -> None:
+def addr_fold(fn: Function, ctx: PassContext) -> None:
     info = def_info(fn)
     stable = stable_vregs(fn, info)
+    ops = ctx.target.ops
     for b in fn.blocks:
         for k, ins in enumerate(b.instrs):
-            if ins.op not in MEMORY_OPS:
+            if ins.op not in ops.memory_ops:
                 continue
+            widths = ops.mem_offset_bits(ins.op)
+            nth = sum(isinstance(d, Addr) for d in ins.dsts)  # address operands in table order
             for j, s in enumerate(ins.srcs):
-                if isinstance(s, Addr) and isinstance(s.base, VReg) and s.ubase is None:
-                    folded = _fold(s, info, stable, b.instrs, k)
+                if not isinstance(s, Addr):
+                    continue
+                bits = widths[nth] if nth < len(widths) else 0
+                nth += 1
+                if isinstance(s.base, VReg) and s.ubase is None and bits:
+                    folded = _fold(s, info, stable, b.instrs, k, (1 << (bits - 1)) - 1)
                     if folded is not None:
                         ins.srcs[j] = folded
 
@@ -40,7 +45,9 @@ def _imm(op: object) -> int | None:
     return None
 
 
-def _fold(a: Addr, info: DefInfo, stable: set[int], block: list[Instr], k: int) -> Addr | None:
+def _fold(
+    a: Addr, info: DefInfo, stable: set[int], block: list[Instr], k: int, max_offset: int
+) -> Addr | None:
     v = a.base
     assert isinstance(v, VReg)
     sites = info.defs(v)
@@ -106,7 +113,7 @@ def _fold(a: Addr, info: DefInfo, stable: set[int], block: list[Instr], k: int) 
         x = add.srcs[0]
         adds = [add]
     off = a.offset + value
-    if not -MAX_OFFSET - 1 <= off <= MAX_OFFSET:
+    if not -max_offset - 1 <= off <= max_offset:
         return None
     if x.id not in stable and not unchanged_since(block, adds, k, {x.id}):
         return None

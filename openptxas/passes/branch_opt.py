@@ -11,6 +11,7 @@ Pre: virtual IR. Post: same semantics, with
 from __future__ import annotations
 
 from openptxas.ir.core import Function, Instr, Label, successors
+from openptxas.passes.manager import PassContext
 
 
 def _only(fn: Function, name: str) -> Instr | None:
@@ -24,7 +25,7 @@ def _only(fn: Function, name: str) -> Instr | None:
     return fn.blocks[i].instrs[0]
 
 
-def branch_opt(fn: Function, ctx: object) -> None:
+def branch_opt(fn: Function, ctx: PassContext) -> None:
     for _ in range(4):
         changed = False
         for b in fn.blocks:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from openptxas.ir.cfg import CFG, EXIT_NODE, dominates, dominators
 from openptxas.ir.core import RC, Block, Function, Instr, Label, Reg
 from openptxas.ir.uniform import analyze
+from openptxas.passes.manager import PassContext
 
 MAX_BARRIERS = 16
 
@@ -67,7 +68,7 @@ def _barrier_registers(regions: list[tuple[int, int]]) -> dict[tuple[int, int], 
     return out
 
 
-def insert_convergence_barriers(fn: Function, ctx: object) -> None:
+def insert_convergence_barriers(fn: Function, ctx: PassContext) -> None:
     info = analyze(fn)
     if not info.divergent:
         return
@@ -93,8 +94,6 @@ def insert_convergence_barriers(fn: Function, ctx: object) -> None:
     sync_blocks: dict[int, list[int]] = {}
     for (_b, r), d in depth.items():
         sync_blocks.setdefault(r, []).append(d)
-        prev = fn.attrs.get("convergence_barriers", 0)
-        fn.attrs["convergence_barriers"] = max(prev if isinstance(prev, int) else 0, d + 1)
     # Insert BSSY before each region's branch (at the end of a loop's preheader).
     for (b, r), d in depth.items():
         blk = fn.blocks[b]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from openptxas.ir.analysis import def_info, map_regs, stable_vregs, word_writes
 from openptxas.ir.core import RC, Function, Instr, Part, RegLike, VReg
+from openptxas.passes.manager import PassContext
 
 
 def _copy_of(ins: Instr) -> tuple[VReg, int, VReg, int, int] | None:
@@ -32,7 +33,7 @@ def _copy_of(ins: Instr) -> tuple[VReg, int, VReg, int, int] | None:
     return dv, dk, sv, sk, n
 
 
-def copy_prop(fn: Function, ctx: object) -> None:
+def copy_prop(fn: Function, ctx: PassContext) -> None:
     for _ in range(8):
         whole = _round(fn)
         if not _word_round(fn) and not whole:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from openptxas.ir.analysis import def_info, has_side_effects, stable_vregs
 from openptxas.ir.cfg import CFG, dominators
 from openptxas.ir.core import Function, Instr, Operand, Part, SReg, VReg, operand_regs
+from openptxas.passes.manager import PassContext
 
 # Pure instructions that may be merged (loads from writable memory are not).
 PURE = frozenset(
@@ -89,7 +90,7 @@ def _regs(ins: Instr) -> set[int]:
     return out
 
 
-def cse(fn: Function, ctx: object) -> None:
+def cse(fn: Function, ctx: PassContext) -> None:
     info = def_info(fn)
     stable = stable_vregs(fn, info)
     cfg = CFG.of(fn)

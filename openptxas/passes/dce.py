@@ -9,9 +9,10 @@ from __future__ import annotations
 from openptxas.ir.analysis import has_side_effects
 from openptxas.ir.core import Function, Part, VReg
 from openptxas.ir.liveness import compute_liveness, live_after_each
+from openptxas.passes.manager import PassContext
 
 
-def dce(fn: Function, ctx: object) -> None:
+def dce(fn: Function, ctx: PassContext) -> None:
     for _ in range(16):
         lv = compute_liveness(fn)
         after = live_after_each(fn, lv)

@@ -20,11 +20,12 @@ from __future__ import annotations
 
 from openptxas.ir.analysis import def_info, unchanged_since
 from openptxas.ir.core import CBank, Function, Imm, Instr, Operand, Part, Reg, Src, VReg
+from openptxas.passes.manager import PassContext
 
 _PAIRS = {"FMUL": ("FADD", "FFMA"), "DMUL": ("DADD", "DFMA")}
 
 
-def fma_contraction(fn: Function, ctx: object) -> None:
+def fma_contraction(fn: Function, ctx: PassContext) -> None:
     info = def_info(fn)
     users: dict[int, list[Instr]] = {}
     for ins in fn.instrs():

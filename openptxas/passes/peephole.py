@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from openptxas.ir.analysis import DefInfo, def_info, unchanged_since, use_counts
 from openptxas.ir.core import PT, RZ, Function, Imm, ImmKind, Instr, Operand, Part, Reg, Src, VReg
+from openptxas.passes.manager import PassContext
 
 COMMUTE_AB = frozenset(
     {"IADD3", "IMAD", "FADD", "FMUL", "FFMA", "VIMNMX", "FMNMX", "ISETP", "LOP3"}
@@ -20,7 +21,7 @@ COMMUTE_AB = frozenset(
 REVERSED = {"LT": "GT", "GT": "LT", "LE": "GE", "GE": "LE", "EQ": "EQ", "NE": "NE"}
 
 
-def peephole(fn: Function, ctx: object) -> None:
+def peephole(fn: Function, ctx: PassContext) -> None:
     info = def_info(fn)
     consts = _constant_regs(info)
     uses = use_counts(fn)

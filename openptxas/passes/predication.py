@@ -16,6 +16,7 @@ take only uniform guards), and none writes the branch predicate.
 from __future__ import annotations
 
 from openptxas.ir.core import RC, Function, Guard, Instr, Label, Part, Reg, VReg, predecessors
+from openptxas.passes.manager import PassContext
 
 MAX_INSTRS = 8
 NOT_PREDICABLE = frozenset(
@@ -55,7 +56,7 @@ def _guard(instrs: list[Instr], g: Guard) -> None:
         ins.guard = g
 
 
-def if_convert(fn: Function, ctx: object) -> None:
+def if_convert(fn: Function, ctx: PassContext) -> None:
     _convert(fn)
     _merge_straight(fn)
 

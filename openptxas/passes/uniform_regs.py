@@ -8,8 +8,9 @@ allows a uniform operand (the B or C source of most ALU ops, ``MOV R, UR``, addr
 
 A register is converted when it has a single definition (all its parts written once, unguarded),
 every source of that definition is uniform (uniform registers or immediates), the definition has
-a uniform counterpart, and every use either is itself being converted or can read a UR in its
-slot (commutative sources are swapped into the slot that can). Everything else stays as it was,
+a uniform twin (``target.ops.uniform_twin``), and every use either is itself being converted or
+can read a UR in its slot (``target.ops.slots(op).ur``; commutative sources are swapped into the
+slot that can). Everything else stays as it was,
 so the pass can only remove work.
 """
 
@@ -32,51 +33,27 @@ from openptxas.ir.core import (
     VReg,
 )
 from openptxas.ir.uniform import UNIFORM_SREGS
+from openptxas.passes.manager import PassContext
+from openptxas.targets.ops import OpProperties
 
-# Vector op -> uniform op, for ops whose every source may be uniform.
-UNIFORM_OP = {
-    "IADD3": "UIADD3",
-    "IMAD": "UIMAD",
-    "LOP3": "ULOP3",
-    "SHF": "USHF",
-    "SEL": "USEL",
-    "LEA": "ULEA",
-    "PRMT": "UPRMT",
-    "FLO": "UFLO",
-    "POPC": "UPOPC",
-    "BREV": "UBREV",
-    "SGXT": "USGXT",
-    "MOV": "UMOV",
-    "ISETP": "UISETP",
-    "PLOP3": "UPLOP3",
-    "LDC": "ULDC",
-    "S2R": "S2UR",
-}
-# Sources that may be a UR in a vector instruction, by opcode: positions in ``srcs``.
-UR_SLOTS: dict[str, frozenset[int]] = {
-    "IADD3": frozenset({1}),
-    "IMAD": frozenset({1, 2}),
-    "LOP3": frozenset({1}),
-    "SHF": frozenset({1}),
-    "SEL": frozenset({1}),
-    "ISETP": frozenset({1}),
-    "FADD": frozenset({1}),
-    "FMUL": frozenset({1}),
-    "FFMA": frozenset({1, 2}),
-    "FSETP": frozenset({1}),
-    "FMNMX": frozenset({1}),
-    "FSEL": frozenset({1}),
-    "VIMNMX": frozenset({1}),
-    "LEA": frozenset({1}),
-    "MOV": frozenset({0}),
-    "I2FP": frozenset({0}),
-    "F2I": frozenset({0}),
-    "I2F": frozenset({0}),
-    "IABS": frozenset({0}),
-    "POPC": frozenset({0}),
-    "FLO": frozenset({0}),
-    "BREV": frozenset({0}),
-}
+# The instructions the pass converts to their uniform twins (``target.ops.uniform_twin``): those
+# whose every source may be uniform. (BMSK has a twin too; converting it changes today's code.)
+CONVERTS = frozenset(
+    {
+        "IADD3", "IMAD", "LOP3", "SHF", "SEL", "LEA", "PRMT", "FLO", "POPC", "BREV", "SGXT",
+        "MOV", "ISETP", "PLOP3", "LDC", "S2R",
+    }
+)  # fmt: skip
+# The vector instructions that may read a converted register, in the slots the target's table
+# gives for a UR (``target.ops.slots(op).ur``): the B slot, and C for the addends of IMAD/FFMA
+# (SHF's C slot takes a UR too; using it changes today's code).
+READS_UR = frozenset(
+    {
+        "IADD3", "IMAD", "LOP3", "SHF", "SEL", "ISETP", "FADD", "FMUL", "FFMA", "FSETP", "FMNMX",
+        "FSEL", "VIMNMX", "LEA", "MOV", "I2FP", "F2I", "I2F", "IABS", "POPC", "FLO", "BREV",
+    }
+)  # fmt: skip
+READS_UR_IN_C = frozenset({"IMAD", "FFMA"})
 # Sources that may be swapped (a op b == b op a).
 COMMUTES: dict[str, tuple[int, int]] = {
     "IADD3": (0, 1),
@@ -113,7 +90,8 @@ def _src_regs(op: Operand) -> list[RegLike]:
     return []
 
 
-def convert_to_uniform(fn: Function, ctx: object) -> None:
+def convert_to_uniform(fn: Function, ctx: PassContext) -> None:
+    ops = ctx.target.ops
     info = def_info(fn)
     # candidates: single-definition R/P registers with a uniform-convertible definition
     cand: dict[int, Instr] = {}
@@ -121,7 +99,7 @@ def convert_to_uniform(fn: Function, ctx: object) -> None:
         if len(sites) != 1:
             continue
         ins = sites[0]
-        if ins.guard is not None or ins.op not in UNIFORM_OP:
+        if ins.guard is not None or ins.op not in CONVERTS or ops.uniform_twin(ins.op) is None:
             continue
         if any(m in NOT_UNIFORM_MODS for m in ins.mods):
             continue
@@ -174,7 +152,7 @@ def convert_to_uniform(fn: Function, ctx: object) -> None:
                         break
         converted = {i.uid for i in cand.values()}
         for ins in fn.instrs():
-            if ins.uid in converted or _uses_ok(ins, cand):
+            if ins.uid in converted or _uses_ok(ins, cand, ops):
                 continue
             # Give up candidates one at a time (first operand first) until the use fits, so
             # that e.g. IMAD R, UR, UR, R keeps one of its two uniform sources.
@@ -185,15 +163,15 @@ def convert_to_uniform(fn: Function, ctx: object) -> None:
                 v = _vreg(r)
                 if v is not None and v.id in cand:
                     drop(cand[v.id])
-                    if _uses_ok(ins, cand):
+                    if _uses_ok(ins, cand, ops):
                         break
     converted_instrs = {i.uid for i in cand.values()}
     if not cand:
         return
-    _rewrite(fn, cand, converted_instrs)
+    _rewrite(fn, cand, converted_instrs, ops)
 
 
-def _uses_ok(ins: Instr, cand: dict[int, Instr]) -> bool:
+def _uses_ok(ins: Instr, cand: dict[int, Instr], ops: OpProperties) -> bool:
     """Whether every candidate register ``ins`` reads sits in a slot that can hold a UR (after
     swapping commutative sources if needed)."""
     if ins.guard is not None:
@@ -222,9 +200,11 @@ def _uses_ok(ins: Instr, cand: dict[int, Instr]) -> bool:
         _ = k
     if not positions:
         return True
-    slots = UR_SLOTS.get(ins.op)
-    if slots is None or len(positions) > 1:
+    slots = _ur_slots(ins.op, ops)
+    if not slots or len(positions) > 1:
         return False
+    if any((v := _vreg(ins.srcs[k])) is not None and v.rc != RC.R for k in positions):
+        return False  # a predicate candidate: no vector source slot takes a UP here
     (p,) = positions
     # An ALU form holds at most one non-register source (immediate, constant or uniform).
     for k, s in enumerate(ins.srcs[:3]):
@@ -244,7 +224,7 @@ def _uses_ok(ins: Instr, cand: dict[int, Instr]) -> bool:
     return other in slots and isinstance(ins.srcs[other], VReg | Part | Reg)
 
 
-def _rewrite(fn: Function, cand: dict[int, Instr], converted: set[int]) -> None:
+def _rewrite(fn: Function, cand: dict[int, Instr], converted: set[int], ops: OpProperties) -> None:
     new_regs: dict[int, VReg] = {}
     for vid, ins in cand.items():
         for d in ins.dsts:
@@ -266,13 +246,15 @@ def _rewrite(fn: Function, cand: dict[int, Instr], converted: set[int]) -> None:
 
     for ins in fn.instrs():
         if ins.uid in converted:
-            ins.op = UNIFORM_OP[ins.op]
+            twin = ops.uniform_twin(ins.op)
+            assert twin is not None
+            ins.op = twin
             map_regs(ins, conv, dsts=True)
             ins.srcs = [_zero_to_uniform(s) for s in ins.srcs]
             ins.dsts = [_zero_to_uniform(d) for d in ins.dsts]
             continue
         map_regs(ins, conv)
-        _swap_into_slot(ins)
+        _swap_into_slot(ins, ops)
 
 
 def _zero_to_uniform(op: Operand) -> Operand:
@@ -289,10 +271,20 @@ def _zero_to_uniform(op: Operand) -> Operand:
     return op
 
 
-def _swap_into_slot(ins: Instr) -> None:
-    slots = UR_SLOTS.get(ins.op)
+def _ur_slots(op: str, ops: OpProperties) -> frozenset[int]:
+    """The source slots of ``op`` where the pass lets a UR replace an R register."""
+    if op not in READS_UR:
+        return frozenset()
+    s = ops.slots(op)
+    if op in READS_UR_IN_C:
+        return s.ur
+    return s.ur & {s.b}
+
+
+def _swap_into_slot(ins: Instr, ops: OpProperties) -> None:
+    slots = _ur_slots(ins.op, ops)
     sw = COMMUTES.get(ins.op)
-    if slots is None or sw is None:
+    if not slots or sw is None:
         return
     a, b = sw
     ua = isinstance(ins.srcs[a], VReg | Part) and _vreg(ins.srcs[a]).rc == RC.UR  # type: ignore[union-attr]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from openptxas.ir.analysis import DefInfo, def_info, stable_vregs, unchanged_since
 from openptxas.ir.core import RC, Function, Imm, Instr, Operand, Part, Reg, VReg
+from openptxas.passes.manager import PassContext
 
 
 def _base(op: object) -> VReg | None:
@@ -21,7 +22,7 @@ def _base(op: object) -> VReg | None:
     return None
 
 
-def wide_add(fn: Function, ctx: object) -> None:
+def wide_add(fn: Function, ctx: PassContext) -> None:
     info = def_info(fn)
     stable = stable_vregs(fn, info)
     for b in fn.blocks:

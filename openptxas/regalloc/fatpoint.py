@@ -11,8 +11,8 @@ the copy disappears after allocation.
 
 ``naive`` mode gives every virtual register its own registers (trivially correct; for bisecting).
 
-ptxas reports "Used N registers" as the highest R index + 1 + 2: two registers beyond those the
-code names are always counted (observed on every ptxas 13.0.88 sm_90 kernel).
+ptxas reports "Used N registers" as the highest R index + 1 + ``Abi.regcount_extra``: registers
+beyond those the code names are always counted (two on every ptxas 13.0.88 sm_90 kernel).
 """
 
 from __future__ import annotations
@@ -32,13 +32,7 @@ from openptxas.ir.core import (
     operand_regs,
 )
 from openptxas.ir.liveness import compute_liveness, defs_mask, live_after_each
-
-# Registers counted in "Used N registers" beyond the highest one the code names.
-REGCOUNT_EXTRA = 2
-# The stack pointer, loaded from c[0x0][0x28] at entry.
-STACK_POINTER = 1
-# ptxas 13.0 starts uniform registers at UR4 on sm_90 (UR0-UR3 never appear in its output).
-FIRST_UR = 4
+from openptxas.targets import Abi, SMInfo
 
 
 class ClassExhausted(RegAllocError):
@@ -64,18 +58,19 @@ class Allocation:
     regs: dict[VReg, Reg] = field(default_factory=dict)
     max_index: dict[RC, int] = field(default_factory=dict)  # highest index used per class
 
-    @property
-    def registers(self) -> int:
+    def registers(self, abi: Abi) -> int:
         """The figure ptxas reports as "Used N registers"."""
-        # R1 (the stack pointer) is always written at entry, so it always counts.
-        return max(self.max_index.get(RC.R, -1), STACK_POINTER) + 1 + REGCOUNT_EXTRA
+        # The stack pointer is always written at entry, so it always counts.
+        return max(self.max_index.get(RC.R, -1), abi.stack_pointer) + 1 + abi.regcount_extra
 
 
-def limits_for(gpr_budget: int, ugpr_count: int) -> dict[RC, ClassLimits]:
-    """``gpr_budget`` is the register count the function may report (maxrregcount, 255...)."""
+def limits_for(gpr_budget: int, target: SMInfo) -> dict[RC, ClassLimits]:
+    """``gpr_budget`` is the register count the function may report (maxrregcount, or the
+    target's register count); the ABI's reserved registers are never handed out."""
+    abi = target.abi
     return {
-        RC.R: ClassLimits(0, gpr_budget - REGCOUNT_EXTRA - 1, frozenset({STACK_POINTER})),
-        RC.UR: ClassLimits(FIRST_UR, ugpr_count - 1),
+        RC.R: ClassLimits(0, gpr_budget - abi.regcount_extra - 1, abi.reserved_gprs),
+        RC.UR: ClassLimits(abi.first_ur, target.ugpr_count - 1),
         RC.P: ClassLimits(0, 6),
         RC.UP: ClassLimits(0, 6),
         RC.B: ClassLimits(0, 15),

@@ -1,8 +1,8 @@
 """The AllocateRegisters phase: fat-point allocation, the independent checker (with
 ``--verify``), and the rewrite to physical registers.
 
-The register budget is ``.maxnreg`` if the function has one, else ``-maxrregcount``, else 255;
-ptxas raises budgets below 24 to 24 on sm_90 (the ABI minimum, with a warning it prints itself).
+The register budget is ``.maxnreg`` if the function has one, else ``-maxrregcount``, else the
+target's register count; ptxas raises budgets below the target's minimum (24 on sm_90) to it.
 """
 
 from __future__ import annotations
@@ -14,21 +14,19 @@ from openptxas.regalloc.check import check_allocation
 from openptxas.regalloc.fatpoint import ClassExhausted, allocate, limits_for, occupancy, rewrite
 from openptxas.regalloc.predspill import spill_predicate
 
-MAX_REGS = 255
-
 
 def register_budget(fn: Function, ctx: PassContext) -> int:
-    budget = MAX_REGS
-    maxnreg = fn.attrs.get("maxnreg")
-    if isinstance(maxnreg, int):
-        budget = maxnreg
-    elif ctx.options.maxrregcount is not None and ctx.options.maxrregcount <= MAX_REGS:
+    most = ctx.target.gpr_count
+    budget = most
+    if fn.maxnreg is not None:
+        budget = fn.maxnreg
+    elif ctx.options.maxrregcount is not None and ctx.options.maxrregcount <= most:
         budget = ctx.options.maxrregcount
-    return max(ctx.target.min_maxrregcount, min(budget, MAX_REGS))
+    return max(ctx.target.min_maxrregcount, min(budget, most))
 
 
 def allocate_registers(fn: Function, ctx: PassContext) -> None:
-    limits = limits_for(register_budget(fn, ctx), ctx.target.ugpr_count)
+    limits = limits_for(register_budget(fn, ctx), ctx.target)
     for _ in range(64):
         try:
             alloc = allocate(fn, limits, naive=ctx.options.ra == "naive")
@@ -44,7 +42,7 @@ def allocate_registers(fn: Function, ctx: PassContext) -> None:
     if verify_enabled(ctx.options):
         check_allocation(fn, alloc)
     rewrite(fn, alloc)
-    fn.attrs["registers"] = alloc.registers
+    fn.registers = alloc.registers(ctx.target.abi)
 
 
 def _longest_lived(fn: Function, rc: RC) -> VReg:

@@ -32,14 +32,15 @@ from openptxas.ir.core import (
     predecessors,
     successors,
 )
-from openptxas.targets.latency import LatencyModel, lat_key, load_latency_model
+from openptxas.targets import default_latency_model
+from openptxas.targets.latency import LatencyModel, lat_key
 
 Unit = tuple[RC, int]
 MAX_STALL = 15
 # Visits of a block after which its exit state is widened (see _assign).
 WIDEN_AFTER = 8
 # The latency model (one per target family, shared with the hazard checkers).
-MODEL: LatencyModel = load_latency_model("sm_90")
+MODEL: LatencyModel = default_latency_model()
 TABLE_REACH = MODEL.reach
 NUM_SCOREBOARDS = MODEL.scoreboards
 SB_SETUP = MODEL.sb_setup

@@ -1,8 +1,14 @@
-"""Per-SM facts. This package is the only code that knows SM numbers.
+"""The target model: the one place that knows an SM.
 
-Every other stage asks for a capability (``t.param_base``, ``t.ugpr_count``,
-``t.bra_offset_split``) instead of comparing SM numbers. The values live in ``data/sm_XX.toml``
-and were checked against ptxas 13.0.88 output (see each file's comments).
+``get_target(name)`` gives an :class:`SMInfo`: the target's facts (register files, ELF layout),
+its ABI (:class:`Abi`: where the driver puts kernel parameters and launch geometry in constant
+bank 0, the stack pointer, the registers ptxas never allocates), its lowering choices
+(:class:`Lowering`), its latency model (``t.latency``, shared with the hazard checkers) and the
+operation properties derived from its ISA table (``t.ops``: immediate and uniform-register slots,
+uniform twins, memory operations). Every other stage asks for a capability (``t.abi.cb_stack``,
+``t.ops.slots("IADD3")``, ``t.latency.is_variable(op)``) instead of comparing SM numbers; the
+compiler's stages receive the target in their pass context. The values live in
+``data/sm_XX.toml`` and were checked against ptxas 13.0.88 output (see each file's comments).
 """
 
 from __future__ import annotations
@@ -12,14 +18,52 @@ import re
 import tomllib
 from dataclasses import dataclass
 from importlib import resources
+from typing import TYPE_CHECKING
 
-from openptxas.diag import UsageError
+from openptxas.diag import UnsupportedFeature, UsageError
+
+if TYPE_CHECKING:
+    from openptxas.isa.family import Family
+    from openptxas.targets.latency import LatencyModel
+    from openptxas.targets.ops import OpProperties
 
 # Targets openptxas knows, in ptxas's spelling. Variants (a/f) share their base's data file and
 # override the few fields that differ.
 BASE_TARGETS: tuple[str, ...] = ("sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120")
 
+# The target whose latency model the hazard checkers (and the control-code pass) default to:
+# the one the emulator models.
+EMULATED_TARGET = "sm_90"
+
 _NAME = re.compile(r"^sm_(\d+)([af]?)$")
+
+
+@dataclass(frozen=True, slots=True)
+class Abi:
+    """ptxas's kernel ABI on a target (the ``[abi]`` table of its data file)."""
+
+    cb_ntid: tuple[int, int, int]  # bank-0 offsets of %ntid.x/y/z
+    cb_nctaid: tuple[int, int, int]  # ... of %nctaid.x/y/z
+    cb_stack: int  # ... of the initial stack pointer
+    cb_global_desc: int  # ... of the 64-bit global memory descriptor (desc[UR][...])
+    shared_base: int  # shared-window address of the first static shared byte
+    stack_pointer: int  # the R register holding the stack pointer
+    first_ur: int  # the lowest uniform register ptxas allocates
+    regcount_extra: int  # registers "Used N registers" counts beyond the highest one named
+    frame_cie: bytes  # the .debug_frame CIE of a function without a stack frame
+
+    @property
+    def reserved_gprs(self) -> frozenset[int]:
+        """General registers the allocator never hands out."""
+        return frozenset({self.stack_pointer})
+
+
+@dataclass(frozen=True, slots=True)
+class Lowering:
+    """How PTX maps onto the target's SASS where families differ (``[lowering]``)."""
+
+    smid_sreg: str  # the special register ptxas reads for %smid
+    cluster_shared_window: bool  # shared addresses carry the CTA's cluster rank (bits 24+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,11 +77,6 @@ class SMInfo:
     ugpr_count: int  # uniform registers excluding URZ
     urz: int  # encoding of URZ
     gpr_count: int  # usable general registers (excl. RZ)
-    bra_offset_split: bool  # BRA offset split into bits 16..23 + 34..81 (sm_90+)
-    alu_cbank_operands: bool  # ptxas uses c[] operands directly in ALU ops
-    warps_per_sm: int
-    max_threads_per_block: int
-    max_shared_per_block: int  # bytes (opt-in maximum)
     has_nv_compat: bool  # cubin carries .nv.compat
     # -v reports "Overriding maximum register limit 256 for 'f' with  N of maxrregcount option"
     reports_regcount_override: bool = False
@@ -59,10 +98,44 @@ class SMInfo:
     elf_sparse_mma_mask: bool = False  # every .nv.info.<f> has EIATTR_SPARSE_MMA_MASK
     elf_mercury_isa_version: int = 0  # EIATTR_MERCURY_ISA_VERSION value
     elf_sw_war: int = -1  # EIATTR_SW_WAR value (-1: no record)
+    latency_model: str = ""  # data/<name>_latency.toml ("": none)
+    abi_: Abi | None = None  # None: openptxas does not compile for this target
+    lowering_: Lowering | None = None
 
     @property
-    def arch_name(self) -> str:
-        return self.name
+    def abi(self) -> Abi:
+        if self.abi_ is None:
+            raise UnsupportedFeature(f"compiling for {self.name} is not supported by openptxas yet")
+        return self.abi_
+
+    @property
+    def lowering(self) -> Lowering:
+        if self.lowering_ is None:
+            raise UnsupportedFeature(f"compiling for {self.name} is not supported by openptxas yet")
+        return self.lowering_
+
+    @property
+    def latency(self) -> LatencyModel:
+        """The family's latency model (one object per family, shared with the hazard checkers)."""
+        from openptxas.targets.latency import load_latency_model
+
+        if not self.latency_model:
+            raise UnsupportedFeature(f"no latency model for {self.name} in openptxas yet")
+        return load_latency_model(self.latency_model)
+
+    @property
+    def isa(self) -> Family:
+        """The target's SASS instruction table (its family's)."""
+        from openptxas.isa.family import load_family
+
+        return load_family(self.family)
+
+    @property
+    def ops(self) -> OpProperties:
+        """Operation properties derived from the family's ISA table."""
+        from openptxas.targets.ops import load_op_properties
+
+        return load_op_properties(self.family)
 
 
 @functools.cache
@@ -86,4 +159,30 @@ def get_target(name: str) -> SMInfo:
     assert isinstance(overrides, dict)
     if variant and variant in overrides:
         data.update(overrides[variant])
-    return SMInfo(name=name, sm=int(m.group(1)), variant=variant, **data)  # type: ignore[arg-type]
+    abi = data.pop("abi", None)
+    lowering = data.pop("lowering", None)
+    return SMInfo(
+        name=name,
+        sm=int(m.group(1)),
+        variant=variant,
+        abi_=None if abi is None else _abi(abi),  # type: ignore[arg-type]
+        lowering_=None if lowering is None else Lowering(**lowering),  # type: ignore[arg-type]
+        **data,  # type: ignore[arg-type]
+    )
+
+
+def _abi(d: dict[str, object]) -> Abi:
+    d = dict(d)
+    for k in ("cb_ntid", "cb_nctaid"):
+        v = d[k]
+        assert isinstance(v, list) and len(v) == 3
+        d[k] = (int(v[0]), int(v[1]), int(v[2]))
+    cie = d["frame_cie"]
+    assert isinstance(cie, str)
+    d["frame_cie"] = bytes.fromhex(cie)
+    return Abi(**d)  # type: ignore[arg-type]
+
+
+def default_latency_model() -> LatencyModel:
+    """The latency model of the target the emulator models (the hazard checkers' default)."""
+    return get_target(EMULATED_TARGET).latency

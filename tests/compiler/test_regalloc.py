@@ -9,8 +9,10 @@ from openptxas.ir.core import RC, RZ, Block, Function, Guard, Imm, Instr, Label,
 from openptxas.ir.verify import verify
 from openptxas.regalloc.check import check_allocation
 from openptxas.regalloc.fatpoint import Allocation, allocate, limits_for, rewrite
+from openptxas.targets import get_target
 
-LIM = limits_for(255, 63)
+SM90 = get_target("sm_90")
+LIM = limits_for(255, SM90)
 
 
 def _loop_fn() -> tuple[Function, dict[str, VReg]]:
@@ -55,7 +57,7 @@ def test_loop_allocation_is_compact_and_checked():
     assert a.regs[v["t"]] == a.regs[v["acc"]]
     assert len({a.regs[v[k]].index for k in ("i", "n", "acc")}) == 3
     assert 1 not in {a.regs[v[k]].index for k in ("i", "n", "acc", "t")}  # R1 = stack pointer
-    assert a.registers == 3 + 1 + 2  # R0, R2, R3 -> highest 3, +1, +2
+    assert a.registers(SM90.abi) == 3 + 1 + 2  # R0, R2, R3 -> highest 3, +1, +2
     rewrite(fn, a)
     verify(fn, allocated=True)
     assert not any(i.op == "MOV" and i.dsts == i.srcs for i in fn.instrs())
@@ -87,7 +89,7 @@ def test_pairs_are_aligned_and_exhaustion_is_a_clear_error():
     check_allocation(fn, a)
     assert all(a.regs[r].index % 2 == 0 for r in regs)
     with pytest.raises(RegAllocError, match="spilling is not supported yet"):
-        allocate(fn, limits_for(7, 63))  # R0..R4 usable, R1 reserved: no room for 3 pairs
+        allocate(fn, limits_for(7, SM90))  # R0..R4 usable, R1 reserved: no room for 3 pairs
 
 
 @st.composite
