@@ -81,5 +81,5 @@ def run_phases(fn: Function, ctx: PassContext, phases: list[Phase]) -> None:
             verify(fn, allocated=allocated)
         if "all" in opts.dump_phases or ph.name in opts.dump_phases:
             ctx.dumps.append(
-                f"// ---- {fn.name} after {ph.name}\n" + format_function(fn, control=allocated)
+                f"// ---- {fn.name} after {ph.name}\n" + format_function(fn)
             )
