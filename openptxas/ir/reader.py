@@ -151,6 +151,8 @@ def _reg(c: _Cursor) -> RegLike:
         else:
             index = int(idx)
         width = int(m.group(3)) if m.group(3) else 1
+        if width not in (1, 2, 3, 4, 8, 16):
+            raise c.error(f"bad register width {width}")
         return Reg(rc, index, width)
     raise c.error("expected a register")
 

@@ -191,6 +191,7 @@ BAD = [
     (".entry k\nL:\n    %q1 = MOV 0x1\n", 3, "expected a register"),
     (".entry k\nL:\n    %r1 = MOV URX\n", 3, "expected a register"),
     (".entry k\nL:\n    %r1 = MOV BZ\n", 3, "BZ is not a register"),
+    (".entry k\nL:\n    %r1 = MOV R2x0\n", 3, "bad register width 0"),
 ]
 
 
