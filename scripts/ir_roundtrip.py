@@ -2,11 +2,14 @@
 after every phase, print -> read must give the same Function (compared field by field) and
 print -> read -> print the same text.
 
-    python scripts/ir_roundtrip.py --kernels all --fuzz 0:500 [-O 3] [--jobs 2]
+    python scripts/ir_roundtrip.py --kernels all --fuzz 0:500 [--public 500] [-O 3] [--jobs 2]
 
 ``--kernels`` takes tiers or glob patterns of tests/kernels ('all', 't1', 't2/*atomic*'); their PTX
-comes from the oracle cache (nvcc). Prints one line per failure and the totals; exit status 1 when
-anything failed. tests/passes/test_ir_roundtrip.py runs the same check on a sample.
+comes from the oracle cache (nvcc). ``--public N``: the first N sm_90 PTX files of the public
+corpus ($OPENPTXAS_PUBLIC_CORPUS); programs openptxas cannot compile yet are counted, not failed.
+Each phase also runs again on the function read back from the text printed before it and must
+print the same result (phase replays). Prints one line per failure and the totals; exit status 1
+when anything failed. tests/passes/test_ir_roundtrip.py runs the same check on a sample.
 """
 
 from __future__ import annotations
@@ -159,6 +162,25 @@ def kernel_ptx(patterns: list[str]) -> Iterator[tuple[str, str, list[str]]]:
         yield ks.name, ptx, ks.ptxas_flags
 
 
+def public_ptx(limit: int) -> Iterator[tuple[str, str, list[str]]]:
+    """(name, PTX, ptxas flags) of the public corpus's sm_90 entries ($OPENPTXAS_PUBLIC_CORPUS)."""
+    import json
+    import os
+    from pathlib import Path
+
+    root = Path(os.environ.get("OPENPTXAS_PUBLIC_CORPUS", ".cache/public-corpus"))
+    entries = json.loads((root / "manifest.json").read_text())["entries"]
+    n = 0
+    for e in entries:
+        if e.get("status") != "ok" or e.get("target") != "sm_90" or "ptx" not in e:
+            continue
+        if n == limit:
+            break
+        n += 1
+        flags = [f for f in e.get("ptxas_flags", []) if not f.startswith("-arch")]
+        yield e["id"], (root / e["ptx"]).read_text(), flags
+
+
 def fuzz_ptx(seeds: range) -> Iterator[tuple[str, str, list[str]]]:
     from openptxas.testing.difffuzz import generate, render
 
@@ -181,11 +203,14 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--kernels", nargs="*", default=["all"], help="tiers or globs ('all')")
     ap.add_argument("--fuzz", default="0:200", help="difffuzz seeds A:B ('' for none)")
+    ap.add_argument("--public", type=int, default=0, help="this many public-corpus PTX files")
     ap.add_argument("-O", dest="opt", type=int, action="append", help="opt levels (3 and 0)")
     ap.add_argument("--jobs", type=int, default=1)
     a = ap.parse_args(argv)
     opts = a.opt or [3, 0]
     progs = list(kernel_ptx(a.kernels)) if a.kernels else []
+    if a.public:
+        progs += list(public_ptx(a.public))
     if a.fuzz:
         lo, hi = (int(x) for x in a.fuzz.split(":"))
         progs += list(fuzz_ptx(range(lo, hi)))
