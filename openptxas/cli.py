@@ -115,6 +115,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if d.severity is Severity.WARNING and opts.disable_warnings:
             continue
         print(d.render(), file=sys.stderr)
+    if result.dumps:  # IR text (openptxas.ir.reader reads it back), led by its target
+        sys.stdout.write(f".target {result.target}\n")
     for dump in result.dumps:
         sys.stdout.write(dump)
     if opts.verbose:

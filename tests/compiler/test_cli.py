@@ -152,14 +152,14 @@ def _final_code(out: str) -> list[str]:
 
 def test_dump_phase(tmp_path: Path) -> None:
     from openptxas.ir.core import Reg, operand_regs
-    from openptxas.ir.reader import read_dump
+    from openptxas.ir.reader import read_dump, read_ir
 
     rc, out, err = _ours(
         ["-arch=sm_90", str(VEC_ADD), "-o", "o.cubin", "--dump-phase", "AllocateRegisters"],
         tmp_path,
     )
     assert rc == 0, err
-    assert out.startswith("// ---- vec_add after AllocateRegisters\n")
+    assert out.startswith(".target sm_90\n// ---- vec_add after AllocateRegisters\n")
     assert "%r" not in out, "after allocation only physical registers remain"
     assert re.search(r"^\s+STG\.E desc\[UR\d+x2\]\[R\d+x2\.64\], R\d+  ; line=\d+$", out, re.M)
     ((phase, fn),) = read_dump(out, "dump")
@@ -177,6 +177,7 @@ def test_dump_phase(tmp_path: Path) -> None:
     assert dumped == enabled, "every phase, in pipeline order"
     back = read_dump(out, "dump")
     assert [ph for ph, _ in back] == enabled, "the dumped text reads back, phase by phase"
+    assert read_ir(out).target == "sm_90"
     assert all(i.ctrl is not None for i in back[-1][1].instrs()), "control codes at the end"
 
 
