@@ -53,6 +53,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         parsed = parse_args(args)
+        if parsed.options.dump_phases or parsed.options.disable_phases:
+            from openptxas.passes.manager import check_phase_names
+            from openptxas.pipeline import pipeline
+
+            check_phase_names(pipeline(), parsed.options)
     except UsageError as exc:
         print(_fatal(exc.message), file=sys.stderr)
         return EXIT_ERROR
@@ -110,6 +115,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if d.severity is Severity.WARNING and opts.disable_warnings:
             continue
         print(d.render(), file=sys.stderr)
+    if result.dumps:  # IR text (openptxas.ir.reader reads it back), led by its target
+        sys.stdout.write(f".target {result.target}\n")
     for dump in result.dumps:
         sys.stdout.write(dump)
     if opts.verbose:

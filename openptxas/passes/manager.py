@@ -50,16 +50,20 @@ def verify_enabled(options: Options) -> bool:
 
 
 def check_phase_names(phases: list[Phase], options: Options) -> None:
+    """Phase names of --dump-phase / --disable-phase, checked as ptxas checks option values
+    (``Value 'x' is not defined for option 'y'``), with the list of phases."""
     names = {p.name for p in phases}
+    listing = ", ".join(p.name for p in phases)
     for n in options.dump_phases:
         if n != "all" and n not in names:
             raise UsageError(
-                f"Unknown phase '{n}' for option 'dump-phase' "
-                f"(phases: {', '.join(p.name for p in phases)})"
+                f"Value '{n}' is not defined for option 'dump-phase' (phases: all, {listing})"
             )
     for n in options.disable_phases:
         if n not in names:
-            raise UsageError(f"Unknown phase '{n}' for option 'disable-phase'")
+            raise UsageError(
+                f"Value '{n}' is not defined for option 'disable-phase' (phases: {listing})"
+            )
         if next(p for p in phases if p.name == n).essential:
             raise UsageError(f"Phase '{n}' is required and cannot be disabled")
 
@@ -80,6 +84,4 @@ def run_phases(fn: Function, ctx: PassContext, phases: list[Phase]) -> None:
         if check:
             verify(fn, allocated=allocated)
         if "all" in opts.dump_phases or ph.name in opts.dump_phases:
-            ctx.dumps.append(
-                f"// ---- {fn.name} after {ph.name}\n" + format_function(fn, control=allocated)
-            )
+            ctx.dumps.append(f"// ---- {fn.name} after {ph.name}\n" + format_function(fn))

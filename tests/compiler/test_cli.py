@@ -100,15 +100,74 @@ def test_same_as_ptxas(name: str, tmp_path: Path) -> None:
     assert out_o == out_t == ""
 
 
+# A kernel on which each optional phase below leaves a mark: a mul/add pair (FmaContraction),
+# uniform parameters (ConvertToUniformReg), a branch to an exit (BranchOpt), a 64-bit address add
+# of a widening multiply (LateArchOptimizeFirst), a short if (OriDoPredication).
+MARKS = """.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 p, .param .u32 n)
+{
+  .reg .b32 %r<8>;
+  .reg .f32 %f<6>;
+  .reg .b64 %rd<6>;
+  .reg .pred %p<3>;
+  ld.param.u64 %rd1, [p];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %tid.x;
+  setp.ge.u32 %p1, %r2, %r1;
+  @%p1 bra DONE;
+  cvta.to.global.u64 %rd2, %rd1;
+  mul.wide.u32 %rd3, %r2, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  ld.global.f32 %f1, [%rd4];
+  mul.f32 %f2, %f1, %f1;
+  add.f32 %f3, %f2, 0f3F800000;
+  setp.gt.f32 %p2, %f3, 0f40000000;
+  @%p2 bra SKIP;
+  add.f32 %f3, %f3, %f3;
+SKIP:
+  st.global.f32 [%rd4], %f3;
+DONE:
+  ret;
+}
+"""
+LAST = "ScoreboardsAndOpexes"
+
+
+def _final_code(out: str) -> list[str]:
+    """The instructions of the last dump (after LAST), without control codes and notes."""
+    from openptxas.ir.printer import format_instr
+    from openptxas.ir.reader import read_dump
+
+    dumps = read_dump(out)
+    assert dumps[-1][0] == LAST
+    fn = dumps[-1][1]
+    text = []
+    for ins in fn.instrs():
+        ins.ctrl, ins.line, ins.contract = None, 0, False
+        text.append(format_instr(ins))
+    return text
+
+
 def test_dump_phase(tmp_path: Path) -> None:
+    from openptxas.ir.core import Reg, operand_regs
+    from openptxas.ir.reader import read_dump, read_ir
+
     rc, out, err = _ours(
         ["-arch=sm_90", str(VEC_ADD), "-o", "o.cubin", "--dump-phase", "AllocateRegisters"],
         tmp_path,
     )
     assert rc == 0, err
-    assert out.startswith("// ---- vec_add after AllocateRegisters\n")
+    assert out.startswith(".target sm_90\n// ---- vec_add after AllocateRegisters\n")
     assert "%r" not in out, "after allocation only physical registers remain"
-    assert re.search(r"^\s+STG\.E desc\[UR\d+\]\[R\d+\.64\], R\d+$", out, re.M)
+    assert re.search(r"^\s+STG\.E desc\[UR\d+x2\]\[R\d+x2\.64\], R\d+  ; line=\d+$", out, re.M)
+    ((phase, fn),) = read_dump(out, "dump")
+    assert phase == "AllocateRegisters" and fn.name == "vec_add"
+    assert all(
+        isinstance(r, Reg) for i in fn.instrs() for o in (*i.dsts, *i.srcs) for r in operand_regs(o)
+    )
+    assert all(i.ctrl is None for i in fn.instrs()), "control codes come later"
     rc, out, _ = _ours(
         ["-arch=sm_90", str(VEC_ADD), "-o", "o.cubin", "--dump-phase", "all"], tmp_path
     )
@@ -116,22 +175,136 @@ def test_dump_phase(tmp_path: Path) -> None:
     dumped = re.findall(r"^// ---- vec_add after (\w+)$", out, re.M)
     enabled = [p.name for p in pipeline()]
     assert dumped == enabled, "every phase, in pipeline order"
+    back = read_dump(out, "dump")
+    assert [ph for ph, _ in back] == enabled, "the dumped text reads back, phase by phase"
+    assert read_ir(out).target == "sm_90"
+    assert all(i.ctrl is not None for i in back[-1][1].instrs()), "control codes at the end"
 
 
-def test_dump_phase_unknown(tmp_path: Path) -> None:
-    rc, out, err = _ours(["-arch=sm_90", str(VEC_ADD), "--dump-phase", "Bogus"], tmp_path)
-    assert rc == 255 and out == ""
-    assert "Unknown phase 'Bogus' for option 'dump-phase'" in err
+def test_dump_phase_several_and_O0(tmp_path: Path) -> None:
+    from openptxas.ir.reader import read_dump
 
-
-def test_disable_phase(tmp_path: Path) -> None:
-    base = ["-arch=sm_90", str(VEC_ADD), "-o", "o.cubin", "--dump-phase", "GeneralOptimize"]
-    rc, on, _ = _ours(base, tmp_path)
+    base = ["-arch=sm_90", str(VEC_ADD), "-o", "o.cubin"]
+    rc, out, _ = _ours([*base, "--dump-phase", LAST, "--dump-phase", "BranchOpt"], tmp_path)
     assert rc == 0
-    rc, off, _ = _ours([*base, "--disable-phase", "GeneralOptimize"], tmp_path)
+    assert [ph for ph, _ in read_dump(out)] == ["BranchOpt", LAST], "in pipeline order"
+    # at -O0 only the phases with min_opt 0 run, and only those are dumped
+    rc, out, _ = _ours([*base, "-O0", "--dump-phase", "all"], tmp_path)
     assert rc == 0
+    assert [ph for ph, _ in read_dump(out)] == [p.name for p in pipeline() if p.min_opt == 0]
+    rc, out, _ = _ours([*base, "-O0", "--dump-phase", "GvnCse"], tmp_path)
+    assert rc == 0 and out == "", "a known phase that does not run at -O0: nothing to dump"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--dump-phase", "Bogus"],
+            "Value 'Bogus' is not defined for option 'dump-phase' (phases: all, "
+            + ", ".join(p.name for p in pipeline())
+            + ")",
+        ),
+        (
+            ["--disable-phase", "Bogus"],
+            "Value 'Bogus' is not defined for option 'disable-phase' (phases: "
+            + ", ".join(p.name for p in pipeline())
+            + ")",
+        ),
+        (
+            ["--disable-phase", "all"],
+            "Value 'all' is not defined for option 'disable-phase' (phases: "
+            + ", ".join(p.name for p in pipeline())
+            + ")",
+        ),
+        (
+            ["--disable-phase", "AllocateRegisters"],
+            "Phase 'AllocateRegisters' is required and cannot be disabled",
+        ),
+        (
+            ["--disable-phase", "ScoreboardsAndOpexes"],
+            "Phase 'ScoreboardsAndOpexes' is required and cannot be disabled",
+        ),
+        (["--dump-phase"], "Missing value for option 'dump-phase'"),
+        (["--disable-phase"], "Missing value for option 'disable-phase'"),
+    ],
+)
+def test_phase_option_errors(args: list[str], message: str, tmp_path: Path) -> None:
+    """A bad phase name is a bad option value: one ptxas-style fatal line, exit status 255,
+    nothing on stdout, no output file (checked before the input is read)."""
+    rc, out, err = _ours(["-arch=sm_90", "missing.ptx", "-o", "o.cubin", *args], tmp_path)
+    assert (rc, out) == (255, "")
+    assert err == f"ptxas fatal   : {message}\n"
+    assert not (tmp_path / "o.cubin").exists()
+
+
+# phase -> (a line of the final code with the phase, and without it)
+DISABLE = {
+    "FmaContraction": ("R0 = FFMA R0, R0, f32:0x3f800000", "R0 = FMUL R0, R0"),
+    "ConvertToUniformReg": ("UR6 = ULDC c[0x0][0x218]", "R0 = LDC c[0x0][0x218]"),
+    "BranchOpt": ("@P0 EXIT", "@P0 BRA `(DONE.sync)"),
+    "LateArchOptimizeFirst": (
+        "R2x2 = IMAD.WIDE.U32 R0, 0x4, R2x2",
+        "R4x2 = IMAD.WIDE.U32 R0, 0x4, RZ",
+    ),
+    "OriDoPredication": ("@!P0 R0 = FADD R0, R0", "B0 = BSSY `(SKIP)"),
+}
+
+
+@pytest.mark.parametrize("phase", sorted(DISABLE))
+def test_disable_phase(phase: str, tmp_path: Path) -> None:
+    (tmp_path / "k.ptx").write_text(MARKS)
+    base = ["-arch=sm_90", "k.ptx", "-o", "on.cubin", "--dump-phase", "all"]
+    rc, on, err = _ours(base, tmp_path)
+    assert rc == 0, err
+    off_args = [*base[:3], "off.cubin", *base[4:], "--disable-phase", phase]
+    rc, off, err = _ours(off_args, tmp_path)
+    assert rc == 0, err
     # the phase's dump is absent when it does not run, and the code it would change stays
-    assert "after GeneralOptimize" in on and "after GeneralOptimize" not in off
-    rc, _, err = _ours([*base, "--disable-phase", "AllocateRegisters"], tmp_path)
-    assert rc == 255
-    assert "Phase 'AllocateRegisters' is required and cannot be disabled" in err
+    assert f"after {phase}\n" in on and f"after {phase}\n" not in off
+    with_it, without = DISABLE[phase]
+    assert with_it in _final_code(on) and with_it not in _final_code(off)
+    assert without in _final_code(off) and without not in _final_code(on)
+    assert (tmp_path / "on.cubin").read_bytes() != (tmp_path / "off.cubin").read_bytes()
+
+
+@pytest.mark.parametrize("phase", ["FmaContraction", "OriDoPredication", "AllocateRegisters"])
+def test_dump_runs_through_runpass(phase: str, tmp_path: Path) -> None:
+    """The dump before a phase, given to ``openptxas.tools.runpass``, gives the phase's own dump:
+    the text carries everything the phase needs."""
+    from openptxas.ir.printer import format_function
+    from openptxas.ir.reader import read_dump
+
+    (tmp_path / "k.ptx").write_text(MARKS)
+    rc, out, _ = _ours(["-arch=sm_90", "k.ptx", "-o", "o.cubin", "--dump-phase", "all"], tmp_path)
+    assert rc == 0
+    dumps = read_dump(out)
+    names = [ph for ph, _ in dumps]
+    k = names.index(phase)
+    (tmp_path / "before.ir").write_text(format_function(dumps[k - 1][1]))
+    p = subprocess.run(
+        [sys.executable, "-m", "openptxas.tools.runpass", phase, "before.ir", "-arch", "sm_90"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == format_function(dumps[k][1])
+
+
+def test_runpass_diagnostics(tmp_path: Path) -> None:
+    (tmp_path / "bad.ir").write_text(".entry k\nL:\n    %r1 = IADD3 %r2 %r3\n")
+    cmd = [sys.executable, "-m", "openptxas.tools.runpass"]
+    p = subprocess.run([*cmd, "dce", "bad.ir"], capture_output=True, text=True, cwd=tmp_path)
+    assert p.returncode == 255 and p.stdout == ""
+    assert p.stderr.startswith("runpass bad.ir, line 3; error   : expected ',' between operands")
+    assert "Traceback" not in p.stderr
+    p = subprocess.run([*cmd, "nosuch", "bad.ir"], capture_output=True, text=True, cwd=tmp_path)
+    assert p.returncode == 255 and "Unknown pass 'nosuch'" in p.stderr
+    p = subprocess.run([*cmd, "dce", "none.ir"], capture_output=True, text=True, cwd=tmp_path)
+    assert p.returncode == 255 and "Input file 'none.ir' could not be opened" in p.stderr
+    # an IR the verifier rejects (a branch to no block) is an error, not a traceback
+    (tmp_path / "v.ir").write_text(".entry k\nL:\n    BRA `(nowhere)\n")
+    p = subprocess.run([*cmd, "dce", "v.ir"], capture_output=True, text=True, cwd=tmp_path)
+    assert p.returncode == 255 and "IR verifier" in p.stderr and "Traceback" not in p.stderr
