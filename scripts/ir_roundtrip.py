@@ -106,7 +106,7 @@ def roundtrip_ptx(ptx: str, name: str, options: Options, replay: bool = True) ->
             out.skipped.append(f"{name}:{func.name}: internal error {type(exc).__name__}: {exc}")
             continue
         if func.maxnreg is not None:
-            fn.attrs["maxnreg"] = func.maxnreg
+            fn.maxnreg = func.maxnreg
         out.functions += 1
         ctx = PassContext(target, options)
         stages = [("lowered", None)] + [(p.name, p) for p in pipeline()]

@@ -8,7 +8,7 @@ print -> read -> print gives the same text. The format::
         .next_vreg 26                               every other Function field that differs from
         .shared_static 256                          its default, as a Python literal
         .jump_table $L__BB0_3, $L__BB0_4            one per brx.idx table, in order
-        .attr maxnreg = 40                          fn.attrs, as Python literals
+        .maxnreg 40                                 (typed fields: maxnreg, registers, ...)
     .L_entry:                                       // succs: .L_b1, $L__BB0_2   (derived, ignored)
         %r3 = LDC c[0x0][0x228]  ; line=12
         %p11, PT = ISETP.GE.AND %r10, %r3, PT       destinations '=' opcode sources
@@ -144,11 +144,9 @@ def format_operand(op: Operand) -> str:
 
 
 def format_control(c: Control) -> str:
-    wait = "".join(str(i) if c.wait >> i & 1 else "-" for i in range(6))
-    rd = "-" if c.rd_sb is None else str(c.rd_sb)
-    wr = "-" if c.wr_sb is None else str(c.wr_sb)
-    reuse = f":U{c.reuse}" if c.reuse else ""
-    return f"[B{wait}:R{rd}:W{wr}:{'Y' if c.yield_ else '-'}:S{c.stall:02d}{reuse}]"
+    """The control field as ``Control.__str__`` (isa.control) writes it; operand-reuse flags
+    are not modelled (ir.core.Control)."""
+    return str(c)
 
 
 def format_guard(g: Guard) -> str:
@@ -213,8 +211,6 @@ def _field_lines(fn: Function) -> list[str]:
             lines.append(f".{f.name} {value!r}")
     for table in fn.jump_tables:
         lines.append(f".jump_table {', '.join(table)}")
-    for k, v in fn.attrs.items():
-        lines.append(f".attr {k} = {v!r}")
     return lines
 
 

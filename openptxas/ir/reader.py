@@ -322,8 +322,9 @@ def _instr(text: str, span: Span) -> Instr:
         stall = int(m.group(5))
         if stall > 15:
             raise c.error(f"stall {stall} is over 15")
-        reuse = int(m.group(6)) if m.group(6) else 0
-        ctrl = Control(stall, m.group(4) == "Y", wr, rd, wait, reuse)
+        if m.group(6):
+            raise c.error("operand-reuse flags are not modelled in the IR")
+        ctrl = Control(stall, m.group(4) == "Y", wr, rd, wait)
     elif c.peek("["):
         raise c.error("malformed control codes; expected [Bwwwwww:Rr:Ww:Y:Snn]")
     guard = None
@@ -481,12 +482,6 @@ class _Reader:
             if not all(_IDENT.fullmatch(t) for t in names):
                 raise IRSyntaxError("expected '.jump_table BLOCK, BLOCK, ...'", span)
             fn.jump_tables.append(tuple(names))
-        elif word == ".attr":
-            key, eq, value = rest.partition("=")
-            key = key.strip()
-            if not eq or not _IDENT.fullmatch(key):
-                raise IRSyntaxError("expected '.attr KEY = VALUE'", span)
-            fn.attrs[key] = _literal(value, span)
         elif word.startswith(".") and word[1:] in _FIELDS:
             f = _FIELDS[word[1:]]
             lit = _literal(rest, span)

@@ -122,8 +122,8 @@ def test_function_state_reads_back() -> None:
         Instr("IADD3", (), [Part(W, 0), P], [V, V, RZ], Guard(P, inv=True)),
         Instr("BRA", (), [], [Label("$L__BB0_2")], Guard(P)),
     ]
-    ins[0].ctrl = Control(4, True, 1, None, 0b100101, 3)
-    ins[1].ctrl = Control(13, False, None, 2, 0, 0)
+    ins[0].ctrl = Control(4, True, 1, None, 0b100101)
+    ins[1].ctrl = Control(13, False, None, 2, 0)
     fn = _fn(ins)
     fn.is_entry = False
     fn.params = [Param("k_param_0", 0, 8, 8), Param("k_param_1", 8, 4, 4)]
@@ -133,7 +133,8 @@ def test_function_state_reads_back() -> None:
     fn.local_bytes = 24
     fn.barriers = 1
     fn.jump_tables = [("$L__BB0_2", ".L_entry"), ("$L__BB0_2",)]
-    fn.attrs = {"maxnreg": 40, "global_refs": ["g", "h"], "registers": 12, "t": (1, "x")}
+    fn.maxnreg = 40
+    fn.registers = 12
     text = format_function(fn)
     back = read_function(text)
     assert ir_difference(fn, back) is None
@@ -178,7 +179,7 @@ BAD = [
     (".entry k\nL:\n    EXIT  ; fast\n", 3, "unknown instruction note 'fast'"),
     (".entry k\nL:\n    BRA `(L\n", 3, "unterminated label"),
     (".entry k\nL:\n    %r1 = MOV |%r2\n", 3, "to close |x|"),
-    (".entry k\n    .attr x = [1,\nL:\n    EXIT\n", 2, "cannot read value"),
+    (".entry k\n    .maxnreg [1,\nL:\n    EXIT\n", 2, "cannot read value"),
     (".entry k\n    .next_vreg abc\nL:\n    EXIT\n", 2, "cannot read value"),
     (".entry k\n    .next_vreg 'x'\nL:\n    EXIT\n", 2, ".next_vreg takes a int"),
     (".entry k\n    .next_vreg 2\nL:\n    %r5 = MOV 0x1\n", 1, "not above its highest"),
