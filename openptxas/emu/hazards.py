@@ -9,10 +9,11 @@ latency model (``openptxas.targets.latency.load_latency_model``, the one the com
   thread (waiting on a scoreboard may delay it further; the checker does not count that delay, so
   it never hides a hazard).
 - Fixed-latency producers (no write scoreboard): a consumer may read the result only once
-  ``need(producer class, consumer, role)`` cycles have passed since the producer issued. Roles:
-  ``data``, ``hi`` (an upper source register read later), ``late`` (a source of a late reader),
-  ``pred``, ``guard`` (guard predicate or branch condition), ``addr`` (address or constant-bank
-  index register).
+  ``bound(producer class, role)`` cycles have passed since the producer issued (the latency
+  model's lower bound for the checkers; the compiler schedules by ``need``, the distance ptxas
+  keeps). Roles: ``data``, ``hi`` (an upper source register read later), ``late`` (a source of a
+  late reader), ``pred``, ``guard`` (guard predicate or branch condition), ``addr`` (address or
+  constant-bank index register), ``acc`` (an accumulated predicate, read at write-back).
 - Variable-latency producers set a write scoreboard ``SBk``; their results may be read (or
   overwritten) only after an instruction waited on ``SBk`` (wait mask, or ``DEPBAR.LE SBk, n``
   which completes all but the newest ``n``). Scoreboards count: waiting on one waits for every
@@ -208,7 +209,7 @@ class HazardChecker:
             self._keys.append(k)
             self._key_ids[k] = i
             op = k.partition(".")[0]
-            self._unscored.append(self.model.is_variable(op) and not self.model.knows(k))
+            self._unscored.append(self.model.is_variable(op) and not self.model.check_knows(k))
         return i
 
     def exit(self, sel: Sel) -> None:
@@ -340,9 +341,10 @@ class HazardChecker:
                         dist = t - self.w_t[row, idx]
                         for c in np.unique(self.w_cls[row, idx][alt]).tolist():
                             pk = self._keys[c]
-                            if model.knows(pk):
+                            b = model.bound(pk, role)
+                            if b is not None:
                                 ok = alt & (self.w_cls[row, idx] == c)
-                                ok &= dist >= model.need(pk, key, role)
+                                ok &= dist >= b
                                 bad &= ~ok
                     if bad.any():
                         j = int(np.flatnonzero(bad)[0])
@@ -392,7 +394,8 @@ class HazardChecker:
                                 if d < self.observed.get(sk, 1 << 30):
                                     self.observed[sk] = d
                             continue
-                        need = model.need(pk, key, role)
+                        b = model.bound(pk, role)
+                        need = model.need(pk, key, role) if b is None else b
                         if self.explain:
                             tight = sel_c & (dist == need)
                             if tight.any():
@@ -428,7 +431,7 @@ class HazardChecker:
                                 if d < self.observed_reads.get(rk, 1 << 30):
                                     self.observed_reads[rk] = d
                                 continue
-                            win = model.read_window(rk)
+                            win = model.check_read_window(rk)
                             bad = sel_c & (dist < win)
                             if bad.any():
                                 j = int(np.flatnonzero(bad)[0])
@@ -450,8 +453,8 @@ class HazardChecker:
                         # an in-order result without its own scoreboard: written once its own
                         # latency has passed (whether or not a later scoreboard covers it)
                         own = np.array(
-                            [model.own(self._keys[c]) if c >= 0 and model.knows(self._keys[c])
-                             else 1 << 30 for c in self.w_cls[row, idx].tolist()],
+                            [model.check_own(self._keys[c]) if c >= 0 else 1 << 30
+                             for c in self.w_cls[row, idx].tolist()],
                             dtype=np.int64,
                         )  # fmt: skip
                         bad &= ~(inord & ((t - self.w_t[row, idx]) >= own))

@@ -20,13 +20,10 @@ from openptxas.emu.program import load_module
 from openptxas.emu.static_hazards import StaticChecker
 from openptxas.targets.latency import LatencyModel, parse_latency_model
 
-# A pipe's latency for a role needs this much evidence; thinner minima are schedule slack.
-MIN_SITES = 3
-MIN_KERNELS = 2
-
 
 class CorpusItem(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def data(self) -> bytes: ...
 
@@ -116,12 +113,15 @@ def mine(cubins: Iterable[CorpusItem], structure: LatencyModel, verbose: bool = 
 
 def _ev(sites: dict[Site, int], cap: int | None = None) -> dict[str, Any]:
     d = min(sites.values())
-    at = min((k for k, v in sites.items() if v == d), key=lambda k: (k[0], k[1]))
+    at_min = [k for k, v in sites.items() if v == d]
+    at = min(at_min, key=lambda k: (k[0], k[1]))
     kernels = {w for w, _a, _b in sites}
     return {
         "cycles": d if cap is None else min(d, cap),
         "sites": len(sites),
         "kernels": len(kernels),
+        "at_min": len(at_min),
+        "kernels_at_min": len({w for w, _a, _b in at_min}),
         "at": f"{at[0]} {at[1]:#06x}->{at[2]:#06x}",
     }
 
@@ -129,6 +129,7 @@ def _ev(sites: dict[Site, int], cap: int | None = None) -> dict[str, Any]:
 def _fmt(ev: dict[str, Any]) -> str:
     return (
         f"{{ cycles = {ev['cycles']}, sites = {ev['sites']}, kernels = {ev['kernels']}, "
+        f"at_min = {ev['at_min']}, kernels_at_min = {ev['kernels_at_min']}, "
         f'at = "{ev["at"]}" }}'
     )
 
@@ -138,11 +139,15 @@ def render(structure_text: str, mined: Mined, corpus_note: str, reach: int) -> s
     reads = mined.reads
     st = parse_latency_model(structure_text)
     by_pipe: dict[tuple[str, str], dict[Site, int]] = defaultdict(dict)
+    by_family: dict[tuple[str, str], dict[Site, int]] = defaultdict(dict)
     for (p, role), sites in pairs.items():
         pipe = st.pipes.get(p)
         if pipe is not None:
+            fam = st.families.get(pipe)
             for k, v in sites.items():
-                by_pipe[(pipe, role)][k] = v
+                by_pipe[(pipe, role)][k] = min(v, by_pipe[(pipe, role)].get(k, 1 << 30))
+                if fam is not None:
+                    by_family[(fam, role)][k] = min(v, by_family[(fam, role)].get(k, 1 << 30))
     s = mined.stats
     lines = [
         structure_text.rstrip(),
@@ -155,7 +160,9 @@ def render(structure_text: str, mined: Mined, corpus_note: str, reach: int) -> s
         f"# corpus: {corpus_note}; {s['cubins']} cubins, {s['functions']} kernels, "
         f"{s['instructions']} instructions ({s['skipped']} kernels skipped, "
         f"{s['undecoded']} undecoded words)",
-        "# [latency]: per pipe and role, the smallest distance over every class of the pipe;",
+        "# [latency]: per pipe and role, the smallest distance over every class of the pipe (the",
+        "# compiler uses a role with >= 3 sites in >= 2 kernels, else the pipe's data latency);",
+        "# [family_latency]: per family and role, the smallest distance over its pipes;",
         "# [class]: per producer class and role, the smallest distance over every consumer;",
         "# [read]: per late reader, the smallest distance of an unwaited overwrite of a source.",
         "# Evidence: sites (producer/consumer pairs), kernels, and one place the minimum occurs.",
@@ -172,19 +179,11 @@ def render(structure_text: str, mined: Mined, corpus_note: str, reach: int) -> s
         "",
         "[latency]",
     ]
-    thin = []
     for (pipe, role), sites in sorted(by_pipe.items()):
-        ev = _ev(sites)
-        if ev["sites"] < MIN_SITES or ev["kernels"] < MIN_KERNELS:
-            thin.append(f'#   "{pipe}".{role} = {_fmt(ev)}')
-        else:
-            lines.append(f'"{pipe}".{role} = {_fmt(ev)}')
-    if thin:
-        lines += [
-            f"# too little evidence (< {MIN_SITES} sites or < {MIN_KERNELS} kernels): the role "
-            "takes the pipe's data latency",
-            *thin,
-        ]
+        lines.append(f'"{pipe}".{role} = {_fmt(_ev(sites))}')
+    lines += ["", "[family_latency]"]
+    for (fam, role), sites in sorted(by_family.items()):
+        lines.append(f'"{fam}".{role} = {_fmt(_ev(sites))}')
     lines += ["", "[class]"]
     for (p, role), sites in sorted(pairs.items()):
         lines.append(f'"{p}".{role} = {_fmt(_ev(sites))}')

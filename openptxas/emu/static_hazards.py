@@ -421,7 +421,8 @@ class StaticChecker:
                     self._observe(res, pk, si.cls, role, ppc, pc, age)
                     continue
                 variable = model.is_variable(code[ppc].ins.opcode)
-                if variable and not model.knows(pk):
+                need = model.bound(pk, role)
+                if variable and need is None:
                     # a variable-latency result without a write scoreboard, of a kind ptxas
                     # never times by stall counts alone
                     report(
@@ -431,7 +432,8 @@ class StaticChecker:
                         "scoreboard",
                     )  # fmt: skip
                     continue
-                need = model.need(pk, si.cls, role)
+                if need is None:
+                    need = model.need(pk, si.cls, role)  # a fixed-latency class never seen
                 if self.explain and age == need and cov == -1:
                     res.tight.add((ppc, pc, row))
                 if age < need:
@@ -449,7 +451,7 @@ class StaticChecker:
                     k = (rk, rpc, pc)
                     res.observed_reads[k] = min(age, res.observed_reads.get(k, 1 << 30))
                     continue
-                win = model.read_window(rk)
+                win = model.check_read_window(rk)
                 if age < win:
                     report(
                         "war-scoreboard", row,
@@ -468,7 +470,7 @@ class StaticChecker:
                 pk = code[ppc].cls
                 if self.record or apart(ppc, gv) or not under(cov, cond):
                     continue
-                if model.knows(pk) and age >= model.own(pk):
+                if age >= model.check_own(pk):
                     continue
                 report(
                     "waw-scoreboard", row,

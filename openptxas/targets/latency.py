@@ -19,6 +19,26 @@ The model is structural, a description of what ptxas relies on:
 - **Read windows**: how long after issue a late reader may still read a source that is
   overwritten without a wait on its read scoreboard.
 
+Two numbers come out of it. ``need`` is the **compiler's requirement**: the smallest distance
+ptxas was seen to use for the producer's pipe (or class), a number ptxas itself trusts.
+``bound`` is the **checkers' lower bound**, built to hold on code the model was not mined from:
+
+- a pipe's minimum for a role is taken as the requirement only where it is *strong* (at least
+  ``strong_sites`` producer/consumer sites in ``strong_kernels`` kernels at that minimum);
+  otherwise the pipe's **family** answers (``vector``, ``uniform``, ``stall``: the minimum over
+  every pipe of the family), and a class without a pipe its own minimum;
+- the roles are ordered (``CAPPED_BY``): a predicate source needs no more than a guard
+  (``pred`` <= ``guard``), a later read no more than an ordinary one (``late``, ``hi`` <=
+  ``data``), and a memory instruction's address no more than its data (``addr`` = ``late``):
+  every minimum seen on the way for the role or one that caps it lowers the bound;
+- the in-order variable-latency units that ptxas sometimes times by stalls (family ``stall``)
+  never have a strong minimum (ptxas times them by stalls only where convenient): their bound is
+  the lowest distance seen in the family for any role, at most ``stall_floor``;
+- an accumulated predicate source (``R2UR.OR P0``: ``acc_readers``) is read when the result is
+  written, so it has no issue-time requirement (``acc``: 1 cycle);
+- a read window is the reader's own, at most ``read_floor`` (the smallest seen for any late
+  reader; the compiler keeps the reader's own or the default).
+
 The numbers are mined statically from ptxas's cubins (``scripts/hazards_mine.py``): the smallest
 issue distance ptxas leaves on any path of any function of the corpus, with the evidence for
 each value (sites, kernels, a sample location) kept in the file.
@@ -33,6 +53,11 @@ from dataclasses import dataclass, field
 from importlib import resources
 
 ROLES = ("data", "hi", "late", "pred", "guard", "addr")
+# The roles whose requirement caps another's (in the checkers' bound): a predicate source needs
+# no more than a guard; a read after issue (late, the upper half read later) no more than an
+# ordinary source; a memory instruction reads its address and its data at the same stage (every
+# pipe with evidence for both shows one number: alu 4, fmawide 5, umov 2, uniform 9, r2ur 13).
+CAPPED_BY = {"pred": ("guard",), "late": ("data", "addr"), "hi": ("data",), "addr": ("late",)}
 
 
 def lat_key(opcode: str, mods: tuple[str, ...]) -> str:
@@ -54,6 +79,8 @@ class Evidence:
     sites: int = 0
     kernels: int = 0
     at: str = ""
+    at_min: int = 0  # sites at exactly the minimum
+    kernels_at_min: int = 0  # kernels with a site at exactly the minimum
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,11 +101,23 @@ class LatencyModel:
     barrier_units: frozenset[str] = frozenset()  # in-order units a CTA barrier completes
     default_read_window: int = 32  # a late reader absent from ``reads``
     note: str = ""
+    # the checkers' lower bound (``bound``)
+    families: Mapping[str, str] = field(default_factory=dict)  # pipe -> family
+    evidence: Mapping[tuple[str, str], Evidence] = field(default_factory=dict)  # every level
+    strong_sites: int = 3
+    strong_kernels: int = 5
+    stall_family: str = ""  # the family of in-order variable-latency units timed by stalls
+    stall_floor: int = 0
+    acc_readers: frozenset[str] = frozenset()  # opcodes whose predicate source accumulates
+    read_floor: int = 0  # the checkers' read window for any late reader, at most
 
     def role(self, consumer: str, role: str) -> str:
         """The role of a read: ``hi`` (an upper register of a multi-register source) stays
         ``hi`` only for the opcodes that read it later than the rest (``hi_readers``); a data
-        source of a late reader (a store, a load, MUFU, ...: it reads after issue) is ``late``."""
+        source of a late reader (a store, a load, MUFU, ...: it reads after issue) is ``late``;
+        the predicate source of an accumulating reader (``R2UR.OR P0``) is ``acc``."""
+        if role == "pred" and consumer in self.acc_readers:
+            return "acc"
         if role == "hi" and consumer in self.hi_readers:
             return "hi"
         if role in ("hi", "data") and (consumer in self.variable or consumer in self.late_readers):
@@ -106,6 +145,8 @@ class LatencyModel:
         (the model pools consumers: ``consumer`` does not change the answer). A producer class
         of a pipe takes the pipe's latency; a role without evidence (``hi``, ``pred``, ``addr``)
         that of an ordinary source; an unknown class the model's default."""
+        if role == "acc":
+            role = "pred"
         e = self._lookup(producer, role)
         data = self._lookup(producer, "data")
         if e is not None:
@@ -122,6 +163,65 @@ class LatencyModel:
         if own:
             return max(own)
         return self.default.get(role, max(self.default.values(), default=0))
+
+    def _strong(self, e: Evidence) -> bool:
+        return e.at_min >= self.strong_sites and e.kernels_at_min >= self.strong_kernels
+
+    def bound(self, producer: str, role: str) -> int | None:
+        """The checkers' lower bound for a read of ``producer``'s result as ``role`` (cycles
+        after its issue), or None where the model knows nothing of the class: the pipe's
+        minimum where it is strong, else the family's; lowered by every minimum seen on the
+        way for the role and for the role that caps it (``CAPPED_BY``)."""
+        key = (producer, role)
+        return self._bounds[key] if key in self._bounds else self._bound(producer, role)
+
+    @functools.cached_property
+    def _bounds(self) -> dict[tuple[str, str], int | None]:
+        return {}
+
+    def _bound(self, producer: str, role: str) -> int | None:
+        if role == "acc":
+            return 1  # read when the result is written
+        pipe = self.pipes.get(producer)
+        levels = [producer] if pipe is None else [pipe, self.families.get(pipe, pipe)]
+        stall = (
+            pipe is not None
+            and bool(self.stall_family)
+            and (self.families.get(pipe) == self.stall_family)
+        )
+        cand: list[int] = []
+        out: int | None = None
+        for lv in dict.fromkeys(levels):
+            e = self.evidence.get((lv, role))
+            if e is not None:
+                cand.append(e.cycles)
+            for cap in CAPPED_BY.get(role, ()):
+                c = self.evidence.get((lv, cap))
+                if c is not None:
+                    cand.append(c.cycles)
+            if e is not None and not stall and self._strong(e):
+                out = min(cand)
+                break
+        if out is None:
+            if stall:
+                fam = self.families[pipe] if pipe is not None else ""
+                cand += [e.cycles for (lv, _r), e in self.evidence.items() if lv == fam]
+                cand.append(self.stall_floor)
+            if not cand:
+                # no evidence for the role: the class's lowest requirement for any role
+                cand = [e.cycles for (lv, _r), e in self.evidence.items() if lv in levels]
+            out = min(cand) if cand else None
+        self._bounds[(producer, role)] = out
+        return out
+
+    def check_knows(self, producer: str) -> bool:
+        """Whether the checkers can time ``producer``'s results at all."""
+        return self.bound(producer, "data") is not None
+
+    def check_own(self, producer: str) -> int:
+        """The checkers' bound for ``producer``'s result being written."""
+        b = self.bound(producer, "data")
+        return 1 << 30 if b is None else b
 
     def worst(self, producer: str, role: str) -> int:
         """The requirement of ``producer`` for any reader in ``role``."""
@@ -153,13 +253,20 @@ class LatencyModel:
             return e.cycles
         return self.default_read_window
 
+    def check_read_window(self, reader: str) -> int:
+        """The checkers' bound on a read window: the reader's own, at most ``read_floor`` (the
+        smallest window seen for any late reader)."""
+        w = self.read_window(reader)
+        return min(w, self.read_floor) if self.read_floor else w
+
 
 def _evidence(v: object) -> Evidence:
     if isinstance(v, int):
         return Evidence(v)
     assert isinstance(v, dict)
     return Evidence(int(v["cycles"]), int(v.get("sites", 0)), int(v.get("kernels", 0)),
-                    str(v.get("at", "")))  # fmt: skip
+                    str(v.get("at", "")), int(v.get("at_min", 0)),
+                    int(v.get("kernels_at_min", 0)))  # fmt: skip
 
 
 def parse_latency_model(text: str) -> LatencyModel:
@@ -170,9 +277,18 @@ def parse_latency_model(text: str) -> LatencyModel:
         for role, v in roles.items():
             classes[(cls, role)] = _evidence(v)
     pipe_lat: dict[tuple[str, str], Evidence] = {}
+    evidence: dict[tuple[str, str], Evidence] = dict(classes)
+    for section in ("latency", "family_latency"):
+        for level, roles in doc.get(section, {}).items():
+            for role, v in roles.items():
+                evidence[(level, role)] = _evidence(v)
+    # the compiler's pipe latencies: a role with too little evidence (< 3 sites or < 2
+    # kernels) takes the pipe's data latency
     for pipe, roles in doc.get("latency", {}).items():
         for role, v in roles.items():
-            pipe_lat[(pipe, role)] = _evidence(v)
+            e = _evidence(v)
+            if e.sites >= 3 and e.kernels >= 2:
+                pipe_lat[(pipe, role)] = e
     return LatencyModel(
         family=str(meta.get("family", "")),
         reach=int(meta.get("reach", 64)),
@@ -192,6 +308,14 @@ def parse_latency_model(text: str) -> LatencyModel:
         hi_readers=frozenset(meta.get("hi_readers", ())),
         barrier_units=frozenset(meta.get("barrier_units", ())),
         default_read_window=int(meta.get("read_window", 32)),
+        families={str(k): str(v) for k, v in doc.get("family", {}).items()},
+        evidence=evidence,
+        strong_sites=int(meta.get("strong", {}).get("sites", 3)),
+        strong_kernels=int(meta.get("strong", {}).get("kernels", 5)),
+        stall_family=str(meta.get("stall_family", "")),
+        stall_floor=_evidence(meta.get("stall_floor", 0)).cycles,
+        acc_readers=frozenset(meta.get("acc_readers", ())),
+        read_floor=_evidence(meta.get("read_floor", 0)).cycles,
     )
 
 

@@ -35,7 +35,9 @@ from tests.emu.mutate import mutations, patch_control
 MUTATED = ("t1/vec_add", "t1/f32_arith", "t2/f64_arith", "t1/uniform_values", "t1/shfl_xor",
            "t1/matmul_tiled")  # fmt: skip
 FOLDS = 10
-HELD_OUT_FOLD = 0
+# Folds where a model of per-pair minima (before pipes, families and role caps) reported ptxas's
+# code: CS2R and IMAD.HI carry predicates (6), MUFU timed by stalls (8), IMMA, ELECT (9).
+HELD_OUT_FOLDS = (6, 8, 9)
 
 
 def _fold(source: str) -> int:
@@ -60,24 +62,26 @@ def _zero(model: LatencyModel) -> LatencyModel:
         model,
         classes={k: z for k in model.classes},
         pipe_latency={k: z for k in model.pipe_latency},
+        evidence={k: z for k in model.evidence},
+        stall_floor=0,
         default={r: 0 for r in model.default},
     )
 
 
-def test_model_mined_without_a_fold_is_silent_on_it() -> None:
-    """Mined from 9 folds of tests/kernels (by source hash), checked on the 10th: no report on
-    ptxas's code. (scripts/hazards_mine.py --half / scripts/hazards_check.py give the figures for
-    the other folds and for the public corpus, docs/emu.md.)"""
+def test_model_mined_without_some_folds_is_silent_on_them() -> None:
+    """Mined from 7 folds of tests/kernels (by source hash), checked on the other 3: no report
+    on ptxas's code. (scripts/hazards_heldout.py gives the figures for every fold, both halves
+    and the public corpus, docs/emu.md.)"""
     need_tools("nvcc", "ptxas")
     structure = (
         resources.files("openptxas.targets").joinpath("data", "sm_90_structure.toml").read_text()
     )
     train = [Cubin(f"{n} [{t}]", lambda n=n, t=t: _cubin(n, t))
-             for n, t in _sources() if _fold(n) != HELD_OUT_FOLD]  # fmt: skip
-    test = [(n, t) for n, t in _sources() if _fold(n) == HELD_OUT_FOLD]
+             for n, t in _sources() if _fold(n) not in HELD_OUT_FOLDS]  # fmt: skip
+    test = [(n, t) for n, t in _sources() if _fold(n) in HELD_OUT_FOLDS]
     assert len(test) >= 5
     model, _text, mined = mine_model(train, structure)
-    assert mined.stats["functions"] > 150
+    assert mined.stats["functions"] > 120
     ck = StaticChecker(model)
     reports = []
     dec = isa_decoder("sm90")
