@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from openptxas.isa import family_for, listing
+from openptxas.isa import listing
 from openptxas.isa.listing import DecodedSection, listing_width, section_texts
+from openptxas.targets import get_target
 
 
 def _section(texts: list[str], monkeypatch: pytest.MonkeyPatch, brx_at: int) -> DecodedSection:
@@ -27,7 +28,7 @@ def _note_column(text: str) -> int:
 
 
 def test_five_digit_address_widens(monkeypatch: pytest.MonkeyPatch) -> None:
-    fam = family_for("sm_90")
+    fam = get_target("sm_90").isa
     long = "CALL.REL.NOINC `($f) ;"
     texts = ["BRX R2 -0x10 ;"] + ["NOP ;"] * 0x1000 + [long]
     sec = _section(texts, monkeypatch, 0)
@@ -39,7 +40,7 @@ def test_five_digit_address_widens(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_guard_counts(monkeypatch: pytest.MonkeyPatch) -> None:
-    fam = family_for("sm_90")
+    fam = get_target("sm_90").isa
     texts = ["BRX R2 -0x10 ;", "@P0 ATOM.E.ADD PT, RZ, [R4.64], R9 ;", "NOP ;"]
     sec = _section(texts, monkeypatch, 0)
     brx = section_texts(sec, fam)[0]
