@@ -129,3 +129,48 @@ def test_generator_keeps_hi_multiplies_apart() -> None:
                 pair = frozenset(m.groups())
                 assert pair not in pairs, f"seed {seed}: {line}"
                 pairs.add(pair)
+
+
+SHL_WIDE = """.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out, .param .u32 a)
+{
+  .reg .b32 %t<4>; .reg .b64 %rd<4>; .reg .b64 %o;
+  ld.param.u64 %o, [out]; cvta.to.global.u64 %o, %o;
+  ld.param.u32 %t3, [a];
+  mul.wide.u32 %rd2, %t3, 9;
+  mov.b32 %t2, 862577246;
+  and.b32 %t1, %t2, 255;
+  shl.b64 %rd0, %rd2, %t1;
+  shl.b64 %rd1, %rd2, 40;
+  add.s64 %rd0, %rd0, %rd1;
+  st.global.u64 [%o], %rd0;
+  ret;
+}
+"""
+
+
+@pytest.mark.parametrize("opt", [3, 0])
+def test_shl64_of_mul_wide_by_64_or_more(opt: int) -> None:
+    """``shl.b64`` of a ``mul.wide`` result by a constant 94 (seed 26332, reduced): PTX clamps
+    the amount to 64, so that term is 0. ptxas 13.0.88 -O3 folds it into the multiply as if
+    there were no shift; ours must follow the definition."""
+    pytest.importorskip("numpy")
+    from openptxas.driver import compile_ptx
+    from openptxas.emu import run_launch
+    from openptxas.options import Options
+
+    a = 0x9ABCDEF1
+    spec = {
+        "kernel": "k",
+        "grid": [1, 1, 1],
+        "block": [1, 1, 1],
+        "args": [
+            {"kind": "buffer", "dtype": "u64", "count": 1, "init": "zeros"},
+            {"kind": "scalar", "dtype": "u32", "count": 1, "init": a},
+        ],
+    }
+    cubin = compile_ptx(SHL_WIDE, Options(arch="sm_90", opt_level=opt), "k.ptx").cubin
+    got = int(run_launch(cubin, spec).outputs[0][0])
+    assert got == ((a * 9) << 40) % 2**64
