@@ -94,15 +94,10 @@ def _allocate(fn: Function, ctx: PassContext) -> None:
 
 
 def _control(fn: Function, ctx: PassContext) -> None:
-    from openptxas.diag import UnsupportedFeature
     from openptxas.sched import control
 
-    if ctx.target.latency is not control.MODEL:
-        raise UnsupportedFeature(
-            f"control codes for {ctx.target.name} (another latency model) are not supported by "
-            "openptxas yet"
-        )
-    control.assign_control(fn, ctx.target.urz, serial=ctx.options.sched == "serial")
+    # the target's latency model (a family without one is refused by SMInfo.latency)
+    control.assign_control(fn, ctx.target, serial=ctx.options.sched == "serial")
 
 
 @functools.cache

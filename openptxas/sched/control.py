@@ -32,18 +32,15 @@ from openptxas.ir.core import (
     predecessors,
     successors,
 )
-from openptxas.targets import default_latency_model
+from openptxas.targets import SMInfo
 from openptxas.targets.latency import LatencyModel, lat_key
 
 Unit = tuple[RC, int]
 MAX_STALL = 15
 # Visits of a block after which its exit state is widened (see _assign).
 WIDEN_AFTER = 8
-# The latency model (one per target family, shared with the hazard checkers).
-MODEL: LatencyModel = default_latency_model()
-TABLE_REACH = MODEL.reach
-NUM_SCOREBOARDS = MODEL.scoreboards
-SB_SETUP = MODEL.sb_setup
+# The latency model is the target's (SMInfo.latency: one per family, shared with the hazard
+# checkers); every function below takes it.
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,25 +51,25 @@ class Latency:
     guard: int  # predicate result read as a guard or branch condition
 
 
-def is_variable(ins: Instr) -> bool:
+def is_variable(ins: Instr, model: LatencyModel) -> bool:
     """Results delivered through a write scoreboard."""
-    return MODEL.is_variable(ins.op) or MODEL.is_variable(ins.name)
+    return model.is_variable(ins.op) or model.is_variable(ins.name)
 
 
-def is_late_reader(ins: Instr) -> bool:
+def is_late_reader(ins: Instr, model: LatencyModel) -> bool:
     """Reads its register sources after issue (a later overwrite waits on its read scoreboard)."""
-    return is_variable(ins) or MODEL.is_late_reader(ins.op)
+    return is_variable(ins, model) or model.is_late_reader(ins.op)
 
 
-def fixed_latency(ins: Instr) -> Latency:
+def fixed_latency(ins: Instr, model: LatencyModel) -> Latency:
     """Latency of a fixed-latency producer's results, for a reader of any class."""
     k = lat_key(ins.op, ins.mods)
-    return Latency(MODEL.worst(k, "data"), MODEL.worst(k, "guard"))
+    return Latency(model.worst(k, "data"), model.worst(k, "guard"))
 
 
-def read_window(ins: Instr) -> int:
+def read_window(ins: Instr, model: LatencyModel) -> int:
     """How long after issue a late reader may still read its sources."""
-    return MODEL.read_window(lat_key(ins.op, ins.mods))
+    return model.read_window(lat_key(ins.op, ins.mods))
 
 
 def _zero(r: Reg, urz: int) -> bool:
@@ -135,7 +132,7 @@ class State:
             dict(self.prod),
         )
 
-    def advance(self, cycles: int) -> None:
+    def advance(self, cycles: int, reach: int) -> None:
         """Move 'now' forward."""
         for d in (self.data_ready, self.guard_ready, self.done):
             for k in list(d):
@@ -152,7 +149,7 @@ class State:
         for s in self.sb_age:
             self.sb_age[s] = min(self.sb_age[s] + cycles, 1 << 20)
         for k in list(self.prod):
-            aged = tuple((c, a + cycles) for c, a in self.prod[k] if a + cycles < TABLE_REACH)
+            aged = tuple((c, a + cycles) for c, a in self.prod[k] if a + cycles < reach)
             if aged:
                 self.prod[k] = aged
             else:
@@ -218,19 +215,20 @@ class _Restart(Exception):
     pass
 
 
-def assign_control(fn: Function, urz: int, *, serial: bool = False) -> None:
-    """Set ``ins.ctrl`` on every instruction of the allocated function ``fn``."""
+def assign_control(fn: Function, target: SMInfo, *, serial: bool = False) -> None:
+    """Set ``ins.ctrl`` on every instruction of the allocated function ``fn``, with the target's
+    latency model."""
     needs_rd: set[int] = set()
     for _ in range(1000):
         try:
-            _assign(fn, urz, serial, needs_rd)
+            _assign(fn, target.urz, target.latency, serial, needs_rd)
             return
         except _Restart:
             continue
     raise InternalError(f"control codes: {fn.name}: no fixed point")
 
 
-def _assign(fn: Function, urz: int, serial: bool, needs_rd: set[int]) -> None:
+def _assign(fn: Function, urz: int, model: LatencyModel, serial: bool, needs_rd: set[int]) -> None:
     n = len(fn.blocks)
     succs = [successors(fn, i) for i in range(n)]
     preds = predecessors(fn)
@@ -245,7 +243,7 @@ def _assign(fn: Function, urz: int, serial: bool, needs_rd: set[int]) -> None:
             raise InternalError(f"control codes: {fn.name}: no fixed point over the CFG")
         i = work.pop(0)
         st = merge([s for p in preds[i] if (s := out_states[p]) is not None])
-        new_out = _block(fn.blocks[i].instrs, st, urz, serial, needs_rd, emit=False)
+        new_out = _block(fn.blocks[i].instrs, st, urz, model, serial, needs_rd, emit=False)
         old = out_states[i]
         visits[i] += 1
         if old is not None and visits[i] > WIDEN_AFTER:
@@ -260,11 +258,18 @@ def _assign(fn: Function, urz: int, serial: bool, needs_rd: set[int]) -> None:
     # 2. Emit the control codes (and any NOPs) from the converged entry states.
     for i, b in enumerate(fn.blocks):
         st = merge([s for p in preds[i] if (s := out_states[p]) is not None])
-        _block(b.instrs, st, urz, serial, needs_rd, emit=True)
+        _block(b.instrs, st, urz, model, serial, needs_rd, emit=True)
 
 
 def _block(
-    instrs: list[Instr], st: State, urz: int, serial: bool, needs_rd: set[int], *, emit: bool
+    instrs: list[Instr],
+    st: State,
+    urz: int,
+    model: LatencyModel,
+    serial: bool,
+    needs_rd: set[int],
+    *,
+    emit: bool,
 ) -> State:
     """Simulate (and with ``emit`` annotate) one block from entry state ``st``."""
     prev: Instr | None = None
@@ -286,16 +291,16 @@ def _block(
             delay = max(delay, ready)
             for pkey, age in st.prod.get(u, ()):
                 for role in roles.get(u, ("data",)):
-                    delay = max(delay, MODEL.need(pkey, ckey, role) - age)
+                    delay = max(delay, model.need(pkey, ckey, role) - age)
         for u in defs:
             wait |= st.wsb.get(u, frozenset()) | st.rsb.get(u, frozenset())
             if u in st.done:
-                delay = max(delay, st.done[u] - _own_latency(ins) + 1)
+                delay = max(delay, st.done[u] - _own_latency(ins, model) + 1)
             if u in st.reads:
                 needs_rd.add(st.reads[u][1])
                 raise _Restart
         for sb in wait:
-            delay = max(delay, SB_SETUP - st.sb_age.get(sb, SB_SETUP))
+            delay = max(delay, model.sb_setup - st.sb_age.get(sb, model.sb_setup))
         if serial and prev is not None:
             delay = MAX_STALL
         # The previous instruction carries the stall; longer waits go into NOPs.
@@ -304,7 +309,7 @@ def _block(
                 prev.ctrl = prev.ctrl or Control()
                 prev.ctrl.stall = MAX_STALL
                 _set_yield(prev)
-                st.advance(MAX_STALL)
+                st.advance(MAX_STALL, model.reach)
                 delay -= MAX_STALL
             nop = Instr("NOP", ctrl=Control(stall=1))
             if emit:
@@ -315,11 +320,11 @@ def _block(
             prev.ctrl = prev.ctrl or Control()
             prev.ctrl.stall = max(delay, 1)
             _set_yield(prev)
-            st.advance(max(delay, 1))
+            st.advance(max(delay, 1), model.reach)
         ctrl = Control(stall=1, wait=_mask(wait))
         st.clear_sbs(frozenset(wait))
-        if is_variable(ins) and defs:
-            sb, next_free = _alloc_sb(st, next_free)
+        if is_variable(ins, model) and defs:
+            sb, next_free = _alloc_sb(st, next_free, model.scoreboards)
             ctrl.wr_sb = sb
             for u in defs:
                 st.wsb[u] = st.wsb.get(u, frozenset()) | {sb}
@@ -331,7 +336,7 @@ def _block(
                     st.done.pop(u, None)
             st.sb_age[sb] = 0
         else:
-            lat = fixed_latency(ins)
+            lat = fixed_latency(ins, model)
             for u in defs:
                 if ins.guard is None:
                     st.data_ready[u] = lat.data
@@ -343,16 +348,16 @@ def _block(
                     st.guard_ready[u] = max(lat.guard, st.guard_ready.get(u, 0))
                     st.done[u] = max(lat.data, st.done.get(u, 0))
                     st.prod[u] = ((ckey, 0), *st.prod.get(u, ()))
-        if is_late_reader(ins) and uses:
+        if is_late_reader(ins, model) and uses:
             if ins.uid in needs_rd:
-                sb, next_free = _alloc_sb(st, next_free)
+                sb, next_free = _alloc_sb(st, next_free, model.scoreboards)
                 ctrl.rd_sb = sb
                 for u in uses:
                     st.rsb[u] = st.rsb.get(u, frozenset()) | {sb}
                 st.sb_age[sb] = 0
             else:
                 for u in uses:
-                    st.reads[u] = (0, ins.uid, read_window(ins))
+                    st.reads[u] = (0, ins.uid, read_window(ins, model))
         for u in defs:
             st.reads.pop(u, None)
         if emit:
@@ -366,7 +371,7 @@ def _block(
         # The last instruction of a block: enough stall for a branch to resolve.
         prev.ctrl.stall = max(prev.ctrl.stall, 5 if _is_branch_like(prev) else 1)
         _set_yield(prev)
-        st.advance(prev.ctrl.stall)
+        st.advance(prev.ctrl.stall, model.reach)
     if emit:
         instrs[:] = out
     return st
@@ -400,19 +405,19 @@ def operand_roles(ins: Instr, urz: int) -> dict[Unit, tuple[str, ...]]:
     return {u: tuple(dict.fromkeys(rs)) for u, rs in roles.items()}
 
 
-def _own_latency(ins: Instr) -> int:
-    return 0 if is_variable(ins) else fixed_latency(ins).data
+def _own_latency(ins: Instr, model: LatencyModel) -> int:
+    return 0 if is_variable(ins, model) else fixed_latency(ins, model).data
 
 
-def _alloc_sb(st: State, start: int) -> tuple[int, int]:
+def _alloc_sb(st: State, start: int, count: int) -> tuple[int, int]:
     pending = st.pending_sbs()
-    for j in range(NUM_SCOREBOARDS):
-        s = (start + j) % NUM_SCOREBOARDS
+    for j in range(count):
+        s = (start + j) % count
         if s not in pending:
-            return s, (s + 1) % NUM_SCOREBOARDS
+            return s, (s + 1) % count
     # All busy: share the one set longest ago (waiting on it then waits for both; correct).
-    s = max(range(NUM_SCOREBOARDS), key=lambda x: (st.sb_age.get(x, 0), -x))
-    return s, (s + 1) % NUM_SCOREBOARDS
+    s = max(range(count), key=lambda x: (st.sb_age.get(x, 0), -x))
+    return s, (s + 1) % count
 
 
 def _mask(sbs: set[int]) -> int:

@@ -44,7 +44,7 @@ def _regalloc(fn: Function, ctx: PassContext) -> None:
 def _sched(fn: Function, ctx: PassContext) -> None:
     from openptxas.sched.control import assign_control
 
-    assign_control(fn, ctx.target.urz, serial=ctx.options.sched == "serial")
+    assign_control(fn, ctx.target, serial=ctx.options.sched == "serial")
 
 
 # One pass each (no dead-code clean-up after it, unlike the pipeline's phases).

@@ -63,14 +63,16 @@ def test_the_checkers_use_the_compilers_latency_model() -> None:
     model = load_latency_model("sm_90")
     assert HazardChecker().model is model
     assert StaticChecker().model is model
-    assert control.MODEL is model
+    from openptxas.targets import get_target
+
+    assert get_target("sm_90").latency is model
     assert load_latency_model("sm_90a") is model
     assert lat_key("IMAD", ("WIDE", "U32")) == "IMAD.WIDE"
     # the compiler's fixed latencies are the model's
     from openptxas.ir.core import Instr
 
     for op in ("IADD3", "FFMA", "DADD", "ISETP"):
-        lat = control.fixed_latency(Instr(op))
+        lat = control.fixed_latency(Instr(op), model)
         assert lat.data == model.worst(op, "data") and lat.guard == model.worst(op, "guard")
 
 
