@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from openptxas.diag import EncodingError
-from openptxas.isa.codec import encode_with
+from openptxas.isa.codec import encode_with, match_mods
 from openptxas.isa.family import Family, load_family
 from openptxas.isa.floatfmt import bits_to_float, float_to_bits
 from openptxas.isa.model import (
@@ -63,7 +63,16 @@ from openptxas.isa.spec import Form, NumSpec, OpKind, OpSpec, RegSpec, bits_widt
 
 
 class Mismatch(Exception):
-    """A printed operand that an operand of the form cannot hold (the reason is the message)."""
+    """A printed operand that an operand of the form cannot hold. The message is written only
+    when asked for (most mismatches are a search's ordinary dead ends)."""
+
+    def __init__(self, op: Operand | None, reason: str) -> None:
+        super().__init__(reason)
+        self.op = op
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return self.reason if self.op is None else f"{_text(self.op)} {self.reason}"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -105,10 +114,42 @@ def layouts(form: Form) -> tuple[tuple[int, ...], ...]:
 
 @dataclass(frozen=True, slots=True)
 class _Candidate:
-    form: Form
     mods: tuple[str, ...]  # the modifiers without the alias token
     alias: str | None
-    layout: tuple[int, ...]
+    layout: tuple[int, ...]  # the printed operands' indices in the form
+    slots: tuple[int, ...]  # per operand of the form, its printed position (-1: not printed)
+
+
+@functools.cache
+def _spells(form: Form, mods: tuple[str, ...]) -> bool:
+    """Whether the form's modifier fields spell ``mods``."""
+    return match_mods(form.mods, mods) is not None
+
+
+_KIND_OF: dict[type, OpKind] = {
+    Reg: OpKind.REG,
+    Imm: OpKind.IMM,
+    Label: OpKind.LABEL,
+    CBank: OpKind.CBANK,
+    Mem: OpKind.MEM,
+    SReg: OpKind.SREG,
+    GDesc: OpKind.GDESC,
+}
+
+
+def _fits_kind(op: Operand, spec: OpSpec) -> bool:
+    """Whether a full operand has the kind (and register file) of the form's operand, which
+    ``encode_with`` needs (a quick test before it)."""
+    kind = _KIND_OF.get(type(op))
+    if kind is None:  # a Keyword: a keyword or a list operand
+        return spec.kind is OpKind.KEYWORD or spec.kind is OpKind.LIST
+    if kind is not spec.kind:
+        return False
+    return not isinstance(op, Reg) or (spec.reg is not None and spec.reg.file is op.file)
+
+
+def _slots(layout: tuple[int, ...], n: int) -> tuple[int, ...]:
+    return tuple(layout.index(i) if i in layout else -1 for i in range(n))
 
 
 @functools.cache
@@ -120,9 +161,11 @@ def _candidates(
     fam = load_family(family)
     out: list[tuple[Form, tuple[_Candidate, ...]]] = []
     for form in fam.forms_for_opcode(opcode):
+        # modifiers the form's fields cannot spell never encode (encode_with's first test)
         cands = [
-            _Candidate(form, m, alias, layout)
+            _Candidate(m, alias, layout, _slots(layout, len(form.operands)))
             for m, alias in strip_aliases(form, mods)
+            if _spells(form, m)
             for layout in layouts(form)
             if len(layout) == count
         ]
@@ -175,16 +218,16 @@ def float_in_field(bits: int, kind: ImmKind, num: NumSpec) -> int:
         else:
             payload = 1 << num.shift
             if payload & t_quiet:
-                raise Mismatch(f"a signalling NaN does not fit a {to.value} field")
+                raise Mismatch(None, f"a signalling NaN does not fit a {to.value} field")
         return sign | t_exp | payload
     v = bits_to_float(bits, kind)
     try:
         out = float_to_bits(v, to)
     except ValueError:
-        raise Mismatch(f"{v!r} does not fit a {to.value} field") from None
+        raise Mismatch(None, f"{v!r} does not fit a {to.value} field") from None
     back = bits_to_float(out, to)
     if back != v and not math.isinf(back):
-        raise Mismatch(f"{v!r} is not exactly representable as {to.value}")
+        raise Mismatch(None, f"{v!r} is not exactly representable as {to.value}")
     return out
 
 
@@ -192,7 +235,7 @@ def _reg(r: Operand, rs: RegSpec | None) -> Reg:
     if rs is None or not isinstance(r, Reg) or r.file is not rs.file:
         article = "an" if rs is not None and rs.file is RegFile.R else "a"
         want = "no register" if rs is None else f"{article} {rs.file.value} register"
-        raise Mismatch(f"{_text(r)} where the form has {want}")
+        raise Mismatch(r, f"where the form has {want}")
     return r
 
 
@@ -219,7 +262,7 @@ def _split(
         elif rs_r is not None and t.file is rs_r.file and reg is None:
             reg = t
         else:
-            raise Mismatch(f"address register {t} has no part in the form")
+            raise Mismatch(t, "has no part in the form's address")
     if reg is None and rs_r is not None:
         reg = _zero(rs_r)
     if ureg is None and rs_u is not None:
@@ -236,40 +279,40 @@ def resolve(op: Operand, spec: OpSpec) -> Operand:
     if k is OpKind.IMM:
         num = spec.num
         if not isinstance(op, Imm) or num is None:
-            raise Mismatch(f"{_text(op)} where the form has an immediate")
+            raise Mismatch(op, "where the form has an immediate")
         if num.kind is ImmKind.INT:
             value = op.value if op.kind is ImmKind.INT else op.value & 0xFFFFFFFF
             return Imm(wrap32(value, num))
         if op.kind is ImmKind.INT:
-            raise Mismatch(f"integer {_text(op)} where the form has a {num.kind.value} immediate")
+            raise Mismatch(op, f"where the form has a {num.kind.value} immediate")
         return Imm(float_in_field(op.value, op.kind, num), num.kind)
     if k is OpKind.LABEL:
         if isinstance(op, Label):
             return op
         if isinstance(op, Imm) and op.kind is ImmKind.INT:
             return Label(op.value)
-        raise Mismatch(f"{_text(op)} where the form has a code address")
+        raise Mismatch(op, "where the form has a code address")
     if k is OpKind.CBANK:
         if not isinstance(op, CBank):
-            raise Mismatch(f"{_text(op)} where the form has a constant-bank operand")
+            raise Mismatch(op, "where the form has a constant-bank operand")
         ubank_spec, reg_spec = spec.regs
         ubank: Reg | None = None
         bank = op.bank
         if op.ubank is not None:
             ubank, bank = _reg(op.ubank, ubank_spec), spec.const_bank
         elif ubank_spec is not None:
-            raise Mismatch(f"{_text(op)} where the form has a bindless bank cx[UR]")
+            raise Mismatch(op, "where the form has a bindless bank cx[UR]")
         reg, _ = _split(() if op.reg is None else (op.reg,), reg_spec, None)
         return CBank(bank, op.offset, reg, ubank)
     if k is OpKind.MEM:
         if not isinstance(op, Mem):
-            raise Mismatch(f"{_text(op)} where the form has an address")
+            raise Mismatch(op, "where the form has an address")
         desc_spec, base_spec, ubase_spec = spec.regs
         desc = None
         if op.desc is not None:
             desc = _reg(op.desc, desc_spec)
         elif desc_spec is not None:
-            raise Mismatch("an address without the descriptor the form has")
+            raise Mismatch(None, "an address without the descriptor the form has")
         terms = tuple(r for r in (op.base, op.ubase) if r is not None)
         base, ubase = _split(terms, base_spec, ubase_spec)
         return Mem(base, ubase, op.offset, desc)
@@ -277,14 +320,14 @@ def resolve(op: Operand, spec: OpSpec) -> Operand:
         if isinstance(op, Keyword) and op.name in spec.names:
             return SReg(op.name)  # a special register without the SR_ prefix (SM_SHADER_TYPE)
         if not isinstance(op, SReg):
-            raise Mismatch(f"{_text(op)} where the form has a special register")
+            raise Mismatch(op, "where the form has a special register")
         return op
     if k is OpKind.GDESC:
         if not isinstance(op, GDesc):
-            raise Mismatch(f"{_text(op)} where the form has a descriptor gdesc[UR]")
+            raise Mismatch(op, "where the form has a descriptor gdesc[UR]")
         return op
     if not isinstance(op, Keyword):
-        raise Mismatch(f"{_text(op)} where the form has a keyword")
+        raise Mismatch(op, "where the form has a keyword")
     return op
 
 
@@ -321,7 +364,8 @@ def _text(op: Operand) -> str:
     return str(op)
 
 
-def _describe(opcode: str, mods: tuple[str, ...], ops: Sequence[Operand]) -> str:
+def describe(opcode: str, mods: tuple[str, ...], ops: Sequence[Operand]) -> str:
+    """An instruction given by its printed parts, about as nvdisasm writes it (for messages)."""
     head = ".".join((opcode, *mods))
     return f"{head} {', '.join(map(_text, ops))}".strip()
 
@@ -342,24 +386,22 @@ def encode_printed(
     per_form = _candidates(fam.name, opcode, mods, len(operands))
     if not per_form:
         raise EncodingError(opcode, detail=f"unknown opcode {opcode} in {fam.name}")
-    why: list[tuple[str, str]] = []
+    why: list[tuple[str, _Why]] = []
     for form, cands in per_form:
         found: tuple[Instruction, int] | None = None
         for c in cands:
             try:
                 ops = tuple(
-                    resolve(operands[c.layout.index(i)], spec)
-                    if i in c.layout
-                    else default_operand(spec)
-                    for i, spec in enumerate(form.operands)
+                    default_operand(spec) if k < 0 else resolve(operands[k], spec)
+                    for k, spec in zip(c.slots, form.operands, strict=True)
                 )
             except Mismatch as exc:
-                why.append((form.name, str(exc)))
+                why.append((form.name, exc))
                 continue
             ins = Instruction(form.opcode, c.mods, ops, guard, ctl)
             word = encode_with(form, ins, fam, addr)
             if word is None:
-                why.append((form.name, _field_problem(form, ops)))
+                why.append((form.name, (form, ops)))
                 continue
             shown = display_mods(form, ins)
             if c.alias is not None and c.alias not in shown:
@@ -371,11 +413,16 @@ def encode_printed(
             found = found or (ins, word)
         if found is not None:
             ins, word = found
-            return Assembled(ins, *_first_encoding(fam, form, ins, word, addr))
+            form, word = _first_encoding(per_form, fam, form, ins, word, addr)
+            return Assembled(ins, form, word)
     if not any(cands for _, cands in per_form):
         why.append(("", f"no form prints {len(operands)} operands"))
-    detail = f"no {fam.name} form of {opcode} takes {_describe(opcode, mods, operands)}"
+    detail = f"no {fam.name} form of {opcode} takes {describe(opcode, mods, operands)}"
     return _raise(opcode, detail, why)
+
+
+# why a candidate failed: an operand's mismatch, operands encode_with rejects, or a text
+_Why = Mismatch | tuple[Form, tuple[Operand, ...]] | str
 
 
 def _field_problem(form: Form, ops: Sequence[Operand]) -> str:
@@ -391,10 +438,11 @@ def _field_problem(form: Form, ops: Sequence[Operand]) -> str:
     return "the modifiers or a register do not fit the form"
 
 
-def _raise(opcode: str, detail: str, why: list[tuple[str, str]]) -> Assembled:
+def _raise(opcode: str, detail: str, why: list[tuple[str, _Why]]) -> Assembled:
     """EncodingError with each distinct reason and the forms it rules out (table order)."""
     forms: dict[str, list[str]] = {}
-    for name, reason in why:
+    for name, w in why:
+        reason = _field_problem(*w) if isinstance(w, tuple) else str(w)
         if name not in forms.setdefault(reason, []):
             forms[reason].append(name)
     parts = [r if f == [""] else f"{r} ({', '.join(f)})" for r, f in forms.items()]
@@ -404,14 +452,23 @@ def _raise(opcode: str, detail: str, why: list[tuple[str, str]]) -> Assembled:
 
 
 def _first_encoding(
-    fam: Family, form: Form, ins: Instruction, word: int, addr: int
+    per_form: tuple[tuple[Form, tuple[_Candidate, ...]], ...],
+    fam: Family,
+    form: Form,
+    ins: Instruction,
+    word: int,
+    addr: int,
 ) -> tuple[Form, int]:
     """The form that encodes ``ins`` first in table order (the encoder's choice) and its word:
     an earlier form of the opcode may hold what ``form`` was matched for."""
-    for f in fam.forms_for_opcode(ins.opcode):
+    for f, _ in per_form:
         if f is form:
             return form, word
-        if len(f.operands) == len(ins.operands):
+        if (
+            len(f.operands) == len(ins.operands)
+            and _spells(f, ins.mods)
+            and all(map(_fits_kind, ins.operands, f.operands))
+        ):
             w = encode_with(f, ins, fam, addr)
             if w is not None:
                 return f, w
@@ -435,6 +492,7 @@ __all__ = [
     "Assembled",
     "Mismatch",
     "assemble",
+    "describe",
     "encode_printed",
     "float_in_field",
     "layouts",
