@@ -9,12 +9,14 @@ table as the assembler would for the same text, and encodes. After the code come
 padding: a ``BRA`` to itself, then ``NOP``s up to a 128-byte boundary.
 
 The listing (``EncodedFunction.text``, for ``-v``/``--dump`` and the tests) is the ISA printer's
-text of each encoded instruction, as nvdisasm prints it.
+text of each encoded word, as nvdisasm prints it, written when first read.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import overload
 
 from openptxas.diag import EncodingError, InternalError
 from openptxas.ir.core import (
@@ -36,6 +38,7 @@ from openptxas.ir.core import (
     VReg,
 )
 from openptxas.isa import model as isa
+from openptxas.isa.codec import decode_word
 from openptxas.isa.direct import encode_printed
 from openptxas.isa.family import Family, load_family
 from openptxas.isa.printer import format_instruction
@@ -47,12 +50,52 @@ CODE_ALIGN = 128
 _BLOCK_ENDS = frozenset({"BRA", "EXIT", "BRX", "RET", "CALL", "BREAK"})
 
 
+class Listing(Sequence[str]):
+    """A function's listing, one line per instruction as nvdisasm prints it: the ISA printer's
+    text of each word, decoded when the line is first read (compiling does not pay for a listing
+    nobody reads, nor keep an instruction object per line)."""
+
+    def __init__(
+        self, fam: Family, names: Mapping[int, str], words: Sequence[int], notes: Mapping[int, str]
+    ) -> None:
+        self._fam = fam
+        self._names = names  # address -> label
+        self._words = words  # the function's words, from address 0
+        self._notes = notes  # index -> text before the ";" (BRX's branch targets)
+        self._lines: dict[int, str] = {}
+
+    def _line(self, k: int) -> str:
+        line = self._lines.get(k)
+        if line is None:
+            at = INSTR_BYTES * k
+            ins = decode_word(self._words[k], self._fam, at)
+            if not isinstance(ins, isa.Instruction):
+                raise InternalError(f"codegen: the word at {at:#x} does not decode: {ins}")
+            line = format_instruction(ins, self._fam, at, self._names)
+            if k in self._notes:
+                line = f"{line.removesuffix(';').rstrip()} {self._notes[k]} ;"
+            self._lines[k] = line
+        return line
+
+    @overload
+    def __getitem__(self, k: int) -> str: ...
+    @overload
+    def __getitem__(self, k: slice) -> list[str]: ...
+    def __getitem__(self, k: int | slice) -> str | list[str]:
+        if isinstance(k, slice):
+            return [self._line(i) for i in range(len(self._words))[k]]
+        return self._line(range(len(self._words))[k])
+
+    def __len__(self) -> int:
+        return len(self._words)
+
+
 @dataclass
 class EncodedFunction:
     name: str
     code: bytes
     exit_offsets: tuple[int, ...]
-    text: list[str]
+    text: Sequence[str]  # the listing (a Listing: written when read)
     first_branch: int  # address of the first instruction that ends a block
     branches: tuple[tuple[int, tuple[int, ...]], ...] = ()  # BRX address, target addresses
     const2: bytes | None = None  # jump tables (.nv.constant2.<f>)
@@ -138,19 +181,18 @@ def encode_function(fn: Function, target: SMInfo) -> EncodedFunction:
     names.setdefault(end, f".L_x_{len(fn.blocks)}")
     conv = _Operands(target.urz, addrs)
     words: list[int] = []
-    text: list[str] = []
+    notes: dict[int, str] = {}
     exits: list[int] = []
     first_branch = -1
     branches: list[tuple[int, tuple[int, ...]]] = []
     at = 0
     for b in fn.blocks:
         for ins in b.instrs:
-            word, line = _encode(ins, fam, conv, names, at, fn.name)
             if ins.op == "BRX":
                 targets = tuple(addrs[t.block] for t in ins.srcs[1:] if isinstance(t, Label))
                 branches.append((at, targets))
-            words.append(word)
-            text.append(line)
+                notes[len(words)] = f'(*"BRANCH_TARGETS {",".join(names[t] for t in targets)}"*)'
+            words.append(_encode(ins, fam, conv, at, fn.name))
             if ins.op == "EXIT":
                 exits.append(at)
             if first_branch < 0 and ins.op in _BLOCK_ENDS:
@@ -166,19 +208,17 @@ def encode_function(fn: Function, target: SMInfo) -> EncodedFunction:
     for opcode, ops in tail:
         a = encode_printed(fam, opcode, (), ops, isa.PT, pad, at)
         words.append(a.word)
-        text.append(format_instruction(a.instruction, fam, at, names, a.form))
         at += INSTR_BYTES
     code = b"".join(w.to_bytes(16, "little") for w in words)
     const2 = b"".join(addrs[t].to_bytes(4, "little") for tbl in fn.jump_tables for t in tbl)
+    text = Listing(fam, names, words, notes)
     return EncodedFunction(
         fn.name, code, tuple(exits), text, first_branch, tuple(branches), const2 or None
     )
 
 
-def _encode(
-    ins: Instr, fam: Family, conv: _Operands, names: dict[int, str], at: int, fname: str
-) -> tuple[int, str]:
-    """One instruction's word and listing line at address ``at``."""
+def _encode(ins: Instr, fam: Family, conv: _Operands, at: int, fname: str) -> int:
+    """One instruction's word at address ``at``."""
     try:
         if ins.op == "BRX":
             # BRX R2 -0x190: the register pair holds the target's offset in the function, the
@@ -197,11 +237,6 @@ def _encode(
         raise InternalError(f"codegen: {fname}: cannot encode '{ins}' at {at:#x}: {exc}") from None
     mods = tuple(t for m in ins.mods for t in m.split("."))
     try:
-        a = encode_printed(fam, ins.op, mods, ops, guard, _control(ins.ctrl), at)
+        return encode_printed(fam, ins.op, mods, ops, guard, _control(ins.ctrl), at).word
     except EncodingError as exc:
         raise InternalError(f"codegen: {fname}: cannot encode '{ins}' at {at:#x}: {exc}") from None
-    line = format_instruction(a.instruction, fam, at, names, a.form)
-    if ins.op == "BRX":
-        targets = ",".join(names[conv.addrs[t.block]] for t in ins.srcs[1:] if isinstance(t, Label))
-        line = f'{line.removesuffix(";").rstrip()} (*"BRANCH_TARGETS {targets}"*) ;'
-    return a.word, line

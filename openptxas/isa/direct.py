@@ -389,7 +389,8 @@ def encode_printed(
     why: list[tuple[str, _Why]] = []
     for form, cands in per_form:
         found: tuple[Instruction, int] | None = None
-        for c in cands:
+        last = len(cands) - 1
+        for n, c in enumerate(cands):
             try:
                 ops = tuple(
                     default_operand(spec) if k < 0 else resolve(operands[k], spec)
@@ -403,12 +404,14 @@ def encode_printed(
             if word is None:
                 why.append((form.name, (form, ops)))
                 continue
-            shown = display_mods(form, ins)
+            shown = display_mods(form, ins) if c.alias is not None or n < last or found else ()
             if c.alias is not None and c.alias not in shown:
                 why.append((form.name, f"alias {c.alias} does not apply"))
                 continue
-            if shown == mods and tuple(printed_operands(form, ins)) == c.layout:
-                found = (ins, word)
+            if (n == last and not found) or (
+                shown == mods and tuple(printed_operands(form, ins)) == c.layout
+            ):
+                found = (ins, word)  # the form's only choice left, or one that prints as given
                 break
             found = found or (ins, word)
         if found is not None:
