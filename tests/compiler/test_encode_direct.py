@@ -13,7 +13,10 @@ InternalErrors that say what is wrong.
 from __future__ import annotations
 
 import functools
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -356,3 +359,19 @@ def test_errors_are_internal_errors_that_name_the_instruction(ins: Instr, says: 
         encode_function(fn, TARGET)
     msg = str(exc.value)
     assert "kern" in msg and "at 0x0" in msg and says in msg, msg
+
+
+def test_compiling_does_not_use_the_assembler() -> None:
+    """The compile path encodes without text: the assembler module is never even imported."""
+    code = (
+        "import sys\n"
+        "from openptxas.driver import compile_ptx\n"
+        "from openptxas.options import Options\n"
+        f"ptx = open({str(ROOT / 'examples' / 'vec_add.ptx')!r}).read()\n"
+        "compile_ptx(ptx, Options(arch='sm_90'))\n"
+        "assert 'openptxas.isa.asmparse' not in sys.modules, 'asmparse imported'\n"
+        "assert 'openptxas.isa.syntax' not in sys.modules, 'the SASS text syntax imported'\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
