@@ -419,7 +419,11 @@ def encode_printed(
             form, word = _first_encoding(per_form, fam, form, ins, word, addr)
             return Assembled(ins, form, word)
     if not any(cands for _, cands in per_form):
-        why.append(("", f"no form prints {len(operands)} operands"))
+        spelled = any(_spells(f, m) for f, _ in per_form for m, _ in strip_aliases(f, mods))
+        if not spelled:
+            why.append(("", f"no form has the modifiers {'.'.join(mods) or '(none)'}"))
+        else:
+            why.append(("", f"no form with these modifiers prints {len(operands)} operands"))
     detail = f"no {fam.name} form of {opcode} takes {describe(opcode, mods, operands)}"
     return _raise(opcode, detail, why)
 

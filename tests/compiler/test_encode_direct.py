@@ -345,7 +345,11 @@ def test_labels_brx_and_padding() -> None:
     ("ins", "says"),
     [
         (Instr("NOSUCHOP", (), [R[1]], [R[2]]), "unknown opcode NOSUCHOP"),
-        (Instr("IADD3", (), [R[1]], [R[2], R[3]]), "IADD3 R1, R2, R3"),
+        (
+            Instr("IADD3", (), [R[1]], [R[2], R[3]]),
+            "no form with these modifiers prints 3 operands",
+        ),
+        (Instr("IADD3", ("BOGUS",), [R[1]], [R[2], R[3], RZ]), "no form has the modifiers BOGUS"),
         (Instr("BAR", ("SYNC",), [], [Imm(0x20)]), "0x20 does not fit its 4-bit unsigned field"),
         (Instr("LDS", (), [R[1]], [Addr(R[2], 1 << 24)]), "offset 0x1000000 does not fit"),
         (Instr("IADD3", (), [R[1]], [VReg(RC.R, 7), R[3], RZ]), "not allocated"),
