@@ -189,7 +189,8 @@ def encode_function(fn: Function, target: SMInfo) -> EncodedFunction:
     for b in fn.blocks:
         for ins in b.instrs:
             if ins.op == "BRX":
-                targets = tuple(addrs[t.block] for t in ins.srcs[1:] if isinstance(t, Label))
+                labels = [t for t in ins.srcs[1:] if isinstance(t, Label)]
+                targets = tuple(_address(addrs, t.block, fn.name) for t in labels)
                 branches.append((at, targets))
                 notes[len(words)] = f'(*"BRANCH_TARGETS {",".join(names[t] for t in targets)}"*)'
             words.append(_encode(ins, fam, conv, at, fn.name))
@@ -210,11 +211,20 @@ def encode_function(fn: Function, target: SMInfo) -> EncodedFunction:
         words.append(a.word)
         at += INSTR_BYTES
     code = b"".join(w.to_bytes(16, "little") for w in words)
-    const2 = b"".join(addrs[t].to_bytes(4, "little") for tbl in fn.jump_tables for t in tbl)
+    const2 = b"".join(
+        _address(addrs, t, fn.name).to_bytes(4, "little") for tbl in fn.jump_tables for t in tbl
+    )
     text = Listing(fam, names, words, notes)
     return EncodedFunction(
         fn.name, code, tuple(exits), text, first_branch, tuple(branches), const2 or None
     )
+
+
+def _address(addrs: Mapping[str, int], block: str, fname: str) -> int:
+    """A branch target's (or jump-table entry's) code address."""
+    if block not in addrs:
+        raise InternalError(f"codegen: {fname}: branch to unknown block {block}")
+    return addrs[block]
 
 
 def _encode(ins: Instr, fam: Family, conv: _Operands, at: int, fname: str) -> int:

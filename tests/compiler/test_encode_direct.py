@@ -341,6 +341,16 @@ def test_labels_brx_and_padding() -> None:
     assert len(enc.code) == 128 and enc.exit_offsets == (0x40,) and enc.first_branch == 0
 
 
+def test_unknown_jump_table_target_is_an_internal_error() -> None:
+    b0 = Block("entry", [Instr("BRX", (), [], [R[2], Label("gone")]), Instr("EXIT")])
+    fn = Function("kern", [b0])
+    with pytest.raises(InternalError, match="kern: branch to unknown block gone"):
+        encode_function(fn, TARGET)
+    fn = Function("kern", [Block("entry", [Instr("EXIT")])], jump_tables=[("gone",)])
+    with pytest.raises(InternalError, match="kern: branch to unknown block gone"):
+        encode_function(fn, TARGET)
+
+
 @pytest.mark.parametrize(
     ("ins", "says"),
     [
