@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""Which instruction texts the compiler prints that the ISA table cannot encode.
+"""Which instructions the compiler emits that the ISA table cannot encode.
 
     python scripts/isa_compiler_forms.py [--tiers t1,t2] [--kernels 't1/*'] [--out FILE]
 
 Compiles corpus kernels (PTX from nvcc through the oracle cache) with openptxas for sm_90 and
-records every line ``openptxas.codegen`` hands to ``parse_instruction`` that fails to parse or
-encode. The compile goes on after a failure (the line is replaced by a NOP), so one run lists all
-of a kernel's missing forms. Output: one line per distinct *shape* (registers and immediates
-abstracted), with a count and an example, most frequent first; ``--out`` also writes the raw
-failing lines (the probe input of ``scripts/isa_probe_forms.py``).
+records every instruction ``openptxas.codegen_encode`` hands to ``isa.direct.encode_printed``
+that no form takes, written as nvdisasm's text. The compile goes on after a failure (the
+instruction is replaced by a NOP), so one run lists all of a kernel's missing forms. Output: one
+line per distinct *shape* (registers and immediates abstracted), with a count and an example,
+most frequent first; ``--out`` also writes the raw failing lines.
 """
 
 from __future__ import annotations
@@ -48,35 +48,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
 
-    import openptxas.isa.asmparse as asmparse
-    from openptxas.diag import OpenPtxasError
+    import openptxas.codegen_encode as codegen_encode
+    from openptxas.diag import EncodingError, OpenPtxasError
     from openptxas.driver import compile_ptx
-    from openptxas.isa.codec import encode_instruction
+    from openptxas.isa.direct import describe
     from openptxas.options import Options
     from openptxas.testing.corpus import discover
     from openptxas.testing.oracle import Oracle
 
-    real_parse = asmparse.parse_instruction
+    real = codegen_encode.encode_printed
     failing: list[str] = []
-    first: list[Any] = [None]  # address whose first spelling failed
 
-    def parse(text: str, fam: Any, addr: int = 0, labels: Any = None, control: Any = None) -> Any:
+    def encode(fam: Any, opcode: str, mods: Any, ops: Any, *rest: Any) -> Any:
         try:
-            ins = real_parse(text, fam, addr, labels, control)
-            encode_instruction(ins, fam, addr)
-        except Exception:
-            if first[0] != addr:
-                first[0] = addr
-                raise  # codegen retries with signed immediates
-            # both spellings failed: record the first, go on with a NOP so that one compile
-            # lists every missing form
-            first[0] = None
-            failing.append(text)
-            return real_parse("NOP ;", fam, addr, labels, control)
-        first[0] = None
-        return ins
+            return real(fam, opcode, mods, ops, *rest)
+        except EncodingError:
+            # record it, go on with a NOP so that one compile lists every missing form
+            failing.append(describe(opcode, mods, ops) + " ;")
+            return real(fam, "NOP", (), (), *rest)
 
-    asmparse.parse_instruction = parse  # type: ignore[assignment]
+    codegen_encode.encode_printed = encode  # type: ignore[assignment]
     oracle = Oracle()
     tiers = set(args.tiers.split(","))
     kernels = [k for k in discover() if k.tier in tiers and fnmatch.fnmatch(k.name, args.kernels)]
@@ -96,7 +87,6 @@ def main(argv: list[str] | None = None) -> int:
         except Exception as exc:
             errors[ks.name] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:140]}"
         per_kernel[ks.name] = len(failing) - before
-    # the unsigned/signed retry pairs: keep one line per instruction (the first spelling)
     lines = failing
     shapes: Counter[str] = Counter(shape(x) for x in lines)
     example: dict[str, str] = {}

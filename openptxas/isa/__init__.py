@@ -15,7 +15,8 @@ Typical use::
 Everything here is pure Python with no dependencies; tables load lazily.
 """
 
-from openptxas.isa.asmparse import SassAsmError, parse_instruction
+from typing import TYPE_CHECKING, Any
+
 from openptxas.isa.codec import decode_code, decode_word, encode, encode_instruction, form_of
 from openptxas.isa.control import decode_control, encode_control, format_control, parse_control
 from openptxas.isa.family import Family, load_family
@@ -50,6 +51,20 @@ from openptxas.isa.model import (
     imm,
 )
 from openptxas.isa.printer import find_form, form_template, format_instruction
+
+if TYPE_CHECKING:
+    from openptxas.isa.asmparse import SassAsmError, parse_instruction
+
+
+def __getattr__(name: str) -> Any:
+    # the assembler (nvdisasm text -> Instruction) loads on first use: the compiler encodes
+    # without text and never imports it
+    if name in ("SassAsmError", "parse_instruction"):
+        from openptxas.isa import asmparse
+
+        return getattr(asmparse, name)
+    raise AttributeError(f"module 'openptxas.isa' has no attribute '{name}'")
+
 
 __all__ = [
     "PT",

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from openptxas.diag import OpenPtxasError
 from openptxas.isa.codec import encode_with
 from openptxas.isa.control import parse_control
+from openptxas.isa.direct import layouts, strip_aliases, wrap32
 from openptxas.isa.family import Family
 from openptxas.isa.floatfmt import parse_float
 from openptxas.isa.model import (
@@ -36,7 +37,7 @@ from openptxas.isa.model import (
     SReg,
 )
 from openptxas.isa.printer import default_operand, display_mods, printed_operands
-from openptxas.isa.spec import Form, NumSpec, OpKind, OpSpec, RegSpec
+from openptxas.isa.spec import Form, OpKind, OpSpec, RegSpec
 from openptxas.isa.syntax import (
     Bracket,
     LabelRef,
@@ -73,18 +74,6 @@ def _num_int(n: SynOperand) -> int:
     if not isinstance(n, Num) or not n.is_int:
         raise _Mismatch
     return n.int_value()
-
-
-def _wrap32(v: int, num: NumSpec) -> int:
-    """Both spellings of a 32-bit value: a field nvdisasm prints signed also takes the unsigned
-    spelling (``0xfffffff9`` for ``-0x7``), an unsigned one of 32 bits or more the signed one."""
-    if num.fits(v):
-        return v
-    if num.signed and 1 << 31 <= v < 1 << 32:
-        return v - (1 << 32)
-    if not num.signed and -(1 << 31) <= v < 0 and num.fits(v + (1 << 32)):
-        return v + (1 << 32)
-    return v
 
 
 def _reg_of(r: Reg | Num | SynOperand, rs: RegSpec | None) -> Reg:
@@ -136,7 +125,7 @@ def _operand(syn: SynOperand, spec: OpSpec, labels: Mapping[str, int] | None) ->
         if not isinstance(syn, Num) or spec.num is None:
             raise _Mismatch
         if spec.num.kind is ImmKind.INT:
-            return Imm(_wrap32(_num_int(syn), spec.num))
+            return Imm(wrap32(_num_int(syn), spec.num))
         if syn.is_int:
             raise _Mismatch
         try:
@@ -194,36 +183,6 @@ def _default_operand(spec: OpSpec) -> Operand:
     return default_operand(spec)
 
 
-def _strip_aliases(form: Form, mods: tuple[str, ...]) -> list[tuple[tuple[str, ...], str | None]]:
-    out: list[tuple[tuple[str, ...], str | None]] = [(mods, None)]
-    for alias in form.aliases:
-        if alias.token in mods:
-            rest = list(mods)
-            rest.remove(alias.token)
-            out.insert(0, (tuple(rest), alias.token))
-    return out
-
-
-def _layouts(form: Form) -> list[list[int]]:
-    """Candidate lists of printed operand indices, all-printed first."""
-    opt = [i for i, o in enumerate(form.operands) if o.optional]
-    # All printed first, then the layouts showing the earliest optional operands (ambiguous
-    # texts such as IADD3's single carry-out resolve to the first operand, as ptxas uses it).
-    tables = [form.omit, *(t for _, _, t in form.omit_when)]
-    rest = sorted(
-        {m for t in tables for m in t.values()},
-        key=lambda m: (-bin(m).count("1"), [n for n in range(len(opt)) if m >> n & 1]),
-    )
-    masks = [(1 << len(opt)) - 1, *rest]
-    out: list[list[int]] = []
-    for m in masks:
-        hidden = {i for n, i in enumerate(opt) if not m >> n & 1}
-        layout = [i for i in range(len(form.operands)) if i not in hidden]
-        if layout not in out:
-            out.append(layout)
-    return out
-
-
 def match_form(
     form: Form,
     syn: SynInstr,
@@ -238,8 +197,8 @@ def match_form(
         return None
     guard = syn.guard if syn.guard is not None else PT
     found: Instruction | None = None
-    for mods, alias in _strip_aliases(form, syn.mods):
-        for layout in _layouts(form):
+    for mods, alias in strip_aliases(form, syn.mods):
+        for layout in layouts(form):
             if len(layout) != len(syn.operands):
                 continue
             try:
@@ -256,7 +215,7 @@ def match_form(
                 continue
             if alias is not None and alias not in display_mods(form, ins):
                 continue
-            if printed_operands(form, ins) == layout and display_mods(form, ins) == syn.mods:
+            if tuple(printed_operands(form, ins)) == layout and display_mods(form, ins) == syn.mods:
                 return ins
             found = found or ins
     return found

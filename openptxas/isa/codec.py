@@ -8,6 +8,8 @@ An instruction encodes with the first form of its opcode that can represent it e
 
 from __future__ import annotations
 
+import functools
+
 from openptxas.diag import EncodingError
 from openptxas.isa.control import REUSE_MASK, decode_control, encode_control
 from openptxas.isa.family import Family
@@ -339,6 +341,12 @@ def _enc_operand(o: OpSpec, op: Operand, word: int, fam: Family, addr: int) -> i
 
 def match_mods(fields: tuple[ModField, ...], mods: tuple[str, ...]) -> list[int] | None:
     """Field values whose tokens, concatenated in field order, spell ``mods`` exactly."""
+    values = _match_mods(fields, mods)
+    return None if values is None else list(values)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _match_mods(fields: tuple[ModField, ...], mods: tuple[str, ...]) -> tuple[int, ...] | None:
     reverse = [mf.reverse() for mf in fields]
 
     def walk(i: int, pos: int) -> list[int] | None:
@@ -352,7 +360,8 @@ def match_mods(fields: tuple[ModField, ...], mods: tuple[str, ...]) -> list[int]
                     return [v, *rest]
         return None
 
-    return walk(0, 0)
+    values = walk(0, 0)
+    return None if values is None else tuple(values)
 
 
 def encode_with(form: Form, ins: Instruction, fam: Family, addr: int = 0) -> int | None:

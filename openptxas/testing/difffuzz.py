@@ -293,13 +293,13 @@ class _Gen:
             # the amount through an integer op: ptxas converts (F2I.U64.TRUNC) a register last
             # written by an f32 instruction when a 64-bit shift reads it as its amount
             op = r.choice(["shl.b64", "shr.u64", "shr.s64"])
-            mask = r.choice([63, 127, 0xFF, 0xFFFFFFFF])
+            amask = r.choice([63, 127, 0xFF, 0xFFFFFFFF])
             if op == "shl.b64":
                 # ptxas 13.0.88 -O3 folds `shl.b64` of a `mul.wide` result by a constant amount
                 # of 64 or more into the multiply as if the shift were not there (PTX clamps the
                 # amount: the result is 0; seed 26332, docs/difffuzz.md)
-                mask = 63
-            return [f"and.b32 %t1, {a}, {mask};",
+                amask = 63
+            return [f"and.b32 %t1, {a}, {amask};",
                     f"{g}{op} {self.rd()}, {self.rd()}, %t1;"]  # fmt: skip
         if k == 19:
             if r.random() < 0.5:

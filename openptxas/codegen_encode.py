@@ -1,0 +1,252 @@
+"""Encoding a scheduled, allocated function: IR instructions straight to 128-bit words.
+
+Each IR instruction lists its operands as nvdisasm prints them (``openptxas.ir.core``), so it
+maps one-to-one onto the ISA model's printed operands: registers with their operand modifiers,
+immediates (a floating-point one keeps its kind, and a floating-point field stores its value),
+constant-bank references, addresses, special registers, and block labels resolved to code
+addresses. :func:`openptxas.isa.direct.encode_printed` then chooses the form through the ISA
+table as the assembler would for the same text, and encodes. After the code come ptxas's end
+padding: a ``BRA`` to itself, then ``NOP``s up to a 128-byte boundary.
+
+The listing (``EncodedFunction.text``, for ``-v``/``--dump`` and the tests) is the ISA printer's
+text of each encoded word, as nvdisasm prints it, written when first read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import overload
+
+from openptxas.diag import EncodingError, InternalError
+from openptxas.ir.core import (
+    RC,
+    Addr,
+    CBank,
+    Control,
+    Function,
+    Imm,
+    ImmKind,
+    Instr,
+    Label,
+    Operand,
+    Part,
+    Reg,
+    RegLike,
+    Src,
+    SReg,
+    VReg,
+)
+from openptxas.isa import model as isa
+from openptxas.isa.codec import decode_word
+from openptxas.isa.direct import encode_printed
+from openptxas.isa.family import Family, load_family
+from openptxas.isa.printer import format_instruction
+from openptxas.targets import SMInfo
+
+INSTR_BYTES = 16
+CODE_ALIGN = 128
+# Opcodes that end the first block (the frame program's first advance, codegen.frame_program).
+_BLOCK_ENDS = frozenset({"BRA", "EXIT", "BRX", "RET", "CALL", "BREAK"})
+
+
+class Listing(Sequence[str]):
+    """A function's listing, one line per instruction as nvdisasm prints it: the ISA printer's
+    text of each word, decoded when the line is first read (compiling does not pay for a listing
+    nobody reads, nor keep an instruction object per line)."""
+
+    def __init__(
+        self, fam: Family, names: Mapping[int, str], words: Sequence[int], notes: Mapping[int, str]
+    ) -> None:
+        self._fam = fam
+        self._names = names  # address -> label
+        self._words = words  # the function's words, from address 0
+        self._notes = notes  # index -> text before the ";" (BRX's branch targets)
+        self._lines: dict[int, str] = {}
+
+    def _line(self, k: int) -> str:
+        line = self._lines.get(k)
+        if line is None:
+            at = INSTR_BYTES * k
+            ins = decode_word(self._words[k], self._fam, at)
+            if not isinstance(ins, isa.Instruction):
+                raise InternalError(f"codegen: the word at {at:#x} does not decode: {ins}")
+            line = format_instruction(ins, self._fam, at, self._names)
+            if k in self._notes:
+                line = f"{line.removesuffix(';').rstrip()} {self._notes[k]} ;"
+            self._lines[k] = line
+        return line
+
+    @overload
+    def __getitem__(self, k: int) -> str: ...
+    @overload
+    def __getitem__(self, k: slice) -> list[str]: ...
+    def __getitem__(self, k: int | slice) -> str | list[str]:
+        if isinstance(k, slice):
+            return [self._line(i) for i in range(len(self._words))[k]]
+        return self._line(range(len(self._words))[k])
+
+    def __len__(self) -> int:
+        return len(self._words)
+
+
+@dataclass
+class EncodedFunction:
+    name: str
+    code: bytes
+    exit_offsets: tuple[int, ...]
+    text: Sequence[str]  # the listing (a Listing: written when read)
+    first_branch: int  # address of the first instruction that ends a block
+    branches: tuple[tuple[int, tuple[int, ...]], ...] = ()  # BRX address, target addresses
+    const2: bytes | None = None  # jump tables (.nv.constant2.<f>)
+
+
+_FILE = {RC.R: isa.RegFile.R, RC.UR: isa.RegFile.UR, RC.P: isa.RegFile.P, RC.UP: isa.RegFile.UP}
+_FILE[RC.B] = isa.RegFile.B
+
+
+class _Unencodable(Exception):
+    """An IR operand with no machine form (a virtual register left after allocation)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Operands:
+    """IR operands -> ISA model operands, for one function."""
+
+    urz: int  # the target's URZ index in the IR (63 on sm_90): the model's 255
+    addrs: dict[str, int]  # block name -> code address
+
+    def reg(self, x: RegLike, src: Src | None = None) -> isa.Reg:
+        if not isinstance(x, Reg):
+            raise _Unencodable(f"virtual register {x} (not allocated)")
+        index = 255 if x.rc is RC.UR and x.index == self.urz else x.index
+        if src is None:
+            return isa.Reg(_FILE[x.rc], index)
+        return isa.Reg(_FILE[x.rc], index, src.neg, src.abs, src.inv, src.sel)
+
+    def operand(self, op: Operand, ins: Instr) -> isa.Operand:
+        if isinstance(op, Reg | VReg | Part):
+            return self.reg(op)
+        if isinstance(op, Src):
+            return self.reg(op.x, op)
+        if isinstance(op, Imm):
+            if op.kind is ImmKind.F32:
+                return isa.Imm(op.value & 0xFFFFFFFF, isa.ImmKind.F32)
+            if op.kind is ImmKind.F64:
+                return isa.Imm(op.value, isa.ImmKind.F64)
+            return isa.Imm(op.value & 0xFFFFFFFF)  # INT, and F16X2's pair of halves
+        if isinstance(op, CBank):
+            return isa.CBank(op.bank, op.offset, None if op.reg is None else self.reg(op.reg))
+        if isinstance(op, Addr):
+            if ins.op == "ATOMG" and "CAS" in ins.mods:
+                # ATOMG.CAS takes its 64-bit address without descriptor or .64: [R8+0x4]
+                op = Addr(op.base, op.offset)
+            base = None
+            if op.base is not None:
+                base = self.reg(op.base)
+                if op.wide:
+                    base = isa.Reg(base.file, base.index, sel="64")
+            return isa.Mem(
+                base,
+                None if op.ubase is None else self.reg(op.ubase),
+                op.offset,
+                None if op.desc is None else self.reg(op.desc),
+            )
+        if isinstance(op, SReg):
+            return isa.SReg(op.name) if op.name.startswith("SR") else isa.Keyword(op.name)
+        if isinstance(op, Label):
+            if op.block not in self.addrs:
+                raise _Unencodable(f"branch to unknown block {op.block}")
+            return isa.Label(self.addrs[op.block])
+        raise _Unencodable(f"operand {op!r}")
+
+
+def _control(c: Control | None) -> isa.Control:
+    c = c or Control()
+    return isa.Control(stall=c.stall, yield_=c.yield_, wr=c.wr_sb, rd=c.rd_sb, wait=c.wait)
+
+
+def encode_function(fn: Function, target: SMInfo) -> EncodedFunction:
+    """Encode ``fn``'s instructions (registers allocated, control codes set) for ``target``."""
+    fam = load_family(target.family)
+    # A block's label is the address of its first instruction.
+    addrs: dict[str, int] = {}
+    names: dict[int, str] = {}  # address -> label, for the listing
+    addr = 0
+    for i, b in enumerate(fn.blocks):
+        addrs[b.name] = addr
+        names.setdefault(addr, f".L_x_{i}")
+        addr += INSTR_BYTES * len(b.instrs)
+    end = addr
+    names.setdefault(end, f".L_x_{len(fn.blocks)}")
+    conv = _Operands(target.urz, addrs)
+    words: list[int] = []
+    notes: dict[int, str] = {}
+    exits: list[int] = []
+    first_branch = -1
+    branches: list[tuple[int, tuple[int, ...]]] = []
+    at = 0
+    for b in fn.blocks:
+        for ins in b.instrs:
+            if ins.op == "BRX":
+                labels = [t for t in ins.srcs[1:] if isinstance(t, Label)]
+                targets = tuple(_address(addrs, t.block, fn.name) for t in labels)
+                branches.append((at, targets))
+                notes[len(words)] = f'(*"BRANCH_TARGETS {",".join(names[t] for t in targets)}"*)'
+            words.append(_encode(ins, fam, conv, at, fn.name))
+            if ins.op == "EXIT":
+                exits.append(at)
+            if first_branch < 0 and ins.op in _BLOCK_ENDS:
+                first_branch = at
+            at += INSTR_BYTES
+    # End padding: BRA to itself, then NOPs to the 128-byte boundary (stall 0, as ptxas).
+    pad = isa.Control(stall=0, yield_=True)
+    tail: list[tuple[str, tuple[isa.Operand, ...]]] = [("BRA", (isa.Label(end),))]
+    n = len(words) + 1
+    while (n * INSTR_BYTES) % CODE_ALIGN:
+        tail.append(("NOP", ()))
+        n += 1
+    for opcode, ops in tail:
+        a = encode_printed(fam, opcode, (), ops, isa.PT, pad, at)
+        words.append(a.word)
+        at += INSTR_BYTES
+    code = b"".join(w.to_bytes(16, "little") for w in words)
+    const2 = b"".join(
+        _address(addrs, t, fn.name).to_bytes(4, "little") for tbl in fn.jump_tables for t in tbl
+    )
+    text = Listing(fam, names, words, notes)
+    return EncodedFunction(
+        fn.name, code, tuple(exits), text, first_branch, tuple(branches), const2 or None
+    )
+
+
+def _address(addrs: Mapping[str, int], block: str, fname: str) -> int:
+    """A branch target's (or jump-table entry's) code address."""
+    if block not in addrs:
+        raise InternalError(f"codegen: {fname}: branch to unknown block {block}")
+    return addrs[block]
+
+
+def _encode(ins: Instr, fam: Family, conv: _Operands, at: int, fname: str) -> int:
+    """One instruction's word at address ``at``."""
+    try:
+        if ins.op == "BRX":
+            # BRX R2 -0x190: the register pair holds the target's offset in the function, the
+            # immediate subtracts the address of the next instruction
+            ops: tuple[isa.Operand, ...] = (
+                conv.operand(ins.srcs[0], ins),
+                isa.Imm(-(at + INSTR_BYTES)),
+            )
+        else:
+            ops = tuple(conv.operand(o, ins) for o in (*ins.dsts, *ins.srcs))
+        guard = isa.PT
+        if ins.guard is not None:
+            g = conv.reg(ins.guard.pred)
+            guard = isa.Reg(g.file, g.index, not_=ins.guard.inv)
+    except _Unencodable as exc:
+        raise InternalError(f"codegen: {fname}: cannot encode '{ins}' at {at:#x}: {exc}") from None
+    mods = tuple(t for m in ins.mods for t in m.split("."))
+    try:
+        return encode_printed(fam, ins.op, mods, ops, guard, _control(ins.ctrl), at).word
+    except EncodingError as exc:
+        raise InternalError(f"codegen: {fname}: cannot encode '{ins}' at {at:#x}: {exc}") from None
