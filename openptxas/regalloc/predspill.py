@@ -62,6 +62,19 @@ def spill_predicate(fn: Function, p: VReg) -> None:
                     return d if isinstance(x, VReg) and x == p else x
 
                 map_regs(ins, sub_def, dsts=True, srcs=False)
+                if ins.guard is not None and not uniform:
+                    # a guarded definition keeps the old value when skipped, so ``d`` would be
+                    # live from the function's entry: define it first (d = false; seed 26032)
+                    out.insert(
+                        len(out) - 1,
+                        Instr(
+                            "PLOP3",
+                            ("LUT",),
+                            [d, PT],
+                            [PT, PT, PT, Imm(0x0), Imm(0)],
+                            line=ins.line,
+                        ),
+                    )
                 # holder = d ? 1 : 0 (a guarded definition keeps the old value when skipped)
                 sel = Instr(
                     "USEL" if uniform else "SEL",
