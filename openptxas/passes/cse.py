@@ -106,17 +106,11 @@ def cse(fn: Function, ctx: PassContext) -> None:
         block = fn.blocks[b]
         for k, ins in enumerate(block.instrs):
             key = _key(ins)
-            if key is not None:
-                hit = local.get(key)
-                if hit is not None:
-                    block.instrs[k] = Instr("MOV", (), list(ins.dsts), [hit], line=ins.line)
-                    if hit.width > 1:
-                        _split_copy(block, k, ins.dsts[0], hit)
-                else:
-                    d = ins.dsts[0]
-                    assert isinstance(d, VReg)
-                    if d.id in single:
-                        local[key] = d
+            hit = local.get(key) if key is not None else None
+            if hit is not None:
+                block.instrs[k] = Instr("MOV", (), list(ins.dsts), [hit], line=ins.line)
+                if hit.width > 1:
+                    _split_copy(block, k, ins.dsts[0], hit)
             # a write invalidates the expressions that read or produced that register
             written = {
                 (r.v if isinstance(r, Part) else r).id
@@ -128,6 +122,11 @@ def cse(fn: Function, ctx: PassContext) -> None:
                     kk for kk, v in local.items() if v.id in written or _key_regs(kk) & written
                 ]:
                     del local[kk]
+            if key is not None and hit is None:
+                d = ins.dsts[0]
+                assert isinstance(d, VReg)
+                if d.id in single and d.id not in _key_regs(key):
+                    local[key] = d
         # only expressions over stable registers (or none) survive into dominated blocks
         passdown = {kk: v for kk, v in local.items() if _key_regs(kk) <= stable}
         for c in children.get(b, ()):

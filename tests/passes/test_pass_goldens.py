@@ -29,12 +29,7 @@ CASES = sorted(p for p in GOLDEN.glob("*/*.ir") if not p.name.endswith(".out.ir"
 BLESS = os.environ.get("OPENPTXAS_BLESS", "") not in ("", "0")
 # Cases whose golden is the correct output that the pass does not produce yet (strict xfails:
 # fixing the pass makes them pass, and then they must leave this list). Blessing skips them.
-KNOWN_BUGS = {
-    "cse/local": "GvnCse records an expression and then drops it at once, because its own "
-    "destination is in the set of registers the instruction writes (passes/cse.py walk); "
-    "nothing is ever merged",
-    "cse/dominated": "same GvnCse bug: no expression is ever available to a dominated block",
-}
+KNOWN_BUGS: dict[str, str] = {}
 # Every pass module of the pipeline has golden cases (at least this many).
 MIN_CASES = 2
 
