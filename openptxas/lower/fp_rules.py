@@ -208,6 +208,8 @@ def cvt(ins: ast.Instruction, c: LowerCtx) -> None:
     if dt is T.F64 and st is T.F32:
         c.emit("F2F", ("F64", "F32"), [dv], [c.rvalue(a, st)])
         return
+    if T.F32 in (dt, st) and {dt, st} & {T.F16, T.BF16}:
+        return _cvt_half(ins, c, dv, a, dt, st)
     if dt is T.F32 and st is T.F64:
         rnd = (_I2F_RND[ins.rnd],) if ins.rnd in _I2F_RND else ()
         c.emit("F2F", ("F32", "F64", *rnd), [dv], [c.rvalue(a, st)])
@@ -235,6 +237,33 @@ def cvt(ins: ast.Instruction, c: LowerCtx) -> None:
         c.emit("FRND", (*((rnd_i,) if rnd_i else ()), *mods2), [dv], [c.rvalue(a, st)])
         return
     raise c.unsupported(f"cvt.{dt}.{st}")
+
+
+def _cvt_half(
+    ins: ast.Instruction, c: LowerCtx, dv: VReg, a: ast.Operand, dt: PtxType, st: PtxType
+) -> None:
+    """f16/bf16 <-> f32, as ptxas 13.0 compiles them (a 16-bit value lives in the low half of
+    a 32-bit register; its high half is undefined): ``cvt.f32.f16`` is ``HADD2.F32 d, -RZ,
+    a.H0_H0``, ``cvt.f32.bf16`` ``IMAD.U32 d, a, 0x10000, RZ`` (exact), ``cvt.rn|rz.f16|bf16.f32``
+    ``F2FP.<t>.F32.PACK_AB[.RZ] d, RZ, a``, ``cvt.rm|rp`` ``F2F.<t>.F32.RM|RP d, a``."""
+    extra = [m for m in ("ftz", "sat", "relu", "satfinite") if ins.has(m)]
+    if extra:
+        raise c.unsupported(f"cvt.{'.'.join(extra)}.{dt}.{st}")
+    src = c.rvalue(a, st)
+    if dt is T.F32:
+        if st is T.F16:
+            c.emit("HADD2", ("F32",), [dv], [Src(RZ, neg=True), Src(src, sel="H0_H0")])
+        else:
+            c.emit("IMAD", ("U32",), [dv], [src, Imm(0x10000), RZ])
+        return
+    kind = "F16" if dt is T.F16 else "BF16"
+    if ins.rnd in (Rounding.RM, Rounding.RP):  # F2FP rounds only to nearest or toward zero
+        c.emit("F2F", (kind, "F32", "RM" if ins.rnd is Rounding.RM else "RP"), [dv], [src])
+        return
+    rnd = {Rounding.RN: (), Rounding.RZ: ("RZ",)}.get(ins.rnd) if ins.rnd is not None else None
+    if rnd is None:
+        raise c.unsupported(f"cvt{'.' + ins.rnd.name.lower() if ins.rnd else ''}.{dt}.{st}")
+    c.emit("F2FP", (kind, "F32", "PACK_AB", *rnd), [dv], [RZ, src])
 
 
 def _ext8(c: LowerCtx, op: ast.Operand, signed: bool) -> Operand:
