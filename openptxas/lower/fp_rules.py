@@ -210,6 +210,9 @@ def cvt(ins: ast.Instruction, c: LowerCtx) -> None:
         return
     if T.F32 in (dt, st) and {dt, st} & {T.F16, T.BF16}:
         return _cvt_half(ins, c, dv, a, dt, st)
+    full_ints = (T.S32, T.U32, T.S64, T.U64)
+    if (dt in (T.F64, T.F16) and st in full_ints) or (dt in full_ints and st is T.F64):
+        return _cvt_f64_f16_int(ins, c, dv, a, dt, st)
     if dt is T.F32 and st is T.F64:
         rnd = (_I2F_RND[ins.rnd],) if ins.rnd in _I2F_RND else ()
         c.emit("F2F", ("F32", "F64", *rnd), [dv], [c.rvalue(a, st)])
@@ -264,6 +267,29 @@ def _cvt_half(
     if rnd is None:
         raise c.unsupported(f"cvt{'.' + ins.rnd.name.lower() if ins.rnd else ''}.{dt}.{st}")
     c.emit("F2FP", (kind, "F32", "PACK_AB", *rnd), [dv], [RZ, src])
+
+
+def _cvt_f64_f16_int(
+    ins: ast.Instruction, c: LowerCtx, dv: VReg, a: ast.Operand, dt: PtxType, st: PtxType
+) -> None:
+    """Integer <-> f64 and integer -> f16, as ptxas 13.0 compiles them: ``I2F.F64[.U32|.S64|
+    .U64] d, a``, ``I2F.F16[.U32] d, a`` (rn), ``F2I[.U32|.S64|.U64].F64[.TRUNC|.FLOOR|.CEIL]``.
+    Other rounding and the ftz/sat forms are refused."""
+    extra = [m for m in ("ftz", "sat") if ins.has(m)]
+    if extra:
+        raise c.unsupported(f"cvt.{'.'.join(extra)}.{dt}.{st}")
+    src = c.rvalue(a, st)
+    if st is T.F64:
+        if ins.rnd is None or ins.rnd not in _F2I_RND:
+            raise c.unsupported(f"cvt{'.' + ins.rnd if ins.rnd else ''}.{dt}.{st}")
+        r = _F2I_RND[ins.rnd]
+        kind = () if dt is T.S32 else (_int_name(dt),)
+        c.emit("F2I", (*kind, "F64", *((r,) if r else ())), [dv], [src])
+        return
+    if ins.rnd is not Rounding.RN or (dt is T.F16 and st.size == 8):
+        raise c.unsupported(f"cvt{'.' + ins.rnd if ins.rnd else ''}.{dt}.{st}")
+    kind = () if st is T.S32 else (_int_name(st),)
+    c.emit("I2F", ("F64" if dt is T.F64 else "F16", *kind), [dv], [src])
 
 
 def _ext8(c: LowerCtx, op: ast.Operand, signed: bool) -> Operand:
