@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from openptxas.ir.core import PT, RC, RZ, Imm, Operand, Part, Reg, RegLike, Src, VReg
+from openptxas.ir.core import PT, RC, RZ, Imm, ImmKind, Operand, Part, Reg, RegLike, Src, VReg
 from openptxas.lower.context import LowerCtx
 from openptxas.lower.int_rules import extend, half, isetp64
 from openptxas.lower.rules import Rule, always, has, types
@@ -171,6 +171,31 @@ def cvt(ins: ast.Instruction, c: LowerCtx) -> None:
     dv = c.dst(d)
     if dt in ints and st in ints:
         return cvt_int(ins, c, dv, a, dt, st)
+    if ins.has("sat") and dt is T.F32 and not (st is T.F32 and ins.rnd not in _FRND):
+        # .sat clamps a float result to [0, 1]: convert, then FADD.SAT d, RZ, t (as ptxas)
+        t = c.new()
+        _cvt_float(ins, c, t, a, dt, st, ints)
+        c.emit("FADD", ("SAT",), [dv], [RZ, t])
+        return
+    if ins.has("sat") and dt is T.F64:
+        raise c.unsupported(f"cvt.sat.{dt}.{st}")
+    _cvt_float(ins, c, dv, a, dt, st, ints)
+
+
+_FRND = {Rounding.RNI: "", Rounding.RZI: "TRUNC", Rounding.RMI: "FLOOR", Rounding.RPI: "CEIL"}
+
+
+def _cvt_float(
+    ins: ast.Instruction,
+    c: LowerCtx,
+    dv: VReg,
+    a: ast.Operand,
+    dt: PtxType,
+    st: PtxType,
+    ints: tuple[PtxType, ...],
+) -> None:
+    """cvt with a floating-point source or destination (``.sat`` of an f32 result applied by
+    the caller, except in FADD's own SAT)."""
     if dt is T.F32 and st in ints:
         rnd = (_I2F_RND[ins.rnd],) if ins.rnd in _I2F_RND else ()
         if st.size == 8:
@@ -206,7 +231,12 @@ def cvt(ins: ast.Instruction, c: LowerCtx) -> None:
         c.emit("F2I", tuple(mods), [dv], [c.rvalue(a, st)])
         return
     if dt is T.F64 and st is T.F32:
-        c.emit("F2F", ("F64", "F32"), [dv], [c.rvalue(a, st)])
+        src: RegLike = c.rvalue(a, st)
+        if ins.has("ftz"):  # a subnormal f32 source is flushed first (FMUL.FTZ x, 1, as ptxas)
+            flushed = c.new()
+            c.emit("FMUL", ("FTZ",), [flushed], [src, Imm(0x3F800000, ImmKind.F32)])
+            src = flushed
+        c.emit("F2F", ("F64", "F32"), [dv], [src])
         return
     if T.F32 in (dt, st) and {dt, st} & {T.F16, T.BF16}:
         return _cvt_half(ins, c, dv, a, dt, st)
@@ -214,20 +244,13 @@ def cvt(ins: ast.Instruction, c: LowerCtx) -> None:
     if (dt in (T.F64, T.F16) and st in full_ints) or (dt in full_ints and st is T.F64):
         return _cvt_f64_f16_int(ins, c, dv, a, dt, st)
     if dt is T.F32 and st is T.F64:
+        if ins.has("ftz"):
+            raise c.unsupported(f"cvt.ftz.{dt}.{st}")
         rnd = (_I2F_RND[ins.rnd],) if ins.rnd in _I2F_RND else ()
         c.emit("F2F", ("F32", "F64", *rnd), [dv], [c.rvalue(a, st)])
         return
     if dt is T.F32 and st is T.F32:
-        rnd_i = (
-            {
-                Rounding.RNI: "",
-                Rounding.RZI: "TRUNC",
-                Rounding.RMI: "FLOOR",
-                Rounding.RPI: "CEIL",
-            }.get(ins.rnd)
-            if ins.rnd is not None
-            else None
-        )
+        rnd_i = _FRND.get(ins.rnd) if ins.rnd is not None else None
         if rnd_i is None:
             c.emit(
                 "FADD",
