@@ -28,8 +28,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
@@ -47,32 +45,6 @@ def compile_ours(ks: KernelSource, target: str, opt: int, oracle: Oracle) -> byt
     return compile_ptx(ptx, replace(flags, verify=True), ks.stem + ".ptx").cubin
 
 
-def same_outputs(a: Any, b: Any) -> list[str]:
-    """Buffers that differ bit for bit, except that two NaNs of a floating-point buffer are
-    equal: PTX leaves NaN payloads and signs unspecified (``neg.f32`` of a NaN: ptxas's FSEL
-    path keeps the flipped sign, our FADD canonicalises; both are right)."""
-    out = []
-    for i, x in a.outputs.items():
-        y = b.outputs[i]
-        if x.tobytes() == y.tobytes():
-            continue
-        if x.dtype.kind == "f" and x.shape == y.shape:
-            xb = x.view(np.uint8).reshape((*x.shape, -1))
-            yb = y.view(np.uint8).reshape((*y.shape, -1))
-            diff = (xb != yb).any(axis=-1) & ~(np.isnan(x) & np.isnan(y))
-            n = int(np.count_nonzero(diff))
-            if n:
-                out.append(f"arg{i}: {n} elements differ from ptxas's")
-            continue
-        xb = np.frombuffer(x.tobytes(), np.uint8)
-        yb = np.frombuffer(y.tobytes(), np.uint8)
-        n = int(np.count_nonzero(xb != yb)) if xb.size == yb.size else -1
-        out.append(f"arg{i}: {n} bytes differ from ptxas's")
-    if a.printf != b.printf:
-        out.append("printf output differs from ptxas's")
-    return out
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tiers", default="t1,t2,t3,t4")
@@ -83,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from openptxas.emu import run_launch
-    from tests.emu.harness import Case, check_case, emu_target
+    from tests.emu.harness import Case, check_case, differences, emu_target
 
     oracle = Oracle()
     tiers = tuple(args.tiers.split(","))
@@ -134,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
                     bad.append(msg)
                     records.append({"kernel": lid, "status": "fault", "message": msg})
                     continue
-                diffs = same_outputs(ours, theirs)
+                diffs = differences(ours, theirs)
                 ref = check_case(case, ours)
                 haz = [str(h) for h in ours.hazards[:3]]
                 equal += not diffs

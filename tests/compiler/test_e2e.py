@@ -11,7 +11,6 @@ import subprocess
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from openptxas.driver import compile_ptx
@@ -177,7 +176,7 @@ def test_runs_correctly_in_emulator(case, opt, oracle) -> None:
     no hazard, and every output equals the kernel's numpy reference."""
     need_tools("nvcc")
     from openptxas.emu import run_launch
-    from tests.emu.harness import check_case
+    from tests.emu.harness import check_case, differences
 
     key = (case.ks.name, opt)
     if key not in _CUBINS:
@@ -197,14 +196,5 @@ def test_runs_correctly_in_emulator(case, opt, oracle) -> None:
     assert not problems, "\n".join(problems)
     # and ptxas's cubin of the same PTX computes the same words (two NaNs of a float buffer
     # are equal: PTX leaves NaN payloads open)
-    theirs = run_launch(case.cubin(), case.spec)
-    for i, got in result.outputs.items():
-        want = theirs.outputs[i]
-        same = got.view(np.uint8).reshape((*got.shape, -1)) == want.view(np.uint8).reshape(
-            (*want.shape, -1)
-        )
-        same = same.all(axis=-1)
-        if got.dtype.kind == "f":
-            same |= np.isnan(got) & np.isnan(want)
-        assert same.all(), f"arg{i}: {int((~same).sum())} elements differ from ptxas's output"
-    assert result.printf == theirs.printf
+    differs = differences(result, run_launch(case.cubin(), case.spec))
+    assert not differs, "\n".join(differs)

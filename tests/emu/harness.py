@@ -129,3 +129,30 @@ def check_case(case: Case, result: LaunchResult) -> list[str]:
     if text is not None and text != result.printf:
         problems.append(f"printf output differs: got {result.printf!r}, expected {text!r}")
     return problems
+
+
+def differences(ours: LaunchResult, theirs: LaunchResult) -> list[str]:
+    """Output buffers (and printf text) of two launches of the same spec that differ bit for
+    bit, except that two NaNs of a floating-point buffer are equal: PTX leaves NaN payloads and
+    signs open (``neg.f32`` of a NaN: ptxas's FSEL keeps the flipped sign, our FADD
+    canonicalises; both are right). Used to compare our cubin with ptxas's."""
+    out = []
+    for i, x in ours.outputs.items():
+        y = theirs.outputs[i]
+        if x.tobytes() == y.tobytes():
+            continue
+        if x.dtype.kind == "f" and x.shape == y.shape:
+            xb = x.view(np.uint8).reshape((*x.shape, -1))
+            yb = y.view(np.uint8).reshape((*y.shape, -1))
+            diff = (xb != yb).any(axis=-1) & ~(np.isnan(x) & np.isnan(y))
+            n = int(np.count_nonzero(diff))
+            if n:
+                out.append(f"arg{i}: {n} elements differ from ptxas's")
+            continue
+        xb = np.frombuffer(x.tobytes(), np.uint8)
+        yb = np.frombuffer(y.tobytes(), np.uint8)
+        n = int(np.count_nonzero(xb != yb)) if xb.size == yb.size else -1
+        out.append(f"arg{i}: {n} bytes differ from ptxas's")
+    if ours.printf != theirs.printf:
+        out.append("printf output differs from ptxas's")
+    return out
