@@ -15,37 +15,39 @@ import argparse
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "scripts"))
 
-from hazards_corpus import corpus  # noqa: E402
+from hazards_corpus import CorpusCubin, corpus  # noqa: E402
 
 from openptxas.emu.decode import isa_decoder  # noqa: E402
 from openptxas.emu.program import load_module  # noqa: E402
 from openptxas.emu.static_hazards import StaticChecker  # noqa: E402
-from openptxas.targets.latency import load_latency_model, parse_latency_model  # noqa: E402
+from openptxas.targets.latency import (  # noqa: E402
+    LatencyModel,
+    load_latency_model,
+    parse_latency_model,
+)
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--corpus", default="all", choices=("kernels", "public", "all"))
-    ap.add_argument("--half", type=int, choices=(0, 1))
-    ap.add_argument("--model", help="a latency model TOML (default: the package's)")
-    ap.add_argument("-q", "--quiet", action="store_true", help="only the summary")
-    args = ap.parse_args()
-    model = (
-        parse_latency_model(Path(args.model).read_text()) if args.model
-        else load_latency_model("sm_90")
-    )  # fmt: skip
+def check_cubins(
+    cubins: Iterable[CorpusCubin],
+    model: LatencyModel,
+    show: Callable[[str], None] | None = None,
+) -> tuple[Counter[str], Counter[str]]:
+    """Every kernel of ``cubins`` through the static checker with ``model``: counts (cubins,
+    kernels, instructions, skipped kernels and their undecoded words, unreadable cubins,
+    reports, kernels and cubins with reports) and the reports by kind; ``show`` receives each
+    report as ``cubin:kernel: report``."""
     ck = StaticChecker(model)
     dec = isa_decoder("sm90")
-    t0 = time.perf_counter()
     n = Counter[str]()
-    pairs = Counter[str]()
-    for c in corpus(args.corpus, args.half):
+    kinds = Counter[str]()
+    for c in cubins:
         try:
             mod = load_module(c.data(), dec, relocatable=True)
         except Exception as exc:
@@ -67,10 +69,26 @@ def main() -> int:
                 n["reports"] += len(res.reports)
                 bad_cubin = True
                 for h in res.reports:
-                    pairs[f"{h.rule}: {h.detail.split(' at ')[0]}"] += 1
-                    if not args.quiet:
-                        print(f"{c.name}:{kname}: {h}")
+                    kinds[f"{h.rule}: {h.detail.split(' at ')[0]}"] += 1
+                    if show is not None:
+                        show(f"{c.name}:{kname}: {h}")
         n["cubins with reports"] += bad_cubin
+    return n, kinds
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--corpus", default="all", choices=("kernels", "public", "all"))
+    ap.add_argument("--half", type=int, choices=(0, 1))
+    ap.add_argument("--model", help="a latency model TOML (default: the package's)")
+    ap.add_argument("-q", "--quiet", action="store_true", help="only the summary")
+    args = ap.parse_args()
+    model = (
+        parse_latency_model(Path(args.model).read_text()) if args.model
+        else load_latency_model("sm_90")
+    )  # fmt: skip
+    t0 = time.perf_counter()
+    n, pairs = check_cubins(corpus(args.corpus, args.half), model, None if args.quiet else print)
     print("\n".join(f"  {v:6d} {k}" for k, v in pairs.most_common(25)))
     print(
         f"static check ({model.note or 'package model'}) of {args.corpus}"

@@ -28,12 +28,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "scripts"))
 
+from hazards_check import check_cubins  # noqa: E402
 from hazards_corpus import CorpusCubin, corpus, half_of  # noqa: E402
 
-from openptxas.emu.decode import isa_decoder  # noqa: E402
 from openptxas.emu.latency_mining import Cubin, mine_model  # noqa: E402
-from openptxas.emu.program import load_module  # noqa: E402
-from openptxas.emu.static_hazards import StaticChecker  # noqa: E402
 
 STRUCTURE = REPO / "openptxas/targets/data/sm_90_structure.toml"
 FOLDS = 10
@@ -76,34 +74,13 @@ def main() -> int:
     ap.add_argument("-v", "--verbose", action="store_true", help="print every report")
     args = ap.parse_args()
     structure = STRUCTURE.read_text()
-    dec = isa_decoder("sm90")
     total = Counter[str]()
     for label, train, test in splits(set(args.splits.split(","))):
         t0 = time.perf_counter()
         items = [Cubin(c.name, c.data) for c in train]
         model, _text, _mined = mine_model(items, structure, label)
-        ck = StaticChecker(model)
-        n = Counter[str]()
-        kinds = Counter[str]()
-        for c in test:
-            try:
-                mod = load_module(c.data(), dec, relocatable=True)
-            except Exception as exc:
-                print(f"skip {c.name}: {exc}", file=sys.stderr)
-                continue
-            for kname, k in sorted(mod.kernels.items()):
-                res = ck.check_kernel(mod, k)
-                if res.undecoded:
-                    n["skipped"] += 1
-                    continue
-                n["kernels"] += 1
-                if res.reports:
-                    n["kernels with reports"] += 1
-                    n["reports"] += len(res.reports)
-                    for h in res.reports:
-                        kinds[f"{h.rule}: {h.detail.split(' at ')[0]}"] += 1
-                        if args.verbose:
-                            print(f"  {c.name}:{kname}: {h}")
+        n, kinds = check_cubins(test, model, (lambda t: print(f"  {t}")) if args.verbose else None)
+        n["kernels"] -= n["skipped"]  # kernels checked
         for what, v in kinds.most_common(8):
             print(f"    {v:5d} {what}")
         print(
