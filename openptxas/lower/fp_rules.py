@@ -178,7 +178,7 @@ def cvt(ins: ast.Instruction, c: LowerCtx) -> None:
         c.emit("FADD", ("SAT",), [dv], [RZ, t])
         return
     if ins.has("sat") and dt is T.F64:
-        raise c.unsupported(f"cvt.sat.{dt}.{st}")
+        raise c.unsupported(_cvt_form(dt, st, "sat"))
     _cvt_float(ins, c, dv, a, dt, st, ints)
 
 
@@ -245,7 +245,7 @@ def _cvt_float(
         return _cvt_f64_f16_int(ins, c, dv, a, dt, st)
     if dt is T.F32 and st is T.F64:
         if ins.has("ftz"):
-            raise c.unsupported(f"cvt.ftz.{dt}.{st}")
+            raise c.unsupported(_cvt_form(dt, st, "ftz"))
         rnd = (_I2F_RND[ins.rnd],) if ins.rnd in _I2F_RND else ()
         c.emit("F2F", ("F32", "F64", *rnd), [dv], [c.rvalue(a, st)])
         return
@@ -265,6 +265,20 @@ def _cvt_float(
     raise c.unsupported(f"cvt.{dt}.{st}")
 
 
+def _cvt_form(dt: PtxType, st: PtxType, *parts: str | None) -> str:
+    """``cvt[.part...].dt.st``, the form a diagnostic names."""
+    return ".".join(["cvt", *(p for p in parts if p), dt, st])
+
+
+def _refuse_modifiers(
+    ins: ast.Instruction, c: LowerCtx, dt: PtxType, st: PtxType, names: tuple[str, ...]
+) -> None:
+    """Modifiers of ``names`` the lowering of this cvt form does not implement: refused."""
+    extra = [m for m in names if ins.has(m)]
+    if extra:
+        raise c.unsupported(_cvt_form(dt, st, *extra))
+
+
 def _cvt_half(
     ins: ast.Instruction, c: LowerCtx, dv: VReg, a: ast.Operand, dt: PtxType, st: PtxType
 ) -> None:
@@ -272,9 +286,7 @@ def _cvt_half(
     a 32-bit register; its high half is undefined): ``cvt.f32.f16`` is ``HADD2.F32 d, -RZ,
     a.H0_H0``, ``cvt.f32.bf16`` ``IMAD.U32 d, a, 0x10000, RZ`` (exact), ``cvt.rn|rz.f16|bf16.f32``
     ``F2FP.<t>.F32.PACK_AB[.RZ] d, RZ, a``, ``cvt.rm|rp`` ``F2F.<t>.F32.RM|RP d, a``."""
-    extra = [m for m in ("ftz", "sat", "relu", "satfinite") if ins.has(m)]
-    if extra:
-        raise c.unsupported(f"cvt.{'.'.join(extra)}.{dt}.{st}")
+    _refuse_modifiers(ins, c, dt, st, ("ftz", "sat", "relu", "satfinite"))
     src = c.rvalue(a, st)
     if dt is T.F32:
         if st is T.F16:
@@ -288,7 +300,7 @@ def _cvt_half(
         return
     rnd = {Rounding.RN: (), Rounding.RZ: ("RZ",)}.get(ins.rnd) if ins.rnd is not None else None
     if rnd is None:
-        raise c.unsupported(f"cvt{'.' + ins.rnd.name.lower() if ins.rnd else ''}.{dt}.{st}")
+        raise c.unsupported(_cvt_form(dt, st, ins.rnd))
     c.emit("F2FP", (kind, "F32", "PACK_AB", *rnd), [dv], [RZ, src])
 
 
@@ -298,19 +310,17 @@ def _cvt_f64_f16_int(
     """Integer <-> f64 and integer -> f16, as ptxas 13.0 compiles them: ``I2F.F64[.U32|.S64|
     .U64] d, a``, ``I2F.F16[.U32] d, a`` (rn), ``F2I[.U32|.S64|.U64].F64[.TRUNC|.FLOOR|.CEIL]``.
     Other rounding and the ftz/sat forms are refused."""
-    extra = [m for m in ("ftz", "sat") if ins.has(m)]
-    if extra:
-        raise c.unsupported(f"cvt.{'.'.join(extra)}.{dt}.{st}")
+    _refuse_modifiers(ins, c, dt, st, ("ftz", "sat"))
     src = c.rvalue(a, st)
     if st is T.F64:
         if ins.rnd is None or ins.rnd not in _F2I_RND:
-            raise c.unsupported(f"cvt{'.' + ins.rnd if ins.rnd else ''}.{dt}.{st}")
+            raise c.unsupported(_cvt_form(dt, st, ins.rnd))
         r = _F2I_RND[ins.rnd]
         kind = () if dt is T.S32 else (_int_name(dt),)
         c.emit("F2I", (*kind, "F64", *((r,) if r else ())), [dv], [src])
         return
     if ins.rnd is not Rounding.RN or (dt is T.F16 and st.size == 8):
-        raise c.unsupported(f"cvt{'.' + ins.rnd if ins.rnd else ''}.{dt}.{st}")
+        raise c.unsupported(_cvt_form(dt, st, ins.rnd))
     kind = () if st is T.S32 else (_int_name(st),)
     c.emit("I2F", ("F64" if dt is T.F64 else "F16", *kind), [dv], [src])
 
