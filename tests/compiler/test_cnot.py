@@ -7,10 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from openptxas.driver import compile_ptx
 from openptxas.emu import run_launch
-from openptxas.options import Options
-from tests.conftest import need_tools
+from tests.conftest import need_tools, run_ours
 
 PTX = """.version 9.0
 .target sm_90
@@ -63,10 +61,7 @@ def _expected() -> list[list[int]]:
 
 @pytest.mark.parametrize("opt", [3, 0])
 def test_cnot(opt: int, oracle, tmp_path: Path) -> None:
-    ours = compile_ptx(PTX, Options(arch="sm_90", opt_level=opt, verify=True), "k.ptx").cubin
-    r = run_launch(ours, _spec(), hazards=True)
-    assert r.hazards == ()
-    got = r.outputs[0].reshape(len(VALUES), 8)
+    got = run_ours(PTX, _spec(), opt).outputs[0].reshape(len(VALUES), 8)
     assert got[:, [1, 4, 5, 6]].tolist() == _expected()
     need_tools("ptxas")
     theirs = run_launch(oracle.ptxas(PTX, "sm_90").cubin, _spec()).outputs[0]

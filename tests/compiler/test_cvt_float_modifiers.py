@@ -10,9 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from openptxas.driver import compile_ptx
-from openptxas.options import Options
-from tests.conftest import need_tools
+from tests.conftest import need_tools, run_ours
 
 PTX = (Path(__file__).parent / "data" / "cvt_float_sat_ftz.ptx").read_text()
 
@@ -58,10 +56,6 @@ def test_sat_and_ftz(a: int, b: float, c: float, want: list[int], opt: int, orac
             {"kind": "scalar", "dtype": "f32", "count": 1, "init": c},
         ],
     }
-    ours = run_launch(
-        compile_ptx(PTX, Options(arch="sm_90", opt_level=opt), "k.ptx").cubin, spec, hazards=True
-    )
-    assert not ours.hazards
-    got = [int(w) for w in ours.outputs[0]]
+    got = [int(w) for w in run_ours(PTX, spec, opt).outputs[0]]
     assert got == want
     assert got == [int(w) for w in run_launch(oracle.ptxas(PTX, "sm_90").cubin, spec).outputs[0]]

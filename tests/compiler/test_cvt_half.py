@@ -8,9 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from openptxas.driver import compile_ptx
-from openptxas.options import Options
-from tests.conftest import need_tools
+from tests.conftest import need_tools, run_ours
 
 DATA = Path(__file__).parent / "data"
 PTX = (DATA / "cvt_half.ptx").read_text()
@@ -62,13 +60,7 @@ def test_cvt_half_same_as_ptxas(ptx: str, opt: int, oracle) -> None:  # type: ig
     inp = _inputs()
     spec = _spec(inp)
     want = run_launch(oracle.ptxas(ptx, "sm_90").cubin, spec).outputs[0]
-    ours = run_launch(
-        compile_ptx(ptx, Options(arch="sm_90", opt_level=opt), "cvt_half.ptx").cubin,
-        spec,
-        hazards=True,
-    )
-    assert not ours.hazards
-    got = ours.outputs[0]
+    got = run_ours(ptx, spec, opt).outputs[0]
     assert np.array_equal(got, want), np.nonzero(got != want)[0][:10]
     # and the definition, where numpy has it: f16 -> f32 exactly, f32 -> f16 to nearest even
     out = got.reshape(N, 4)

@@ -10,10 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from openptxas.driver import compile_ptx
 from openptxas.emu import run_launch
-from openptxas.options import Options
-from tests.conftest import need_tools
+from tests.conftest import need_tools, run_ours
 
 PAIRS = [
     "u32.s32", "s32.u32", "s8.s32", "u8.s32", "u16.u32", "s16.s32", "s32.s64", "u32.s64",
@@ -94,10 +92,7 @@ def test_cvt_sat_int(pair: str, oracle) -> None:
     ptx = _ptx(pair)
     want = np.array([_expected(pair, x) for x in EDGES], dtype=np.uint64)
     for opt in (3, 0):
-        ours = compile_ptx(ptx, Options(arch="sm_90", opt_level=opt, verify=True), "k.ptx").cubin
-        r = run_launch(ours, _spec(), hazards=True)
-        assert r.hazards == ()
-        got = r.outputs[0]
+        got = run_ours(ptx, _spec(), opt).outputs[0]
         wrong = np.flatnonzero(got != want)
         bad = [(hex(EDGES[i]), hex(int(got[i])), hex(int(want[i]))) for i in wrong]
         assert not bad, f"-O{opt} cvt.sat.{pair}: (input, ours, expected) {bad[:4]}"

@@ -23,7 +23,7 @@ from openptxas.testing.difffuzz import (
     inputs_for,
     reduce_program,
 )
-from tests.conftest import need_tools
+from tests.conftest import need_tools, run_ours
 
 # Reduced programs of past findings (each file's first line says what was wrong), written by
 # ``scripts/difffuzz.py --out`` with the interface of the generator of their day: ``words`` input
@@ -93,9 +93,6 @@ def test_hi_multiplies_accumulate(opt: int) -> None:
     ptxas 13.0.88 at -O3 merges them into two ``IMAD.HI`` (c + 2*hi(a*b)); ours must give the
     PTX ISA's c + 3*hi(a*b). The generator keeps such programs away from the comparison."""
     pytest.importorskip("numpy")
-    from openptxas.driver import compile_ptx
-    from openptxas.emu import run_launch
-    from openptxas.options import Options
 
     a, b, c = 0x9ABCDEF1, 0xFEDCBA98, 5
     spec = {
@@ -107,8 +104,7 @@ def test_hi_multiplies_accumulate(opt: int) -> None:
             *({"kind": "scalar", "dtype": "u32", "count": 1, "init": v} for v in (a, b, c)),
         ],
     }
-    cubin = compile_ptx(HI_ACC, Options(arch="sm_90", opt_level=opt), "k.ptx").cubin
-    got = int(run_launch(cubin, spec).outputs[0][0])
+    got = int(run_ours(HI_ACC, spec, opt).outputs[0][0])
     assert got == (c + 3 * ((a * b) >> 32)) % 2**32
 
 
@@ -157,9 +153,6 @@ def test_shl64_of_mul_wide_by_64_or_more(opt: int) -> None:
     the amount to 64, so that term is 0. ptxas 13.0.88 -O3 folds it into the multiply as if
     there were no shift; ours must follow the definition."""
     pytest.importorskip("numpy")
-    from openptxas.driver import compile_ptx
-    from openptxas.emu import run_launch
-    from openptxas.options import Options
 
     a = 0x9ABCDEF1
     spec = {
@@ -171,6 +164,5 @@ def test_shl64_of_mul_wide_by_64_or_more(opt: int) -> None:
             {"kind": "scalar", "dtype": "u32", "count": 1, "init": a},
         ],
     }
-    cubin = compile_ptx(SHL_WIDE, Options(arch="sm_90", opt_level=opt), "k.ptx").cubin
-    got = int(run_launch(cubin, spec).outputs[0][0])
+    got = int(run_ours(SHL_WIDE, spec, opt).outputs[0][0])
     assert got == ((a * 9) << 40) % 2**64
