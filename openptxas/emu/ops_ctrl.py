@@ -222,11 +222,6 @@ def _breg(ctx: Ctx) -> int:
     raise ctx.unsupported("no convergence barrier operand")
 
 
-def _warp_lanes(wids: NDArray) -> NDArray:
-    """Every lane of warps ``wids``."""
-    return (wids[:, None] * 32 + np.arange(32)[None, :]).ravel()
-
-
 def bind_bssy(ctx: Ctx) -> Bound:
     """BSSY Bk, target: Bk = the executing lanes of each warp."""
     m = ctx.m
@@ -248,9 +243,10 @@ def bind_break(ctx: Ctx) -> Bound:
     k = _breg(ctx)
 
     def fn(sel: Sel) -> None:
-        wids, masks, _s, _c = warp_masks(m.index(sel))
-        # out of every copy in the warp: no lane waits for a lane that left
-        m.Bw[k, _warp_lanes(wids)] &= ~np.repeat(masks, 32)
+        _w, masks, _s, _c = warp_masks(m.index(sel))
+        # out of every copy in the warp: no lane waits for a lane that left (warp_lanes lists
+        # the warps in the sorted order of warp_masks)
+        m.Bw[k, warp_lanes(sel, m.L)] &= ~np.repeat(masks, 32)
 
     return Bound(fn)
 
@@ -342,8 +338,8 @@ def bind_bmov(ctx: Ctx) -> Bound:
         def to_b(sel: Sel) -> None:
             idx = m.index(sel)
             v = np.broadcast_to(np.asarray(r(sel), dtype=U32), idx.shape)
-            wids, _masks, starts, _c = warp_masks(idx)
-            m.Bw[k, _warp_lanes(wids)] = np.repeat(v[starts], 32)  # the warp's register
+            _w, _masks, starts, _c = warp_masks(idx)
+            m.Bw[k, warp_lanes(idx, m.L)] = np.repeat(v[starts], 32)  # the warp's register
 
         return Bound(to_b)
     k = _breg(ctx)
@@ -353,7 +349,7 @@ def bind_bmov(ctx: Ctx) -> Bound:
         idx = m.index(sel)
         wr(sel, m.Bw[k, idx])
         if clear:
-            m.Bw[k, _warp_lanes(np.unique(idx >> 5))] = 0
+            m.Bw[k, warp_lanes(idx, m.L)] = 0
 
     return Bound(from_b)
 
