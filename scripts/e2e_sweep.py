@@ -24,7 +24,6 @@ import collections
 import json
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -33,16 +32,8 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from openptxas.diag import OpenPtxasError  # noqa: E402
-from openptxas.driver import compile_ptx  # noqa: E402
-from openptxas.options import parse_args  # noqa: E402
-from openptxas.testing.corpus import KernelSource, discover  # noqa: E402
+from openptxas.testing.corpus import discover  # noqa: E402
 from openptxas.testing.oracle import Oracle  # noqa: E402
-
-
-def compile_ours(ks: KernelSource, target: str, opt: int, oracle: Oracle) -> bytes:
-    ptx = oracle.cu_to_ptx(ks.cu_path, target, ks.nvcc_flags, subject=ks.name)
-    flags = parse_args([*ks.ptxas_flags, f"-arch={target}", f"-O{opt}", "x.ptx"]).options
-    return compile_ptx(ptx, replace(flags, verify=True), ks.stem + ".ptx").cubin
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -55,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from openptxas.emu import run_launch
-    from tests.emu.harness import Case, check_case, differences, emu_target
+    from tests.emu.harness import Case, check_case, compile_ours, differences, emu_target
 
     oracle = Oracle()
     tiers = tuple(args.tiers.split(","))
@@ -76,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
             total += 1
             name = f"{ks.name} -O{opt}"
             try:
-                cubin = compile_ours(ks, target, opt, oracle)
+                cubin = compile_ours(ks, opt, oracle)
             except OpenPtxasError as exc:
                 line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
                 key = line.split(":", 1)[-1].strip() if "error" in line else line

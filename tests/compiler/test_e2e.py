@@ -8,29 +8,18 @@ strict xfails, so fixing one without updating the list fails the suite.
 from __future__ import annotations
 
 import subprocess
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from openptxas.driver import compile_ptx
-from openptxas.options import parse_args
 from openptxas.testing.corpus import discover
 from openptxas.testing.sass_check import compare_cubin
 from openptxas.testing.tools import find_tool
 from tests.conftest import need_tools
-
-
-def _target(ks) -> str | None:
-    """The sm_90 flavour the corpus builds the kernel for (sm_90a for T4)."""
-    for t in ("sm_90", "sm_90a"):
-        if ks.compiles_for(t):
-            return t
-    return None
-
+from tests.emu.harness import compile_ours, emu_target
 
 # every corpus kernel (all tiers), each for its own target
-KERNELS = [k for k in discover() if _target(k) is not None]
+KERNELS = [k for k in discover() if emu_target(k) is not None]
 
 # kernel name -> why openptxas refuses it yet (the first diagnostic; `python scripts/e2e_sweep.py`
 # lists them): strict xfails, so a kernel that starts to compile must leave this list
@@ -104,15 +93,6 @@ KNOWN_GAPS: dict[str, str] = {  # kernel -> what is refused (" is not supported 
 }
 
 
-def _compile(ks, oracle, opt: int = 3) -> bytes:
-    target = _target(ks)
-    ptx = oracle.cu_to_ptx(ks.cu_path, target, ks.nvcc_flags)
-    # the kernel's own ptxas flags (e.g. -maxrregcount=32), as the oracle gives them to ptxas
-    flags = parse_args([*ks.ptxas_flags, f"-arch={target}", f"-O{opt}", "x.ptx"]).options
-    res = compile_ptx(ptx, replace(flags, verify=True), ks.stem + ".ptx")
-    return res.cubin
-
-
 def _params(kernels):
     for ks in kernels:
         marks = []
@@ -124,7 +104,7 @@ def _params(kernels):
 @pytest.mark.parametrize("ks", list(_params(KERNELS)))
 def test_compiles_and_nvdisasm_accepts(ks, oracle, tmp_path: Path) -> None:
     need_tools("nvcc", "nvdisasm", "cuobjdump")
-    cubin = _compile(ks, oracle)
+    cubin = compile_ours(ks, 3, oracle)
     assert cubin[:4] == b"\x7fELF"
     p = tmp_path / f"{ks.stem}.cubin"
     p.write_bytes(cubin)
@@ -146,10 +126,10 @@ def test_compiles_and_nvdisasm_accepts(ks, oracle, tmp_path: Path) -> None:
 @pytest.mark.parametrize("ks", list(_params(KERNELS[:12])))
 def test_deterministic_and_O0(ks, oracle) -> None:
     need_tools("nvcc")
-    a = _compile(ks, oracle)
-    b = _compile(ks, oracle)
+    a = compile_ours(ks, 3, oracle)
+    b = compile_ours(ks, 3, oracle)
     assert a == b, "two compiles of the same PTX differ"
-    assert _compile(ks, oracle, opt=0)[:4] == b"\x7fELF"
+    assert compile_ours(ks, 0, oracle)[:4] == b"\x7fELF"
 
 
 _CUBINS: dict[tuple[str, int], bytes] = {}  # one compile per module and level, per worker
@@ -164,7 +144,7 @@ def _cases(kernels):
             if ks.name in KNOWN_GAPS:
                 marks.append(pytest.mark.xfail(reason=KNOWN_GAPS[ks.name], strict=True))
             yield pytest.param(
-                Case(ks, _target(ks), spec), id=f"{ks.name}:{spec.kernel}", marks=marks
+                Case(ks, emu_target(ks), spec), id=f"{ks.name}:{spec.kernel}", marks=marks
             )
 
 
@@ -180,7 +160,7 @@ def test_runs_correctly_in_emulator(case, opt, oracle) -> None:
 
     key = (case.ks.name, opt)
     if key not in _CUBINS:
-        _CUBINS[key] = _compile(case.ks, oracle, opt)
+        _CUBINS[key] = compile_ours(case.ks, opt, oracle)
     cubin = _CUBINS[key]
     result = run_launch(cubin, case.spec, hazards=True)
     assert not result.hazards, "\n".join(str(h) for h in result.hazards[:10])
