@@ -4,6 +4,7 @@ instead of a diagnostic is a bug, whatever the input).
 
     python scripts/compile_sweep.py                       # sm_90 PTX of the whole corpus
     python scripts/compile_sweep.py --target sm_90a --timeout 120 --json /tmp/sweep.json
+    python scripts/compile_sweep.py --grep div.rn.f32     # only the files that use it
 
 The corpus is built by scripts/public_corpus.py into $OPENPTXAS_PUBLIC_CORPUS (default
 /work/main/.cache/public-corpus). Each file is compiled in a child process with a time limit.
@@ -47,8 +48,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--target", default="sm_90")
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per file")
     ap.add_argument("--json", help="write every result here")
+    ap.add_argument(
+        "--grep", help="only files whose PTX text contains this string (e.g. div.rn.f32)"
+    )
+    ap.add_argument("--files", help="only the files listed (one corpus-relative path a line)")
     args = ap.parse_args(argv)
     files = sorted((PUBLIC / "build" / args.target).rglob("*.ptx"))
+    if args.files:
+        wanted = set(Path(args.files).read_text().split())
+        files = [f for f in files if str(f.relative_to(PUBLIC / "build" / args.target)) in wanted]
+    if args.grep:
+        files = [f for f in files if args.grep in f.read_text(errors="replace")]
     if not files:
         print(f"no PTX under {PUBLIC / 'build' / args.target}: build the corpus first")
         return 2
