@@ -26,8 +26,10 @@ from openptxas.emu.model import Instruction
 from openptxas.emu.printf import vprintf
 from openptxas.emu.program import DataSection, Decoder, Kernel, Module, load_module
 from openptxas.emu.registry import binders
+from openptxas.emu.texture import TexObject, tex_object
 from openptxas.emu.tma import TensorMap, tensor_map
 from openptxas.spec import (
+    HANDLE_KINDS,
     LaunchSpec,
     SpecError,
     load_spec_file,
@@ -40,6 +42,7 @@ from openptxas.spec import (
 NDArray = np.ndarray[Any, Any]
 BUILTIN_BASE = 0xFFFF_0000_0000
 BUILTIN_FUNCS = {"vprintf": vprintf}
+TEX_HANDLE_BASE = 0x100  # texture/surface handles: TEX_HANDLE_BASE + argument position
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,8 @@ class LaunchResult:
     """
 
     spec: LaunchSpec
-    args: tuple[NDArray, ...]  # every argument's final contents (scalars and bytes unchanged)
+    args: tuple[NDArray, ...]  # every argument's final contents (scalars and bytes unchanged;
+    # textures and surfaces: their texels)
     printf: str  # device printf output, thread by thread in launch order
     opcode_counts: Mapping[str, int]  # warp-instructions executed per opcode
     dynamic_instructions: int  # warp-instructions executed, all warps
@@ -66,8 +70,12 @@ class LaunchResult:
 
     @property
     def outputs(self) -> dict[int, NDArray]:
-        """Every buffer argument after the run, by parameter position."""
-        return {i: a for i, a in enumerate(self.args) if self.spec.args[i].kind == "buffer"}
+        """Every buffer and surface argument after the run, by parameter position."""
+        return {
+            i: a
+            for i, a in enumerate(self.args)
+            if self.spec.args[i].kind in ("buffer", "surface")
+        }
 
     @property
     def warp_instructions(self) -> int:
@@ -213,13 +221,20 @@ def launch(
         data = bytearray(sec.data.ljust(sec.size, b"\0"))
         _apply_relocs(data, sec, symaddr, sec.name)
         banks[num] = np.frombuffer(bytes(data), dtype=np.uint8).copy()
-    # Arguments.
+    # Arguments: buffers, and the texels of textures and surfaces, in global memory; a texture
+    # or surface parameter is its handle in the launch's table (emu/texture.py).
     pointers = [0] * len(ls.args)
     for i, a in enumerate(ls.args):
-        if a.kind == "buffer":
+        if a.kind in HANDLE_KINDS:
             pointers[i] = mem.alloc(max(a.nbytes, 1), f"arg{i}")
             mem.write(pointers[i], values[i].tobytes())
-    params = pack_params(ls, values, pointers, k.param_base)
+    textures: dict[int, TexObject] = {}
+    handles = list(pointers)
+    for i, a in enumerate(ls.args):
+        if a.kind in ("texture", "surface"):
+            handles[i] = TEX_HANDLE_BASE + i
+            textures[handles[i]] = tex_object(a, i, pointers[i])
+    params = pack_params(ls, values, handles, k.param_base)
     tensor_maps = _tensor_maps(ls, k, pointers)
     geo = _geometry(ls, k, stack_limit)
     banks[0] = build_bank0(k.cbank0_size, geo, params, k.param_base or 0x210)
@@ -243,12 +258,13 @@ def launch(
     )
     m.builtin_fns.update(BUILTIN_FUNCS)
     m.tensor_maps.update(tensor_maps)
+    m.textures.update(textures)
     t_run = time.perf_counter()
     m.run()
     t_end = time.perf_counter()
     out: list[NDArray] = []
     for i, a in enumerate(ls.args):
-        if a.kind == "buffer":
+        if a.kind in HANDLE_KINDS:
             raw = mem.read(pointers[i], a.nbytes)
             out.append(np.frombuffer(raw, dtype=a.np_dtype).copy())
         else:

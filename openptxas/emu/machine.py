@@ -57,6 +57,7 @@ from openptxas.emu.program import Kernel, Module
 
 if TYPE_CHECKING:
     from openptxas.emu.hazards import HazardChecker
+    from openptxas.emu.texture import TexObject
     from openptxas.emu.tma import TensorMap
 
 NDArray = np.ndarray[Any, Any]
@@ -163,6 +164,7 @@ class Machine:
         self.gview = LinearView(mem.arena)
         self.builtin_fns: dict[str, Callable[[Machine, int, Sel], None]] = {}
         self.tensor_maps: dict[int, TensorMap] = {}  # by generic address (parameter window)
+        self.textures: dict[int, TexObject] = {}  # texture and surface objects, by handle
 
     # -- geometry --------------------------------------------------------------------------
     def cta_order(self) -> list[tuple[int, int, int]]:
