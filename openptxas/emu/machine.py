@@ -29,6 +29,7 @@ import numpy as np
 
 from openptxas.emu.abi import Geometry
 from openptxas.emu.bind import NROWS, Bound, Ctx, Kind
+from openptxas.emu.cdp import patch_code
 from openptxas.emu.errors import EmuError, KernelFault, Unsupported
 from openptxas.emu.lanes import (
     ALL,
@@ -107,7 +108,7 @@ class Machine:
         self.builtins = dict(builtins)
         self.hazards = hazards
         self.trace = trace
-        self.instructions = module.instructions(kernel)
+        self.instructions = patch_code(module, kernel, module.instructions(kernel))
         T = geo.threads
         self.warps_per_cta = (T + 31) // 32
         self.lanes_per_cta = self.warps_per_cta * 32

@@ -164,8 +164,14 @@ def _surface_addresses(
     z = _i32(c[2]) if surf.rank > 2 else np.zeros(n, I64)
     nl = max(surf.layers, 1)
     inside = (
-        (x >= 0) & (x + size <= row) & (y >= 0) & (y < h) & (z >= 0) & (z < d)
-        & (layer >= 0) & (layer < nl)
+        (x >= 0)
+        & (x + size <= row)
+        & (y >= 0)
+        & (y < h)
+        & (z >= 0)
+        & (z < d)
+        & (layer >= 0)
+        & (layer < nl)
     )
     if mode == "trap" and not inside.all():
         j = int(np.flatnonzero(~inside)[0])

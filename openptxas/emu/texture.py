@@ -158,9 +158,7 @@ def tex_object(a: ArgSpec, index: int, address: int) -> TexObject:
     if filt == "linear" and not (dt.kind == "f" or read == "normalized_float"):
         raise SpecError(f"{what}: linear filtering needs float results (CUDA)")
     if resource == "linear" and (rank != 1 or layers or filt != "point" or norm):
-        raise SpecError(
-            f"{what}: a texture over linear memory is 1D, point-sampled, unnormalized"
-        )
+        raise SpecError(f"{what}: a texture over linear memory is 1D, point-sampled, unnormalized")
     extra = set(desc) - {
         "dims",
         "layers",

@@ -57,7 +57,9 @@ def _results(
 ) -> dict[int, np.ndarray]:
     """The buffers of the given roles after the launch, by argument position."""
     return {
-        i: a for i, a in enumerate(out) if ls.args[i].kind in ("buffer", "surface") and ls.args[i].role in roles
+        i: a
+        for i, a in enumerate(out)
+        if ls.args[i].kind in ("buffer", "surface") and ls.args[i].role in roles
     }
 
 

@@ -5,7 +5,7 @@ import numpy as np
 
 
 def write_2d(args, spec):
-    surf, inp, w = args
+    _surf, inp, _w = args
     return {0: (inp * np.float32(2.0)).astype(np.float32)}
 
 
@@ -36,7 +36,7 @@ def write_layered_f4(args, spec):
 
 
 def write_1d_f4(args, spec):
-    surf, inp = args
+    _surf, inp = args
     out = inp.reshape(32, 4)[::-1].copy()
     return {0: out.reshape(-1)}
 
@@ -50,7 +50,7 @@ def write_2d_zero(args, spec):
 
 
 def read_2d(args, spec):
-    surf, out, w = args
+    surf, out, _w = args
     s = surf.reshape(5, 16)
     res = out.copy().reshape(5, 16)
     for y in range(5):

@@ -45,7 +45,7 @@ class _Tex:
         self.modes = (modes + [modes[-1]] * 3)[:3]
         self.norm = t.get("normalized_coords", False) or t.get("cubemap", False)
         self.read = t.get("read_mode", "element")
-        shape = [max(self.layers, 1)] + self.dims[::-1] + [self.ch]
+        shape = [max(self.layers, 1), *self.dims[::-1], self.ch]
         self.data = data.reshape(shape)
         self.dtype = data.dtype
 
@@ -81,7 +81,7 @@ class _Tex:
                 up = corner >> d & 1
                 wt *= w[d] if up else 1 - w[d]
                 idx.append(base[d] + up)
-            acc = [a + wt * c for a, c in zip(acc, self.texel(idx, layer))]
+            acc = [a + wt * c for a, c in zip(acc, self.texel(idx, layer), strict=True)]
         return acc
 
 
@@ -171,4 +171,3 @@ def fetch_cube(args, spec):
         s, tt = (sc / m + 1) / 2, (tc / m + 1) / 2
         out[i] = np.float32(t.sample([s, tt], face)[0])
     return {1: out}
-
