@@ -4,7 +4,8 @@ Format (documented in docs/launch-spec.md)::
 
     {"kernel": "<mangled .entry name>", "grid": [x, y, z], "block": [x, y, z],
      "shared_bytes": n,
-     "args": [{"kind": "buffer" | "scalar", "dtype": "<numpy dtype>", "count": n,
+     "args": [{"kind": "buffer" | "scalar" | "bytes" | "texture" | "surface",
+               "dtype": "<numpy dtype>", "count": n,
                "init": "random" | "arange" | "zeros" | <number>, "seed": n,
                "role": "in" | "out" | "inout"}]}
 
@@ -49,7 +50,10 @@ _SHORT_DTYPES: dict[str, str] = {
 }
 BF16_NAMES = frozenset({"bf16", "bfloat16"})
 
-_KINDS = ("buffer", "scalar", "bytes")
+_KINDS = ("buffer", "scalar", "bytes", "texture", "surface")
+# kinds whose parameter is a 64-bit value the launch makes (a device pointer, an object handle)
+# while the spec gives the data behind it
+HANDLE_KINDS = frozenset({"buffer", "texture", "surface"})
 _ROLES = ("in", "out", "inout")
 
 
@@ -111,13 +115,13 @@ class ArgSpec:
     @property
     def param_size(self) -> int:
         """Bytes the argument occupies in the parameter block."""
-        if self.kind == "buffer":
+        if self.kind in HANDLE_KINDS:
             return 8
         return self.size if self.kind == "bytes" else self.np_dtype.itemsize
 
     @property
     def param_align(self) -> int:
-        if self.kind == "buffer":
+        if self.kind in HANDLE_KINDS:
             return 8
         return self.align if self.kind == "bytes" else self.np_dtype.itemsize
 
@@ -228,6 +232,10 @@ def _parse_arg(i: int, a: Any) -> ArgSpec:
         raise SpecError(f"argument {i}: bad 'count' {count!r}")
     if kind == "scalar" and role != "in":
         raise SpecError(f"argument {i}: a scalar is passed by value (role 'in')")
+    if kind == "texture" and role != "in":
+        raise SpecError(f"argument {i}: a texture is read-only (role 'in')")
+    if kind in ("texture", "surface") and not isinstance(a.get(kind), dict):
+        raise SpecError(f"argument {i}: a '{kind}' argument needs a '{kind}' object")
     known = {"kind", "dtype", "count", "init", "seed", "role"}
     extra = {k: v for k, v in a.items() if k not in known}
     return ArgSpec(
@@ -387,11 +395,12 @@ def pack_params(
     base: int = 0,
 ) -> bytes:
     """The kernel parameter block: each scalar and byte block at its alignment, each buffer as
-    a 64-bit pointer (``pointers[i]`` for argument ``i``); ``base`` as for param_layout."""
+    a 64-bit pointer and each texture or surface as its 64-bit handle (``pointers[i]`` for
+    argument ``i``); ``base`` as for param_layout."""
     layout = param_layout(spec, base)
     out = bytearray(layout[-1][0] + layout[-1][1] if layout else 0)
     for i, (a, (off, size)) in enumerate(zip(spec.args, layout, strict=True)):
-        is_ptr = a.kind == "buffer"
+        is_ptr = a.kind in HANDLE_KINDS
         out[off : off + size] = (
             int(pointers[i]).to_bytes(8, "little") if is_ptr else values[i].tobytes()
         )

@@ -976,7 +976,12 @@ def _set_operand(w: int, o: dict[str, Any], value: int | None) -> int | None:
 
 
 def _probe_optional(an: Analysis) -> Step[None]:
-    """Registers that vanish from the text when set to the zero register are optional."""
+    """Registers that vanish from the text when set to the zero register are optional: on the
+    representative, or under another value of one modifier bit (nvdisasm leaves out
+    ``BAR.SYNC 0x5, RZ``'s thread count but prints ``BAR.ARV 0x5, RZ``'s). For a modifier bit,
+    the word with the bit flipped must print every operand while the register holds its value
+    and fewer once it is the zero register, with the same modifiers (the register's value, not
+    the modifier, hides it); ``_omission_by_mods`` then records which modifier values hide it."""
     from openptxas.isa.spec import put_bits
 
     cands = []
@@ -1005,6 +1010,21 @@ def _probe_optional(an: Analysis) -> Step[None]:
     got = yield [w for _, w in cands]
     for (i, _w), nb in zip(cands, got, strict=True):
         if nb is not None and len(nb.ops) < len(an.norm.ops):
+            an.optional.add(i)
+    flips = sorted(an.mods)
+    pairs = [(i, w, b) for i, w in cands if i not in an.optional for b in flips]
+    if not pairs:
+        return
+    got = yield [x for _, w, b in pairs for x in (an.rep ^ (1 << b), w ^ (1 << b))]
+    for n, (i, _w, _b) in enumerate(pairs):
+        shown, zeroed = got[2 * n], got[2 * n + 1]
+        if (
+            shown is not None
+            and zeroed is not None
+            and len(shown.ops) == len(an.norm.ops)
+            and len(zeroed.ops) < len(shown.ops)
+            and zeroed.mods == shown.mods
+        ):
             an.optional.add(i)
 
 
@@ -1233,6 +1253,10 @@ def _operand_literal(an: Analysis, i: int) -> Step[dict[str, Any]]:
             ub = _reg_literal(an, i, "ubank.", d0) if d0["cx"] else None
             has_reg = (i, "reg.index") in an.attrs or not _is_zero_code(d0, "reg.")
             lit["regs"] = [ub, _reg_literal(an, i, "reg.", d0) if has_reg else None]
+            creg = lit["regs"][1]
+            if creg is not None and "index" in creg:
+                # ULDC c[0xe][URZ+-0x3b4c]: the zero UR index is printed in some forms
+                yield from _probe_show_zero(an, i, creg, lit.get("num"))
             bank = an.attrs.get((i, "bank"))
             if bank is not None:
                 order, signed, shift = numeric_field(an.rep, bank.flips)

@@ -10,6 +10,7 @@ packed parameters; run the grid (clusters as compiled); copy the buffers back.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from openptxas.emu.abi import Geometry, build_bank0
+from openptxas.emu.cdp import DEVICE_LAUNCH, ChildLaunch, DeviceRuntime, func_descs
 from openptxas.emu.errors import EmuLaunchError, EmuLoadError
 from openptxas.emu.hazards import Hazard
 from openptxas.emu.machine import Machine, default_local_size
@@ -26,8 +28,10 @@ from openptxas.emu.model import Instruction
 from openptxas.emu.printf import vprintf
 from openptxas.emu.program import DataSection, Decoder, Kernel, Module, load_module
 from openptxas.emu.registry import binders
+from openptxas.emu.texture import TexObject, tex_object
 from openptxas.emu.tma import TensorMap, tensor_map
 from openptxas.spec import (
+    HANDLE_KINDS,
     LaunchSpec,
     SpecError,
     load_spec_file,
@@ -40,6 +44,7 @@ from openptxas.spec import (
 NDArray = np.ndarray[Any, Any]
 BUILTIN_BASE = 0xFFFF_0000_0000
 BUILTIN_FUNCS = {"vprintf": vprintf}
+TEX_HANDLE_BASE = 0x100  # texture/surface handles: TEX_HANDLE_BASE + argument position
 
 
 @dataclass(frozen=True)
@@ -54,7 +59,8 @@ class LaunchResult:
     """
 
     spec: LaunchSpec
-    args: tuple[NDArray, ...]  # every argument's final contents (scalars and bytes unchanged)
+    args: tuple[NDArray, ...]  # every argument's final contents (scalars and bytes unchanged;
+    # textures and surfaces: their texels)
     printf: str  # device printf output, thread by thread in launch order
     opcode_counts: Mapping[str, int]  # warp-instructions executed per opcode
     dynamic_instructions: int  # warp-instructions executed, all warps
@@ -63,11 +69,15 @@ class LaunchResult:
     seconds: float  # wall time of the whole launch (loading and decoding included)
     run_seconds: float  # wall time of the execution alone
     hazards: tuple[Hazard, ...] = ()  # hazard reports (``hazards=True``)
+    child_grids: int = 0  # grids launched from the device (run after their parent; counted in
+    # the instruction and cycle figures)
 
     @property
     def outputs(self) -> dict[int, NDArray]:
-        """Every buffer argument after the run, by parameter position."""
-        return {i: a for i, a in enumerate(self.args) if self.spec.args[i].kind == "buffer"}
+        """Every buffer and surface argument after the run, by parameter position."""
+        return {
+            i: a for i, a in enumerate(self.args) if self.spec.args[i].kind in ("buffer", "surface")
+        }
 
     @property
     def warp_instructions(self) -> int:
@@ -136,8 +146,20 @@ def check_params(spec: LaunchSpec, k: Kernel) -> None:
             )
 
 
-def _apply_relocs(data: bytearray, sec: DataSection, symaddr: Mapping[str, int], what: str) -> None:
+def _apply_relocs(
+    data: bytearray,
+    sec: DataSection,
+    symaddr: Mapping[str, int],
+    what: str,
+    descs: Mapping[str, int] | None = None,
+) -> None:
+    """Apply a data section's relocations: addresses (R_CUDA_64/32, G64/G32) and function
+    descriptors of kernels (R_CUDA_FUNC_DESC_64, the device runtime's tables: emu/cdp.py)."""
     for r in sec.relocs:
+        if r.type == "R_CUDA_FUNC_DESC_64" and descs is not None and r.symbol in descs:
+            v = descs[r.symbol] + r.addend
+            data[r.offset : r.offset + 8] = (v & (2**64 - 1)).to_bytes(8, "little")
+            continue
         if r.symbol not in symaddr:
             raise EmuLoadError(f"{what}: relocation against unknown symbol '{r.symbol}'")
         v = symaddr[r.symbol] + r.addend
@@ -162,6 +184,7 @@ def launch(
     max_lanes: int = 8192,
     stack_limit: int = 1024,
     max_instructions: int = 200_000_000,
+    max_child_grids: int = 10_000,
 ) -> LaunchResult:
     """Run a kernel in the emulator.
 
@@ -190,6 +213,7 @@ def launch(
     for name, sec in sorted(module.data.items()):
         base[name] = mem.alloc(max(sec.size, 1), name)
     builtins: dict[int, str] = {}
+    descs = func_descs(module)
     symaddr: dict[str, int] = {}
     nb = 0
     for sname, sym in module.symbols.items():
@@ -202,24 +226,42 @@ def launch(
             nb += 1
             symaddr[sname] = addr
             builtins[addr] = sname
-    banks: dict[int, NDArray] = {}
+    module_banks: dict[int, NDArray] = {}
     for name, sec in sorted(module.data.items()):
         data = bytearray(sec.data.ljust(sec.size, b"\0"))
-        _apply_relocs(data, sec, symaddr, name)
+        _apply_relocs(data, sec, symaddr, name, descs)
         mem.write(base[name], bytes(data))
     for num, name in module.banks.items():
-        banks[num] = np.frombuffer(mem.read(base[name], module.data[name].size), np.uint8).copy()
-    for num, sec in k.banks.items():
-        data = bytearray(sec.data.ljust(sec.size, b"\0"))
-        _apply_relocs(data, sec, symaddr, sec.name)
-        banks[num] = np.frombuffer(bytes(data), dtype=np.uint8).copy()
-    # Arguments.
+        module_banks[num] = np.frombuffer(
+            mem.read(base[name], module.data[name].size), np.uint8
+        ).copy()
+
+    def kernel_banks(kk: Kernel) -> dict[int, NDArray]:
+        banks = {n: b.copy() for n, b in module_banks.items()}
+        for num, sec in kk.banks.items():
+            data = bytearray(sec.data.ljust(sec.size, b"\0"))
+            _apply_relocs(data, sec, symaddr, sec.name, descs)
+            banks[num] = np.frombuffer(bytes(data), dtype=np.uint8).copy()
+        return banks
+
+    banks = kernel_banks(k)
+    # Arguments: buffers, and the texels of textures and surfaces, in global memory; a texture
+    # or surface parameter is its handle in the launch's table (emu/texture.py).
     pointers = [0] * len(ls.args)
     for i, a in enumerate(ls.args):
-        if a.kind == "buffer":
+        if a.kind in HANDLE_KINDS:
             pointers[i] = mem.alloc(max(a.nbytes, 1), f"arg{i}")
             mem.write(pointers[i], values[i].tobytes())
-    params = pack_params(ls, values, pointers, k.param_base)
+    textures: dict[int, TexObject] = {}
+    handles = list(pointers)
+    for i, a in enumerate(ls.args):
+        if a.kind in ("texture", "surface"):
+            handles[i] = TEX_HANDLE_BASE + i
+            textures[handles[i]] = tex_object(a, i, pointers[i])
+    params = pack_params(ls, values, handles, k.param_base)
+    runtime = None
+    if any(set(kk.calls.values()) & DEVICE_LAUNCH for kk in module.kernels.values()):
+        runtime = DeviceRuntime(module, mem)
     tensor_maps = _tensor_maps(ls, k, pointers)
     geo = _geometry(ls, k, stack_limit)
     banks[0] = build_bank0(k.cbank0_size, geo, params, k.param_base or 0x210)
@@ -242,29 +284,67 @@ def launch(
         max_instructions=max_instructions,
     )
     m.builtin_fns.update(BUILTIN_FUNCS)
+    if runtime is not None:
+        m.builtin_fns.update(runtime.builtins())
     m.tensor_maps.update(tensor_maps)
+    m.textures.update(textures)
     t_run = time.perf_counter()
     m.run()
+    machines = [m]
+    warps = ls.ctas * ((ls.threads + 31) // 32)
+    # Child grids of device-side launches, after their parent grid (emu/cdp.py).
+    while runtime is not None and runtime.queue:
+        if len(machines) > max_child_grids:
+            raise EmuLaunchError(f"more than {max_child_grids} device-side launches")
+        cl = runtime.queue.popleft()
+        ck = module.kernel(cl.kernel)
+        cgeo = _child_geometry(cl, ck, stack_limit)
+        cbanks = kernel_banks(ck)
+        cbanks[0] = build_bank0(ck.cbank0_size, cgeo, cl.params, ck.param_base or 0x210)
+        mc = Machine(
+            module,
+            ck,
+            cgeo,
+            mem,
+            cbanks,
+            binders(),
+            builtins,
+            max_lanes=max_lanes,
+            hazards=checker,
+            trace=trace,
+            max_instructions=max_instructions,
+        )
+        mc.builtin_fns.update(BUILTIN_FUNCS)
+        mc.builtin_fns.update(runtime.builtins())
+        mc.textures.update(textures)
+        mc.run()
+        machines.append(mc)
+        warps += cgeo.ctas * ((cgeo.threads + 31) // 32)
     t_end = time.perf_counter()
     out: list[NDArray] = []
     for i, a in enumerate(ls.args):
-        if a.kind == "buffer":
+        if a.kind in HANDLE_KINDS:
             raw = mem.read(pointers[i], a.nbytes)
             out.append(np.frombuffer(raw, dtype=a.np_dtype).copy())
         else:
             out.append(values[i])
-    recs = sorted(m.printf, key=lambda r: (r.cta, r.thread, r.seq))
+    text = ""
+    counts: Counter[str] = Counter()
+    for mm in machines:  # the parent grid's printf text first, then each child grid's
+        text += "".join(r.text for r in sorted(mm.printf, key=lambda r: (r.cta, r.thread, r.seq)))
+        counts.update(mm.opcode_counts())
     return LaunchResult(
         spec=ls,
         args=tuple(out),
-        printf="".join(r.text for r in recs),
-        opcode_counts=m.opcode_counts(),
-        dynamic_instructions=m.issued,
-        issue_cycles=m.issue_cycles(),
-        warps=ls.ctas * ((ls.threads + 31) // 32),
+        printf=text,
+        opcode_counts=dict(counts),
+        dynamic_instructions=sum(mm.issued for mm in machines),
+        issue_cycles=sum(mm.issue_cycles() for mm in machines),
+        warps=warps,
         seconds=t_end - t0,
         run_seconds=t_end - t_run,
         hazards=tuple(checker.reports) if checker is not None else (),
+        child_grids=len(machines) - 1,
     )
 
 
@@ -322,6 +402,26 @@ def apply_inputs(
             raise SpecError(f"input '{key}': {arr.nbytes} bytes, argument {i} needs {a.nbytes}")
         out[i] = np.ascontiguousarray(arr).reshape(-1).copy()
     return out
+
+
+def _child_geometry(cl: ChildLaunch, k: Kernel, stack_limit: int) -> Geometry:
+    """A device-side launch's geometry, checked as the device runtime would (a launch it
+    rejects would have returned an error to the parent instead)."""
+    cluster = k.cluster_dims or (1, 1, 1)
+    threads = cl.block[0] * cl.block[1] * cl.block[2]
+    if not 1 <= threads <= 1024 or min(cl.grid) < 1:
+        raise EmuLaunchError(
+            f"device-side launch of '{cl.kernel}' from '{cl.parent}': grid {cl.grid}, "
+            f"block {cl.block}"
+        )
+    return Geometry(
+        grid=cl.grid,
+        block=cl.block,
+        cluster=cluster,
+        explicit_cluster=k.explicit_cluster,
+        dynamic_shared=cl.shared_bytes,
+        local_size=default_local_size(k, stack_limit),
+    )
 
 
 def _geometry(ls: LaunchSpec, k: Kernel, stack_limit: int) -> Geometry:

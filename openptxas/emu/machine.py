@@ -29,6 +29,7 @@ import numpy as np
 
 from openptxas.emu.abi import Geometry
 from openptxas.emu.bind import NROWS, Bound, Ctx, Kind
+from openptxas.emu.cdp import patch_code
 from openptxas.emu.errors import EmuError, KernelFault, Unsupported
 from openptxas.emu.lanes import (
     ALL,
@@ -57,6 +58,7 @@ from openptxas.emu.program import Kernel, Module
 
 if TYPE_CHECKING:
     from openptxas.emu.hazards import HazardChecker
+    from openptxas.emu.texture import TexObject
     from openptxas.emu.tma import TensorMap
 
 NDArray = np.ndarray[Any, Any]
@@ -106,7 +108,7 @@ class Machine:
         self.builtins = dict(builtins)
         self.hazards = hazards
         self.trace = trace
-        self.instructions = module.instructions(kernel)
+        self.instructions = patch_code(module, kernel, module.instructions(kernel))
         T = geo.threads
         self.warps_per_cta = (T + 31) // 32
         self.lanes_per_cta = self.warps_per_cta * 32
@@ -163,6 +165,7 @@ class Machine:
         self.gview = LinearView(mem.arena)
         self.builtin_fns: dict[str, Callable[[Machine, int, Sel], None]] = {}
         self.tensor_maps: dict[int, TensorMap] = {}  # by generic address (parameter window)
+        self.textures: dict[int, TexObject] = {}  # texture and surface objects, by handle
 
     # -- geometry --------------------------------------------------------------------------
     def cta_order(self) -> list[tuple[int, int, int]]:

@@ -158,6 +158,8 @@ def bind_call(ctx: Ctx) -> Bound:
     absolute = "ABS" in ctx.ins.mods
     if not regs:
         target = labels[0] if labels else None
+        if target is None and absolute:
+            return _bind_external_call(ctx)
         if target is None:
             raise ctx.unsupported("call without a target")
         t0 = target
@@ -185,6 +187,33 @@ def bind_call(ctx: Ctx) -> Bound:
         m.goto_lanes(pc, t, sel)
 
     return Bound(indirect, Kind.CONTROL)
+
+
+def _bind_external_call(ctx: Ctx) -> Bound:
+    """``CALL.ABS.NOINC `(f)`` to a function the driver resolves at load time (the target is a
+    relocation, the immediate 0): the emulator's built-in of that name runs (the device
+    runtime's launch functions, emu/cdp.py) and execution continues after the call; a function
+    without a built-in stops the launch there."""
+    m = ctx.m
+    pc = ctx.pc
+    name = m.kernel.calls.get(pc)
+    if name is None:
+        raise ctx.unsupported("absolute call without a target or a relocation naming one")
+    sym = m.module.symbols.get(name)
+    if sym is not None and sym.section == m.kernel.section:
+        target = sym.value  # a subroutine of the kernel's own section (unlinked code)
+
+        def local(sel: Sel, nw: int) -> None:
+            m.push(target, sel, nw)
+
+        return Bound(local, Kind.CONTROL)
+    run_builtin = m.run_builtin
+
+    def fn(sel: Sel, nw: int) -> None:
+        run_builtin(name, pc, sel)
+        m.push(pc + 16, sel, nw)
+
+    return Bound(fn, Kind.CONTROL)
 
 
 def bind_ret(ctx: Ctx) -> Bound:

@@ -80,6 +80,16 @@ class Kernel:
     banks: Mapping[int, DataSection]  # per-kernel constant banks (.nv.constantN.<name>)
     # code-offset -> instruction, decoded lazily by Module.instructions()
     functions: Mapping[str, int] = field(default_factory=dict)  # subroutine name -> offset
+    # the relocations of the kernel's code, which the driver applies at load time: calls to its
+    # own functions (``CALL.ABS.NOINC `(__cudaCDP2LaunchDeviceV2)``: R_CUDA_ABS55_16_34), code
+    # addresses and function descriptors in immediates (R_CUDA_ABS32_LO_32,
+    # R_CUDA_FUNC_DESC32_HI_32, ...)
+    code_relocs: tuple[Reloc, ...] = ()
+
+    @property
+    def calls(self) -> Mapping[int, str]:
+        """Code offset -> the external function an absolute call there targets."""
+        return {r.offset: r.symbol for r in self.code_relocs if r.type == "R_CUDA_ABS55_16_34"}
 
 
 @dataclass
@@ -176,6 +186,7 @@ def _kernel(cubin: Cubin, fi: FunctionInfo, subs: dict[str, int]) -> Kernel:
         cbank0_size=c0[1] if c0 is not None else 0,
         banks=banks,
         functions=subs,
+        code_relocs=_relocs_for(cubin, fi.section),
     )
 
 

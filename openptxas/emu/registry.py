@@ -21,6 +21,7 @@ def binders() -> Mapping[str, Callable[[Ctx], Bound]]:
         ops_mem,
         ops_mma,
         ops_simd,
+        ops_tex,
         ops_warp,
     )
 
@@ -37,6 +38,7 @@ def binders() -> Mapping[str, Callable[[Ctx], Bound]]:
         ops_async,
         ops_simd,
         ops_gmma,
+        ops_tex,
     )
     for mod in mods:
         for name, fn in mod.BINDERS.items():

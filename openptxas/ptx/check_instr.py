@@ -45,8 +45,12 @@ from openptxas.ptx.types import (
 
 Decl = VarDecl | Param | Function
 
-# ld/st/cvt accept data registers wider than the instruction type (PTX ISA "relaxed" rules).
-_RELAXED = frozenset({"ld", "ldu", "st", "cvt", "ld.global.nc", "st.async", "multimem.ld_reduce"})
+# ld/st/cvt accept data registers wider than the instruction type (PTX ISA "relaxed" rules);
+# so do the surface accesses (nvcc writes ``sust.b.2d.v4.b8 [s, {x, y}], {%rs1, ...}`` with
+# 16-bit registers for 8-bit data, which ptxas accepts).
+_RELAXED = frozenset(
+    {"ld", "ldu", "st", "cvt", "ld.global.nc", "st.async", "multimem.ld_reduce", "sust", "suld"}
+)
 # Instructions whose source may be a variable or function name (its address).
 _ADDR_OF = frozenset({"mov", "cvta", "isspacep", "getctarank", "mapa", "add", "sub"})
 _VEC_OK = frozenset({1, 2, 4, 8, 16, 32, 64, 128})

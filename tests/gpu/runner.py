@@ -214,6 +214,12 @@ def run_on_gpu(
 
     module = load_module(cubin)  # parameter lists only: nothing is decoded
     ls = resolve_spec(spec, module, kernel)
+    objs = [i for i, a in enumerate(ls.args) if a.kind in ("texture", "surface")]
+    if objs:
+        raise SpecError(
+            f"argument {objs[0]}: texture and surface objects (CUDA arrays, "
+            "cuTexObjectCreate) are not supported by the GPU runner yet"
+        )
     k = module.kernel(ls.kernel)
     check_params(ls, k)
     values = materialize(ls)

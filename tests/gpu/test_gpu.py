@@ -36,6 +36,7 @@ def gpu() -> Driver:
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_corpus_on_gpu(gpu: Driver, case: Case) -> None:
     need_tools("nvcc", "ptxas")
+    _need_runner_support(case)
     ls, out = run_on_gpu(gpu, case.cubin(), case.spec)
     want, _ = expected(case)
     got = _results(ls, out, ("out", "inout"))
@@ -44,18 +45,28 @@ def test_corpus_on_gpu(gpu: Driver, case: Case) -> None:
     assert not problems, "\n".join(problems)
 
 
+def _need_runner_support(case: Case) -> None:
+    """The runner cannot create texture or surface objects (CUDA arrays) yet: those launches are
+    checked against their references in the emulator only (tests/emu/test_corpus_emu.py)."""
+    if any(a.kind in ("texture", "surface") for a in case.spec.args):
+        pytest.skip("texture/surface objects: not supported by the GPU runner yet")
+
+
 def _results(
     ls: LaunchSpec, out: list[np.ndarray], roles: tuple[str, ...]
 ) -> dict[int, np.ndarray]:
     """The buffers of the given roles after the launch, by argument position."""
     return {
-        i: a for i, a in enumerate(out) if ls.args[i].kind == "buffer" and ls.args[i].role in roles
+        i: a
+        for i, a in enumerate(out)
+        if ls.args[i].kind in ("buffer", "surface") and ls.args[i].role in roles
     }
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_gpu_and_emulator_agree(gpu: Driver, case: Case) -> None:
     need_tools("nvcc", "ptxas")
+    _need_runner_support(case)
     ls, out = run_on_gpu(gpu, case.cubin(), case.spec)
     emu = launch(case.cubin(), case.spec)
     got = _results(ls, out, ("in", "out", "inout"))

@@ -1,0 +1,243 @@
+"""Texture and surface instructions: TEX (filtered fetch), TLD (texel fetch), SULD and SUST
+(surface load and store), on the launch's texture and surface objects
+(:mod:`openptxas.emu.texture`).
+
+Operands as the ISA tables decode them (bindless, the handle in a uniform register):
+
+* ``TEX.LL Pd, Rd1, Rd0, Ra, Rb, URh, 0x0, dim, mask`` and ``TLD.LZ`` alike: the enabled
+  components of ``mask`` (x, y, z, w) are written packed, the first two to ``Rd0, Rd0+1`` and
+  the next two to ``Rd1, Rd1+1`` (``TEX.LL R10, R8, ...`` with mask 0xf: x, y in R8, R9; z, w in
+  R10, R11). ``Ra`` holds the coordinates: 2D ``(x, y)``; 3D and CUBE ``(x, y, z)``; ARRAY_2D
+  ``(layer, x, y)`` (the layer an integer ptxas clamps to 0xffff); ``Rb`` the level of detail
+  (.LL; ptxas writes -32 for plain ``tex``), ignored: only level 0 exists. TLD's coordinates
+  are integers (``1D``: ``x``). ``Pd`` (the residency predicate) is set true. PTX's 1D fetches
+  come as 2D with y = 0: a 1D object ignores y.
+* ``SUST.D.BA.dim[.size].STRONG.SM[.TRAP|.IGN] [Ra], Rb, URh, 0x0``: raw data (``.D``) of
+  ``size`` bytes (U8/S8 1, U16/S16 2, default 4, 64 8, 128 16) from ``Rb...`` at byte x
+  coordinate (``.BA``): ``Ra`` holds 1D ``x``, 2D ``(x, y)``, 3D ``(x, y, z)``, 2D_ARRAY
+  ``(x, y, layer)``, 1D_ARRAY ``(x, layer)``. Out of range: ``.TRAP`` faults, ``.IGN`` drops
+  the store, neither clamps the coordinates. ``SULD.D.BA`` is the load (``Pd, Rd, [Ra], URh``;
+  ``.IGN`` reads zeros out of range).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from openptxas.emu import texture as tx
+from openptxas.emu.bind import U32, Bound, Ctx
+from openptxas.emu.lanes import Sel
+from openptxas.emu.model import Imm, Keyword, Mem, Reg
+
+NDArray = np.ndarray[Any, Any]
+I64 = np.int64
+
+# coordinate registers and the position of the layer among them, per dimension keyword
+_TEX_COORDS = {"1D": (1, -1), "2D": (2, -1), "3D": (3, -1), "CUBE": (3, -1), "ARRAY_2D": (3, 0)}
+_SURF_COORDS = {"1D": (1, -1), "2D": (2, -1), "3D": (3, -1), "2D_ARRAY": (3, 2), "1D_ARRAY": (2, 1)}
+_SURF_SIZES = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "64": 8, "128": 16}
+
+
+def _handle(ctx: Ctx, op: object) -> Callable[[Sel], NDArray]:
+    if not isinstance(op, Reg) or op.is_pred:
+        raise ctx.unsupported("texture handle not in a register")
+    rd = ctx.src(op)
+    m = ctx.m
+
+    def h(sel: Sel) -> NDArray:
+        n = m.index(sel).size
+        return np.broadcast_to(np.asarray(rd(sel), dtype=U32), (n,))
+
+    return h
+
+
+def _lookup(ctx: Ctx, handles: NDArray, kind: str) -> tx.TexObject:
+    hs = np.unique(handles)
+    if hs.size != 1:
+        raise ctx.fault(f"{kind} handle differs between lanes ({hs.size} handles)")
+    obj = ctx.m.textures.get(int(hs[0]))
+    if obj is None or obj.kind != kind:
+        raise ctx.fault(f"no {kind} object with handle {int(hs[0]):#x}")
+    return obj
+
+
+def _f32(words: NDArray) -> NDArray:
+    return np.asarray(words, U32).view(np.float32).astype(np.float64)
+
+
+def _i32(words: NDArray) -> NDArray:
+    return np.asarray(words, U32).view(np.int32).astype(I64)
+
+
+def bind_tex(ctx: Ctx) -> Bound:
+    """TEX and TLD (see the module docstring)."""
+    ins = ctx.ins
+    ops = ctx.ops
+    integer = ins.opcode == "TLD"
+    lod_mods = {"LZ", "LL"}
+    if set(ins.mods) - lod_mods or len(ops) != 9:
+        raise ctx.unsupported(f"{ins.mnemonic} (only bindless .LZ/.LL fetches)")
+    pd, rd1, rd0, ra, rb, uh, _slot, dim, mask = ops
+    if not (isinstance(dim, Keyword) and isinstance(mask, Imm) and isinstance(pd, Reg)):
+        raise ctx.unsupported()
+    if dim.name not in _TEX_COORDS or (integer and dim.name in ("CUBE", "ARRAY_2D")):
+        raise ctx.unsupported(f"{ins.mnemonic} on {dim.name} textures")
+    ncoord, layer_at = _TEX_COORDS[dim.name]
+    comps = [c for c in range(4) if mask.value >> c & 1]
+    coords = ctx.srcn(ra, ncoord)
+    if isinstance(rb, Reg) and not rb.is_zero:
+        ctx.src(rb)  # the level of detail: read, not used (level 0 only)
+    handle = _handle(ctx, uh)
+    w0 = ctx.dstn(rd0, min(2, len(comps))) if comps else None
+    w1 = ctx.dstn(rd1, len(comps) - 2) if len(comps) > 2 else None
+    wp = ctx.pdst(pd)
+    m = ctx.m
+    name = dim.name
+
+    def fn(sel: Sel) -> None:
+        tex = _lookup(ctx, handle(sel), "texture")
+        c = coords(sel)
+        n = c.shape[1]
+        layered = tex.layers > 0 and not tex.cubemap
+        if tex.cubemap != (name == "CUBE") or layered != (layer_at >= 0):
+            raise ctx.fault(f"{ins.mnemonic} {name} on a {tex.rank}D texture")
+        if (name == "3D") != (tex.rank == 3) or tex.rank > c.shape[0] - (layer_at >= 0):
+            raise ctx.fault(f"{ins.mnemonic} {name} on a {tex.rank}D texture")
+        arena = m.mem.arena
+        layer = np.zeros(n, I64)
+        if layer_at >= 0:
+            layer = np.clip(c[layer_at].astype(I64), 0, tex.layers - 1)
+            c = np.delete(c, layer_at, axis=0)
+        if integer:
+            vals = tx.fetch(tex, arena, [_i32(c[d]) for d in range(tex.rank)], layer)
+        elif name == "CUBE":
+            face, s, t = tx.cube_face(_f32(c[0]), _f32(c[1]), _f32(c[2]))
+            vals = tx.sample(replace(tex, normalized=True), arena, [s, t], face)
+        else:
+            vals = tx.sample(tex, arena, [_f32(c[d]) for d in range(tex.rank)], layer)
+        words = tx.result_words(tex, vals)[comps]
+        if w0 is not None:
+            w0(sel, words[: min(2, len(comps))])
+        if w1 is not None:
+            w1(sel, words[2:])
+        wp(sel, True)
+
+    return Bound(fn)
+
+
+def _surface_access(ctx: Ctx) -> tuple[str, int, int, str]:
+    """(dimension, coordinate registers, data bytes, out-of-range mode) of SULD/SUST."""
+    mods = ctx.ins.mods
+    dims = [x for x in mods if x in _SURF_COORDS]
+    known = {"D", "BA", "STRONG", "SM", "TRAP", "IGN", *_SURF_COORDS, *_SURF_SIZES}
+    if len(dims) != 1 or "D" not in mods or "BA" not in mods or set(mods) - known:
+        raise ctx.unsupported(f"{ctx.ins.mnemonic} (only raw byte-addressed .D.BA accesses)")
+    size = next((_SURF_SIZES[x] for x in mods if x in _SURF_SIZES), 4)
+    mode = "trap" if "TRAP" in mods else "ign" if "IGN" in mods else "clamp"
+    return dims[0], _SURF_COORDS[dims[0]][0], size, mode
+
+
+def _surface_addresses(
+    ctx: Ctx, surf: tx.TexObject, c: NDArray, name: str, size: int, mode: str
+) -> tuple[NDArray, NDArray]:
+    """(global addresses, in range) of the lanes' surface accesses."""
+    _, layer_at = _SURF_COORDS[name]
+    n = c.shape[1]
+    layer = np.zeros(n, I64)
+    if layer_at >= 0:
+        if not surf.layers:
+            raise ctx.fault(f"{ctx.ins.mnemonic} on a surface without layers")
+        layer = _i32(c[layer_at])
+        c = np.delete(c, layer_at, axis=0)
+    elif surf.layers:
+        raise ctx.fault(f"{ctx.ins.mnemonic} on a layered surface")
+    if c.shape[0] != surf.rank:
+        raise ctx.fault(f"{ctx.ins.mnemonic} on a {surf.rank}D surface")
+    w, h, d = surf.dims
+    row = w * surf.texel_bytes
+    x = _i32(c[0])
+    y = _i32(c[1]) if surf.rank > 1 else np.zeros(n, I64)
+    z = _i32(c[2]) if surf.rank > 2 else np.zeros(n, I64)
+    nl = max(surf.layers, 1)
+    inside = (
+        (x >= 0)
+        & (x + size <= row)
+        & (y >= 0)
+        & (y < h)
+        & (z >= 0)
+        & (z < d)
+        & (layer >= 0)
+        & (layer < nl)
+    )
+    if mode == "trap" and not inside.all():
+        j = int(np.flatnonzero(~inside)[0])
+        raise ctx.fault(
+            f"surface access out of range (x byte {int(x[j])}, y {int(y[j])}, z {int(z[j])}, "
+            f"layer {int(layer[j])}) of a {w}x{h}x{d} surface, {nl} layer(s)"
+        )
+    if mode == "clamp":
+        inside = np.ones(n, bool)
+    x, y, z = np.clip(x, 0, row - size), np.clip(y, 0, h - 1), np.clip(z, 0, d - 1)
+    layer = np.clip(layer, 0, nl - 1)
+    off = ((layer * d + z) * h + y) * row + x
+    return (surf.address + off).astype(I64), inside
+
+
+def bind_sust(ctx: Ctx) -> Bound:
+    ops = ctx.ops
+    if len(ops) != 4 or not isinstance(ops[0], Mem) or ops[0].base is None:
+        raise ctx.unsupported()
+    name, ncoord, size, mode = _surface_access(ctx)
+    coords = ctx.srcn(Reg(ops[0].base.file, ops[0].base.index), ncoord)
+    data = ctx.srcn(ops[1], max(1, size // 4))
+    handle = _handle(ctx, ops[2])
+    m = ctx.m
+
+    def fn(sel: Sel) -> None:
+        surf = _lookup(ctx, handle(sel), "surface")
+        a, inside = _surface_addresses(ctx, surf, coords(sel), name, size, mode)
+        if inside.any():
+            idx = m.index(sel)
+            m.store("global", a[inside], idx[inside], size, data(sel)[:, inside])
+
+    return Bound(fn)
+
+
+def bind_suld(ctx: Ctx) -> Bound:
+    ops = ctx.ops
+    if len(ops) != 5 or not isinstance(ops[2], Mem) or ops[2].base is None:
+        raise ctx.unsupported()
+    pd, rd, mem, uh, _slot = ops
+    if not isinstance(pd, Reg):
+        raise ctx.unsupported()
+    name, ncoord, size, mode = _surface_access(ctx)
+    signed = any(x in ("S8", "S16") for x in ctx.ins.mods)
+    coords = ctx.srcn(Reg(mem.base.file, mem.base.index), ncoord)  # type: ignore[union-attr]
+    handle = _handle(ctx, uh)
+    wr = ctx.dstn(rd, max(1, size // 4))
+    wp = ctx.pdst(pd)
+    m = ctx.m
+
+    def fn(sel: Sel) -> None:
+        surf = _lookup(ctx, handle(sel), "surface")
+        a, inside = _surface_addresses(ctx, surf, coords(sel), name, size, mode)
+        idx = m.index(sel)
+        out = np.zeros((max(1, size // 4), idx.size), U32)
+        if inside.any():
+            out[:, inside] = m.load("global", a[inside], idx[inside], size, signed)
+        wr(sel, out)
+        wp(sel, True)
+
+    return Bound(fn)
+
+
+BINDERS: dict[str, Callable[[Ctx], Bound]] = {
+    "TEX": bind_tex,
+    "TLD": bind_tex,
+    "SUST": bind_sust,
+    "SULD": bind_suld,
+}
