@@ -6,13 +6,16 @@ surface_write):
 * The handle is a kernel parameter of type u64 (``cudaTextureObject_t``): ptxas reads its low
   word straight from constant bank 0 into a uniform register (``ULDC UR4, c[0x0][0x210]``); a
   texture takes a UR pair whose high word is zero (``UMOV UR5, URZ``), a surface the single UR.
-  Handles computed in registers and ``.texref``/``.surfref`` parameters (bound references, no
-  parameter slot: the driver fills a slot after the parameters) are refused.
+  A handle computed in a register is refused (ptxas moves it with ``R2UR`` when it proves it
+  uniform, and otherwise loops over the lanes' distinct handles), and so are ``.texref`` and
+  ``.surfref`` parameters (bound references without a parameter slot: the driver fills one
+  after the parameters).
 * ``tex`` with f32 coordinates is ``TEX.LL Pd, Rd1, Rd0, Ra, Rb, URh, 0x0, dim, mask``: ``Ra``
   the coordinate group (1D as 2D with y = 0.0; ``a1d``/``a2d`` the layer first, clamped as an
   unsigned to 0xffff with ISETP+SEL; ``cube`` the direction divided by its largest magnitude,
   FMNMX/MUFU.RCP/FMUL), ``Rb`` the level of detail (-32.0 for plain ``tex``, the operand of
-  ``tex.level``). With s32 coordinates (1d/2d/3d) it is ``TLD.LZ`` without ``Rb``.
+  ``tex.level``). With s32 coordinates it is ``TLD.LZ`` without ``Rb`` (1D stays 1D; ptxas
+  folds small constant coordinate offsets into ``TLD.LZ.AOFFI``, we add them).
   ``mask`` enables the components that are read anywhere in the function (the others are not
   written): the enabled ones are written packed, two to ``Rd0``'s pair, the rest to ``Rd1``.
 * ``suld.b``/``sust.b`` are ``SULD/SUST.D.BA.dim[.size].STRONG.SM[.TRAP|.IGN]`` (``.clamp`` has
@@ -43,7 +46,7 @@ _TEX_DIMS = {
     "a2d": "ARRAY_2D",
     "cube": "CUBE",
 }
-_TLD_DIMS = {"1d": "1D", "2d": "2D", "3d": "3D"}
+_TLD_DIMS = {"1d": "1D", "2d": "2D", "3d": "3D", "a1d": "ARRAY_1D", "a2d": "ARRAY_2D"}
 _SURF_DIMS = {"1d": "1D", "2d": "2D", "3d": "3D", "a1d": "1D_ARRAY", "a2d": "2D_ARRAY"}
 _NCOORD = {"1d": 1, "2d": 2, "3d": 3, "a1d": 2, "a2d": 3, "cube": 3}
 _SURF_SIZE = {1: ("U8",), 2: ("U16",), 4: (), 8: ("64",), 16: ("128",)}
@@ -116,8 +119,9 @@ def _info(c: LowerCtx) -> _FnInfo:
     return info
 
 
-def _param_offset(c: LowerCtx, op: ast.Operand) -> int:
-    """The bank-0 offset of the u64 parameter a handle register was loaded from."""
+def _param_offset(c: LowerCtx, op: ast.Operand) -> int | None:
+    """The bank-0 offset of the u64 parameter a handle register was loaded from (None when it
+    is computed)."""
     if isinstance(op, ast.Sym | ast.Address):
         name = op.name if isinstance(op, ast.Sym) else getattr(op.base, "name", "?")
         raise c.unsupported(f"texture/surface reference '{name}' (only u64 handles)")
@@ -146,13 +150,18 @@ def _param_offset(c: LowerCtx, op: ast.Operand) -> int:
         ):
             return c.target.param_base + c.params[src.base.name][0]
         break
-    raise c.unsupported("texture/surface handle not loaded from a kernel parameter")
+    return None
 
 
 def _handle(c: LowerCtx, op: ast.Operand, pair: bool) -> VReg:
     off = _param_offset(c, op)
     u = c.new(RC.UR, 2 if pair else 1)
-    c.emit("ULDC", (), [u.part(0) if pair else u], [CBank(0, off)])
+    lo = u.part(0) if pair else u
+    if off is None:
+        # ptxas moves a handle it proves uniform with R2UR, and loops over the lanes' handles
+        # otherwise (R2UR P / R2UR.OR and a predicated fetch per distinct handle)
+        raise c.unsupported("texture/surface handle not loaded from a kernel parameter")
+    c.emit("ULDC", (), [lo], [CBank(0, off)])
     if pair:
         c.emit("UMOV", (), [u.part(1)], [RZ_U])
     return u
