@@ -27,7 +27,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from openptxas.ir.core import PT, RC, RZ, Addr, CBank, Imm, Operand, Src, SReg, VReg
+from openptxas.ir.core import (
+    PT,
+    RC,
+    RZ,
+    Addr,
+    CBank,
+    Imm,
+    Operand,
+    Part,
+    Reg,
+    RegLike,
+    Src,
+    SReg,
+    VReg,
+)
 from openptxas.ir.core import URZ as RZ_U
 from openptxas.lower.context import LowerCtx, imm_bits
 from openptxas.lower.mem_rules import _load_into, _store_group
@@ -191,7 +205,7 @@ def _coords(ins: ast.Instruction, mem: ast.Operand, c: LowerCtx, geom: str) -> l
     if not isinstance(mem, ast.MemList) or len(mem.items) != 2:
         raise c.unsupported(f"'{ins.name}' with a separate sampler")
     vec = mem.items[1]
-    items = list(vec.items) if isinstance(vec, ast.Vector) else [vec]
+    items: list[ast.Operand] = list(vec.items) if isinstance(vec, ast.Vector) else [vec]
     n = _NCOORD[geom]
     if len(items) < n:
         raise c.unsupported(f"'{ins.name}' with {len(items)} coordinates")
@@ -210,7 +224,11 @@ def _clamp_layer(c: LowerCtx, layer: Operand) -> VReg:
 
 def _cube(c: LowerCtx, xs: list[Operand]) -> list[Operand]:
     """The direction divided by its largest magnitude (ptxas's projection before TEX CUBE)."""
-    regs = [x if not isinstance(x, Imm) else c.materialize(x.value, T.F32) for x in xs]
+    regs: list[RegLike] = []
+    for x in xs:
+        r = c.materialize(x.value, T.F32) if isinstance(x, Imm) else x
+        assert isinstance(r, VReg | Part | Reg)
+        regs.append(r)
     m1, m2 = c.new(), c.new()
     c.emit("FMNMX", (), [m1], [Src(regs[0], abs=True), Src(regs[1], abs=True), Src(PT, inv=True)])
     c.emit("FMNMX", (), [m2], [Src(regs[2], abs=True), m1, Src(PT, inv=True)])
@@ -239,7 +257,9 @@ def tex(ins: ast.Instruction, c: LowerCtx) -> None:
     if not geom or (integer and (geom not in _TLD_DIMS or ins.has("level"))):
         raise c.unsupported(f"instruction '{ins.name}'")
     dst, mem = ins.operands[0], ins.operands[1]
-    items = list(dst.items) if isinstance(dst, ast.Vector) else [dst]
+    if not isinstance(dst, ast.Vector) or len(dst.items) != 4:
+        raise c.unsupported(f"'{ins.name}' with this destination")  # e.g. {..}|%p (residency)
+    items = list(dst.items)
     reads = _info(c).reads
     comps = [
         k for k, it in enumerate(items) if isinstance(it, ast.Reg) and it.name in reads and k < 4

@@ -248,3 +248,43 @@ def _initial(s: dict[str, Any]) -> Any:
     from openptxas.spec import materialize, parse_spec
 
     return materialize(parse_spec(s))[0]
+
+
+REFUSED = {
+    "tld4": "tld4.r.2d.v4.f32.f32 {%f4,%f5,%f6,%f7}, [%rd1, {%f1, %f1}];",
+    "txq": "txq.width.b32 %r4, [%rd1]; mov.b32 %f4, %r4;",
+    "suq": "suq.width.b32 %r4, [%rd1]; mov.b32 %f4, %r4;",
+    "tex_grad": "tex.grad.2d.v4.f32.f32 {%f4,%f5,%f6,%f7}, [%rd1, {%f1, %f1}], {%f1, %f1},"
+    " {%f1, %f1};",
+    "sust_p": "sust.p.2d.b32.trap [%rd1, {%r1, %r1}], {%r1}; mov.f32 %f4, 0f00000000;",
+    "handle_from_memory": "ld.global.u64 %rd5, [%rd2]; "
+    "tex.2d.v4.f32.f32 {%f4,%f5,%f6,%f7}, [%rd5, {%f1, %f1}];",
+    "residency": "tex.2d.v4.f32.f32 {%f4,%f5,%f6,%f7}|%p1, [%rd1, {%f1, %f1}];",
+    "texref_param": "tex.2d.v4.f32.f32 {%f4,%f5,%f6,%f7}, [tr, {%f1, %f1}];",
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_refused_forms(name: str) -> None:
+    """Texture forms not built yet are refused with a diagnostic naming them, never lowered to
+    code that drops a result (tld4/txq/suq/TXD: the ISA tables lack their bindless forms)."""
+    from openptxas.diag import UnsupportedFeature
+    from openptxas.driver import compile_ptx
+    from openptxas.options import Options
+
+    ptx = kernel_ptx("tex_1d_f").replace(
+        "tex_1d_f(.param .u64 t,", "k(.param .texref tr, .param .u64 t,"
+    )
+    body = CASES["tex_1d_f"][0].replace(";", ";\n")
+    ptx = ptx.replace(body, "")
+    ptx = ptx.replace(
+        "ret;", ".reg .pred %p1;\n" + REFUSED[name] + "\nst.global.f32 [%rd4], %f4;\nret;"
+    )
+    special = {
+        "handle_from_memory": "handle not loaded",
+        "residency": "with this destination",
+        "texref_param": "reference 'tr'",
+    }
+    what = special.get(name, f"instruction '{REFUSED[name][:4]}")
+    with pytest.raises(UnsupportedFeature, match=f"{what}.* not supported by openptxas yet"):
+        compile_ptx(ptx, Options(arch="sm_90"), "k.ptx")
