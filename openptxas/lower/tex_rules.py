@@ -160,9 +160,9 @@ def _param_offset(c: LowerCtx, op: ast.Operand) -> int | None:
             and isinstance(src, ast.Address)
             and isinstance(src.base, ast.Sym)
             and src.base.name in c.params
-            and src.base.offset + src.offset == 0
         ):
-            return c.target.param_base + c.params[src.base.name][0]
+            # a handle inside a struct parameter: its offset in the parameter
+            return c.target.param_base + c.params[src.base.name][0] + src.base.offset + src.offset
         break
     return None
 

@@ -218,6 +218,31 @@ ret;
 """
 
 
+def test_handle_inside_a_struct_parameter(oracle) -> None:  # type: ignore[no-untyped-def]
+    """A handle loaded from a struct parameter at an offset (cub/thrust functors holding a
+    cudaTextureObject_t: smokeParticles) is read from its own bank-0 slot, as ptxas reads it
+    (the launch specs cannot place a texture inside a struct: compared on the listings)."""
+    need_tools("ptxas", "nvdisasm")
+    import re
+
+    from openptxas.driver import compile_ptx
+    from openptxas.options import Options
+
+    ptx = (
+        kernel_ptx("tex_2d_s_f")
+        .replace(".param .u64 t,", ".param .align 8 .b8 t[24],")
+        .replace("ld.param.u64 %rd1, [t];", "ld.param.u64 %rd1, [t+16];")
+    )
+
+    def handle_slots(cubin: bytes) -> set[str]:
+        text = oracle.nvdisasm(cubin, flags=("-c",))
+        return set(re.findall(r"ULDC UR\d+, (c\[0x0\]\[0x[0-9a-f]+\])", text))
+
+    want = handle_slots(oracle.ptxas(ptx, "sm_90").cubin)
+    got = handle_slots(compile_ptx(ptx, Options(arch="sm_90"), "k.ptx").cubin)
+    assert got == want == {"c[0x0][0x220]"}
+
+
 def spec(name: str) -> dict[str, Any]:
     out = {"kind": "buffer", "dtype": "u32", "count": 4 * N, "init": "zeros", "role": "out"}
     return {"kernel": name, "grid": [1], "block": [N], "args": [CASES[name][1], out]}
