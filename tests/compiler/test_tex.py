@@ -248,15 +248,16 @@ def spec(name: str) -> dict[str, Any]:
     return {"kernel": name, "grid": [1], "block": [N], "args": [CASES[name][1], out]}
 
 
+@pytest.mark.parametrize("opt", [3, 0])
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_tex_surface_same_as_ptxas(name: str, oracle) -> None:  # type: ignore[no-untyped-def]
+def test_tex_surface_same_as_ptxas(name: str, opt: int, oracle) -> None:  # type: ignore[no-untyped-def]
     need_tools("ptxas")
     from openptxas.emu import run_launch
 
     ptx = kernel_ptx(name)
     s = spec(name)
     want = run_launch(oracle.ptxas(ptx, "sm_90").cubin, s).outputs
-    got = run_ours(ptx, s).outputs
+    got = run_ours(ptx, s, opt).outputs
     keys = [1] if name.startswith("tex") else [0, 1]  # a texture is read-only, not an output
     assert sorted(got) == sorted(want) == keys
     for k in got:
