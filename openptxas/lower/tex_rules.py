@@ -153,7 +153,8 @@ def _param_offset(c: LowerCtx, op: ast.Operand) -> int | None:
             name = src.name
             continue
         if (
-            d.opcode == "ld"
+            c.func.is_entry
+            and d.opcode == "ld"
             and d.space is not None
             and d.space.value == "param"
             and d.type in (T.U64, T.B64, T.S64)
@@ -271,7 +272,7 @@ def tex(ins: ast.Instruction, c: LowerCtx) -> None:
     uh = _handle(c, mem.items[0], pair=True)
     vals = [_coord(c, x, ctype) for x in coords]
     if geom in ("a1d", "a2d"):
-        vals[0] = _clamp_layer(c, vals[0])
+        vals[0] = _clamp_layer(c, _coord(c, coords[0], T.B32))  # the layer is an integer
     elif geom == "1d" and not integer:
         vals.append(RZ)  # 1D as 2D with y = 0.0
     elif geom == "cube":

@@ -87,7 +87,8 @@ CASES: dict[str, tuple[str, dict[str, Any]]] = {
     "tex_a1d_f": (
         "shr.u32 %r2, %r1, 4; add.s32 %r2, %r2, -1;" + _f("f2", 0.25, -1.0) + ""
         "tex.a1d.v4.f32.f32 {%f5,%f6,%f7,%f8}, [%rd1, {%r2, %f2}];"
-        "st.global.f32 [%rd4], %f5;",
+        "tex.a1d.v4.f32.f32 {%f9,%f10,%f11,%f12}, [%rd1, {1, %f2}];"  # an immediate layer
+        "st.global.v2.f32 [%rd4], {%f5, %f9};",
         _tex(dims=[8], layers=3, filter="linear", address="clamp"),
     ),
     "tex_a1d_s": (
