@@ -7,11 +7,14 @@ Operands as the ISA tables decode them (bindless, the handle in a uniform regist
 * ``TEX.LL Pd, Rd1, Rd0, Ra, Rb, URh, 0x0, dim, mask`` and ``TLD.LZ`` alike: the enabled
   components of ``mask`` (x, y, z, w) are written packed, the first two to ``Rd0, Rd0+1`` and
   the next two to ``Rd1, Rd1+1`` (``TEX.LL R10, R8, ...`` with mask 0xf: x, y in R8, R9; z, w in
-  R10, R11). ``Ra`` holds the coordinates: 2D ``(x, y)``; 3D and CUBE ``(x, y, z)``; ARRAY_2D
-  ``(layer, x, y)`` (the layer an integer ptxas clamps to 0xffff); ``Rb`` the level of detail
-  (.LL; ptxas writes -32 for plain ``tex``), ignored: only level 0 exists. TLD's coordinates
-  are integers (``1D``: ``x``). ``Pd`` (the residency predicate) is set true. PTX's 1D fetches
-  come as 2D with y = 0: a 1D object ignores y.
+  R10, R11). ``Ra`` holds the coordinates: 2D ``(x, y)``; 3D and CUBE ``(x, y, z)``; ARRAY_1D
+  ``(layer, x)``, ARRAY_2D ``(layer, x, y)`` (the layer an integer ptxas clamps to 0xffff);
+  ``Rb`` the level of detail (.LL; ptxas writes -32 for plain ``tex``), ignored: only level 0
+  exists. TLD's coordinates are integers (``1D``: ``x``); ``TLD.LZ.AOFFI`` adds the texel
+  offsets packed in ``Rb`` (4-bit signed, x in bits 0-3, y in 4-7, z in 8-11: ptxas folds an
+  ``add -1`` of a coordinate into them) to the coordinates other than the layer. ``Pd`` (the
+  residency predicate) is set true. PTX's 1D fetches come as 2D with y = 0: a 1D object
+  ignores y.
 * ``SUST.D.BA.dim[.size].STRONG.SM[.TRAP|.IGN] [Ra], Rb, URh, 0x0``: raw data (``.D``) of
   ``size`` bytes (U8/S8 1, U16/S16 2, default 4, 64 8, 128 16) from ``Rb...`` at byte x
   coordinate (``.BA``): ``Ra`` holds 1D ``x``, 2D ``(x, y)``, 3D ``(x, y, z)``, 2D_ARRAY
@@ -37,7 +40,14 @@ NDArray = np.ndarray[Any, Any]
 I64 = np.int64
 
 # coordinate registers and the position of the layer among them, per dimension keyword
-_TEX_COORDS = {"1D": (1, -1), "2D": (2, -1), "3D": (3, -1), "CUBE": (3, -1), "ARRAY_2D": (3, 0)}
+_TEX_COORDS = {
+    "1D": (1, -1),
+    "2D": (2, -1),
+    "3D": (3, -1),
+    "CUBE": (3, -1),
+    "ARRAY_1D": (2, 0),
+    "ARRAY_2D": (3, 0),
+}
 _SURF_COORDS = {"1D": (1, -1), "2D": (2, -1), "3D": (3, -1), "2D_ARRAY": (3, 2), "1D_ARRAY": (2, 1)}
 _SURF_SIZES = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "64": 8, "128": 16}
 
@@ -78,18 +88,22 @@ def bind_tex(ctx: Ctx) -> Bound:
     ins = ctx.ins
     ops = ctx.ops
     integer = ins.opcode == "TLD"
-    lod_mods = {"LZ", "LL"}
+    lod_mods = {"LZ", "LL", "AOFFI"} if integer else {"LZ", "LL"}
     if set(ins.mods) - lod_mods or len(ops) != 9:
         raise ctx.unsupported(f"{ins.mnemonic} (only bindless .LZ/.LL fetches)")
+    aoffi = "AOFFI" in ins.mods
     pd, rd1, rd0, ra, rb, uh, _slot, dim, mask = ops
     if not (isinstance(dim, Keyword) and isinstance(mask, Imm) and isinstance(pd, Reg)):
         raise ctx.unsupported()
-    if dim.name not in _TEX_COORDS or (integer and dim.name in ("CUBE", "ARRAY_2D")):
+    if dim.name not in _TEX_COORDS or (integer and dim.name == "CUBE"):
         raise ctx.unsupported(f"{ins.mnemonic} on {dim.name} textures")
     ncoord, layer_at = _TEX_COORDS[dim.name]
     comps = [c for c in range(4) if mask.value >> c & 1]
     coords = ctx.srcn(ra, ncoord)
-    if isinstance(rb, Reg) and not rb.is_zero:
+    offsets = None
+    if aoffi:
+        offsets = ctx.src(rb)  # TLD.AOFFI: texel offsets, 4-bit signed, x in bits 0-3, y 4-7...
+    elif isinstance(rb, Reg) and not rb.is_zero:
         ctx.src(rb)  # the level of detail: read, not used (level 0 only)
     handle = _handle(ctx, uh)
     w0 = ctx.dstn(rd0, min(2, len(comps))) if comps else None
@@ -113,7 +127,11 @@ def bind_tex(ctx: Ctx) -> Bound:
             layer = np.clip(c[layer_at].astype(I64), 0, tex.layers - 1)
             c = np.delete(c, layer_at, axis=0)
         if integer:
-            vals = tx.fetch(tex, arena, [_i32(c[d]) for d in range(tex.rank)], layer)
+            ic = [_i32(c[d]) for d in range(tex.rank)]
+            if offsets is not None:
+                o = np.broadcast_to(np.asarray(offsets(sel), dtype=U32), (n,)).astype(I64)
+                ic = [x + ((o >> (4 * d) & 0xF) ^ 8) - 8 for d, x in enumerate(ic)]
+            vals = tx.fetch(tex, arena, ic, layer)
         elif name == "CUBE":
             face, s, t = tx.cube_face(_f32(c[0]), _f32(c[1]), _f32(c[2]))
             vals = tx.sample(replace(tex, normalized=True), arena, [s, t], face)

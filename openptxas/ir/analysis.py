@@ -72,6 +72,7 @@ SIDE_EFFECTS = frozenset(
         "ENDCOLLECTIVE",
         "PREEXIT",
         "LEPC",
+        "SUST",
     }
 )
 

@@ -46,6 +46,9 @@ VARYING_OPS = frozenset(
         "LDSM",
         "REDUX",
         "ELECT",
+        "TEX",
+        "TLD",
+        "SULD",
     }
 )
 

@@ -57,8 +57,6 @@ KNOWN_GAPS: dict[str, str] = {  # kernel -> what is refused (" is not supported 
     "t2/spill_pressure": "regalloc: 'spill_pressure_maxnreg': R registers exhausted (about 81 l...",
     "t2/struct_param_large": "address of 'struct_param_8k_param_0'",
     "t2/struct_param_small": "local variable '__local_depot0'",
-    "t2/surface_write": "instruction 'suld.b.2d.b32.trap'",
-    "t2/texture_fetch": "instruction 'tex.cube.v4.f32.f32'",
     "t3/async_barrier": "instruction 'mbarrier.init.shared.b64'",
     "t3/cp_async": "instruction 'cp.async.ca.shared.global'",
     "t3/fp8_convert": "cvt.e4m3x2.f32 with two sources",

@@ -155,3 +155,57 @@ def test_texture_instruction_on_a_surface_handle() -> None:
     }
     with pytest.raises(KernelFault, match="no texture object with handle"):
         launch(_cubin("texture_fetch"), spec)
+
+
+_INT_FETCH_PTX = """\
+.version 8.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 t, .param .u64 a, .param .u64 o)
+{
+.reg .b32 %r<16>; .reg .b64 %rd<8>;
+ld.param.u64 %rd1, [t]; ld.param.u64 %rd2, [a]; ld.param.u64 %rd3, [o];
+mov.u32 %r1, %tid.x; mul.wide.u32 %rd4, %r1, 8; add.s64 %rd5, %rd3, %rd4;
+and.b32 %r2, %r1, 15; add.s32 %r2, %r2, -2; shr.u32 %r3, %r1, 4; add.s32 %r3, %r3, -1;
+tex.2d.v4.s32.s32 {%r4, %r5, %r6, %r7}, [%rd1, {%r2, %r3}];
+shr.u32 %r8, %r1, 3; add.s32 %r8, %r8, -1; and.b32 %r9, %r1, 7; add.s32 %r9, %r9, -1;
+tex.a1d.v4.s32.s32 {%r10, %r11, %r12, %r13}, [%rd2, {%r8, %r9}];
+st.global.v2.u32 [%rd5], {%r4, %r10};
+ret;
+}
+"""
+
+
+def test_integer_fetches_with_offsets_and_layers() -> None:
+    """TLD.LZ.AOFFI (ptxas folds the -2 of x into a texel offset) and TLD.LZ ARRAY_1D (the
+    layer clamped to the last one, -1 included: ptxas's unsigned clamp), against numpy."""
+    need_tools("ptxas")
+    from openptxas.spec import materialize
+
+    n = 64
+    t2 = {"kind": "texture", "dtype": "i32", "count": 48, "init": "random", "seed": 3,
+          "texture": {"dims": [8, 6], "address": "border"}}  # fmt: skip
+    t1 = {"kind": "texture", "dtype": "i32", "count": 24, "init": "random", "seed": 4,
+          "texture": {"dims": [6], "layers": 4, "address": "clamp"}}  # fmt: skip
+    out = {"kind": "buffer", "dtype": "i32", "count": 2 * n, "role": "out"}
+    spec = {"kernel": "k", "grid": [1], "block": [n], "args": [t2, t1, out]}
+    blob = Oracle().ptxas(_INT_FETCH_PTX, "sm_90").cubin
+    forms = {f"{i.opcode}.{'.'.join(i.mods)}" for i in _sass(blob)}
+    assert {"TLD.LZ.AOFFI", "TLD.LZ"} <= forms, forms
+    got = launch(blob, spec).outputs[2].reshape(n, 2)
+    d2, d1 = (a.view(np.int32) for a in materialize(parse_spec(spec))[:2])
+    i = np.arange(n)
+    x, y = (i & 15) - 2, (i >> 4) - 1
+    inside = (x >= 0) & (x < 8) & (y >= 0) & (y < 6)
+    want2 = np.where(inside, d2[np.clip(y, 0, 5) * 8 + np.clip(x, 0, 7)], 0)
+    layer = (i >> 3) - 1
+    layer = np.where(layer < 0, 3, np.minimum(layer, 3))
+    want1 = d1[layer * 6 + np.clip((i & 7) - 1, 0, 5)]
+    assert got[:, 0].tolist() == want2.tolist()
+    assert got[:, 1].tolist() == want1.tolist()
+
+
+def _sass(blob: bytes) -> list[Any]:
+    from tests.emu.ptxrun import sass
+
+    return sass(blob)
