@@ -144,3 +144,45 @@ def test_check_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert main(["check", str(bad)]) == 1
     err = capsys.readouterr().err
     assert "raw-scoreboard" in err and "which has no write scoreboard" in err
+
+
+TWO_FETCHES = """.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 t, .param .u64 o)
+{
+  .reg .f32 %f<16>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [t];
+  ld.param.u64 %rd2, [o];
+  mov.u32 %r1, %tid.x;
+  cvt.rn.f32.u32 %f1, %r1;
+  add.f32 %f2, %f1, 0f3F000000;
+  tex.2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f1, %f1}];
+  tex.2d.v4.f32.f32 {%f7, %f8, %f9, %f10}, [%rd1, {%f2, %f1}];
+  add.f32 %f11, %f3, %f7;
+  sub.f32 %f12, %f11, %f4;
+  add.f32 %f13, %f12, %f8;
+  cvta.to.global.u64 %rd3, %rd2;
+  st.global.f32 [%rd3], %f13;
+  ret;
+}
+"""
+
+
+def test_texture_results_complete_in_order(oracle, tmp_path: Path) -> None:
+    """ptxas gives the first of two back-to-back TEX no write scoreboard and waits on the
+    second's (boxFilter's d_boxfilter_rgba_x does the same): the texture unit completes in
+    order, so that wait covers both (targets/data/sm_90_structure.toml [unit])."""
+    need_tools("ptxas")
+    from openptxas.emu.cli import main
+
+    cubin = oracle.ptxas(TWO_FETCHES, "sm_90").cubin
+    mod = load_module(cubin, isa_decoder("sm90"))
+    k = next(iter(mod.kernels.values()))
+    texs = [i for _, i in sorted(mod.instructions(k).items()) if i.opcode == "TEX"]
+    assert len(texs) == 2 and texs[0].control.wr is None and texs[1].control.wr is not None
+    path = tmp_path / "k.cubin"
+    path.write_bytes(cubin)
+    assert main(["check", str(path)]) == 0
