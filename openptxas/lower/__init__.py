@@ -24,12 +24,21 @@ ENDS_BLOCK = frozenset({"bra", "ret", "exit", "brx.idx", "trap"})
 
 @functools.cache
 def rule_table() -> RuleTable:
-    from openptxas.lower import bit_rules, ctrl_rules, divide, fp_rules, int_rules, mem_rules
+    from openptxas.lower import (
+        bit_rules,
+        ctrl_rules,
+        divide,
+        fp_rules,
+        fpdiv,
+        int_rules,
+        mem_rules,
+    )
 
     return RuleTable(
         [
             *fp_rules.RULES,
             *divide.RULES,
+            *fpdiv.RULES,
             *bit_rules.RULES,
             *int_rules.RULES,
             *mem_rules.RULES,
@@ -224,6 +233,7 @@ def lower_function(module: ast.Module, func: ast.Function, target: SMInfo) -> Fu
     if t is None or t.op not in ("EXIT", "BRA", "RET") or t.guard is not None:
         ctx.block = last
         ctx.emit("EXIT" if func.is_entry else "RET")
+    fn.blocks.extend(ctx.cold_blocks)
     entry.instrs[1:1] = ctx.prologue()
     return fn
 

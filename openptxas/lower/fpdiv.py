@@ -1,0 +1,189 @@
+"""IEEE f32/f64 division, reciprocal and square root, and their approximations, as ptxas 13.0
+computes them on sm_90 (observed with scripts/probe_fpdiv.py).
+
+The IEEE forms are a fast path inline (a MUFU seed refined with FFMA) and a slow path that
+handles what the fast path cannot (FCHK, or an exponent range test, picks it). ptxas makes the
+slow path a subroutine (``CALL.REL.NOINC $__internal_N_$__cuda_sm3x_div_rn_noftz_f32_slowpath``,
+``RET.REL.NODEC``); openptxas places the same computation in cold blocks after the function's
+code, reached by a branch and branching back (one copy per instruction, not shared). The
+sequences are written as IR text (lower/fpseq.py), instruction for instruction as ptxas's, with
+two spellings changed where the IR lacks the form: ``@!P1 BRA !P2`` is a PLOP3 and a branch.
+"""
+
+from __future__ import annotations
+
+from openptxas.ir.core import RegLike
+from openptxas.lower.context import LowerCtx
+from openptxas.lower.fpseq import expand
+from openptxas.lower.rules import Rule, both, has, lacks, types
+from openptxas.ptx import ast
+from openptxas.ptx.types import PtxType, Rounding
+
+T = PtxType
+INF = "f32:0x7f800000"
+TWO64 = "f32:0x5f800000"  # 2^64
+
+# ---------------------------------------------------------------------------------- div.rn.f32
+
+DIV_RN_FAST = """
+$r = MUFU.RCP $b
+$p_slow = FCHK $a, $b
+$t = FFMA -$b, $r, f32:0x3f800000
+$t = FFMA $r, $t, $r
+$r = FFMA $a, $t, RZ
+$e = FFMA -$b, $r, $a
+$q = FFMA $t, $e, $r
+@$p_slow BRA `(slow)
+"""
+
+# $__cuda_sm3x_div_rn_noftz_f32_slowpath: a in $a, b in $b, the quotient in $q
+DIV_RN_SLOW = """
+.cold
+slow:
+$t4 = SHF.R.U32.HI RZ, 0x17, $b
+$q = MOV $a
+$t3 = SHF.R.U32.HI RZ, 0x17, $a
+$eb = LOP3.LUT $t4, 0xff, RZ, 0xc0, !PT
+$ea = LOP3.LUT $t3, 0xff, RZ, 0xc0, !PT
+$eb1 = IADD3 $eb, -0x1, RZ
+$ea1 = IADD3 $ea, -0x1, RZ
+$p0, PT = ISETP.GT.U32.AND $eb1, 0xfd, PT
+$p0, PT = ISETP.GT.U32.OR $ea1, 0xfd, $p0
+@!$p0 $adj = MOV RZ
+$bb = MOV $b
+@!$p0 BRA `(scaled)
+special:
+$p0, PT = FSETP.GTU.FTZ.AND |$a|, f32:0x7f800000, PT
+$bc = MOV $b
+$p1, PT = FSETP.GTU.FTZ.AND |$b|, f32:0x7f800000, PT
+$p0, PT = PLOP3.LUT $p0, $p1, PT, 0xa8, 0x0
+@$p0 BRA `(nan_in)
+special2:
+$p0, RZ = LOP3.LUT $b, 0x7fffffff, $q, 0xc8, !PT
+@!$p0 BRA `(nan_out)
+special3:
+$p2, PT = FSETP.NEU.FTZ.AND |$a|, f32:0x7f800000, PT
+$p1, PT = FSETP.NEU.FTZ.AND |$bc|, f32:0x7f800000, PT
+$p0, PT = FSETP.NEU.FTZ.AND |$a|, f32:0x7f800000, PT
+$p3, PT = PLOP3.LUT $p1, $p2, PT, 0x3, 0x0
+@$p3 BRA `(nan_out)
+special4:
+$p2, RZ = LOP3.LUT $q, 0x7fffffff, RZ, 0xc0, !PT
+$p1, PT = PLOP3.LUT $p1, $p2, PT, 0x2a, 0x0
+@$p1 BRA `(zero)
+special5:
+$p1, RZ = LOP3.LUT $b, 0x7fffffff, RZ, 0xc0, !PT
+$p0, PT = PLOP3.LUT $p0, $p1, PT, 0x2a, 0x0
+@$p0 BRA `(inf)
+denormal:
+$p0, PT = ISETP.GE.AND $ea1, RZ, PT
+$p1, PT = ISETP.GE.AND $eb1, RZ, PT
+@$p0 $adj = MOV RZ
+@!$p0 $q = FFMA $a, f32:0x5f800000, RZ
+@!$p0 $adj = MOV -0x40
+@!$p1 $bb = FFMA $bc, f32:0x5f800000, RZ
+@!$p1 $adj = IADD3 $adj, 0x40, RZ
+scaled:
+$s = SHF.L.U32 $eb, 0x17, RZ
+$s = IADD3 $s, -0x3f800000, RZ
+$ea = IADD3 $ea, -0x7f, RZ
+$bm = IADD3 $bb, -$s, RZ
+$am = IMAD $ea, -0x800000, $q
+$r = MUFU.RCP $bm
+$nb = FADD.FTZ -$bm, -RZ
+$t10 = FFMA $r, $nb, f32:0x3f800000
+$t12 = FFMA $r, $t10, $r
+$r = FFMA $am, $t12, RZ
+$t10 = FFMA $nb, $r, $am
+$t11 = FFMA $t12, $t10, $r
+$ex = IADD3 $ea, 0x7f, -$eb
+$t10 = FFMA $nb, $t11, $am
+$ex = IADD3 $ex, $adj, RZ
+$q = FFMA $t12, $t10, $t11
+$e0 = SHF.R.U32.HI RZ, 0x17, $q
+$e0 = LOP3.LUT $e0, 0xff, RZ, 0xc0, !PT
+$e6 = IADD3 $e0, $ex, RZ
+$e0 = IADD3 $e6, -0x1, RZ
+$p0, PT = ISETP.GE.U32.AND $e0, 0xfe, PT
+@!$p0 BRA `(in_range)
+range2:
+$p0, PT = ISETP.GT.AND $e6, 0xfe, PT
+@$p0 BRA `(overflow)
+range3:
+$p0, PT = ISETP.GE.AND $e6, 0x1, PT
+@$p0 BRA `(done)
+range4:
+$p0, PT = ISETP.GE.AND $e6, -0x18, PT
+$q = LOP3.LUT $q, 0x80000000, RZ, 0xc0, !PT
+@!$p0 BRA `(done)
+subnormal:
+$z = FFMA.RZ $t12, $t10, $t11
+$sh = IADD3 $e6, 0x20, RZ
+$m = FFMA.RM $t12, $t10, $t11
+$p2, PT = ISETP.NE.AND $e6, RZ, PT
+$mant = LOP3.LUT $z, 0x7fffff, RZ, 0xc0, !PT
+$z = FFMA.RP $t12, $t10, $t11
+$p1, PT = ISETP.NE.AND $e6, RZ, PT
+$ne = IADD3 RZ, -$e6, RZ
+$mant = LOP3.LUT $mant, 0x800000, RZ, 0xfc, !PT
+$p0, PT = FSETP.NEU.FTZ.AND $z, $m, PT
+$lost = SHF.L.U32 $mant, $sh, RZ
+$rs = SEL $ne, RZ, $p2
+$p1, PT = ISETP.NE.AND $lost, RZ, $p1
+$rs = SHF.R.U32.HI RZ, $rs, $mant
+$p0, PT = PLOP3.LUT $p0, $p1, PT, 0xa8, 0x0
+$half = SHF.R.U32.HI RZ, 0x1, $rs
+$rb = SEL RZ, 0x1, !$p0
+$rb = LOP3.LUT $rb, 0x1, $half, 0xf8, !PT
+$rb = LOP3.LUT $rb, $rs, RZ, 0xc0, !PT
+$rb = IADD3 $half, $rb, RZ
+$q = LOP3.LUT $rb, $q, RZ, 0xfc, !PT
+BRA `(done)
+overflow:
+$q = LOP3.LUT $q, 0x80000000, RZ, 0xc0, !PT
+$q = LOP3.LUT $q, 0x7f800000, RZ, 0xfc, !PT
+BRA `(done)
+in_range:
+$q = IMAD $ex, 0x800000, $q
+BRA `(done)
+inf:
+$q = LOP3.LUT $b, 0x80000000, $q, 0x48, !PT
+$q = LOP3.LUT $q, 0x7f800000, RZ, 0xfc, !PT
+BRA `(done)
+zero:
+$q = LOP3.LUT $b, 0x80000000, $q, 0x48, !PT
+BRA `(done)
+nan_out:
+$q = MUFU.RSQ f32:0xffffffff
+BRA `(done)
+nan_in:
+$q = FADD.FTZ $a, $bc
+done:
+BRA `(join)
+.hot
+join:
+"""
+
+
+def _operand(c: LowerCtx, op: ast.Operand, t: PtxType) -> RegLike:
+    return c.rvalue(op, t)
+
+
+def div_rn_f32(ins: ast.Instruction, c: LowerCtx) -> None:
+    d, a_op, b_op = ins.operands
+    a, b = _operand(c, a_op, T.F32), _operand(c, b_op, T.F32)
+    q = c.new()
+    expand(c, DIV_RN_FAST + DIV_RN_SLOW, {"a": a, "b": b, "q": q})
+    c.emit("MOV", (), [c.dst(d)], [q])
+
+
+RULES: list[Rule] = [
+    Rule(
+        "div.rn.f32",
+        "div",
+        both(types(T.F32), lambda i: i.rnd is Rounding.RN, lacks("ftz")),
+        div_rn_f32,
+        "div.rn.f32 %f1, %f2, %f3;",
+    ),
+]
+_ = has
