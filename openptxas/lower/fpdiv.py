@@ -15,7 +15,7 @@ from __future__ import annotations
 from openptxas.ir.core import RegLike
 from openptxas.lower.context import LowerCtx
 from openptxas.lower.fpseq import expand
-from openptxas.lower.rules import Rule, both, has, lacks, types
+from openptxas.lower.rules import Rule, both, has, types
 from openptxas.ptx import ast
 from openptxas.ptx.types import PtxType, Rounding
 
@@ -164,6 +164,91 @@ BRA `(join)
 join:
 """
 
+# $__cuda_sm3x_div_rn_ftz_f32_slowpath: subnormal operands are zeros, the quotient is flushed
+DIV_RN_FTZ_SLOW = """
+.cold
+slow:
+$t4 = SHF.R.U32.HI RZ, 0x17, $b
+$t3 = SHF.R.U32.HI RZ, 0x17, $a
+$eb = LOP3.LUT $t4, 0xff, RZ, 0xc0, !PT
+$ea = LOP3.LUT $t3, 0xff, RZ, 0xc0, !PT
+$eb1 = IADD3 $eb, -0x1, RZ
+$ea1 = IADD3 $ea, -0x1, RZ
+$p0, PT = ISETP.GT.U32.AND $eb1, 0xfd, PT
+$p0, PT = ISETP.GT.U32.OR $ea1, 0xfd, $p0
+@!$p0 BRA `(scaled)
+special:
+$p0, PT = FSETP.GTU.FTZ.AND |$a|, f32:0x7f800000, PT
+$p1, PT = FSETP.GTU.FTZ.AND |$b|, f32:0x7f800000, PT
+$p0, PT = PLOP3.LUT $p0, $p1, PT, 0xa8, 0x0
+@$p0 BRA `(nan_in)
+special2:
+$p2, PT = FSETP.NEU.FTZ.AND $a, RZ, PT
+$p0, PT = FSETP.NEU.FTZ.AND $b, RZ, PT
+$p1, PT = FSETP.NEU.FTZ.AND $a, RZ, PT
+$p5, PT = PLOP3.LUT $p0, $p2, PT, 0x3, 0x0
+@$p5 BRA `(nan_out)
+special3:
+$p4, PT = FSETP.NEU.FTZ.AND |$a|, f32:0x7f800000, PT
+$p3, PT = FSETP.NEU.FTZ.AND |$b|, f32:0x7f800000, PT
+$p2, PT = FSETP.NEU.FTZ.AND |$a|, f32:0x7f800000, PT
+$p5, PT = PLOP3.LUT $p3, $p4, PT, 0x3, 0x0
+@$p5 BRA `(nan_out)
+special4:
+$p1, PT = PLOP3.LUT $p3, $p1, PT, 0x2a, 0x0
+@$p1 BRA `(zero)
+special5:
+$p2, PT = PLOP3.LUT $p2, $p0, PT, 0x2a, 0x0
+@$p2 BRA `(inf)
+scaled:
+$eb = IADD3 $eb, -0x7f, RZ
+$ea = IADD3 $ea, -0x7f, RZ
+$bm = IMAD $eb, -0x800000, $b
+$am = IMAD $ea, -0x800000, $a
+$r = MUFU.RCP $bm
+$nb = FADD.FTZ -$bm, -RZ
+$ex = IADD3 $ea, -$eb, RZ
+$t9 = FFMA $r, $nb, f32:0x3f800000
+$t9 = FFMA $r, $t9, $r
+$r = FFMA $am, $t9, RZ
+$t8 = FFMA $nb, $r, $am
+$t11 = FFMA $t9, $t8, $r
+$am = FFMA $nb, $t11, $am
+$q = FFMA.FTZ $t9, $am, $t11
+$e5 = SHF.R.U32.HI RZ, 0x17, $q
+$e5 = LOP3.LUT $e5, 0xff, RZ, 0xc0, !PT
+$e5 = IADD3 $e5, $ex, RZ
+$e4 = IADD3 $e5, -0x1, RZ
+$p0, PT = ISETP.GE.U32.AND $e4, 0xfe, PT
+@!$p0 BRA `(in_range)
+range2:
+$p0, PT = ISETP.GT.AND $e5, 0xfe, PT
+$sg = LOP3.LUT $q, 0x80000000, RZ, 0xc0, !PT
+$p1, PT = ISETP.GE.AND $e5, 0x1, PT
+@!$p0 $q = SEL $sg, $q, !$p1
+@$p0 $q = LOP3.LUT $sg, 0x7f800000, RZ, 0xfc, !PT
+BRA `(done)
+in_range:
+$q = IMAD $ex, 0x800000, $q
+BRA `(done)
+inf:
+$q = LOP3.LUT $b, 0x80000000, $a, 0x48, !PT
+$q = LOP3.LUT $q, 0x7f800000, RZ, 0xfc, !PT
+BRA `(done)
+zero:
+$q = LOP3.LUT $b, 0x80000000, $a, 0x48, !PT
+BRA `(done)
+nan_out:
+$q = MUFU.RSQ f32:0xffffffff
+BRA `(done)
+nan_in:
+$q = FADD.FTZ $a, $b
+done:
+BRA `(join)
+.hot
+join:
+"""
+
 
 def _operand(c: LowerCtx, op: ast.Operand, t: PtxType) -> RegLike:
     return c.rvalue(op, t)
@@ -173,7 +258,8 @@ def div_rn_f32(ins: ast.Instruction, c: LowerCtx) -> None:
     d, a_op, b_op = ins.operands
     a, b = _operand(c, a_op, T.F32), _operand(c, b_op, T.F32)
     q = c.new()
-    expand(c, DIV_RN_FAST + DIV_RN_SLOW, {"a": a, "b": b, "q": q})
+    slow = DIV_RN_FTZ_SLOW if ins.has("ftz") else DIV_RN_SLOW
+    expand(c, DIV_RN_FAST + slow, {"a": a, "b": b, "q": q})
     c.emit("MOV", (), [c.dst(d)], [q])
 
 
@@ -181,7 +267,7 @@ RULES: list[Rule] = [
     Rule(
         "div.rn.f32",
         "div",
-        both(types(T.F32), lambda i: i.rnd is Rounding.RN, lacks("ftz")),
+        both(types(T.F32), lambda i: i.rnd is Rounding.RN),
         div_rn_f32,
         "div.rn.f32 %f1, %f2, %f3;",
     ),
