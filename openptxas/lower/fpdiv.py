@@ -12,10 +12,12 @@ two spellings changed where the IR lacks the form: ``@!P1 BRA !P2`` is a PLOP3 a
 
 from __future__ import annotations
 
-from openptxas.ir.core import RegLike
+from collections.abc import Callable
+
+from openptxas.ir.core import RC, RegLike
 from openptxas.lower.context import LowerCtx
 from openptxas.lower.fpseq import expand
-from openptxas.lower.rules import Rule, both, has, types
+from openptxas.lower.rules import Rule, both, types
 from openptxas.ptx import ast
 from openptxas.ptx.types import PtxType, Rounding
 
@@ -272,4 +274,115 @@ RULES: list[Rule] = [
         "div.rn.f32 %f1, %f2, %f3;",
     ),
 ]
-_ = has
+
+# ---------------------------------------------------------------------------------- approx f32
+
+# The approximations: MUFU, with subnormal operands scaled into the normal range first unless
+# .ftz (and the quotient's divisor kept below 2^126 for div.full).
+DIV_FULL = """
+$p0, PT = FSETP.GT.AND |$b|, f32:0x7e800000, PT
+$p1, PT = FSETP.GEU.AND |$b|, f32:0x800000, PT
+$bb = MOV $b
+$aa = MOV $a
+@$p0 $bb = FMUL $bb, f32:0x3e800000
+@$p0 $aa = FMUL $aa, f32:0x3e800000
+@!$p1 $bb = FMUL $bb, f32:0x4b800000
+@!$p1 $aa = FMUL $aa, f32:0x4b800000
+$r = MUFU.RCP $bb
+$q = FMUL $r, $aa
+"""
+DIV_FULL_FTZ = """
+$p0, PT = FSETP.GT.FTZ.AND |$b|, f32:0x7e800000, PT
+$bb = MOV $b
+$aa = MOV $a
+@$p0 $bb = FMUL.FTZ $bb, f32:0x3e800000
+@$p0 $aa = FMUL.FTZ $aa, f32:0x3e800000
+$r = MUFU.RCP $bb
+$q = FMUL.FTZ $r, $aa
+"""
+DIV_APPROX = """
+$p0, PT = FSETP.GEU.AND |$b|, f32:0x800000, PT
+$bb = MOV $b
+$aa = MOV $a
+@!$p0 $bb = FMUL $bb, f32:0x4b800000
+@!$p0 $aa = FMUL $aa, f32:0x4b800000
+$r = MUFU.RCP $bb
+$q = FMUL $r, $aa
+"""
+DIV_APPROX_FTZ = """
+$r = MUFU.RCP $b
+$q = FMUL.FTZ $a, $r
+"""
+RCP_APPROX = """
+$k = MOV 0x4b800000
+$p1, PT = FSETP.GEU.AND |$a|, f32:0x800000, PT
+$p0, PT = FSETP.GT.AND |$a|, f32:0x7e800000, PT
+$k = FSEL $k, f32:0x3f800000, !$p1
+$s = FSEL $k, f32:0x3e800000, !$p0
+$x = FMUL $a, $s
+$x = MUFU.RCP $x
+$q = FMUL $s, $x
+"""
+RCP_APPROX_FTZ = """
+$q = MUFU.RCP $a
+"""
+SQRT_APPROX = """
+$p0, PT = FSETP.GEU.AND |$a|, f32:0x800000, PT
+$x = MOV $a
+@!$p0 $x = FMUL $x, f32:0x4b800000
+$q = MUFU.SQRT $x
+@!$p0 $q = FMUL $q, f32:0x39800000
+"""
+SQRT_APPROX_FTZ = """
+$q = MUFU.SQRT $a
+"""
+RSQRT_APPROX = """
+$p0, PT = FSETP.GEU.AND |$a|, f32:0x800000, PT
+$x = MOV $a
+@!$p0 $x = FMUL $x, f32:0x4b800000
+$q = MUFU.RSQ $x
+@!$p0 $q = FMUL $q, f32:0x45800000
+"""
+RSQRT_APPROX_FTZ = """
+$q = MUFU.RSQ $a
+"""
+
+
+def _seq(text: str, text_ftz: str) -> Callable[[ast.Instruction, LowerCtx], None]:
+    """The lowering of an instruction as one sequence (``text_ftz`` with .ftz): ``$a`` (``$b``)
+    the sources, the result in ``$q``."""
+
+    def emit(ins: ast.Instruction, c: LowerCtx) -> None:
+        d, *srcs = ins.operands
+        t = T.F64 if ins.type is T.F64 else T.F32
+        bound: dict[str, RegLike] = {
+            n: _operand(c, op, t) for n, op in zip("ab"[: len(srcs)], srcs, strict=True)
+        }
+        q = c.new(RC.R, 2 if t is T.F64 else 1)
+        bound["q"] = q
+        expand(c, text_ftz if ins.has("ftz") else text, bound)
+        c.emit("MOV", (), [c.dst(d)], [q])
+
+    return emit
+
+
+def _approx(i: ast.Instruction) -> bool:
+    return i.has("approx")
+
+
+def _full(i: ast.Instruction) -> bool:
+    return i.has("full")
+
+
+RULES += [
+    Rule("div.full.f32", "div", both(types(T.F32), _full), _seq(DIV_FULL, DIV_FULL_FTZ),
+         "div.full.f32 %f1, %f2, %f3;"),
+    Rule("div.approx.f32", "div", both(types(T.F32), _approx), _seq(DIV_APPROX, DIV_APPROX_FTZ),
+         "div.approx.ftz.f32 %f1, %f2, %f3;"),
+    Rule("rcp.approx.f32", "rcp", both(types(T.F32), _approx), _seq(RCP_APPROX, RCP_APPROX_FTZ),
+         "rcp.approx.f32 %f1, %f2;"),
+    Rule("sqrt.approx.f32", "sqrt", both(types(T.F32), _approx),
+         _seq(SQRT_APPROX, SQRT_APPROX_FTZ), "sqrt.approx.f32 %f1, %f2;"),
+    Rule("rsqrt.approx.f32", "rsqrt", both(types(T.F32), _approx),
+         _seq(RSQRT_APPROX, RSQRT_APPROX_FTZ), "rsqrt.approx.ftz.f32 %f1, %f2;"),
+]  # fmt: skip

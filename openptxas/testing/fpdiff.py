@@ -23,6 +23,16 @@ BLOCK = 128
 INSTRUCTIONS = (
     "div.rn.f32",
     "div.rn.ftz.f32",
+    "div.full.f32",
+    "div.full.ftz.f32",
+    "div.approx.f32",
+    "div.approx.ftz.f32",
+    "rcp.approx.f32",
+    "rcp.approx.ftz.f32",
+    "sqrt.approx.f32",
+    "sqrt.approx.ftz.f32",
+    "rsqrt.approx.f32",
+    "rsqrt.approx.ftz.f32",
 )
 
 
