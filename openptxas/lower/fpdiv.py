@@ -386,3 +386,189 @@ RULES += [
     Rule("rsqrt.approx.f32", "rsqrt", both(types(T.F32), _approx),
          _seq(RSQRT_APPROX, RSQRT_APPROX_FTZ), "rsqrt.approx.ftz.f32 %f1, %f2;"),
 ]  # fmt: skip
+
+# ---------------------------------------------------------------------------- rcp.rn, sqrt.rn f32
+
+# exponent outside [-125, 125] (or 0, inf, NaN, subnormal): $__cuda_sm20_rcp_rn_f32_slowpath
+RCP_RN_FAST = """
+$t = IADD3 $a, 0x1800000, RZ
+$t = LOP3.LUT $t, 0x7f800000, RZ, 0xc0, !PT
+$p_fast, PT = ISETP.GT.U32.AND $t, 0x1ffffff, PT
+@!$p_fast BRA `(slow)
+fast:
+$y = MUFU.RCP $a
+$z = FFMA $a, $y, f32:0xbf800000
+$z = FADD.FTZ -$z, -RZ
+$q = FFMA $y, $z, $y
+"""
+RCP_RN_SLOW = """
+.cold
+slow:
+$t = SHF.L.U32 $a, 0x1, RZ
+$e = SHF.R.U32.HI RZ, 0x18, $t
+$p0, PT = ISETP.NE.U32.AND $e, RZ, PT
+@$p0 BRA `(norm)
+zero_or_sub:
+$t2 = SHF.L.U32 $a, 0x1, RZ
+$p0, PT = ISETP.NE.AND $t2, RZ, PT
+@!$p0 $r = MUFU.RCP $a
+@!$p0 BRA `(done)
+sub:
+$x = FFMA $a, f32:0x5f800000, RZ
+$y = MUFU.RCP $x
+$z = FFMA $x, $y, f32:0xbf800000
+$z = FADD.FTZ -$z, -RZ
+$z = FFMA $y, $z, $y
+$r = FFMA $z, f32:0x5f800000, RZ
+BRA `(done)
+norm:
+$e4 = IADD3 $e, -0xfd, RZ
+$p0, PT = ISETP.GT.U32.AND $e4, 0x1, PT
+@$p0 BRA `(big)
+mid:
+$m = LOP3.LUT $a, 0x7fffff, RZ, 0xc0, !PT
+$three = MOV 0x3
+$m = LOP3.LUT $m, 0x3f800000, RZ, 0xfc, !PT
+$msk = SHF.L.U32 $three, $e4, RZ
+$y = MUFU.RCP $m
+$z = FFMA $m, $y, f32:0xbf800000
+$z = FADD.FTZ -$z, -RZ
+$lo = FFMA.RM $y, $z, $y
+$hi = FFMA.RP $y, $z, $y
+$mm = LOP3.LUT $lo, 0x7fffff, RZ, 0xc0, !PT
+$p0, PT = FSETP.NEU.FTZ.AND $lo, $hi, PT
+$mf = LOP3.LUT $mm, 0x800000, RZ, 0xfc, !PT
+$s = SEL RZ, 0xffffffff, !$p0
+$w = LOP3.LUT $msk, $mf, RZ, 0xc0, !PT
+$s = IADD3 RZ, -$s, RZ
+$w = SHF.R.U32.HI RZ, $e4, $w
+$p1, RZ = LOP3.LUT $s, $e4, $mf, 0xf8, !PT
+$p0, RZ = LOP3.LUT $w, 0x1, RZ, 0xc0, !PT
+$p2, RZ = LOP3.LUT $w, 0x2, RZ, 0xc0, !PT
+$p0, PT = PLOP3.LUT $p0, $p1, $p2, 0xe0, 0x0
+$p1, RZ = LOP3.LUT $a, 0x7fffff, RZ, 0xc0, !PT
+$one = SEL RZ, 0x1, !$p0
+$one = IADD3 RZ, -$one, RZ
+$p0, PT = ISETP.GE.AND $one, RZ, PT
+$sh = IADD3 $e, -0xfc, RZ
+$r = SHF.R.U32.HI RZ, $sh, $mf
+@!$p0 $r = IADD3 $r, 0x1, RZ
+@!$p1 $r = SHF.L.U32 $r, 0x1, RZ
+$r = LOP3.LUT $r, 0x80000000, $a, 0xf8, !PT
+BRA `(done)
+big:
+$r = MUFU.RCP $a
+done:
+$q = MOV $r
+BRA `(join)
+.hot
+join:
+"""
+# $__cuda_sm20_rcp_rn_ftz_f32_slowpath
+RCP_RN_FTZ_SLOW = """
+.cold
+slow:
+$e = IADD3 $a, 0x1800000, RZ
+$e = LOP3.LUT $e, 0x7f800000, RZ, 0xc0, !PT
+$p0, PT = ISETP.NE.U32.AND $e, 0x1800000, PT
+@!$p0 $r = MUFU.RCP $a
+@!$p0 BRA `(done)
+s2:
+$p1, PT = ISETP.EQ.U32.AND $e, 0x800000, PT
+$p0, PT = ISETP.NE.U32.AND $e, RZ, PT
+$m = SEL RZ, 0xffffffff, !$p1
+$o = SEL RZ, 0x1, $p0
+$m = IADD3 RZ, -$m, RZ
+$p0, RZ = LOP3.LUT $o, $m, RZ, 0xfc, !PT
+@!$p0 BRA `(big)
+s3:
+$f = LOP3.LUT $a, 0x7fffff, RZ, 0xc0, !PT
+$sg = LOP3.LUT $a, 0x80000000, RZ, 0xc0, !PT
+$p0, PT = ISETP.EQ.U32.AND $f, RZ, PT
+$f = SEL RZ, 0xffffffff, !$p0
+$f = IADD3 RZ, -$f, RZ
+$p0, RZ = LOP3.LUT $o, $f, RZ, 0xc0, !PT
+$r = MOV $sg
+@$p0 $r = LOP3.LUT $sg, 0x800000, RZ, 0xfc, !PT
+BRA `(done)
+big:
+$r = MUFU.RCP $a
+done:
+$q = MOV $r
+BRA `(join)
+.hot
+join:
+"""
+# the exponent of a outside [-101, 127) (or a NaN, zero, negative): $__cuda_sm20_sqrt_rn_f32_slowpath
+SQRT_RN_FAST = """
+$t = IADD3 $a, -0xd000000, RZ
+$y = MUFU.RSQ $a
+$p_slow, PT = ISETP.GT.U32.AND $t, 0x727fffff, PT
+@$p_slow BRA `(slow)
+fast:
+$s = FMUL.FTZ $a, $y
+$h = FMUL.FTZ $y, f32:0x3f000000
+$e = FFMA -$s, $s, $a
+$q = FFMA $e, $h, $s
+"""
+SQRT_RN_SLOW = """
+.cold
+slow:
+$p0, RZ = LOP3.LUT $a, 0x7fffffff, RZ, 0xc0, !PT
+@!$p0 $q = MOV $a
+@!$p0 BRA `(done)
+SQRT_RN_SLOW_TAIL
+"""
+SQRT_RN_FTZ_SLOW = """
+.cold
+slow:
+$p0, PT = FSETP.NEU.FTZ.AND $a, RZ, PT
+@!$p0 $q = FMUL.FTZ $a, f32:0x3f800000
+@!$p0 BRA `(done)
+SQRT_RN_SLOW_TAIL
+"""
+SQRT_RN_SLOW_TAIL = """
+s2:
+$p0, PT = FSETP.GEU.FTZ.AND $a, RZ, PT
+@!$p0 $q = MOV 0x7fffffff
+@!$p0 BRA `(done)
+s3:
+$p0, PT = FSETP.GTU.FTZ.AND |$a|, f32:0x7f800000, PT
+@$p0 $q = FADD.FTZ $a, f32:0x3f800000
+@$p0 BRA `(done)
+s4:
+$p0, PT = FSETP.NEU.FTZ.AND |$a|, f32:0x7f800000, PT
+@!$p0 $q = MOV $a
+@!$p0 BRA `(done)
+s5:
+SCALE
+$y2 = MUFU.RSQ $x
+$s = FMUL.FTZ $x, $y2
+$h = FMUL.FTZ $y2, f32:0x3f000000
+$n = FADD.FTZ -$s, -RZ
+$n = FFMA $s, $n, $x
+$n = FFMA $n, $h, $s
+$q = FMUL.FTZ $n, f32:0x2f800000
+done:
+BRA `(join)
+.hot
+join:
+"""
+SQRT_RN = SQRT_RN_FAST + SQRT_RN_SLOW.replace(
+    "SQRT_RN_SLOW_TAIL", SQRT_RN_SLOW_TAIL.replace("SCALE", "$x = FFMA $a, f32:0x5f800000, RZ")
+)
+SQRT_RN_FTZ = SQRT_RN_FAST + SQRT_RN_FTZ_SLOW.replace(
+    "SQRT_RN_SLOW_TAIL", SQRT_RN_SLOW_TAIL.replace("SCALE", "$x = FMUL.FTZ $a, f32:0x5f800000")
+)
+
+
+def _rn(i: ast.Instruction) -> bool:
+    return i.rnd is Rounding.RN
+
+
+RULES += [
+    Rule("rcp.rn.f32", "rcp", both(types(T.F32), _rn),
+         _seq(RCP_RN_FAST + RCP_RN_SLOW, RCP_RN_FAST + RCP_RN_FTZ_SLOW), "rcp.rn.f32 %f1, %f2;"),
+    Rule("sqrt.rn.f32", "sqrt", both(types(T.F32), _rn), _seq(SQRT_RN, SQRT_RN_FTZ),
+         "sqrt.rn.ftz.f32 %f1, %f2;"),
+]  # fmt: skip

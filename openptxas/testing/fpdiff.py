@@ -33,6 +33,10 @@ INSTRUCTIONS = (
     "sqrt.approx.ftz.f32",
     "rsqrt.approx.f32",
     "rsqrt.approx.ftz.f32",
+    "rcp.rn.f32",
+    "rcp.rn.ftz.f32",
+    "sqrt.rn.f32",
+    "sqrt.rn.ftz.f32",
 )
 
 
