@@ -499,7 +499,7 @@ BRA `(join)
 .hot
 join:
 """
-# the exponent of a outside [-101, 127) (or a NaN, zero, negative): $__cuda_sm20_sqrt_rn_f32_slowpath
+# a NaN, zero, negative or of exponent outside [-101, 127): $__cuda_sm20_sqrt_rn_f32_slowpath
 SQRT_RN_FAST = """
 $t = IADD3 $a, -0xd000000, RZ
 $y = MUFU.RSQ $a
