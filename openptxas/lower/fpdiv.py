@@ -358,8 +358,10 @@ def _seq(text: str, text_ftz: str) -> Callable[[ast.Instruction, LowerCtx], None
         bound: dict[str, RegLike] = {
             n: _operand(c, op, t) for n, op in zip("ab"[: len(srcs)], srcs, strict=True)
         }
+        if t is T.F64:
+            bound = {"D" + n: r for n, r in bound.items()}
         q = c.new(RC.R, 2 if t is T.F64 else 1)
-        bound["q"] = q
+        bound["Dq" if t is T.F64 else "q"] = q
         expand(c, text_ftz if ins.has("ftz") else text, bound)
         c.emit("MOV", (), [c.dst(d)], [q])
 
@@ -571,4 +573,138 @@ RULES += [
          _seq(RCP_RN_FAST + RCP_RN_SLOW, RCP_RN_FAST + RCP_RN_FTZ_SLOW), "rcp.rn.f32 %f1, %f2;"),
     Rule("sqrt.rn.f32", "sqrt", both(types(T.F32), _rn), _seq(SQRT_RN, SQRT_RN_FTZ),
          "sqrt.rn.ftz.f32 %f1, %f2;"),
+]  # fmt: skip
+
+# ---------------------------------------------------------------------------------- div.rn.f64
+
+# 2^-1022 as an f32 compared with a high word: 0x00100000; 2^-120: 0x03600000
+DIV_RN_F64_FAST = """
+$Dr.0 = MOV 0x1
+$Dr.1 = MUFU.RCP64H $Db.1
+$p1, PT = FSETP.GEU.AND |$Da.1|, f32:0x3600000, PT
+$Dt = DFMA -$Db, $Dr, f64:0x3ff0000000000000
+$Dt = DFMA $Dt, $Dt, $Dt
+$Dt = DFMA $Dr, $Dt, $Dr
+$Dr = DFMA -$Db, $Dt, f64:0x3ff0000000000000
+$Dr = DFMA $Dt, $Dr, $Dt
+$Dm = DMUL $Da, $Dr
+$De = DFMA -$Db, $Dm, $Da
+$Dq = DFMA $Dr, $De, $Dm
+$x = FFMA RZ, $Db.1, $Dq.1
+$p0, PT = FSETP.GT.AND |$x|, f32:0x100000, PT
+$p_fast, PT = PLOP3.LUT $p0, $p1, PT, 0x80, 0x0
+@!$p_fast BRA `(slow)
+"""
+# $__cuda_sm20_div_rn_f64_full: a in $Da, b in $Db, the quotient in $Dq
+DIV_RN_F64_SLOW = """
+.cold
+slow:
+$p0, PT = FSETP.GEU.AND |$Db.1|, f32:0x100000, PT
+$Dy.0 = MOV 0x1
+$t2 = LOP3.LUT $Db.1, 0x800fffff, RZ, 0xc0, !PT
+$c13 = MOV 0x1ca00000
+$eb = LOP3.LUT $Db.1, 0x7ff00000, RZ, 0xc0, !PT
+$Dbs.1 = LOP3.LUT $t2, 0x3ff00000, RZ, 0xfc, !PT
+$Dbs.0 = MOV $Db.0
+$ea = LOP3.LUT $Da.1, 0x7ff00000, RZ, 0xc0, !PT
+$p1, PT = ISETP.GE.U32.AND $ea, $eb, PT
+@!$p0 $Dbs = DMUL $Db, f64:0x7fe0000000000000
+$e19 = MOV $ea
+$Dy.1 = MUFU.RCP64H $Dbs.1
+$Dr = DFMA $Dy, -$Dbs, f64:0x3ff0000000000000
+$Dr = DFMA $Dr, $Dr, $Dr
+$Dr = DFMA $Dy, $Dr, $Dy
+$Das.1 = SEL $c13, 0x63400000, !$p1
+$Das.0 = MOV $Da.0
+$p1, PT = FSETP.GEU.AND |$Da.1|, f32:0x100000, PT
+$Das.1 = LOP3.LUT $Das.1, 0x800fffff, $Da.1, 0xf8, !PT
+$Dt = DFMA $Dr, -$Dbs, f64:0x3ff0000000000000
+$Dr = DFMA $Dr, $Dt, $Dr
+@$p1 BRA `(l1)
+tiny_a:
+$t15 = LOP3.LUT $Db.1, 0x7ff00000, RZ, 0xc0, !PT
+$Dk.0 = MOV RZ
+$p1, PT = ISETP.GE.U32.AND $ea, $t15, PT
+$t15 = SEL $c13, 0x63400000, !$p1
+$t15 = LOP3.LUT $t15, 0x80000000, $Da.1, 0xf8, !PT
+$Dk.1 = LOP3.LUT $t15, 0x100000, RZ, 0xfc, !PT
+$Das = DFMA $Das, f64:0x4000000000000000, -$Dk
+$e19 = LOP3.LUT $Das.1, 0x7ff00000, RZ, 0xc0, !PT
+l1:
+$e18 = MOV $eb
+@!$p0 $e18 = LOP3.LUT $Dbs.1, 0x7ff00000, RZ, 0xc0, !PT
+$e20 = IADD3 $e19, -0x1, RZ
+$Dm = DMUL $Dr, $Das
+$e21 = IADD3 $e18, -0x1, RZ
+$p0, PT = ISETP.GT.U32.AND $e20, 0x7feffffe, PT
+$p0, PT = ISETP.GT.U32.OR $e21, 0x7feffffe, $p0
+$De = DFMA $Dm, -$Dbs, $Das
+$Dr = DFMA $Dr, $De, $Dm
+@$p0 BRA `(special)
+in_range:
+$e5 = LOP3.LUT $Db.1, 0x7ff00000, RZ, 0xc0, !PT
+$d4 = IADD3 $ea, -$e5, RZ
+$d4 = VIMNMX $d4, -0x46a00000, !PT
+$p0, PT = ISETP.GE.U32.AND $ea, $e5, PT
+$d4 = VIMNMX $d4, 0x46a00000, PT
+$c13 = SEL $c13, 0x63400000, !$p0
+$d14 = IADD3 $d4, -$c13, RZ
+$Ds.0 = MOV RZ
+$Ds.1 = IADD3 $d14, 0x7fe00000, RZ
+$Dq = DMUL $Dr, $Ds
+$p0, PT = FSETP.GTU.AND |$Dq.1|, f32:0x100000, PT
+@$p0 BRA `(done)
+denormal:
+$Drem = DFMA $Dr, -$Dbs, $Das
+$p0, PT = FSETP.NEU.AND $Drem.1, RZ, PT
+$sgn = LOP3.LUT $Drem.1, 0x80000000, $Db.1, 0x48, !PT
+$Ds.1 = LOP3.LUT $sgn, $Ds.1, RZ, 0xfc, !PT
+@!$p0 BRA `(done)
+denormal2:
+$Dn.0 = MOV RZ
+$Dn.1 = IADD3 RZ, -$d14, RZ
+$Dp = DMUL.RP $Dr, $Ds
+$Dn = DFMA $Dq, -$Dn, $Dr
+$sgn = LOP3.LUT $Dp.1, $sgn, RZ, 0x3c, !PT
+$lim = IADD3 -$d14, -0x43300000, RZ
+$p0, PT = FSETP.NEU.AND |$Dn.1|, $lim, PT
+$Dq.0 = FSEL $Dp.0, $Dq.0, !$p0
+$Dq.1 = FSEL $sgn, $Dq.1, !$p0
+BRA `(done)
+special:
+$p0, PT = DSETP.NAN.AND $Da, $Da, PT
+@$p0 BRA `(nan_a)
+special2:
+$p0, PT = DSETP.NAN.AND $Db, $Db, PT
+@$p0 BRA `(nan_b)
+special3:
+$p0, PT = ISETP.NE.AND $e19, $e18, PT
+$Dq.0 = MOV RZ
+$Dq.1 = MOV -0x80000
+@!$p0 BRA `(done)
+special4:
+$p0, PT = ISETP.NE.AND $e19, 0x7ff00000, PT
+$Dq.1 = LOP3.LUT $Da.1, 0x80000000, $Db.1, 0x48, !PT
+$p0, PT = ISETP.EQ.OR $e18, RZ, !$p0
+@$p0 $t2 = LOP3.LUT $Dq.1, 0x7ff00000, RZ, 0xfc, !PT
+$Dq.0 = MOV RZ
+@$p0 $Dq.1 = MOV $t2
+BRA `(done)
+nan_b:
+$Dq.1 = LOP3.LUT $Db.1, 0x80000, RZ, 0xfc, !PT
+$Dq.0 = MOV $Db.0
+BRA `(done)
+nan_a:
+$Dq.1 = LOP3.LUT $Da.1, 0x80000, RZ, 0xfc, !PT
+$Dq.0 = MOV $Da.0
+done:
+BRA `(join)
+.hot
+join:
+"""
+
+RULES += [
+    Rule("div.rn.f64", "div", both(types(T.F64), _rn),
+         _seq(DIV_RN_F64_FAST + DIV_RN_F64_SLOW, DIV_RN_F64_FAST + DIV_RN_F64_SLOW),
+         "div.rn.f64 %fd1, %fd2, %fd3;"),
 ]  # fmt: skip

@@ -5,7 +5,8 @@ f32:0x7f800000, PT``) with three kinds of names in it:
 
 - ``$name``: a value. Names bound by the caller are its operands; every other name gets a new
   virtual register, a predicate when the name starts with ``p`` followed by a digit or ``_``
-  (``$p0``, ``$p_nan``), a 32-bit register otherwise.
+  (``$p0``, ``$p_nan``), a register pair when it starts with ``D`` (``$Dq``; ``$Dq.1`` is its
+  high word), a 32-bit register otherwise.
 - ``NAME:`` on a line of its own starts a new block, and `` `(NAME)`` names it as a branch
   target; each expansion gets its own block names.
 - ``#`` starts a comment.
@@ -46,7 +47,10 @@ def expand(
         n = m.group(1)
         r = regs.get(n)
         if r is None:
-            r = c.new(RC.P if _PRED.match(n) else RC.R)
+            if _PRED.match(n):
+                r = c.new(RC.P)
+            else:
+                r = c.new(RC.R, 2 if n.startswith("D") else 1)
             regs[n] = r
         return str(r)
 

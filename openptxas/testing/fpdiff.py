@@ -37,6 +37,7 @@ INSTRUCTIONS = (
     "rcp.rn.ftz.f32",
     "sqrt.rn.f32",
     "sqrt.rn.ftz.f32",
+    "div.rn.f64",
 )
 
 
