@@ -708,3 +708,234 @@ RULES += [
          _seq(DIV_RN_F64_FAST + DIV_RN_F64_SLOW, DIV_RN_F64_FAST + DIV_RN_F64_SLOW),
          "div.rn.f64 %fd1, %fd2, %fd3;"),
 ]  # fmt: skip
+
+# --------------------------------------------------------------------- rcp, sqrt, rsqrt on f64
+
+ONE64 = "f64:0x3ff0000000000000"
+INF64 = "f64:0x7ff0000000000000"
+TWO106 = "f64:0x4690000000000000"
+
+# the seed's low word is a.hi + 0x300402: below 2^-126 as an f32 (a's exponent outside about
+# [-1022, 1021], or a NaN, infinity, zero) -> $__cuda_sm20_dblrcp_rn_slowpath_v3
+RCP_RN_F64 = f"""
+$Dy.1 = MUFU.RCP64H $Da.1
+$Dy.0 = IADD3 $Da.1, 0x300402, RZ
+$p_fast, PT = FSETP.GEU.AND |$Dy.0|, f32:0x400402, PT
+$Dq = DFMA -$Da, $Dy, {ONE64}
+$Dq = DFMA $Dq, $Dq, $Dq
+$Dq = DFMA $Dy, $Dq, $Dy
+$Dt = DFMA -$Da, $Dq, {ONE64}
+$Dq = DFMA $Dq, $Dt, $Dq
+@!$p_fast BRA `(slow)
+.cold
+slow:
+$r0 = LOP3.LUT $Da.1, 0x7fffffff, RZ, 0xc0, !PT
+$Dq.0 = IADD3 $r0, -0x100000, RZ
+$p0, PT = DSETP.GTU.AND |$Da|, {INF64}, PT
+@$p0 BRA `(nan)
+s2:
+$r7 = LOP3.LUT $Da.1, 0x7fffffff, RZ, 0xc0, !PT
+$r4 = IADD3 $r7, -0x1, RZ
+$p0, PT = ISETP.GE.U32.AND $r4, 0x7fefffff, PT
+@$p0 $Dr.1 = LOP3.LUT $Da.1, 0x7ff00000, RZ, 0x3c, !PT
+@$p0 $Dr.0 = MOV RZ
+@$p0 BRA `(done)
+s3:
+$p0, PT = ISETP.GE.U32.AND $r7, 0x1000001, PT
+@!$p0 BRA `(tiny)
+s4:
+$Dr.1 = IADD3 $Da.1, -0x3fe00000, RZ
+$Dr.0 = MOV $Da.0
+$Dq.1 = MUFU.RCP64H $Dr.1
+$Dt = DFMA -$Dr, $Dq, {ONE64}
+$Dt = DFMA $Dt, $Dt, $Dt
+$Dt = DFMA $Dq, $Dt, $Dq
+$Dq = DFMA -$Dr, $Dt, {ONE64}
+$Dq = DFMA $Dt, $Dq, $Dt
+$Dq = DMUL $Dq, f64:0x10000000000000
+$Da2 = DFMA -$Da, $Dq, {ONE64}
+$Da2 = DFMA $Da2, $Da2, $Da2
+$Dr = DFMA $Dq, $Da2, $Dq
+BRA `(done)
+tiny:
+$Da2 = DMUL $Da, {TWO106}
+$Dr.0 = MOV $Dq.0
+$Dr.1 = MUFU.RCP64H $Da2.1
+$Dt = DFMA -$Da2, $Dr, {ONE64}
+$Dt = DFMA $Dt, $Dt, $Dt
+$Dt = DFMA $Dr, $Dt, $Dr
+$Dr = DFMA -$Da2, $Dt, {ONE64}
+$Dr = DFMA $Dt, $Dr, $Dt
+$Dr = DMUL $Dr, {TWO106}
+BRA `(done)
+nan:
+$Dr.1 = LOP3.LUT $Da.1, 0x80000, RZ, 0xfc, !PT
+$Dr.0 = MOV $Da.0
+done:
+$Dq.0 = MOV $Dr.0
+$Dq.1 = MOV $Dr.1
+BRA `(join)
+.hot
+join:
+"""
+
+# 1/sqrt(a) refined once (the seed's low word zero): y + y*e*(1/2 + 3/8 e), e = 1 - a*y*y
+_RSQ_STEP = """
+$Dy{s}.0 = MOV RZ
+$Dh{s}.0 = MOV 0x0
+$Dh{s}.1 = MOV 0x3fd80000
+$Dy{s}.1 = MUFU.RSQ64H {a}.1
+"""
+_RSQ_REFINE = f"""
+$Dt{{s}} = DMUL $Dy{{s}}, $Dy{{s}}
+$Dt{{s}} = DFMA {{a}}, -$Dt{{s}}, {ONE64}
+$Dh{{s}} = DFMA $Dt{{s}}, $Dh{{s}}, f64:0x3fe0000000000000
+$Dt{{s}} = DMUL $Dy{{s}}, $Dt{{s}}
+{{out}} = DFMA $Dh{{s}}, $Dt{{s}}, $Dy{{s}}
+"""
+
+
+def _rsq(a: str, out: str, s: str, between: str = "") -> str:
+    return _RSQ_STEP.format(a=a, s=s) + between + _RSQ_REFINE.format(a=a, s=s, out=out)
+
+
+# a's exponent outside [-1022, 1022] (or negative, zero, infinite, NaN):
+# $__cuda_sm20_drsqrt_f64_slowpath_v2
+RSQRT_APPROX_F64 = (
+    _rsq(
+        "$Da",
+        "$Dq",
+        "",
+        """
+$r0 = IADD3 $Da.1, -0x100000, RZ
+$p_slow, PT = ISETP.GE.U32.AND $r0, 0x7fe00000, PT
+""",
+    )
+    + f"""
+@$p_slow BRA `(slow)
+.cold
+slow:
+$p0, PT = DSETP.NEU.AND $Da, RZ, PT
+$sg = LOP3.LUT $Da.1, 0x80000000, RZ, 0xc0, !PT
+@!$p0 BRA `(zero)
+s2:
+$p0, PT = DSETP.GTU.AND |$Da|, {INF64}, PT
+@$p0 BRA `(nan)
+s3:
+$p0, PT = ISETP.NE.AND $sg, RZ, PT
+@$p0 $Dq.0 = MOV 0x0
+@$p0 $Dq.1 = MOV -0x80000
+@$p0 BRA `(done)
+s4:
+$p0, PT = DSETP.NEU.AND |$Da|, {INF64}, PT
+@!$p0 $Dq.0 = MOV RZ
+@!$p0 $Dq.1 = MOV RZ
+@!$p0 BRA `(done)
+s5:
+$Da2 = DMUL $Da, f64:0x4350000000000000
+"""
+    + _rsq("$Da2", "$Dq", "2")
+    + """
+$Dq = DMUL $Dq, f64:0x41a0000000000000
+BRA `(done)
+nan:
+$Dq = DADD $Da, $Da
+BRA `(done)
+zero:
+$Dq.1 = LOP3.LUT $sg, 0x7ff00000, RZ, 0xfc, !PT
+$Dq.0 = MOV RZ
+done:
+BRA `(join)
+.hot
+join:
+"""
+)
+
+# sqrt = a * rsqrt(a), corrected once; a's exponent outside [-969, 1023) (or a NaN, negative,
+# zero, infinite): $__cuda_sm20_dsqrt_rn_f64_mediumpath_v1
+SQRT_RN_F64 = (
+    _rsq(
+        "$Da",
+        "$Dt",
+        "",
+        """
+$Dy.0 = IADD3 $Da.1, -0x3500000, RZ
+$p_slow, PT = ISETP.GE.U32.AND $Dy.0, 0x7ca00000, PT
+""",
+    )
+    + """
+$Ds = DMUL $Da, $Dt
+$Dg.1 = IADD3 $Dt.1, -0x100000, RZ
+$Dg.0 = MOV $Dt.0
+$De = DFMA $Ds, -$Ds, $Da
+$Dq = DFMA $De, $Dg, $Ds
+@$p_slow BRA `(slow)
+.cold
+slow:
+$p0, PT = ISETP.GE.U32.AND $Dy.0, -0x3400000, PT
+@!$p0 BRA `(l1)
+m:
+$Dm = DFMA.RM $De, $Dg, $Ds
+$Dn.0, $p_c = IADD3 $Dm.0, 0x1, RZ
+$Dn.1 = IADD3.X RZ, $Dm.1, RZ, $p_c, !PT
+$Dz = DFMA.RP -$Dm, $Dn, $Da
+$p0, PT = DSETP.GT.AND $Dz, RZ, PT
+$Dq.0 = FSEL $Dn.0, $Dm.0, $p0
+$Dq.1 = FSEL $Dn.1, $Dm.1, $p0
+BRA `(done)
+l1:
+$p0, PT = DSETP.NE.AND $Da, RZ, PT
+@!$p0 BRA `(dadd)
+l2:
+$p0, PT = ISETP.GE.AND $Da.1, RZ, PT
+@!$p0 $Dq.0 = MOV RZ
+@!$p0 $Dq.1 = MOV -0x80000
+@!$p0 BRA `(done)
+l3:
+$p0, PT = ISETP.GT.AND $Da.1, 0x7fefffff, PT
+@$p0 BRA `(dadd)
+l4:
+$Da2 = DMUL $Da, f64:0x4690000000000000
+"""
+    + _rsq("$Da2", "$Dt2", "2")
+    + """
+$Dr = DMUL $Da2, $Dt2
+$Dt2.1 = IADD3 $Dt2.1, -0x100000, RZ
+$Dh2 = DFMA $Dr, -$Dr, $Da2
+$Dr = DFMA $Dt2, $Dh2, $Dr
+$Dq.1 = IADD3 $Dr.1, -0x3500000, RZ
+$Dq.0 = MOV $Dr.0
+BRA `(done)
+dadd:
+$Dq = DADD $Da, $Da
+done:
+BRA `(join)
+.hot
+join:
+"""
+)
+
+RCP_APPROX_FTZ_F64 = """
+$Dq.1 = MUFU.RCP64H $Da.1
+$Dq.0 = MOV RZ
+"""
+RSQRT_APPROX_FTZ_F64 = """
+$Dq.1 = MUFU.RSQ64H $Da.1
+$Dq.0 = MOV RZ
+"""
+
+
+def _ftz(i: ast.Instruction) -> bool:
+    return i.has("ftz")
+
+
+RULES += [
+    Rule("rcp.rn.f64", "rcp", both(types(T.F64), _rn), _seq(RCP_RN_F64, RCP_RN_F64),
+         "rcp.rn.f64 %fd1, %fd2;"),
+    Rule("sqrt.rn.f64", "sqrt", both(types(T.F64), _rn), _seq(SQRT_RN_F64, SQRT_RN_F64),
+         "sqrt.rn.f64 %fd1, %fd2;"),
+    Rule("rcp.approx.ftz.f64", "rcp", both(types(T.F64), _approx, _ftz),
+         _seq(RCP_APPROX_FTZ_F64, RCP_APPROX_FTZ_F64), "rcp.approx.ftz.f64 %fd1, %fd2;"),
+    Rule("rsqrt.approx.f64", "rsqrt", both(types(T.F64), _approx),
+         _seq(RSQRT_APPROX_F64, RSQRT_APPROX_FTZ_F64), "rsqrt.approx.f64 %fd1, %fd2;"),
+]  # fmt: skip

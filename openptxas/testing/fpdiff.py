@@ -38,6 +38,11 @@ INSTRUCTIONS = (
     "sqrt.rn.f32",
     "sqrt.rn.ftz.f32",
     "div.rn.f64",
+    "rcp.rn.f64",
+    "sqrt.rn.f64",
+    "rcp.approx.ftz.f64",
+    "rsqrt.approx.f64",
+    "rsqrt.approx.ftz.f64",
 )
 
 
