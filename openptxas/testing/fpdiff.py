@@ -200,12 +200,58 @@ def spec(instr: str, inp: Inputs) -> dict[str, object]:
     }
 
 
+def _ftz(x: NDArray, f64: bool) -> NDArray:
+    """Subnormals (as bits) replaced by zeros of their sign."""
+    ebits = np.uint64(0x7FF0000000000000) if f64 else np.uint32(0x7F800000)
+    sign = np.uint64(1 << 63) if f64 else np.uint32(0x80000000)
+    return np.where((x & ebits) == 0, x & sign, x)
+
+
+def reference(instr: str, bits: NDArray) -> NDArray | None:
+    """The IEEE result (as bits) of the round-to-nearest forms, from numpy (whose f32/f64
+    division and square root are correctly rounded); None for the others. With .ftz (f32 only),
+    subnormal operands are zeros of their sign, and so is a result whose exact value is below
+    2^-126 in magnitude (tininess before rounding: ptxas's code flushes 0x00ffffff / 2, whose
+    quotient rounds up to 2^-126). The exact value's side of 2^-126 is that of its float64
+    value: a quotient of two f32 is never within 2^-48 of a power of two unless equal to it."""
+    name = instr.split(".")
+    if "rn" not in name:
+        return None
+    f64 = is_f64(instr)
+    ut, ft = (np.uint64, np.float64) if f64 else (np.uint32, np.float32)
+    ftz = "ftz" in name
+    ops = [_ftz(bits[:, k], f64) if ftz else bits[:, k] for k in range(bits.shape[1])]
+    vals = [o.astype(ut).view(ft) for o in ops]
+    with np.errstate(all="ignore"):
+        if name[0] == "div":
+            r = vals[0] / vals[1]
+        elif name[0] == "rcp":
+            r = ft(1) / vals[0]
+        else:
+            r = np.sqrt(vals[0])
+    out = np.asarray(r, dtype=ft).view(ut)
+    if not ftz:
+        return out
+    with np.errstate(all="ignore"):
+        v64 = [v.astype(np.float64) for v in vals]
+        if name[0] == "div":
+            r64 = v64[0] / v64[1]
+        elif name[0] == "rcp":
+            r64 = 1.0 / v64[0]
+        else:
+            r64 = np.sqrt(v64[0])
+    tiny = np.abs(r64) < 2.0**-126
+    return np.where(tiny, out & ut(0x80000000), out)
+
+
 @dataclass
 class Result:
     instr: str
     cases: int
     mismatches: int
     examples: list[tuple[tuple[int, ...], int, int]]  # (operands, ours, ptxas's), the first 20
+    # against numpy's IEEE result (round-to-nearest forms; any NaN for a NaN): None if not checked
+    ieee_mismatches: int | None = None
 
 
 def compare(instr: str, n_random: int, seed: int = 0, opt: int = 3) -> Result:
@@ -230,4 +276,12 @@ def compare(instr: str, n_random: int, seed: int = 0, opt: int = 3) -> Result:
     ex = [
         (tuple(int(x) for x in inp.bits[i]), int(got[i]), int(want[i])) for i in bad[:20].tolist()
     ]
-    return Result(instr, count, len(bad), ex)
+    ref = reference(instr, inp.bits)
+    ieee = None
+    if ref is not None:
+        f64 = is_f64(instr)
+        ft = np.float64 if f64 else np.float32
+        g = got[:count]
+        both_nan = np.isnan(g.view(ft)) & np.isnan(ref.view(ft))
+        ieee = int(np.count_nonzero(~both_nan & (g != ref)))
+    return Result(instr, count, len(bad), ex, ieee)
