@@ -939,3 +939,27 @@ RULES += [
     Rule("rsqrt.approx.f64", "rsqrt", both(types(T.F64), _approx),
          _seq(RSQRT_APPROX_F64, RSQRT_APPROX_FTZ_F64), "rsqrt.approx.f64 %fd1, %fd2;"),
 ]  # fmt: skip
+
+
+# ------------------------------------------------------------------ div, rcp .rz/.rm/.rp (f32)
+
+
+def _directed(ins: ast.Instruction, c: LowerCtx) -> None:
+    from openptxas.lower.fpdiv_directed import SEQUENCES
+
+    assert ins.rnd is not None
+    form = f"{ins.opcode}.{ins.rnd.value}{'.ftz' if ins.has('ftz') else ''}.f32"
+    text = SEQUENCES[form]
+    _seq(text, text)(ins, c)
+
+
+def _rounding(i: ast.Instruction) -> bool:
+    return i.rnd in (Rounding.RZ, Rounding.RM, Rounding.RP)
+
+
+RULES += [
+    Rule("div.rz.f32", "div", both(types(T.F32), _rounding), _directed,
+         "div.rz.f32 %f1, %f2, %f3;"),
+    Rule("rcp.rz.f32", "rcp", both(types(T.F32), _rounding), _directed,
+         "rcp.rm.ftz.f32 %f1, %f2;"),
+]  # fmt: skip

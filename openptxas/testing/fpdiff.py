@@ -43,6 +43,12 @@ INSTRUCTIONS = (
     "rcp.approx.ftz.f64",
     "rsqrt.approx.f64",
     "rsqrt.approx.ftz.f64",
+    *(
+        f"{op}.{r}{ftz}.f32"
+        for op in ("div", "rcp")
+        for r in ("rz", "rm", "rp")
+        for ftz in ("", ".ftz")
+    ),
 )
 
 
@@ -127,9 +133,10 @@ class Inputs:
 
 def inputs(instr: str, n_random: int, seed: int = 0) -> Inputs:
     f64 = is_f64(instr)
-    ut, ft = (np.uint64, np.float64) if f64 else (np.uint32, np.float32)
+    ut: Any = np.uint64 if f64 else np.uint32
+    ft: Any = np.float64 if f64 else np.float32
     ebits, mbits = (11, 52) if f64 else (8, 23)
-    spec = np.array(_special64() if f64 else _special32(), dtype=ut)
+    spec: Any = np.array(_special64() if f64 else _special32(), dtype=ut)
     rng = np.random.default_rng(seed)
     n = arity(instr)
     rows: list[NDArray] = []
@@ -149,7 +156,8 @@ def inputs(instr: str, n_random: int, seed: int = 0) -> Inputs:
         e = rng.integers(0, (1 << ebits), size=k).astype(ut)
         m = randbits(k) & ut((1 << mbits) - 1)
         s = rng.integers(0, 2, size=k).astype(ut)
-        return (s << ut(ebits + mbits)) | (e << ut(mbits)) | m
+        out: NDArray = (s << ut(ebits + mbits)) | (e << ut(mbits)) | m
+        return out
 
     k = max(n_random, 0)
     if n == 2:
@@ -202,8 +210,8 @@ def spec(instr: str, inp: Inputs) -> dict[str, object]:
 
 def _ftz(x: NDArray, f64: bool) -> NDArray:
     """Subnormals (as bits) replaced by zeros of their sign."""
-    ebits = np.uint64(0x7FF0000000000000) if f64 else np.uint32(0x7F800000)
-    sign = np.uint64(1 << 63) if f64 else np.uint32(0x80000000)
+    ebits: Any = np.uint64(0x7FF0000000000000) if f64 else np.uint32(0x7F800000)
+    sign: Any = np.uint64(1 << 63) if f64 else np.uint32(0x80000000)
     return np.where((x & ebits) == 0, x & sign, x)
 
 
@@ -218,7 +226,8 @@ def reference(instr: str, bits: NDArray) -> NDArray | None:
     if "rn" not in name:
         return None
     f64 = is_f64(instr)
-    ut, ft = (np.uint64, np.float64) if f64 else (np.uint32, np.float32)
+    ut: Any = np.uint64 if f64 else np.uint32
+    ft: Any = np.float64 if f64 else np.float32
     ftz = "ftz" in name
     ops = [_ftz(bits[:, k], f64) if ftz else bits[:, k] for k in range(bits.shape[1])]
     vals = [o.astype(ut).view(ft) for o in ops]
@@ -229,7 +238,7 @@ def reference(instr: str, bits: NDArray) -> NDArray | None:
             r = ft(1) / vals[0]
         else:
             r = np.sqrt(vals[0])
-    out = np.asarray(r, dtype=ft).view(ut)
+    out: NDArray = np.asarray(r, dtype=ft).view(ut)
     if not ftz:
         return out
     with np.errstate(all="ignore"):
@@ -241,7 +250,8 @@ def reference(instr: str, bits: NDArray) -> NDArray | None:
         else:
             r64 = np.sqrt(v64[0])
     tiny = np.abs(r64) < 2.0**-126
-    return np.where(tiny, out & ut(0x80000000), out)
+    flushed: NDArray = np.where(tiny, out & ut(0x80000000), out)
+    return flushed
 
 
 @dataclass
@@ -280,7 +290,7 @@ def compare(instr: str, n_random: int, seed: int = 0, opt: int = 3) -> Result:
     ieee = None
     if ref is not None:
         f64 = is_f64(instr)
-        ft = np.float64 if f64 else np.float32
+        ft: Any = np.float64 if f64 else np.float32
         g = got[:count]
         both_nan = np.isnan(g.view(ft)) & np.isnan(ref.view(ft))
         ieee = int(np.count_nonzero(~both_nan & (g != ref)))
