@@ -941,7 +941,7 @@ RULES += [
 ]  # fmt: skip
 
 
-# ------------------------------------------------------------------ div, rcp .rz/.rm/.rp (f32)
+# ------------------------------------------------------------- div, rcp, sqrt .rz/.rm/.rp (f32)
 
 
 def _directed(ins: ast.Instruction, c: LowerCtx) -> None:
@@ -962,4 +962,6 @@ RULES += [
          "div.rz.f32 %f1, %f2, %f3;"),
     Rule("rcp.rz.f32", "rcp", both(types(T.F32), _rounding), _directed,
          "rcp.rm.ftz.f32 %f1, %f2;"),
+    Rule("sqrt.rz.f32", "sqrt", both(types(T.F32), _rounding), _directed,
+         "sqrt.rp.f32 %f1, %f2;"),
 ]  # fmt: skip

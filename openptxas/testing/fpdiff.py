@@ -11,7 +11,10 @@ Used by scripts/fp_diff.py (long runs) and tests/compiler/test_fpdiv.py (a sampl
 
 from __future__ import annotations
 
+import math
+import struct
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -45,7 +48,7 @@ INSTRUCTIONS = (
     "rsqrt.approx.ftz.f64",
     *(
         f"{op}.{r}{ftz}.f32"
-        for op in ("div", "rcp")
+        for op in ("div", "rcp", "sqrt")
         for r in ("rz", "rm", "rp")
         for ftz in ("", ".ftz")
     ),
@@ -223,7 +226,8 @@ def reference(instr: str, bits: NDArray) -> NDArray | None:
     quotient rounds up to 2^-126). The exact value's side of 2^-126 is that of its float64
     value: a quotient of two f32 is never within 2^-48 of a power of two unless equal to it."""
     name = instr.split(".")
-    if "rn" not in name:
+    directed = next((m for m in ("rz", "rm", "rp") if m in name), None)
+    if "rn" not in name and directed is None:
         return None
     f64 = is_f64(instr)
     ut: Any = np.uint64 if f64 else np.uint32
@@ -239,6 +243,15 @@ def reference(instr: str, bits: NDArray) -> NDArray | None:
         else:
             r = np.sqrt(vals[0])
     out: NDArray = np.asarray(r, dtype=ft).view(ut)
+    if directed is not None:
+        finite = np.ones(len(ops[0]), dtype=bool)
+        for v in vals:
+            finite &= np.isfinite(v) & (v != 0)
+        if name[0] == "sqrt":
+            finite &= vals[0] > 0
+        for i in np.nonzero(finite)[0].tolist():
+            out[i] = _round_exact(name[0], [float(v[i]) for v in vals], directed, f64, ftz)
+        return out
     if not ftz:
         return out
     with np.errstate(all="ignore"):
@@ -252,6 +265,49 @@ def reference(instr: str, bits: NDArray) -> NDArray | None:
     tiny = np.abs(r64) < 2.0**-126
     flushed: NDArray = np.where(tiny, out & ut(0x80000000), out)
     return flushed
+
+
+def _round_exact(op: str, xs: list[float], mode: str, f64: bool, ftz: bool) -> int:
+    """``op`` (div, rcp, sqrt) of finite nonzero ``xs`` rounded toward zero (rz), -inf (rm) or
+    +inf (rp) to f32/f64 bits, from the exact value (fractions; an integer square root), with
+    subnormal results (.ftz: tiny before rounding -> a zero of its sign)."""
+    mbits, emin, emax = (52, -1022, 1023) if f64 else (23, -126, 127)
+    fr = [Fraction(x) for x in xs]
+    if op == "div":
+        v, sq = fr[0] / fr[1], False
+    elif op == "rcp":
+        v, sq = 1 / fr[0], False
+    else:
+        v, sq = fr[0], True  # the radicand
+    neg = v < 0
+    v = abs(v)
+    e = v.numerator.bit_length() - v.denominator.bit_length()
+    if Fraction(2) ** e > v:
+        e -= 1
+    if sq:
+        e = e // 2  # 2^(2e) <= v < 2^(2e+2)
+    sign = (1 << (63 if f64 else 31)) if neg else 0
+    if ftz and e < emin:
+        return sign
+    ulp = Fraction(2) ** (max(e, emin) - mbits)
+    if sq:
+        t = v / (ulp * ulp)
+        m = math.isqrt(t.numerator // t.denominator)
+        exact = m * m == t
+    else:
+        t = v / ulp
+        m = t.numerator // t.denominator
+        exact = m == t
+    up = (mode == "rp" and not neg) or (mode == "rm" and neg)
+    if up and not exact:
+        m += 1
+    val = m * ulp
+    inf = 0x7FF0000000000000 if f64 else 0x7F800000
+    if val >= Fraction(2) ** (emax + 1):
+        return sign | (inf if up else inf - 1)
+    f = float(val)
+    b = struct.unpack("<Q", struct.pack("<d", f))[0] if f64 else int(np.float32(f).view(np.uint32))
+    return sign | b
 
 
 @dataclass
