@@ -14,6 +14,7 @@ openptxas/lower/fpdiv_directed.py holds the output for the directed-rounding f32
 
 from __future__ import annotations
 
+import math
 import re
 import struct
 import subprocess
@@ -26,6 +27,10 @@ from probe_fpdiv import NVDISASM, kernel
 
 SETP = {"ISETP", "FSETP", "DSETP", "PLOP3"}
 FLOAT_OPS = {"FFMA", "FMUL", "FADD", "FSETP", "FSEL", "MUFU", "FMNMX"}
+WIDE_OPS = {"DFMA", "DMUL", "DADD", "DSETP"}
+# registers that some f64 instruction names as the low half of a pair (set per listing): R{n}
+# is then the sequence pair $D{n} (R{n+1} its high word $D{n}.1)
+PAIRS: set[int] = set()
 
 
 def listing(instr: str) -> list[str]:
@@ -56,18 +61,36 @@ def f32_bits(text: str) -> str:
     return f"f32:{bits:#x}"
 
 
-def operand(text: str, fp: bool) -> str:
+def f64_bits(text: str) -> str:
+    v = {"+INF": math.inf, "-INF": -math.inf}.get(text)
+    bits = struct.unpack("<Q", struct.pack("<d", float(text) if v is None else v))[0]
+    return f"f64:{bits:#x}"
+
+
+def reg(n: int, wide: bool) -> str:
+    if n in PAIRS:
+        return f"$D{n}" if wide else f"$D{n}.0"
+    assert not wide, f"R{n} is not a pair"
+    if n - 1 in PAIRS:
+        return f"$D{n - 1}.1"
+    return f"$R{n}"
+
+
+def operand(text: str, fp: bool, wide: bool = False) -> str:
     t = text.strip().replace(".reuse", "")
     if t.startswith("`("):
         return "`(" + t[2:-1].replace(".L_x_", "x") + ")"
     m = re.fullmatch(r"([-!|]*)(R|P)(\d+)(\|?)", t)
     if m:
         pre, f, n, post = m.groups()
-        return f"{pre}${'R' if f == 'R' else 'p'}{n}{post}"
+        r = reg(int(n), wide) if f == "R" else f"$p{n}"
+        return f"{pre}{r}{post}"
     if re.fullmatch(r"[-!|]*(RZ|PT)\|?", t):
         return t
     if re.fullmatch(r"-?0x[0-9a-f]+", t) and not fp:
         return t
+    if wide:
+        return f64_bits(t)
     if fp or re.fullmatch(r"[-+]?(\d|INF|QNAN)", t[:2].lstrip("+-") or "x"):
         return f32_bits(t)
     return t
@@ -83,6 +106,7 @@ def convert(ins: str, n_br: list[int]) -> list[str]:
     ops = [o for o in (s.strip() for s in rest.split(",")) if o] if rest else []
     base = op.split(".")[0]
     fp = base in FLOAT_OPS
+    wide = base in WIDE_OPS
     if base == "BRA" and len(ops) == 2:  # @g BRA p2, L: both
         n_br[0] += 1
         t = f"$p_br{n_br[0]}"
@@ -91,7 +115,19 @@ def convert(ins: str, n_br: list[int]) -> list[str]:
             f"{t}, PT = PLOP3.LUT {g}, {operand(ops[0], False)}, PT, 0x80, 0x0",
             f"@{t} BRA {operand(ops[1], False)}",
         ]
-    o = [operand(x, fp) for x in ops]
+    o = [operand(x, fp, wide and not x.startswith("P")) for x in ops]
+    if op == "CS2R" and ops[1] == "SRZ":
+        return [
+            f"{guard}{reg(int(ops[0][1:]), False)} = MOV RZ",
+            f"{guard}{reg(int(ops[0][1:]) + 1, False)} = MOV RZ",
+        ]
+    if op == "VIADDMNMX":
+        n_br[0] += 1
+        t = f"$t_mnmx{n_br[0]}"
+        return [
+            f"{guard}{t} = IADD3 {o[1]}, {o[2]}, RZ",
+            f"{guard}{o[0]} = VIMNMX {t}, {o[3]}, {o[4]}",
+        ]
     if op == "IMAD.MOV.U32" and o[1:3] == ["RZ", "RZ"]:
         return [f"{guard}{o[0]} = MOV {o[3]}"]
     if op == "IMAD.MOV" and o[1:3] == ["RZ", "RZ"]:
@@ -129,6 +165,14 @@ def convert(ins: str, n_br: list[int]) -> list[str]:
 def sequence(instr: str) -> str:
     """The IR-text sequence ($a, $b operands, $q result) of ptxas's code for ``instr``."""
     lines = listing(instr)
+    PAIRS.clear()
+    for ln in lines:
+        body = re.sub(r"^@!?P\w+\s+", "", ln)
+        op = body.split(" ")[0]
+        if op.split(".")[0] in WIDE_OPS or op.startswith(("LDG.E.64", "STG.E.64")):
+            for n in re.findall(r"(?<![\w.])R(\d+)(?![\d.])", body.split(" ", 1)[1]):
+                PAIRS.add(int(n))
+    assert not any(n + 1 in PAIRS for n in PAIRS), "overlapping pairs"
     loads = [ln for ln in lines if ln.startswith("LDG")]
     store = next(ln for ln in lines if ln.startswith("STG"))
     ins_regs = []
@@ -139,7 +183,13 @@ def sequence(instr: str) -> str:
     ins_regs.sort()
     out_reg = store.rsplit(",", 1)[1].strip()
     first = lines.index(loads[-1]) + 1
-    out = [f"${r} = MOV ${'ab'[k]}" for k, (_, r) in enumerate(ins_regs)]
+    out = []
+    for k, (_, r) in enumerate(ins_regs):
+        n = int(r[1:])
+        if n in PAIRS:
+            out += [f"$D{n}.{h} = MOV $D{'ab'[k]}.{h}" for h in (0, 1)]
+        else:
+            out.append(f"${r} = MOV ${'ab'[k]}")
     n_br = [0]
     in_sub = False
     # the return address: set before the CALL, moved into the RET's register in the subroutine
@@ -179,7 +229,12 @@ def sequence(instr: str) -> str:
         out += convert(ln, n_br)
     if in_sub:
         out.append(".hot")
-    out += ["end:", f"$q = MOV ${out_reg}"]
+    n = int(out_reg[1:])
+    out.append("end:")
+    if n in PAIRS:
+        out += [f"$Dq.{h} = MOV $D{n}.{h}" for h in (0, 1)]
+    else:
+        out.append(f"$q = MOV ${out_reg}")
     # a block ends at every branch
     split: list[str] = []
     for k, ln in enumerate(out):

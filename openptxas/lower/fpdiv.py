@@ -256,25 +256,6 @@ def _operand(c: LowerCtx, op: ast.Operand, t: PtxType) -> RegLike:
     return c.rvalue(op, t)
 
 
-def div_rn_f32(ins: ast.Instruction, c: LowerCtx) -> None:
-    d, a_op, b_op = ins.operands
-    a, b = _operand(c, a_op, T.F32), _operand(c, b_op, T.F32)
-    q = c.new()
-    slow = DIV_RN_FTZ_SLOW if ins.has("ftz") else DIV_RN_SLOW
-    expand(c, DIV_RN_FAST + slow, {"a": a, "b": b, "q": q})
-    c.emit("MOV", (), [c.dst(d)], [q])
-
-
-RULES: list[Rule] = [
-    Rule(
-        "div.rn.f32",
-        "div",
-        both(types(T.F32), lambda i: i.rnd is Rounding.RN),
-        div_rn_f32,
-        "div.rn.f32 %f1, %f2, %f3;",
-    ),
-]
-
 # ---------------------------------------------------------------------------------- approx f32
 
 # The approximations: MUFU, with subnormal operands scaled into the normal range first unless
@@ -289,7 +270,7 @@ $aa = MOV $a
 @!$p1 $bb = FMUL $bb, f32:0x4b800000
 @!$p1 $aa = FMUL $aa, f32:0x4b800000
 $r = MUFU.RCP $bb
-$q = FMUL $r, $aa
+$q = FMUL $r, $aa ; contract
 """
 DIV_FULL_FTZ = """
 $p0, PT = FSETP.GT.FTZ.AND |$b|, f32:0x7e800000, PT
@@ -298,7 +279,7 @@ $aa = MOV $a
 @$p0 $bb = FMUL.FTZ $bb, f32:0x3e800000
 @$p0 $aa = FMUL.FTZ $aa, f32:0x3e800000
 $r = MUFU.RCP $bb
-$q = FMUL.FTZ $r, $aa
+$q = FMUL.FTZ $r, $aa ; contract
 """
 DIV_APPROX = """
 $p0, PT = FSETP.GEU.AND |$b|, f32:0x800000, PT
@@ -307,11 +288,11 @@ $aa = MOV $a
 @!$p0 $bb = FMUL $bb, f32:0x4b800000
 @!$p0 $aa = FMUL $aa, f32:0x4b800000
 $r = MUFU.RCP $bb
-$q = FMUL $r, $aa
+$q = FMUL $r, $aa ; contract
 """
 DIV_APPROX_FTZ = """
 $r = MUFU.RCP $b
-$q = FMUL.FTZ $a, $r
+$q = FMUL.FTZ $a, $r ; contract
 """
 RCP_APPROX = """
 $k = MOV 0x4b800000
@@ -321,7 +302,7 @@ $k = FSEL $k, f32:0x3f800000, !$p1
 $s = FSEL $k, f32:0x3e800000, !$p0
 $x = FMUL $a, $s
 $x = MUFU.RCP $x
-$q = FMUL $s, $x
+$q = FMUL $s, $x ; contract
 """
 RCP_APPROX_FTZ = """
 $q = MUFU.RCP $a
@@ -360,10 +341,16 @@ def _seq(text: str, text_ftz: str) -> Callable[[ast.Instruction, LowerCtx], None
         }
         if t is T.F64:
             bound = {"D" + n: r for n, r in bound.items()}
-        q = c.new(RC.R, 2 if t is T.F64 else 1)
+        # the result straight into the destination, unless that is also a source (the sequence
+        # writes it before it has read the sources for the last time); a copy would keep the
+        # contraction pass from fusing a last multiply into the add that reads the result
+        names = {s.name for s in srcs if isinstance(s, ast.Reg)}
+        direct = isinstance(d, ast.Reg) and not d.comp and d.name not in names
+        q = c.dst(d) if direct else c.new(RC.R, 2 if t is T.F64 else 1)
         bound["Dq" if t is T.F64 else "q"] = q
         expand(c, text_ftz if ins.has("ftz") else text, bound)
-        c.emit("MOV", (), [c.dst(d)], [q])
+        if not direct:
+            c.emit("MOV", (), [c.dst(d)], [q])
 
     return emit
 
@@ -376,7 +363,7 @@ def _full(i: ast.Instruction) -> bool:
     return i.has("full")
 
 
-RULES += [
+RULES_APPROX = [
     Rule("div.full.f32", "div", both(types(T.F32), _full), _seq(DIV_FULL, DIV_FULL_FTZ),
          "div.full.f32 %f1, %f2, %f3;"),
     Rule("div.approx.f32", "div", both(types(T.F32), _approx), _seq(DIV_APPROX, DIV_APPROX_FTZ),
@@ -568,7 +555,7 @@ def _rn(i: ast.Instruction) -> bool:
     return i.rnd is Rounding.RN
 
 
-RULES += [
+RULES_RN = [
     Rule("rcp.rn.f32", "rcp", both(types(T.F32), _rn),
          _seq(RCP_RN_FAST + RCP_RN_SLOW, RCP_RN_FAST + RCP_RN_FTZ_SLOW), "rcp.rn.f32 %f1, %f2;"),
     Rule("sqrt.rn.f32", "sqrt", both(types(T.F32), _rn), _seq(SQRT_RN, SQRT_RN_FTZ),
@@ -703,7 +690,7 @@ BRA `(join)
 join:
 """
 
-RULES += [
+RULES_F64 = [
     Rule("div.rn.f64", "div", both(types(T.F64), _rn),
          _seq(DIV_RN_F64_FAST + DIV_RN_F64_SLOW, DIV_RN_F64_FAST + DIV_RN_F64_SLOW),
          "div.rn.f64 %fd1, %fd2, %fd3;"),
@@ -929,7 +916,7 @@ def _ftz(i: ast.Instruction) -> bool:
     return i.has("ftz")
 
 
-RULES += [
+RULES_F64_MORE = [
     Rule("rcp.rn.f64", "rcp", both(types(T.F64), _rn), _seq(RCP_RN_F64, RCP_RN_F64),
          "rcp.rn.f64 %fd1, %fd2;"),
     Rule("sqrt.rn.f64", "sqrt", both(types(T.F64), _rn), _seq(SQRT_RN_F64, SQRT_RN_F64),
@@ -941,14 +928,15 @@ RULES += [
 ]  # fmt: skip
 
 
-# ------------------------------------------------------------- div, rcp, sqrt .rz/.rm/.rp (f32)
+# ------------------------------------------------------------------- div, rcp, sqrt .rz/.rm/.rp
 
 
 def _directed(ins: ast.Instruction, c: LowerCtx) -> None:
     from openptxas.lower.fpdiv_directed import SEQUENCES
 
     assert ins.rnd is not None
-    form = f"{ins.opcode}.{ins.rnd.value}{'.ftz' if ins.has('ftz') else ''}.f32"
+    t = "f64" if ins.type is T.F64 else "f32"
+    form = f"{ins.opcode}.{ins.rnd.value}{'.ftz' if ins.has('ftz') else ''}.{t}"
     text = SEQUENCES[form]
     _seq(text, text)(ins, c)
 
@@ -957,11 +945,29 @@ def _rounding(i: ast.Instruction) -> bool:
     return i.rnd in (Rounding.RZ, Rounding.RM, Rounding.RP)
 
 
-RULES += [
+RULES_DIRECTED = [
     Rule("div.rz.f32", "div", both(types(T.F32), _rounding), _directed,
          "div.rz.f32 %f1, %f2, %f3;"),
     Rule("rcp.rz.f32", "rcp", both(types(T.F32), _rounding), _directed,
          "rcp.rm.ftz.f32 %f1, %f2;"),
     Rule("sqrt.rz.f32", "sqrt", both(types(T.F32), _rounding), _directed,
          "sqrt.rp.f32 %f1, %f2;"),
+    Rule("div.rz.f64", "div", both(types(T.F64), _rounding), _directed,
+         "div.rm.f64 %fd1, %fd2, %fd3;"),
+    Rule("rcp.rz.f64", "rcp", both(types(T.F64), _rounding), _directed,
+         "rcp.rp.f64 %fd1, %fd2;"),
+    Rule("sqrt.rz.f64", "sqrt", both(types(T.F64), _rounding), _directed,
+         "sqrt.rz.f64 %fd1, %fd2;"),
+]  # fmt: skip
+
+
+RULES: list[Rule] = [
+    Rule("div.rn.f32", "div", both(types(T.F32), _rn),
+         _seq(DIV_RN_FAST + DIV_RN_SLOW, DIV_RN_FAST + DIV_RN_FTZ_SLOW),
+         "div.rn.f32 %f1, %f2, %f3;"),
+    *RULES_APPROX,
+    *RULES_RN,
+    *RULES_F64,
+    *RULES_F64_MORE,
+    *RULES_DIRECTED,
 ]  # fmt: skip

@@ -29,6 +29,19 @@ def test_same_as_ptxas_O0(instr: str) -> None:
     assert r.mismatches == 0
 
 
+@pytest.mark.parametrize("follow", ["add.f32", "sub.ftz.f32"])
+@pytest.mark.parametrize(
+    "instr", ["div.full.f32", "div.full.ftz.f32", "div.approx.f32", "div.approx.ftz.f32",
+              "rcp.approx.f32", "sqrt.approx.f32", "div.rn.f32"]
+)  # fmt: skip
+def test_contracted_like_ptxas(instr: str, follow: str) -> None:
+    """ptxas fuses the last multiply of div.full/div.approx/rcp.approx into a following add of the
+    same .ftz (one rounding fewer); so must openptxas (triton's layernorm differed in 46 words)."""
+    need_tools("ptxas")
+    r = compare(instr, 64, seed=4, follow=follow)
+    assert r.mismatches == 0, [(tuple(map(hex, a)), hex(g), hex(w)) for a, g, w in r.examples]
+
+
 def test_reference_flushes_before_rounding() -> None:
     """0x00ffffff / 2 rounds up to 2^-126 but is tiny before rounding: .ftz gives +0."""
     bits = np.array([[0x00FFFFFF, 0x40000000]], dtype=np.uint32)
