@@ -1,7 +1,10 @@
 """Liveness of virtual registers, as bitsets (Python ints indexed by virtual-register id).
 
 A definition kills a register only when it writes all of it unconditionally: a guarded definition
-(``@P0 MOV``) or a partial one (the low half of a pair) keeps the old value alive.
+(``@P0 MOV``) keeps the old value alive, and so does a partial one (the low half of a pair) unless
+the other words are written too, unconditionally and in the same block, before the register is
+read (``%r1x2.0 = MOV RZ; %r1x2.1 = MUFU.RCP64H ...`` kills ``%r1x2`` at its first write: a pair
+built word by word is not live before it is built, in a loop too).
 """
 
 from __future__ import annotations
@@ -41,6 +44,18 @@ def defs_mask(ins: Instr) -> tuple[int, int]:
     return written, killed
 
 
+def part_writes(ins: Instr) -> list[tuple[int, int, int]]:
+    """(vreg id, words written, all of its words) for the unguarded partial writes of ``ins``."""
+    if ins.guard is not None:
+        return []
+    out = []
+    for r in ins.def_regs():
+        if isinstance(r, Part) and not (r.k == 0 and r.n == r.v.width):
+            words = ((1 << r.n) - 1) << r.k
+            out.append((r.v.id, words, (1 << r.v.width) - 1))
+    return out
+
+
 @dataclass
 class Liveness:
     live_in: list[int]
@@ -57,9 +72,14 @@ def compute_liveness(fn: Function) -> Liveness:
     kill = [0] * n
     for i, b in enumerate(fn.blocks):
         g = k = 0
+        written: dict[int, int] = {}  # words of a vreg written (unguarded) so far in the block
         for ins in b.instrs:
             g |= uses_mask(ins) & ~k
             _, killed = defs_mask(ins)
+            for vid, words, full in part_writes(ins):
+                written[vid] = written.get(vid, 0) | words
+                if written[vid] == full:
+                    killed |= 1 << vid
             k |= killed
         gen[i], kill[i] = g, k
     live_in = [0] * n
@@ -97,11 +117,21 @@ def live_after_each(fn: Function, lv: Liveness) -> list[list[int]]:
             defined[k] = d
         live = lv.live_out[i]
         after = [0] * len(b.instrs)
+        # words of a vreg written (unguarded) below this point and before its next use here
+        pending: dict[int, int] = {}
         for k in range(len(b.instrs) - 1, -1, -1):
             ins = b.instrs[k]
             after[k] = live & defined[k]
             _, killed = defs_mask(ins)
-            live = (live & ~killed) | uses_mask(ins)
+            for vid, words, full in part_writes(ins):
+                pending[vid] = pending.get(vid, 0) | words
+                if pending[vid] == full:
+                    killed |= 1 << vid
+            used = uses_mask(ins)
+            live = (live & ~killed) | used
+            for vid in list(pending):
+                if used >> vid & 1:
+                    del pending[vid]
         out.append(after)
     return out
 

@@ -363,6 +363,11 @@ def _instr(text: str, span: Span) -> Instr:
     return Instr(op, tuple(mods), dsts, srcs, guard, ctrl, line, contract=contract)
 
 
+def read_instr(text: str) -> Instr:
+    """One instruction in the printer's text (``%r2 = FADD %r0, %r1``)."""
+    return _instr(text, Span("<ir>", 1, 1))
+
+
 def _literal(text: str, span: Span) -> object:
     try:
         return ast.literal_eval(text.strip())

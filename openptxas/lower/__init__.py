@@ -29,6 +29,7 @@ def rule_table() -> RuleTable:
         ctrl_rules,
         divide,
         fp_rules,
+        fpdiv,
         int_rules,
         mem_rules,
         tex_rules,
@@ -38,6 +39,7 @@ def rule_table() -> RuleTable:
         [
             *fp_rules.RULES,
             *divide.RULES,
+            *fpdiv.RULES,
             *bit_rules.RULES,
             *int_rules.RULES,
             *mem_rules.RULES,
@@ -227,12 +229,13 @@ def lower_function(module: ast.Module, func: ast.Function, target: SMInfo) -> Fu
             nb = ctx.new_block()
             fn.blocks.append(nb)
             ctx.block = nb
-    _drop_empty_blocks(fn)
+    _drop_empty_blocks(fn, ctx.cold_blocks)
     last = fn.blocks[-1]
     t = last.instrs[-1] if last.instrs else None
     if t is None or t.op not in ("EXIT", "BRA", "RET") or t.guard is not None:
         ctx.block = last
         ctx.emit("EXIT" if func.is_entry else "RET")
+    fn.blocks.extend(ctx.cold_blocks)
     entry.instrs[1:1] = ctx.prologue()
     return fn
 
@@ -258,9 +261,11 @@ def _guard_expansion(ctx: LowerCtx, blk: Block, start: int, g: Guard) -> None:
     blk.instrs[start:] = out
 
 
-def _drop_empty_blocks(fn: Function) -> None:
-    """Remove empty blocks that no branch names (fall-through placeholders)."""
-    targets = {s.block for ins in fn.instrs() for s in ins.srcs if isinstance(s, Label)}
+def _drop_empty_blocks(fn: Function, cold: list[Block]) -> None:
+    """Remove empty blocks that no branch (of the function or of its cold blocks) names
+    (fall-through placeholders)."""
+    instrs = [*fn.instrs(), *(i for b in cold for i in b.instrs)]
+    targets = {s.block for ins in instrs for s in ins.srcs if isinstance(s, Label)}
     fn.blocks = [b for k, b in enumerate(fn.blocks) if b.instrs or b.name in targets or k == 0]
 
 

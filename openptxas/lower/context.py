@@ -58,6 +58,8 @@ class LowerCtx:
     _desc: VReg | None = None
     _shared_base: VReg | None = None
     _label_count: int = 0
+    # blocks placed after the function's last block (slow paths: lower/fpseq.py)
+    cold_blocks: list[Block] = field(default_factory=list)
 
     # ------------------------------------------------------------------ emission
     def emit(
