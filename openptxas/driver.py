@@ -122,6 +122,8 @@ def compile_ptx(text: str, options: Options, filename: str = "<input>") -> Compi
                 func.is_entry,
                 registers=fn.registers,
                 barriers=fn.barriers,
+                stack_frame=fn.local_bytes,
+                cumulative_stack=fn.local_bytes,
                 smem=fn.shared_static,
                 compile_ms=(time.perf_counter() - t0) * 1000.0,
             )

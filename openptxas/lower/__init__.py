@@ -14,6 +14,7 @@ from openptxas.diag import UnsupportedFeature
 from openptxas.ir.core import PT, RC, Block, CBank, Function, Guard, Imm, Instr, Label, Param, Src
 from openptxas.lower.context import LowerCtx
 from openptxas.lower.layout import const_offsets, global_slots, module_layout
+from openptxas.lower.local_rules import adjust_stack, frame_layout
 from openptxas.lower.rules import RuleTable
 from openptxas.ptx import ast
 from openptxas.ptx.types import StateSpace
@@ -24,7 +25,15 @@ ENDS_BLOCK = frozenset({"bra", "ret", "exit", "brx.idx", "trap"})
 
 @functools.cache
 def rule_table() -> RuleTable:
-    from openptxas.lower import bit_rules, ctrl_rules, divide, fp_rules, int_rules, mem_rules
+    from openptxas.lower import (
+        bit_rules,
+        ctrl_rules,
+        divide,
+        fp_rules,
+        int_rules,
+        local_rules,
+        mem_rules,
+    )
 
     return RuleTable(
         [
@@ -33,6 +42,7 @@ def rule_table() -> RuleTable:
             *bit_rules.RULES,
             *int_rules.RULES,
             *mem_rules.RULES,
+            *local_rules.RULES,
             *ctrl_rules.RULES,
         ]
     )
@@ -171,11 +181,16 @@ def lower_function(module: ast.Module, func: ast.Function, target: SMInfo) -> Fu
         StateSpace.REG,
         StateSpace.CONST,
         StateSpace.GLOBAL,
+        StateSpace.LOCAL,
     )
     for v in shared:
         if v.space not in allowed:
             raise UnsupportedFeature(
                 f"{v.space.value} variable '{v.name}' is not supported by openptxas yet", v.span
+            )
+        if v.space is StateSpace.LOCAL and v in module.globals:
+            raise UnsupportedFeature(
+                f"module-scope local variable '{v.name}' is not supported by openptxas yet", v.span
             )
         if v.space in (StateSpace.CONST, StateSpace.GLOBAL) and v not in module.globals:
             raise UnsupportedFeature(
@@ -184,12 +199,14 @@ def lower_function(module: ast.Module, func: ast.Function, target: SMInfo) -> Fu
                 v.span,
             )
     _layout_variables(ctx, shared)
+    ctx.locals, fn.local_bytes = frame_layout([v for v in shared if v.space is StateSpace.LOCAL])
 
     table = rule_table()
     entry = Block(".L_entry")
     fn.blocks.append(entry)
     ctx.block = entry
     ctx.emit("LDC", (), [ctx.sp], [CBank(0, target.abi.cb_stack)])
+    adjust_stack(ctx, fn.local_bytes)
     for s in stmts:
         if isinstance(s, ast.LabelDef):
             b = Block(s.name)
@@ -224,7 +241,7 @@ def lower_function(module: ast.Module, func: ast.Function, target: SMInfo) -> Fu
     if t is None or t.op not in ("EXIT", "BRA", "RET") or t.guard is not None:
         ctx.block = last
         ctx.emit("EXIT" if func.is_entry else "RET")
-    entry.instrs[1:1] = ctx.prologue()
+    entry.instrs[2 if fn.local_bytes else 1 : 2 if fn.local_bytes else 1] = ctx.prologue()
     return fn
 
 

@@ -50,6 +50,7 @@ class LowerCtx:
     regs: dict[str, VReg] = field(default_factory=dict)
     params: dict[str, tuple[int, int]] = field(default_factory=dict)  # name -> (offset, size)
     shared: dict[str, int] = field(default_factory=dict)  # name -> offset
+    locals: dict[str, int] = field(default_factory=dict)  # .local name -> frame offset
     consts: dict[str, int] = field(default_factory=dict)  # __constant__ name -> bank-3 offset
     globals: dict[str, int] = field(default_factory=dict)  # .global name -> bank-4 slot
     branch_targets: dict[str, tuple[str, ...]] = field(default_factory=dict)  # .branchtargets
@@ -256,6 +257,8 @@ class LowerCtx:
             if base.name in self.shared and space in (StateSpace.SHARED, StateSpace.SHARED_CTA):
                 rel = self.shared[base.name] - self.shared_window_base + base.offset + off
                 return Addr(None, rel, ubase=self.shared_base())
+            if base.name in self.locals and space is StateSpace.LOCAL:
+                return Addr(self.sp, self.locals[base.name] + base.offset + off)
             if base.name in self.globals and space in (StateSpace.GLOBAL, None):
                 ptr = self.global_address(base.name)
                 return Addr(ptr, base.offset + off, desc=self.desc(), wide=True)
@@ -265,6 +268,9 @@ class LowerCtx:
         r = self.reg_part(base)
         if space in (StateSpace.SHARED, StateSpace.SHARED_CTA):
             return Addr(r, off)
+        if space is StateSpace.LOCAL:
+            # a local address is 32 bits; PTX keeps it in a 64-bit register (high word 0)
+            return Addr(r.part(0) if isinstance(r, VReg) and r.width == 2 else r, off)
         if space in (StateSpace.GLOBAL, None):
             if not isinstance(r, VReg) or r.width != 2:
                 raise self.unsupported("32-bit generic address")

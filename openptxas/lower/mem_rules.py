@@ -179,7 +179,11 @@ def ld_param(ins: ast.Instruction, c: LowerCtx) -> None:
         while k < n:
             step = 2 if n - k >= 2 and (base + 4 * k) % 8 == 0 else 1
             dst = group.part(k, step) if n > 1 else group
-            mods = _size_mod(t, 1) if t.size < 4 else (("64",) if step == 2 else ())
+            mods = (
+                _size_mod(t, ins.vec)
+                if t.size * max(ins.vec, 1) < 4
+                else (("64",) if step == 2 else ())
+            )
             c.emit("LDC", mods, [dst], [CBank(0, base + 4 * k)])
             k += step
 
@@ -210,7 +214,11 @@ def ld_const(ins: ast.Instruction, c: LowerCtx) -> None:
         while k < n:
             step = 2 if n - k >= 2 else 1
             dst = group.part(k, step) if n > 1 else group
-            mods = _size_mod(t, 1) if t.size < 4 else (("64",) if step == 2 else ())
+            mods = (
+                _size_mod(t, ins.vec)
+                if t.size * max(ins.vec, 1) < 4
+                else (("64",) if step == 2 else ())
+            )
             c.emit("LDC", mods, [dst], [CBank(3, base + 4 * k, reg)])
             k += step
 
@@ -260,6 +268,8 @@ def ld_mem(ins: ast.Instruction, c: LowerCtx) -> None:
     pre: tuple[str, ...]
     if space in SHARED:
         op, pre = "LDS", ()
+    elif space is StateSpace.LOCAL:
+        op, pre = "LDL", ()
     elif space is StateSpace.GLOBAL and (ins.has("nc") or ins.opcode == "ldu"):
         op, pre = "LDG", ("E",)
         mods = (*mods, "CONSTANT")
@@ -268,7 +278,7 @@ def ld_mem(ins: ast.Instruction, c: LowerCtx) -> None:
         mods = (*mods, *_cache_mods(ins, _LD_CACHE))
     else:
         op, pre = "LD", ("E",)
-    if op != "LDS" and "CONSTANT" in mods:
+    if op not in ("LDS", "LDL") and "CONSTANT" in mods:
         # nvdisasm order: size, then CONSTANT (LDG.E.128.CONSTANT)
         mods = (*[m for m in mods if m != "CONSTANT"], "CONSTANT")
     _load_into(c, ins, d, lambda g: c.emit(op, (*pre, *mods), [g], [addr]))
@@ -287,6 +297,8 @@ def st_mem(ins: ast.Instruction, c: LowerCtx) -> None:
         src = c.materialize(src.value, T.B32)
     if space in SHARED:
         c.emit("STS", mods, [], [addr, src])
+    elif space is StateSpace.LOCAL:
+        c.emit("STL", mods, [], [addr, src])
     elif space is StateSpace.GLOBAL:
         c.emit("STG", ("E", *mods, *_cache_mods(ins, _ST_CACHE)), [], [addr, src])
     else:
@@ -558,6 +570,7 @@ RULES: list[Rule] = [
             StateSpace.GLOBAL,
             StateSpace.SHARED,
             StateSpace.SHARED_CTA,
+            StateSpace.LOCAL,
             None,
         ),
         ld_mem,
@@ -572,6 +585,7 @@ RULES: list[Rule] = [
             StateSpace.GLOBAL,
             StateSpace.SHARED,
             StateSpace.SHARED_CTA,
+            StateSpace.LOCAL,
             None,
         ),
         st_mem,

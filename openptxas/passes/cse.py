@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from openptxas.ir.analysis import def_info, has_side_effects, stable_vregs
 from openptxas.ir.cfg import CFG, dominators
-from openptxas.ir.core import Function, Instr, Operand, Part, SReg, VReg, operand_regs
+from openptxas.ir.core import RC, Function, Instr, Operand, Part, SReg, VReg, operand_regs
 from openptxas.passes.manager import PassContext
 
 # Pure instructions that may be merged (loads from writable memory are not).
@@ -108,7 +108,7 @@ def cse(fn: Function, ctx: PassContext) -> None:
             key = _key(ins)
             hit = local.get(key) if key is not None else None
             if hit is not None:
-                block.instrs[k] = Instr("MOV", (), list(ins.dsts), [hit], line=ins.line)
+                block.instrs[k] = Instr(_copy_op(hit), (), list(ins.dsts), [hit], line=ins.line)
                 if hit.width > 1:
                     _split_copy(block, k, ins.dsts[0], hit)
             # a write invalidates the expressions that read or produced that register
@@ -154,8 +154,13 @@ def _split_copy(block: object, k: int, dst: Operand, src: VReg) -> None:
     assert isinstance(block, Block) and isinstance(dst, VReg)
     line = block.instrs[k].line
     block.instrs[k : k + 1] = [
-        Instr("MOV", (), [dst.part(j)], [src.part(j)], line=line) for j in range(src.width)
+        Instr(_copy_op(src), (), [dst.part(j)], [src.part(j)], line=line) for j in range(src.width)
     ]
+
+
+def _copy_op(v: VReg) -> str:
+    """The copy of a register of ``v``'s file (a uniform value is copied by UMOV)."""
+    return "UMOV" if v.rc is RC.UR else "MOV"
 
 
 _ = _regs
