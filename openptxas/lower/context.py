@@ -7,6 +7,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from openptxas.diag import Span, UnsupportedFeature
 from openptxas.ir.core import (
@@ -34,6 +35,15 @@ from openptxas.ptx import ast
 from openptxas.ptx.types import PtxType, StateSpace
 from openptxas.targets import SMInfo
 
+if TYPE_CHECKING:
+    from openptxas.lower.calls import CallState, ParamWords, Sub
+
+
+def _call_state() -> CallState:
+    from openptxas.lower.calls import CallState
+
+    return CallState()
+
 
 def width_of(t: PtxType) -> int:
     """32-bit registers a value of type ``t`` occupies."""
@@ -54,6 +64,10 @@ class LowerCtx:
     consts: dict[str, int] = field(default_factory=dict)  # __constant__ name -> bank-3 offset
     globals: dict[str, int] = field(default_factory=dict)  # .global name -> bank-4 slot
     branch_targets: dict[str, tuple[str, ...]] = field(default_factory=dict)  # .branchtargets
+    # .param variables held in registers (lower.calls): call sequences', a device function's own
+    param_regs: dict[str, ParamWords] = field(default_factory=dict)
+    calls: CallState = field(default_factory=lambda: _call_state())
+    sub: Sub | None = None  # the subroutine being lowered (None: the kernel)
     block: Block | None = None
     span: Span | None = None
     _desc: VReg | None = None

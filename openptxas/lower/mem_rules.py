@@ -166,6 +166,10 @@ def _pack_subwords(c: LowerCtx, t: PtxType, items: list[ast.Operand]) -> Operand
 def ld_param(ins: ast.Instruction, c: LowerCtx) -> None:
     d, a = ins.operands
     addr = c.address(a)
+    if isinstance(addr.base, ast.Sym) and addr.base.name in c.param_regs:
+        from openptxas.lower.calls import ld_param_reg
+
+        return ld_param_reg(ins, c)  # a call's parameter or result, or a device function's
     if not isinstance(addr.base, ast.Sym) or addr.base.name not in c.params:
         raise c.unsupported("ld.param from this address")
     off, _size = c.params[addr.base.name]
