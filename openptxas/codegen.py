@@ -18,7 +18,7 @@ from openptxas.ptx.types import Linkage as PtxLinkage
 from openptxas.targets import SMInfo
 
 if TYPE_CHECKING:
-    from openptxas.elf.description import GlobalVar
+    from openptxas.elf.description import GlobalVar, Subroutine
     from openptxas.elf.nvinfo import Attribute
 
 # .debug_frame as ptxas 13.0 writes it for a function without a stack frame (observed on the
@@ -96,8 +96,10 @@ def build_cubin(
                 shared=fn.shared_static or None,
                 shared_align=max(fn.shared_align, 16),
                 exit_offsets=enc.exit_offsets,
-                min_stack=fn.local_bytes,
-                frame_size=fn.local_bytes,
+                min_stack=fn.local_bytes + fn.call_stack,
+                # ptxas counts its subroutines' frames in the kernel's (whole program)
+                frame_size=fn.local_bytes + fn.call_stack,
+                subroutines=_subroutines(fn, enc),
                 # ptxas records CRS_STACK_SIZE 0 for functions with convergence barriers
                 crs_stack=0 if any(i.op == "BSSY" for i in fn.instrs()) else None,
                 frame=(
@@ -159,6 +161,36 @@ def module_variables(module: ast.Module) -> list[GlobalVar]:
         )
         for v in module_layout(module)
     ]
+
+
+def _subroutines(fn: Function, enc: EncodedFunction) -> tuple[Subroutine, ...]:
+    """The subroutines placed after the kernel's code (lower.calls): ``$kernel$func`` from its
+    entry block to the next one (or the end of the code), each recording the kernel's frame.
+    (ptxas also writes a .debug_frame CIE/FDE for each; openptxas does not yet.)"""
+    from openptxas.elf.consts import SymbolBind
+    from openptxas.elf.description import Subroutine
+
+    if not fn.subroutines:
+        return ()
+    addr: dict[str, int] = {}
+    at = 0
+    for b in fn.blocks:
+        addr[b.name] = at
+        at += 16 * len(b.instrs)
+    starts = sorted((addr[entry], name) for name, entry in fn.subroutines)
+    out = []
+    for k, (start, name) in enumerate(starts):
+        end = starts[k + 1][0] if k + 1 < len(starts) else at
+        out.append(
+            Subroutine(
+                f"${fn.name}${name}",
+                start,
+                end - start,
+                SymbolBind.LOCAL,
+                frame_size=fn.local_bytes + fn.call_stack,
+            )
+        )
+    return tuple(out)
 
 
 def _branch_attrs(enc: EncodedFunction) -> tuple[Attribute, ...]:

@@ -54,6 +54,13 @@ class CompileResult:
         lines = [f"ptxas info    : {n}" for n in self.notes]
         lines.append(f"ptxas info    : {self.gmem} bytes gmem")
         for f in self.functions:
+            if not f.is_entry:
+                lines.append(f"ptxas info    : Function properties for {f.name}")
+                lines.append(
+                    f"    {f.stack_frame} bytes stack frame, {f.spill_stores} bytes spill "
+                    f"stores, {f.spill_loads} bytes spill loads"
+                )
+                continue
             kind = "entry function" if f.is_entry else "function"
             lines.append(f"ptxas info    : Compiling {kind} '{f.name}' for '{self.target}'")
             lines.append(f"ptxas info    : Function properties for {f.name}")
@@ -122,16 +129,24 @@ def compile_ptx(text: str, options: Options, filename: str = "<input>") -> Compi
                 func.is_entry,
                 registers=fn.registers,
                 barriers=fn.barriers,
-                stack_frame=fn.local_bytes,
-                cumulative_stack=fn.local_bytes,
+                # ptxas counts the subroutines' frames in the kernel's (whole program)
+                stack_frame=fn.local_bytes + fn.call_stack,
+                cumulative_stack=fn.local_bytes + fn.call_stack,
                 smem=fn.shared_static,
                 compile_ms=(time.perf_counter() - t0) * 1000.0,
             )
         )
+    # then each device function (ptxas: by name), whose frame the kernels' include
+    for func in sorted((f for f in module.functions if not f.is_entry and f.body), key=_name):
+        result.functions.append(FunctionReport(func.name, False))
     from openptxas.codegen import build_cubin
 
     result.cubin = build_cubin(module, compiled, target, options)
     return result
+
+
+def _name(f: object) -> str:
+    return str(getattr(f, "name", ""))
 
 
 def _maxrregcount(options: Options, target: SMInfo, result: CompileResult) -> int | None:

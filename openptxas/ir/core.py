@@ -367,6 +367,8 @@ class Function:
     shared_static: int = 0
     shared_align: int = 4
     local_bytes: int = 0
+    call_stack: int = 0  # the deepest chain of subroutine frames below this function's
+    subroutines: list[tuple[str, str]] = field(default_factory=list)  # (.func, entry block)
     barriers: int = 0
     # brx.idx jump tables, in order: each is its target blocks; they fill constant bank 2
     # (.nv.constant2.<f>) one after another, 4 bytes (the target's code offset) per entry.

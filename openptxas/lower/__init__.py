@@ -213,7 +213,9 @@ def lower_body(ctx: LowerCtx) -> None:
                 v.span,
             )
     _layout_variables(ctx, shared)
-    ctx.locals, fn.local_bytes = frame_layout([v for v in shared if v.space is StateSpace.LOCAL])
+    ctx.locals, fn.local_bytes = frame_layout(
+        [*ctx.frame_params, *(v for v in shared if v.space is StateSpace.LOCAL)]
+    )
 
     table = rule_table()
     entry = Block(".L_entry")

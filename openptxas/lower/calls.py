@@ -22,7 +22,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from openptxas.diag import UnsupportedFeature
-from openptxas.ir.core import PT, RC, RZ, Block, Function, Imm, Label, Operand, Part, Src, VReg
+from openptxas.ir.core import (
+    PT,
+    RC,
+    RZ,
+    Addr,
+    Block,
+    CBank,
+    Function,
+    Imm,
+    Label,
+    Operand,
+    Part,
+    Src,
+    VReg,
+)
 from openptxas.lower.context import LowerCtx, width_of
 from openptxas.lower.rules import Rule, always
 from openptxas.ptx import ast
@@ -51,6 +65,11 @@ class Sub:
     ra: VReg  # the return address (a pair, high word 0)
     blocks: list[Block] = field(default_factory=list)
     frame: int = 0
+    # parameters whose address the function takes: passed in its frame (the caller stores them
+    # below its own stack pointer, where the callee's frame will be), at these frame offsets
+    memory: list[ast.Param] = field(default_factory=list)
+    slots: dict[str, int] = field(default_factory=dict)
+    callees: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -59,6 +78,13 @@ class CallState:
 
     subs: dict[str, Sub] = field(default_factory=dict)
     active: list[str] = field(default_factory=list)  # functions being lowered (recursion)
+    callees: set[str] = field(default_factory=set)  # the kernel's own
+
+    def depth(self, names: set[str]) -> int:
+        """The deepest chain of subroutine frames below a function calling ``names``."""
+        return max(
+            (self.subs[n].frame + self.depth(self.subs[n].callees) for n in names), default=0
+        )
 
 
 def param_words(c: LowerCtx, size: int) -> ParamWords:
@@ -102,7 +128,11 @@ def ld_param_reg(ins: ast.Instruction, c: LowerCtx) -> None:
             for j in range(n):
                 c.emit("MOV", (), [dst.part(j) if dst.width > 1 else dst], [pw.words[at // 4 + j]])
             for j in range(n, dst.width):
-                c.emit("MOV", (), [dst.part(j)], [RZ])
+                # a wider destination: sign- or zero-extended (ld.param.s32 %rd)
+                if t.is_signed:
+                    c.emit("SHF", ("R", "S32", "HI"), [dst.part(j)], [RZ, Imm(31), dst.part(n - 1)])
+                else:
+                    c.emit("MOV", (), [dst.part(j)], [RZ])
             continue
         word = pw.words[at // 4]
         b = at % 4
@@ -162,7 +192,7 @@ def st_param_reg(ins: ast.Instruction, c: LowerCtx) -> None:
             field_ = shifted
         keep = (~(mask << sh)) & 0xFFFFFFFF
         # word = (word & keep) | field
-        c.emit("LOP3", ("LUT",), [word], [word, Imm(keep), field_, Imm(0xF8), Src(PT, inv=True)])
+        c.emit("LOP3", ("LUT",), [word], [word, Imm(keep), field_, Imm(0xEA), Src(PT, inv=True)])
 
 
 # ---------------------------------------------------------------------------- call
@@ -186,10 +216,18 @@ def call(ins: ast.Instruction, c: LowerCtx) -> None:
     if callee is None:
         raise c.unsupported(f"call to '{target}' (a function without a body here)")
     sub = lower_sub(c, callee)
+    (c.sub.callees if c.sub is not None else c.calls.callees).add(callee.name)
     if len(args) != len(sub.params) or len(rets) != len(sub.rets):
         raise c.unsupported(f"call to '{target}' with this argument list")
-    for op, pw in zip(args, sub.params, strict=True):
+    for op, pw, p in zip(args, sub.params, callee.params, strict=True):
         src = _arg_words(c, op)
+        if p.name in sub.slots:
+            # stored where the callee's frame will be (it lowers the stack pointer by its size)
+            base = sub.slots[p.name] - sub.frame
+            for j in range((p.size + 3) // 4):
+                w = src.words[j] if j < len(src.words) else RZ
+                c.emit("STL", (), [], [Addr(c.sp, base + 4 * j), w])
+            continue
         for j, w in enumerate(pw.words):
             c.emit("MOV", (), [w], [src.words[j] if j < len(src.words) else RZ])
     ret_block = c.new_block("ret_")
@@ -203,6 +241,68 @@ def call(ins: ast.Instruction, c: LowerCtx) -> None:
         for j, w in enumerate(dst.words):
             c.emit("MOV", (), [w], [pw.words[j]])
             dst.written.add(j)
+
+
+def _address_taken(func: ast.Function) -> set[str]:
+    """The parameters of ``func`` named other than as the address of a ld/st.param."""
+    names = {p.name for p in func.params}
+    out: set[str] = set()
+
+    def walk(b: ast.Block) -> None:
+        for st in b.stmts:
+            if isinstance(st, ast.Block):
+                walk(st)
+            elif isinstance(st, ast.Instruction):
+                for op in st.operands:
+                    if isinstance(op, ast.Sym) and op.name in names:
+                        out.add(op.name)
+                    elif (
+                        isinstance(op, ast.Address)
+                        and isinstance(op.base, ast.Sym)
+                        and op.base.name in names
+                        and st.opcode not in ("ld", "st")
+                    ):
+                        out.add(op.base.name)
+
+    assert func.body is not None
+    walk(func.body)
+    return out
+
+
+def ld_param_frame(ins: ast.Instruction, c: LowerCtx) -> None:
+    """``ld.param`` of a device function's parameter that lives in its frame: a local load."""
+    from dataclasses import replace
+
+    from openptxas.lower.mem_rules import ld_mem
+
+    ld_mem(replace(ins, mods=replace(ins.mods, spaces=(StateSpace.LOCAL,))), c)
+
+
+def kernel_param_addr(c: LowerCtx, dst: VReg, name: str, offset: int) -> None:
+    """``mov d, kernel_param``: the parameter's offset in the parameter space (ptxas: the
+    constant-bank offset after ``param_base``; ``ld.param [d]`` reads ``c[0x0][d + base]``)."""
+    off, _size = c.params[name]
+    lo = dst.lo if dst.width == 2 else dst
+    c.emit("MOV", (), [lo], [Imm((off + offset) & 0xFFFFFFFF)])
+    if dst.width == 2:
+        c.emit("MOV", (), [dst.hi], [RZ])
+
+
+def cvta_param(ins: ast.Instruction, c: LowerCtx) -> None:
+    """``cvta.param.u64 d, a``: the generic address of kernel-parameter offset ``a``
+    (``c[0x0][cb_param_window]`` + a, as ptxas)."""
+    d, a = ins.operands
+    dv = c.dst(d)
+    if dv.width != 2 or not c.func.is_entry:
+        raise c.unsupported("cvta.param here")
+    src = c.rvalue(a, T.U64)
+    base = c.new(RC.R, 2)
+    c.emit("LDC", ("64",), [base], [CBank(0, c.target.abi.cb_param_window)])
+    carry = c.new(RC.P)
+    lo = src.part(0) if isinstance(src, VReg) and src.width == 2 else src
+    hi = src.part(1) if isinstance(src, VReg) and src.width == 2 else RZ
+    c.emit("IADD3", (), [dv.lo, carry], [base.lo, lo, RZ])
+    c.emit("IADD3", ("X",), [dv.hi], [base.hi, hi, RZ, carry, Src(PT, inv=True)])
 
 
 def _arg_words(c: LowerCtx, op: ast.Operand) -> ParamWords:
@@ -228,13 +328,15 @@ def lower_sub(c: LowerCtx, func: ast.Function) -> Sub:
             raise UnsupportedFeature(
                 f"register parameter '{p.name}' is not supported by openptxas yet", c.span
             )
+    taken = _address_taken(func)
     sub = Sub(
         func.name,
         f"$sub${func.name}",
-        [param_words(c, p.size) for p in func.params],
+        [param_words(c, 0 if p.name in taken else p.size) for p in func.params],
         [param_words(c, p.size) for p in func.rets],
         c.new(RC.R, 2),
     )
+    sub.memory = [p for p in func.params if p.name in taken]
     st.subs[func.name] = sub
     st.active.append(func.name)
     inner = Function(func.name, [], is_entry=False)
@@ -242,12 +344,16 @@ def lower_sub(c: LowerCtx, func: ast.Function) -> Sub:
     ictx = LowerCtx(c.target, c.module, func, inner)
     ictx.calls = st
     for p, pw in zip(func.params, sub.params, strict=True):
+        if p.name in taken:
+            continue
         pw.written = set(range(len(pw.words)))
         ictx.param_regs[p.name] = pw
     for p, pw in zip(func.rets, sub.rets, strict=True):
         ictx.param_regs[p.name] = pw
     ictx.sub = sub
+    ictx.frame_params = sub.memory
     lower_body(ictx)
+    sub.slots = {p.name: ictx.locals[p.name] for p in sub.memory}
     st.active.pop()
     c.fn.next_vreg = inner.next_vreg
     sub.frame = inner.local_bytes
@@ -275,9 +381,11 @@ def emit_ret(c: LowerCtx) -> None:
 
 
 def append_subs(c: LowerCtx) -> None:
-    """Place every subroutine's blocks after the kernel's (in the order they were first called)."""
-    for sub in c.calls.subs.values():
+    """Place every subroutine's blocks after the kernel's."""
+    for sub in sorted(c.calls.subs.values(), key=lambda x: x.name):  # ptxas: by name
         c.fn.blocks.extend(sub.blocks)
+        c.fn.subroutines.append((sub.name, sub.entry))
+    c.fn.call_stack = c.calls.depth(c.calls.callees)
 
 
 RULES: list[Rule] = [
@@ -289,6 +397,13 @@ RULES: list[Rule] = [
         "st.param.b32 [param0], %r1;",
     ),
     Rule("call", "call", always, call, "call.uni (retval0), f, (param0);"),
+    Rule(
+        "cvta.param",
+        "cvta",
+        lambda i: i.space in (StateSpace.PARAM, StateSpace.PARAM_ENTRY) and not i.has("to"),
+        cvta_param,
+        "cvta.param.u64 %rd1, %rd2;",
+    ),
 ]
 
 

@@ -68,6 +68,7 @@ class LowerCtx:
     param_regs: dict[str, ParamWords] = field(default_factory=dict)
     calls: CallState = field(default_factory=lambda: _call_state())
     sub: Sub | None = None  # the subroutine being lowered (None: the kernel)
+    frame_params: list[ast.Param] = field(default_factory=list)  # parameters in the frame
     block: Block | None = None
     span: Span | None = None
     _desc: VReg | None = None

@@ -468,6 +468,11 @@ def mov(ins: ast.Instruction, c: LowerCtx) -> None:
 
             local_sym_addr(c, dv, a.name, a.offset)
             return
+        if a.name in c.params:
+            from openptxas.lower.calls import kernel_param_addr
+
+            kernel_param_addr(c, dv, a.name, a.offset)
+            return
         if a.name in c.consts and dv.width == 2:
             c.emit("MOV", (), [dv.lo], [Imm(c.consts[a.name] + a.offset)])
             c.emit("MOV", (), [dv.hi], [RZ])

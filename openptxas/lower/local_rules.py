@@ -12,6 +12,8 @@ which the accesses read the low word (the high word is 0). A generic address of 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from openptxas.ir.core import PT, RC, RZ, CBank, Imm, Src, VReg
 from openptxas.lower.context import LowerCtx
 from openptxas.lower.int_rules import half
@@ -22,8 +24,9 @@ from openptxas.ptx.types import PtxType, StateSpace
 T = PtxType
 
 
-def frame_layout(decls: list[ast.VarDecl]) -> tuple[dict[str, int], int]:
-    """Offsets of the function's ``.local`` variables in its frame, and the frame size."""
+def frame_layout(decls: Sequence[ast.VarDecl | ast.Param]) -> tuple[dict[str, int], int]:
+    """Offsets of the function's ``.local`` variables (and of the parameters it keeps in its
+    frame, first) in its frame, and the frame size."""
     offsets: dict[str, int] = {}
     off = 0
     align = 8

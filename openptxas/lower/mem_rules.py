@@ -170,6 +170,33 @@ def ld_param(ins: ast.Instruction, c: LowerCtx) -> None:
         from openptxas.lower.calls import ld_param_reg
 
         return ld_param_reg(ins, c)  # a call's parameter or result, or a device function's
+    if isinstance(addr.base, ast.Sym) and addr.base.name in c.locals:
+        from openptxas.lower.calls import ld_param_frame
+
+        return ld_param_frame(ins, c)  # a device function's parameter kept in its frame
+    if isinstance(addr.base, ast.Reg) and c.func.is_entry:
+        # an address computed from a kernel parameter's (mov d, param): an indexed bank-0 read
+        r = c.reg_part(addr.base)
+        reg = half(r, 0) if isinstance(r, VReg) and r.width == 2 else r
+        ti = ins.type
+        assert ti is not None
+        base0 = c.target.param_base + addr.offset
+
+        def load_ix(group: VReg) -> None:
+            n = group.width
+            k = 0
+            while k < n:
+                step = 2 if n - k >= 2 else 1
+                dst = group.part(k, step) if n > 1 else group
+                mods = (
+                    _size_mod(ti, ins.vec)
+                    if ti.size * max(ins.vec, 1) < 4
+                    else (("64",) if step == 2 else ())
+                )
+                c.emit("LDC", mods, [dst], [CBank(0, base0 + 4 * k, reg)])
+                k += step
+
+        return _load_into(c, ins, d, load_ix)
     if not isinstance(addr.base, ast.Sym) or addr.base.name not in c.params:
         raise c.unsupported("ld.param from this address")
     off, _size = c.params[addr.base.name]
