@@ -411,10 +411,10 @@ def successors(
         r = t.srcs[1]
         if t.op == "CALL" and isinstance(r, Label):
             return [_index_of(fn, r.block)]
-        return []
-    if t is not None and t.op in ("CALL", "RET") and len(t.srcs) >= 2 and t.guard is None:
+        return [i + 1] if t.guard is not None and i + 1 < len(fn.blocks) else []
+    if t is not None and t.op in ("CALL", "RET") and len(t.srcs) >= 2:
         # a subroutine call (lower.calls): CALL `(sub), `(return site) goes to the subroutine;
-        # its RET Rra, `(sub) to the return site of every call of it
+        # its RET Rra, `(sub) to the return site of every call of it (a guarded one also on)
         if t.op == "CALL":
             s0 = t.srcs[0]
             return [_index_of(fn, s0.block)] if isinstance(s0, Label) else []
@@ -425,6 +425,8 @@ def successors(
                     r = c.srcs[1]
                     if isinstance(r, Label):
                         out.append(_index_of(fn, r.block))
+        if t.guard is not None and i + 1 < len(fn.blocks):
+            out.append(i + 1)
         return list(dict.fromkeys(out))
     if t is not None:
         if t.op in BRANCHES:

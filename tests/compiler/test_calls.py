@@ -138,3 +138,20 @@ def test_indirect_call_refused() -> None:
     # a function's address (the pointer an indirect call goes through) is refused first
     with pytest.raises(UnsupportedFeature, match="address of 'scale'"):
         compile_ptx(ptx, Options(arch="sm_90"), "k.ptx")
+
+
+@pytest.mark.parametrize("opt", [3, 0])
+def test_guarded_return_same_as_ptxas(opt: int, oracle) -> None:  # type: ignore[no-untyped-def]
+    need_tools("ptxas")
+    from openptxas.emu import run_launch
+
+    ptx = (DATA / "call_early_ret.ptx").read_text()
+    spec = {
+        "kernel": "k",
+        "grid": [1, 1, 1],
+        "block": [N, 1, 1],
+        "args": [{"kind": "buffer", "dtype": "u32", "count": N, "init": "random", "seed": 3}],
+    }
+    want = run_launch(oracle.ptxas(ptx, "sm_90").cubin, spec).outputs[0]
+    got = run_ours(ptx, spec, opt).outputs[0]
+    assert np.array_equal(got, want), np.nonzero(got != want)[0][:10]
