@@ -100,8 +100,8 @@ def build_cubin(
                 # ptxas counts its subroutines' frames in the kernel's (whole program)
                 frame_size=fn.local_bytes + fn.call_stack,
                 subroutines=_subroutines(fn, enc),
-                # ptxas records CRS_STACK_SIZE 0 for functions with convergence barriers
-                crs_stack=0 if any(i.op == "BSSY" for i in fn.instrs()) else None,
+                # ptxas records CRS_STACK_SIZE 0 for functions with convergence barriers or calls
+                crs_stack=0 if any(i.op in ("BSSY", "CALL") for i in fn.instrs()) else None,
                 frame=(
                     Frame(
                         target.abi.frame_cie,
@@ -165,7 +165,7 @@ def module_variables(module: ast.Module) -> list[GlobalVar]:
 
 def _subroutines(fn: Function, enc: EncodedFunction) -> tuple[Subroutine, ...]:
     """The subroutines placed after the kernel's code (lower.calls): ``$kernel$func`` from its
-    entry block to the next one (or the end of the code), each recording the kernel's frame.
+    entry block to the next one (or the end of the section), each recording the kernel's frame.
     (ptxas also writes a .debug_frame CIE/FDE for each; openptxas does not yet.)"""
     from openptxas.elf.consts import SymbolBind
     from openptxas.elf.description import Subroutine
@@ -180,7 +180,8 @@ def _subroutines(fn: Function, enc: EncodedFunction) -> tuple[Subroutine, ...]:
     starts = sorted((addr[entry], name) for name, entry in fn.subroutines)
     out = []
     for k, (start, name) in enumerate(starts):
-        end = starts[k + 1][0] if k + 1 < len(starts) else at
+        # the last one runs to the end of the section (ptxas counts the padding in it)
+        end = starts[k + 1][0] if k + 1 < len(starts) else len(enc.code)
         out.append(
             Subroutine(
                 f"${fn.name}${name}",
