@@ -70,7 +70,14 @@ def fmul(ins: ast.Instruction, c: LowerCtx) -> None:
 def ffma(ins: ast.Instruction, c: LowerCtx) -> None:
     d, a, b, e = ins.operands
     t = T.F32
-    c.emit("FFMA", _mods(ins), [c.dst(d)], [c.rvalue(a, t), c.value(b, t), c.value(e, t)])
+    # one immediate at most (FFMA R, R, imm, imm has no form): the addend then in a register
+    vb = c.value(b, t)
+    c.emit(
+        "FFMA",
+        _mods(ins),
+        [c.dst(d)],
+        [c.rvalue(a, t), vb, c.value(e, t, allow_imm=not isinstance(vb, Imm))],
+    )
 
 
 def fneg_abs(ins: ast.Instruction, c: LowerCtx) -> None:
