@@ -136,17 +136,14 @@ def compile_ptx(text: str, options: Options, filename: str = "<input>") -> Compi
                 compile_ms=(time.perf_counter() - t0) * 1000.0,
             )
         )
-    # then each device function (ptxas: by name), whose frame the kernels' include
-    for func in sorted((f for f in module.functions if not f.is_entry and f.body), key=_name):
-        result.functions.append(FunctionReport(func.name, False))
+    # then each device function a kernel calls (ptxas: by name), whose frame the kernels' include
+    called = {name for _, fn in compiled for name, _entry in fn.subroutines}
+    for name in sorted(called):
+        result.functions.append(FunctionReport(name, False))
     from openptxas.codegen import build_cubin
 
     result.cubin = build_cubin(module, compiled, target, options)
     return result
-
-
-def _name(f: object) -> str:
-    return str(getattr(f, "name", ""))
 
 
 def _maxrregcount(options: Options, target: SMInfo, result: CompileResult) -> int | None:

@@ -97,6 +97,20 @@ def test_verbose_and_subroutines_as_ptxas(oracle) -> None:  # type: ignore[no-un
     assert [s.frame_size for s in f.subroutines] == [s.frame_size for s in r.subroutines]
 
 
+def test_uncalled_function_has_no_verbose_block(oracle) -> None:  # type: ignore[no-untyped-def]
+    need_tools("ptxas")
+    from openptxas.driver import compile_ptx
+    from openptxas.options import Options
+
+    ptx = CALLS.replace(
+        ".visible .entry k(", ".func unused(.param .b32 q)\n{\n\tret;\n}\n.visible .entry k("
+    )
+    ref = oracle.ptxas(ptx, "sm_90", ["-v"]).log
+    ours = compile_ptx(ptx, Options(arch="sm_90", verbose=True), "k.ptx").verbose_report()
+    assert "Function properties for unused" not in ref
+    assert ours.count("Function properties for") == ref.count("Function properties for") == 7
+
+
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
