@@ -18,7 +18,7 @@ from openptxas.ptx.types import Linkage as PtxLinkage
 from openptxas.targets import SMInfo
 
 if TYPE_CHECKING:
-    from openptxas.elf.description import GlobalVar
+    from openptxas.elf.description import GlobalVar, Subroutine
     from openptxas.elf.nvinfo import Attribute
 
 # .debug_frame as ptxas 13.0 writes it for a function without a stack frame (observed on the
@@ -27,13 +27,46 @@ if TYPE_CHECKING:
 _DEF_CFA = bytes.fromhex("0c8180802800")
 
 
-def frame_program(first_branch: int, last_exit: int) -> bytes:
+def frame_program(first_branch: int, last_exit: int, frame: int = 0, sp_adjust: int = 0) -> bytes:
+    """The FDE program. With a stack frame (``frame`` bytes, the stack pointer lowered by the
+    instruction at ``sp_adjust``), ptxas defines the CFA after that instruction: R1 + ``frame``
+    and an advance to the last EXIT when the code branches before it, else R1 + 0 and nothing
+    more (observed: scripts/probe_local.py)."""
+
     def adv(nbytes: int) -> bytes:
         return b"\x04" + (nbytes // 4).to_bytes(4, "little")  # DW_CFA_advance_loc4, 4-byte units
 
+    if frame:
+        at = sp_adjust + 16
+        if first_branch == last_exit:
+            return adv(at) + _DEF_CFA
+        return adv(at) + _DEF_CFA[:-1] + _uleb(frame) + adv(last_exit - at)
     if first_branch == last_exit:
         return adv(last_exit) + adv(16) + _DEF_CFA
     return adv(first_branch + 16) + _DEF_CFA + adv(last_exit - first_branch - 16)
+
+
+def _uleb(v: int) -> bytes:
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        out.append(b | (0x80 if v else 0))
+        if not v:
+            return bytes(out)
+
+
+def sp_adjust_offset(fn: Function, target: SMInfo) -> int:
+    """Code address of the instruction that lowers the stack pointer by the frame size."""
+    from openptxas.ir.core import RC, Reg
+
+    sp = Reg(RC.R, target.abi.stack_pointer)
+    at = 0
+    for ins in fn.instrs():
+        if ins.op != "LDC" and sp in ins.dsts:
+            return at
+        at += 16
+    return 0
 
 
 def build_cubin(
@@ -63,12 +96,21 @@ def build_cubin(
                 shared=fn.shared_static or None,
                 shared_align=max(fn.shared_align, 16),
                 exit_offsets=enc.exit_offsets,
-                min_stack=0,
-                # ptxas records CRS_STACK_SIZE 0 for functions with convergence barriers
-                crs_stack=0 if any(i.op == "BSSY" for i in fn.instrs()) else None,
+                min_stack=fn.local_bytes + fn.call_stack,
+                # ptxas counts its subroutines' frames in the kernel's (whole program)
+                frame_size=fn.local_bytes + fn.call_stack,
+                subroutines=_subroutines(fn, enc),
+                # ptxas records CRS_STACK_SIZE 0 for functions with convergence barriers or calls
+                crs_stack=0 if any(i.op in ("BSSY", "CALL") for i in fn.instrs()) else None,
                 frame=(
                     Frame(
-                        target.abi.frame_cie, frame_program(enc.first_branch, enc.exit_offsets[-1])
+                        target.abi.frame_cie,
+                        frame_program(
+                            enc.first_branch,
+                            enc.exit_offsets[-1],
+                            fn.local_bytes,
+                            sp_adjust_offset(fn, target) if fn.local_bytes else 0,
+                        ),
                     )
                     if enc.exit_offsets
                     else None
@@ -119,6 +161,37 @@ def module_variables(module: ast.Module) -> list[GlobalVar]:
         )
         for v in module_layout(module)
     ]
+
+
+def _subroutines(fn: Function, enc: EncodedFunction) -> tuple[Subroutine, ...]:
+    """The subroutines placed after the kernel's code (lower.calls): ``$kernel$func`` from its
+    entry block to the next one (or the end of the section), each recording the kernel's frame.
+    (ptxas also writes a .debug_frame CIE/FDE for each; openptxas does not yet.)"""
+    from openptxas.elf.consts import SymbolBind
+    from openptxas.elf.description import Subroutine
+
+    if not fn.subroutines:
+        return ()
+    addr: dict[str, int] = {}
+    at = 0
+    for b in fn.blocks:
+        addr[b.name] = at
+        at += 16 * len(b.instrs)
+    starts = sorted((addr[entry], name) for name, entry in fn.subroutines)
+    out = []
+    for k, (start, name) in enumerate(starts):
+        # the last one runs to the end of the section (ptxas counts the padding in it)
+        end = starts[k + 1][0] if k + 1 < len(starts) else len(enc.code)
+        out.append(
+            Subroutine(
+                f"${fn.name}${name}",
+                start,
+                end - start,
+                SymbolBind.LOCAL,
+                frame_size=fn.local_bytes + fn.call_stack,
+            )
+        )
+    return tuple(out)
 
 
 def _branch_attrs(enc: EncodedFunction) -> tuple[Attribute, ...]:

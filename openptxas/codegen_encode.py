@@ -237,6 +237,15 @@ def _encode(ins: Instr, fam: Family, conv: _Operands, at: int, fname: str) -> in
                 conv.operand(ins.srcs[0], ins),
                 isa.Imm(-(at + INSTR_BYTES)),
             )
+        elif ins.op == "CALL" and len(ins.srcs) == 2:
+            # CALL.REL.NOINC `(sub): the return site (the second label) is in the CFG only
+            ops = (conv.operand(ins.srcs[0], ins),)
+        elif ins.op == "RET" and len(ins.srcs) == 2:
+            # RET.REL.NODEC Rra `(f): the return address is relative to the function's start
+            ops = (conv.operand(ins.srcs[0], ins), isa.Label(0))
+        elif ins.op == "MOV" and len(ins.srcs) == 1 and isinstance(ins.srcs[0], Label):
+            # a return address: the code offset of the return site
+            ops = (conv.operand(ins.dsts[0], ins), isa.Imm(conv.addrs[ins.srcs[0].block]))
         else:
             ops = tuple(conv.operand(o, ins) for o in (*ins.dsts, *ins.srcs))
         guard = isa.PT

@@ -56,6 +56,13 @@ class CompileResult:
         lines = [f"ptxas info    : {n}" for n in self.notes]
         lines.append(f"ptxas info    : {self.gmem} bytes gmem")
         for f in self.functions:
+            if not f.is_entry:
+                lines.append(f"ptxas info    : Function properties for {f.name}")
+                lines.append(
+                    f"    {f.stack_frame} bytes stack frame, {f.spill_stores} bytes spill "
+                    f"stores, {f.spill_loads} bytes spill loads"
+                )
+                continue
             kind = "entry function" if f.is_entry else "function"
             lines.append(f"ptxas info    : Compiling {kind} '{f.name}' for '{self.target}'")
             lines.append(f"ptxas info    : Function properties for {f.name}")
@@ -135,10 +142,17 @@ def compile_ptx(
                 func.is_entry,
                 registers=fn.registers,
                 barriers=fn.barriers,
+                # ptxas counts the subroutines' frames in the kernel's (whole program)
+                stack_frame=fn.local_bytes + fn.call_stack,
+                cumulative_stack=fn.local_bytes + fn.call_stack,
                 smem=fn.shared_static,
                 compile_ms=(time.perf_counter() - t0) * 1000.0,
             )
         )
+    # then each device function a kernel calls (ptxas: by name), whose frame the kernels' include
+    called = {name for _, fn in compiled for name, _entry in fn.subroutines}
+    for name in sorted(called):
+        result.functions.append(FunctionReport(name, False))
     from openptxas.codegen import build_cubin
 
     result.cubin = build_cubin(module, compiled, target, options)

@@ -14,8 +14,13 @@ class CFG:
     preds: list[list[int]]
 
     @staticmethod
-    def of(fn: Function) -> CFG:
-        return CFG([successors(fn, i) for i in range(len(fn.blocks))], predecessors(fn))
+    def of(fn: Function, *, over_calls: bool = False) -> CFG:
+        """``over_calls``: each function's own control flow (ir.core.successors)."""
+        n = len(fn.blocks)
+        return CFG(
+            [successors(fn, i, over_calls=over_calls) for i in range(n)],
+            predecessors(fn, over_calls=over_calls),
+        )
 
     @property
     def n(self) -> int:

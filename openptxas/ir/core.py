@@ -332,7 +332,7 @@ class Instr:
 
 # Opcodes that end a block when they are its last instruction.
 BRANCHES = frozenset({"BRA", "BRX", "JMP", "JMX"})
-TERMINATORS = BRANCHES | {"EXIT", "RET", "BREAK", "KILL"}
+TERMINATORS = BRANCHES | {"EXIT", "RET", "BREAK", "KILL", "CALL"}
 
 
 @dataclass(slots=True, eq=False)
@@ -367,6 +367,8 @@ class Function:
     shared_static: int = 0
     shared_align: int = 4
     local_bytes: int = 0
+    call_stack: int = 0  # the deepest chain of subroutine frames below this function's
+    subroutines: list[tuple[str, str]] = field(default_factory=list)  # (.func, entry block)
     barriers: int = 0
     # brx.idx jump tables, in order: each is its target blocks; they fill constant bank 2
     # (.nv.constant2.<f>) one after another, 4 bytes (the target's code offset) per entry.
@@ -390,13 +392,42 @@ class Function:
             yield from b.instrs
 
 
-def successors(fn: Function, i: int) -> list[int]:
+def successors(
+    fn: Function, i: int, *, over_calls: bool = False, any_return: bool = False
+) -> list[int]:
     """Indices (in ``fn.blocks``) of the successors of block ``i``: its branch target and, unless
-    it ends in an unconditional transfer, the next block in layout order."""
+    it ends in an unconditional transfer, the next block in layout order.
+
+    A subroutine call goes into the subroutine and its return to every return site (the data
+    flow through calls); ``over_calls``: a call goes to its return site and a return nowhere (the
+    control structure of each function on its own: divergent regions, reconvergence);
+    ``any_return``: a return to the return site of every call (the hazard checkers' view, which
+    the control codes must satisfy)."""
     b = fn.blocks[i]
     out: list[int] = []
     t = b.terminator()
     fallthrough = True
+    if over_calls and t is not None and t.op in ("CALL", "RET") and len(t.srcs) >= 2:
+        r = t.srcs[1]
+        if t.op == "CALL" and isinstance(r, Label):
+            return [_index_of(fn, r.block)]
+        return [i + 1] if t.guard is not None and i + 1 < len(fn.blocks) else []
+    if t is not None and t.op in ("CALL", "RET") and len(t.srcs) >= 2:
+        # a subroutine call (lower.calls): CALL `(sub), `(return site) goes to the subroutine;
+        # its RET Rra, `(sub) to the return site of every call of it (a guarded one also on)
+        if t.op == "CALL":
+            s0 = t.srcs[0]
+            return [_index_of(fn, s0.block)] if isinstance(s0, Label) else []
+        sub = t.srcs[1]
+        if isinstance(sub, Label):
+            for c in fn.instrs():
+                if c.op == "CALL" and len(c.srcs) >= 2 and (any_return or c.srcs[0] == sub):
+                    r = c.srcs[1]
+                    if isinstance(r, Label):
+                        out.append(_index_of(fn, r.block))
+        if t.guard is not None and i + 1 < len(fn.blocks):
+            out.append(i + 1)
+        return list(dict.fromkeys(out))
     if t is not None:
         if t.op in BRANCHES:
             for s in t.srcs:
@@ -418,9 +449,11 @@ def _index_of(fn: Function, name: str) -> int:
     raise KeyError(f"branch to unknown block {name}")
 
 
-def predecessors(fn: Function) -> list[list[int]]:
+def predecessors(
+    fn: Function, *, over_calls: bool = False, any_return: bool = False
+) -> list[list[int]]:
     preds: list[list[int]] = [[] for _ in fn.blocks]
     for i in range(len(fn.blocks)):
-        for s in successors(fn, i):
+        for s in successors(fn, i, over_calls=over_calls, any_return=any_return):
             preds[s].append(i)
     return preds

@@ -88,7 +88,7 @@ def _vid(r: object) -> int | None:
 
 
 def analyze(fn: Function) -> Uniformity:
-    cfg = CFG.of(fn)
+    cfg = CFG.of(fn, over_calls=True)
     ipdom = post_dominators(cfg)
     varying: set[int] = set()
     divergent: set[int] = set()

@@ -12,8 +12,10 @@ from dataclasses import replace
 
 from openptxas.diag import UnsupportedFeature
 from openptxas.ir.core import PT, RC, Block, CBank, Function, Guard, Imm, Instr, Label, Param, Src
+from openptxas.lower.calls import append_subs, declare_param, emit_ret
 from openptxas.lower.context import LowerCtx
 from openptxas.lower.layout import const_offsets, global_slots, module_layout
+from openptxas.lower.local_rules import adjust_stack, frame_layout
 from openptxas.lower.rules import RuleTable
 from openptxas.ptx import ast
 from openptxas.ptx.types import StateSpace
@@ -31,9 +33,11 @@ def rule_table() -> RuleTable:
         fp_rules,
         fpdiv,
         int_rules,
+        local_rules,
         mem_rules,
         tex_rules,
     )
+    from openptxas.lower.calls import RULES as CALL_RULES
 
     return RuleTable(
         [
@@ -43,6 +47,8 @@ def rule_table() -> RuleTable:
             *bit_rules.RULES,
             *int_rules.RULES,
             *mem_rules.RULES,
+            *local_rules.RULES,
+            *CALL_RULES,
             *ctrl_rules.RULES,
             *tex_rules.RULES,
         ]
@@ -161,20 +167,31 @@ def lower_function(module: ast.Module, func: ast.Function, target: SMInfo) -> Fu
         raise UnsupportedFeature(f"function '{func.name}' has no body", func.span)
     fn = Function(func.name, [], is_entry=func.is_entry)
     ctx = LowerCtx(target, module, func, fn)
+    for slot in func.param_layout():
+        ctx.params[slot.param.name] = (slot.offset, slot.size)
+        fn.params.append(Param(slot.param.name, slot.offset, slot.size, slot.param.alignment))
+    lower_body(ctx)
+    append_subs(ctx)
+    return fn
+
+
+def lower_body(ctx: LowerCtx) -> None:
+    """Lower ``ctx.func``'s body into ``ctx.fn`` (a kernel, or a subroutine: lower.calls)."""
+    func, fn, module, target = ctx.func, ctx.fn, ctx.module, ctx.target
+    assert func.body is not None
     stmts = _flatten(func.body)
     for s in stmts:
         if isinstance(s, ast.VarDecl) and s.space is StateSpace.REG:
             for n in s.names():
                 ctx.reg_types[n] = s.type
-    for slot in func.param_layout():
-        ctx.params[slot.param.name] = (slot.offset, slot.size)
-        fn.params.append(Param(slot.param.name, slot.offset, slot.size, slot.param.alignment))
     for s in stmts:
         if isinstance(s, ast.BranchTargets):
             ctx.branch_targets[s.label] = s.targets
     used = _referenced_syms(stmts)
     shared = [g for g in module.globals if g.name in used] + [
-        s for s in stmts if isinstance(s, ast.VarDecl) and s.space is not StateSpace.REG
+        s
+        for s in stmts
+        if isinstance(s, ast.VarDecl) and s.space not in (StateSpace.REG, StateSpace.PARAM)
     ]
     allowed = (
         StateSpace.SHARED,
@@ -182,11 +199,16 @@ def lower_function(module: ast.Module, func: ast.Function, target: SMInfo) -> Fu
         StateSpace.REG,
         StateSpace.CONST,
         StateSpace.GLOBAL,
+        StateSpace.LOCAL,
     )
     for v in shared:
         if v.space not in allowed:
             raise UnsupportedFeature(
                 f"{v.space.value} variable '{v.name}' is not supported by openptxas yet", v.span
+            )
+        if v.space is StateSpace.LOCAL and v in module.globals:
+            raise UnsupportedFeature(
+                f"module-scope local variable '{v.name}' is not supported by openptxas yet", v.span
             )
         if v.space in (StateSpace.CONST, StateSpace.GLOBAL) and v not in module.globals:
             raise UnsupportedFeature(
@@ -195,17 +217,25 @@ def lower_function(module: ast.Module, func: ast.Function, target: SMInfo) -> Fu
                 v.span,
             )
     _layout_variables(ctx, shared)
+    ctx.locals, fn.local_bytes = frame_layout(
+        [*ctx.frame_params, *(v for v in shared if v.space is StateSpace.LOCAL)]
+    )
 
     table = rule_table()
     entry = Block(".L_entry")
     fn.blocks.append(entry)
     ctx.block = entry
-    ctx.emit("LDC", (), [ctx.sp], [CBank(0, target.abi.cb_stack)])
+    if func.is_entry:
+        ctx.emit("LDC", (), [ctx.sp], [CBank(0, target.abi.cb_stack)])
+    adjust_stack(ctx, fn.local_bytes)
     for s in stmts:
         if isinstance(s, ast.LabelDef):
             b = Block(s.name)
             fn.blocks.append(b)
             ctx.block = b
+            continue
+        if isinstance(s, ast.VarDecl) and s.space is StateSpace.PARAM:
+            declare_param(ctx, s)
             continue
         if not isinstance(s, ast.Instruction):
             continue
@@ -234,10 +264,13 @@ def lower_function(module: ast.Module, func: ast.Function, target: SMInfo) -> Fu
     t = last.instrs[-1] if last.instrs else None
     if t is None or t.op not in ("EXIT", "BRA", "RET") or t.guard is not None:
         ctx.block = last
-        ctx.emit("EXIT" if func.is_entry else "RET")
+        if func.is_entry:
+            ctx.emit("EXIT")
+        else:
+            emit_ret(ctx)
     fn.blocks.extend(ctx.cold_blocks)
-    entry.instrs[1:1] = ctx.prologue()
-    return fn
+    k = (1 if func.is_entry else 0) + (1 if fn.local_bytes else 0)
+    entry.instrs[k:k] = ctx.prologue()
 
 
 def _guard_expansion(ctx: LowerCtx, blk: Block, start: int, g: Guard) -> None:
@@ -269,5 +302,5 @@ def _drop_empty_blocks(fn: Function, cold: list[Block]) -> None:
     fn.blocks = [b for k, b in enumerate(fn.blocks) if b.instrs or b.name in targets or k == 0]
 
 
-__all__ = ["lower_function", "rule_table"]
+__all__ = ["lower_body", "lower_function", "rule_table"]
 _ = RC

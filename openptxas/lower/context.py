@@ -7,6 +7,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from openptxas.diag import Span, UnsupportedFeature
 from openptxas.ir.core import (
@@ -34,6 +35,15 @@ from openptxas.ptx import ast
 from openptxas.ptx.types import PtxType, StateSpace
 from openptxas.targets import SMInfo
 
+if TYPE_CHECKING:
+    from openptxas.lower.calls import CallState, ParamWords, Sub
+
+
+def _call_state() -> CallState:
+    from openptxas.lower.calls import CallState
+
+    return CallState()
+
 
 def width_of(t: PtxType) -> int:
     """32-bit registers a value of type ``t`` occupies."""
@@ -50,9 +60,15 @@ class LowerCtx:
     regs: dict[str, VReg] = field(default_factory=dict)
     params: dict[str, tuple[int, int]] = field(default_factory=dict)  # name -> (offset, size)
     shared: dict[str, int] = field(default_factory=dict)  # name -> offset
+    locals: dict[str, int] = field(default_factory=dict)  # .local name -> frame offset
     consts: dict[str, int] = field(default_factory=dict)  # __constant__ name -> bank-3 offset
     globals: dict[str, int] = field(default_factory=dict)  # .global name -> bank-4 slot
     branch_targets: dict[str, tuple[str, ...]] = field(default_factory=dict)  # .branchtargets
+    # .param variables held in registers (lower.calls): call sequences', a device function's own
+    param_regs: dict[str, ParamWords] = field(default_factory=dict)
+    calls: CallState = field(default_factory=lambda: _call_state())
+    sub: Sub | None = None  # the subroutine being lowered (None: the kernel)
+    frame_params: list[ast.Param] = field(default_factory=list)  # parameters in the frame
     block: Block | None = None
     span: Span | None = None
     _desc: VReg | None = None
@@ -258,6 +274,8 @@ class LowerCtx:
             if base.name in self.shared and space in (StateSpace.SHARED, StateSpace.SHARED_CTA):
                 rel = self.shared[base.name] - self.shared_window_base + base.offset + off
                 return Addr(None, rel, ubase=self.shared_base())
+            if base.name in self.locals and space is StateSpace.LOCAL:
+                return Addr(self.sp, self.locals[base.name] + base.offset + off)
             if base.name in self.globals and space in (StateSpace.GLOBAL, None):
                 ptr = self.global_address(base.name)
                 return Addr(ptr, base.offset + off, desc=self.desc(), wide=True)
@@ -267,6 +285,9 @@ class LowerCtx:
         r = self.reg_part(base)
         if space in (StateSpace.SHARED, StateSpace.SHARED_CTA):
             return Addr(r, off)
+        if space is StateSpace.LOCAL:
+            # a local address is 32 bits; PTX keeps it in a 64-bit register (high word 0)
+            return Addr(r.part(0) if isinstance(r, VReg) and r.width == 2 else r, off)
         if space in (StateSpace.GLOBAL, None):
             if not isinstance(r, VReg) or r.width != 2:
                 raise self.unsupported("32-bit generic address")

@@ -39,7 +39,9 @@ def brx_idx(ins: ast.Instruction, c: LowerCtx) -> None:
 
 def ret(ins: ast.Instruction, c: LowerCtx) -> None:
     if not c.func.is_entry:
-        raise c.unsupported("return from a device function")
+        from openptxas.lower.calls import emit_ret
+
+        return emit_ret(c)
     c.emit("EXIT")
 
 

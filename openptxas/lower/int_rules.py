@@ -463,6 +463,16 @@ def mov(ins: ast.Instruction, c: LowerCtx) -> None:
             if dv.width == 2:
                 c.emit("MOV", (), [dv.hi], [RZ])
             return
+        if a.name in c.locals:
+            from openptxas.lower.local_rules import local_sym_addr
+
+            local_sym_addr(c, dv, a.name, a.offset)
+            return
+        if a.name in c.params:
+            from openptxas.lower.calls import kernel_param_addr
+
+            kernel_param_addr(c, dv, a.name, a.offset)
+            return
         if a.name in c.consts and dv.width == 2:
             c.emit("MOV", (), [dv.lo], [Imm(c.consts[a.name] + a.offset)])
             c.emit("MOV", (), [dv.hi], [RZ])

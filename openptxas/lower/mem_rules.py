@@ -166,6 +166,37 @@ def _pack_subwords(c: LowerCtx, t: PtxType, items: list[ast.Operand]) -> Operand
 def ld_param(ins: ast.Instruction, c: LowerCtx) -> None:
     d, a = ins.operands
     addr = c.address(a)
+    if isinstance(addr.base, ast.Sym) and addr.base.name in c.param_regs:
+        from openptxas.lower.calls import ld_param_reg
+
+        return ld_param_reg(ins, c)  # a call's parameter or result, or a device function's
+    if isinstance(addr.base, ast.Sym) and addr.base.name in c.locals:
+        from openptxas.lower.calls import ld_param_frame
+
+        return ld_param_frame(ins, c)  # a device function's parameter kept in its frame
+    if isinstance(addr.base, ast.Reg) and c.func.is_entry:
+        # an address computed from a kernel parameter's (mov d, param): an indexed bank-0 read
+        r = c.reg_part(addr.base)
+        reg = half(r, 0) if isinstance(r, VReg) and r.width == 2 else r
+        ti = ins.type
+        assert ti is not None
+        base0 = c.target.param_base + addr.offset
+
+        def load_ix(group: VReg) -> None:
+            n = group.width
+            k = 0
+            while k < n:
+                step = 2 if n - k >= 2 else 1
+                dst = group.part(k, step) if n > 1 else group
+                mods = (
+                    _size_mod(ti, ins.vec)
+                    if ti.size * max(ins.vec, 1) < 4
+                    else (("64",) if step == 2 else ())
+                )
+                c.emit("LDC", mods, [dst], [CBank(0, base0 + 4 * k, reg)])
+                k += step
+
+        return _load_into(c, ins, d, load_ix)
     if not isinstance(addr.base, ast.Sym) or addr.base.name not in c.params:
         raise c.unsupported("ld.param from this address")
     off, _size = c.params[addr.base.name]
@@ -179,7 +210,11 @@ def ld_param(ins: ast.Instruction, c: LowerCtx) -> None:
         while k < n:
             step = 2 if n - k >= 2 and (base + 4 * k) % 8 == 0 else 1
             dst = group.part(k, step) if n > 1 else group
-            mods = _size_mod(t, 1) if t.size < 4 else (("64",) if step == 2 else ())
+            mods = (
+                _size_mod(t, ins.vec)
+                if t.size * max(ins.vec, 1) < 4
+                else (("64",) if step == 2 else ())
+            )
             c.emit("LDC", mods, [dst], [CBank(0, base + 4 * k)])
             k += step
 
@@ -210,7 +245,11 @@ def ld_const(ins: ast.Instruction, c: LowerCtx) -> None:
         while k < n:
             step = 2 if n - k >= 2 else 1
             dst = group.part(k, step) if n > 1 else group
-            mods = _size_mod(t, 1) if t.size < 4 else (("64",) if step == 2 else ())
+            mods = (
+                _size_mod(t, ins.vec)
+                if t.size * max(ins.vec, 1) < 4
+                else (("64",) if step == 2 else ())
+            )
             c.emit("LDC", mods, [dst], [CBank(3, base + 4 * k, reg)])
             k += step
 
@@ -260,6 +299,8 @@ def ld_mem(ins: ast.Instruction, c: LowerCtx) -> None:
     pre: tuple[str, ...]
     if space in SHARED:
         op, pre = "LDS", ()
+    elif space is StateSpace.LOCAL:
+        op, pre = "LDL", ()
     elif space is StateSpace.GLOBAL and (ins.has("nc") or ins.opcode == "ldu"):
         op, pre = "LDG", ("E",)
         mods = (*mods, "CONSTANT")
@@ -268,7 +309,7 @@ def ld_mem(ins: ast.Instruction, c: LowerCtx) -> None:
         mods = (*mods, *_cache_mods(ins, _LD_CACHE))
     else:
         op, pre = "LD", ("E",)
-    if op != "LDS" and "CONSTANT" in mods:
+    if op not in ("LDS", "LDL") and "CONSTANT" in mods:
         # nvdisasm order: size, then CONSTANT (LDG.E.128.CONSTANT)
         mods = (*[m for m in mods if m != "CONSTANT"], "CONSTANT")
     _load_into(c, ins, d, lambda g: c.emit(op, (*pre, *mods), [g], [addr]))
@@ -287,6 +328,8 @@ def st_mem(ins: ast.Instruction, c: LowerCtx) -> None:
         src = c.materialize(src.value, T.B32)
     if space in SHARED:
         c.emit("STS", mods, [], [addr, src])
+    elif space is StateSpace.LOCAL:
+        c.emit("STL", mods, [], [addr, src])
     elif space is StateSpace.GLOBAL:
         c.emit("STG", ("E", *mods, *_cache_mods(ins, _ST_CACHE)), [], [addr, src])
     else:
@@ -558,6 +601,7 @@ RULES: list[Rule] = [
             StateSpace.GLOBAL,
             StateSpace.SHARED,
             StateSpace.SHARED_CTA,
+            StateSpace.LOCAL,
             None,
         ),
         ld_mem,
@@ -572,6 +616,7 @@ RULES: list[Rule] = [
             StateSpace.GLOBAL,
             StateSpace.SHARED,
             StateSpace.SHARED_CTA,
+            StateSpace.LOCAL,
             None,
         ),
         st_mem,

@@ -72,7 +72,7 @@ def insert_convergence_barriers(fn: Function, ctx: PassContext) -> None:
     info = analyze(fn)
     if not info.divergent:
         return
-    cfg = CFG.of(fn)
+    cfg = CFG.of(fn, over_calls=True)
     idom = dominators(cfg)
     # (branch block, reconvergence block) pairs, outermost first in layout order.
     candidates: set[tuple[int, int]] = set()

@@ -230,8 +230,9 @@ def assign_control(fn: Function, target: SMInfo, *, serial: bool = False) -> Non
 
 def _assign(fn: Function, urz: int, model: LatencyModel, serial: bool, needs_rd: set[int]) -> None:
     n = len(fn.blocks)
-    succs = [successors(fn, i) for i in range(n)]
-    preds = predecessors(fn)
+    # a subroutine's RET may return to any call's return site (as the hazard checkers assume)
+    succs = [successors(fn, i, any_return=True) for i in range(n)]
+    preds = predecessors(fn, any_return=True)
     out_states: list[State | None] = [None] * n
     work = list(range(n))
     visits = [0] * n

@@ -45,6 +45,8 @@ class Abi:
     cb_ntid: tuple[int, int, int]  # bank-0 offsets of %ntid.x/y/z
     cb_nctaid: tuple[int, int, int]  # ... of %nctaid.x/y/z
     cb_stack: int  # ... of the initial stack pointer
+    cb_local_window: int  # ... of the 64-bit generic address of local address 0 (cvta.local)
+    cb_param_window: int  # ... of the 64-bit generic address of the kernel parameters (cvta.param)
     cb_global_desc: int  # ... of the 64-bit global memory descriptor (desc[UR][...])
     shared_base: int  # shared-window address of the first static shared byte
     stack_pointer: int  # the R register holding the stack pointer
