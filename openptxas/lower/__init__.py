@@ -24,7 +24,15 @@ ENDS_BLOCK = frozenset({"bra", "ret", "exit", "brx.idx", "trap"})
 
 @functools.cache
 def rule_table() -> RuleTable:
-    from openptxas.lower import bit_rules, ctrl_rules, divide, fp_rules, int_rules, mem_rules
+    from openptxas.lower import (
+        bit_rules,
+        ctrl_rules,
+        divide,
+        fp_rules,
+        int_rules,
+        mem_rules,
+        warp_rules,
+    )
 
     return RuleTable(
         [
@@ -34,6 +42,7 @@ def rule_table() -> RuleTable:
             *int_rules.RULES,
             *mem_rules.RULES,
             *ctrl_rules.RULES,
+            *warp_rules.RULES,
         ]
     )
 

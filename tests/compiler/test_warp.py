@@ -1,0 +1,55 @@
+"""Warp collectives, barriers, fences, special registers and small sm_90 instructions (issue 20):
+each PTX in tests/compiler/data is compiled by openptxas and by ptxas and both cubins run in the
+emulator with the hazard checker; the outputs must be equal bit for bit (and, where the
+instruction has a definition we can state, equal to it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tests.conftest import need_tools, run_ours
+
+DATA = Path(__file__).parent / "data"
+
+
+def _same_as_ptxas(oracle: Any, name: str, spec: dict[str, Any], opt: int) -> list[np.ndarray]:
+    """Our outputs for ``spec`` (hazard-free), asserted equal to ptxas's cubin's outputs."""
+    need_tools("ptxas")
+    from openptxas.emu import run_launch
+
+    ptx = (DATA / name).read_text()
+    want = run_launch(oracle.ptxas(ptx, "sm_90").cubin, spec, hazards=True)
+    assert not want.hazards
+    got = run_ours(ptx, spec, opt)
+    assert sorted(got.outputs) == sorted(want.outputs)
+    for k in sorted(got.outputs):
+        g, w = got.outputs[k], want.outputs[k]
+        assert np.array_equal(g, w), (k, np.nonzero(g != w)[0][:10])
+    return [got.outputs[k] for k in sorted(got.outputs)]
+
+
+@pytest.mark.parametrize("opt", [3, 0])
+def test_special_registers_and_nanosleep(opt: int, oracle: Any) -> None:
+    n = 4 * 2 * 32
+    spec = {
+        "kernel": "k",
+        "grid": [4, 2, 1],
+        "block": [32, 1, 1],
+        "args": [{"kind": "buffer", "dtype": "u32", "count": n * 24, "init": "zeros"}],
+    }
+    (out,) = _same_as_ptxas(oracle, "sreg_cluster.ptx", spec, opt)
+    o = out.reshape(4 * 2, 32, 24)
+    assert (o[:, :, 0] == 7).all()  # both clocks advanced, the global timer did not go back
+    assert (o[:, :, 5] == 0x400).all()  # %reserved_smem_offset_cap
+    for cta in range(8):
+        x, y = cta % 4, cta // 4
+        rank, ncta, cidx, cidy, cx, cy, nx, ncy = o[cta, 0, 12:20]
+        assert (cidx, cidy, cx, cy, nx, ncy) == (x // 2, y // 2, x % 2, y % 2, 2, 1)
+        assert rank == (x % 2) + 2 * (y % 2) and ncta == 4
+        assert (o[cta, :, 12:24] == o[cta, 0, 12:24]).all()
+        # not an explicit cluster launch; %clusterid.z, %cluster_ctaid.z, %cluster_nctaid.z
+        assert (o[cta, :, 20:24] == [0, 0, 0, 1]).all()
