@@ -250,6 +250,22 @@ def _cache_mods(ins: ast.Instruction, table: dict[str, tuple[str, ...]]) -> tupl
     return table.get(str(cache.value), ()) if cache is not None else ()
 
 
+# L1 eviction priorities of loads (ptxas 13.0: LDG.E.EF/NA/EU/EL; scripts/probe_warp.py ldst)
+_L1_HINT = {
+    "L1::evict_first": ("EF",),
+    "L1::no_allocate": ("NA",),
+    "L1::evict_unchanged": ("EU",),
+    "L1::evict_last": ("EL",),
+}
+_EVICT = ("EF", "EL", "LU", "EU", "NA")
+
+
+def _evict_first(mods: tuple[str, ...]) -> tuple[str, ...]:
+    """nvdisasm's order: the eviction priority before the size (LDG.E.EF.128, STG.E.EF.128,
+    LDG.E.NA.128.CONSTANT), a memory order after it (LDG.E.128.STRONG.SYS)."""
+    return (*[m for m in mods if m in _EVICT], *[m for m in mods if m not in _EVICT])
+
+
 def ld_mem(ins: ast.Instruction, c: LowerCtx) -> None:
     d, a = ins.operands
     t = ins.type
@@ -268,9 +284,13 @@ def ld_mem(ins: ast.Instruction, c: LowerCtx) -> None:
         mods = (*mods, *_cache_mods(ins, _LD_CACHE))
     else:
         op, pre = "LD", ("E",)
+    if op == "LDG":
+        hint = _L1_HINT.get(next((m for m in _L1_HINT if ins.has(m)), ""), ())
+        mods = (*hint, *mods)
     if op != "LDS" and "CONSTANT" in mods:
         # nvdisasm order: size, then CONSTANT (LDG.E.128.CONSTANT)
         mods = (*[m for m in mods if m != "CONSTANT"], "CONSTANT")
+    mods = _evict_first(mods)
     _load_into(c, ins, d, lambda g: c.emit(op, (*pre, *mods), [g], [addr]))
 
 
@@ -288,7 +308,7 @@ def st_mem(ins: ast.Instruction, c: LowerCtx) -> None:
     if space in SHARED:
         c.emit("STS", mods, [], [addr, src])
     elif space is StateSpace.GLOBAL:
-        c.emit("STG", ("E", *mods, *_cache_mods(ins, _ST_CACHE)), [], [addr, src])
+        c.emit("STG", ("E", *_evict_first((*mods, *_cache_mods(ins, _ST_CACHE)))), [], [addr, src])
     else:
         c.emit("ST", ("E", *mods), [], [addr, src])
 

@@ -53,3 +53,18 @@ def test_special_registers_and_nanosleep(opt: int, oracle: Any) -> None:
         assert (o[cta, :, 12:24] == o[cta, 0, 12:24]).all()
         # not an explicit cluster launch; %clusterid.z, %cluster_ctaid.z, %cluster_nctaid.z
         assert (o[cta, :, 20:24] == [0, 0, 0, 1]).all()
+
+
+@pytest.mark.parametrize("opt", [3, 0])
+def test_load_store_cache_hints(opt: int, oracle: Any) -> None:
+    spec = {
+        "kernel": "k",
+        "grid": [1, 1, 1],
+        "block": [64, 1, 1],
+        "args": [
+            {"kind": "buffer", "dtype": "u32", "count": 64 * 16, "init": "zeros"},
+            {"kind": "buffer", "dtype": "u32", "count": 64 * 16, "init": "random", "seed": 7},
+        ],
+    }
+    out = _same_as_ptxas(oracle, "ldst_hints.ptx", spec, opt)[0]
+    assert out.reshape(64, 16)[:, :4].any()
