@@ -26,6 +26,7 @@ ENDS_BLOCK = frozenset({"bra", "ret", "exit", "brx.idx", "trap"})
 def rule_table() -> RuleTable:
     from openptxas.lower import (
         bit_rules,
+        cluster_rules,
         ctrl_rules,
         divide,
         fp_rules,
@@ -40,9 +41,10 @@ def rule_table() -> RuleTable:
             *divide.RULES,
             *bit_rules.RULES,
             *int_rules.RULES,
+            *warp_rules.RULES,
+            *cluster_rules.RULES,
             *mem_rules.RULES,
             *ctrl_rules.RULES,
-            *warp_rules.RULES,
         ]
     )
 

@@ -389,6 +389,10 @@ def atom(ins: ast.Instruction, c: LowerCtx) -> None:
     if space not in (StateSpace.GLOBAL, None):
         raise c.unsupported(f"atomics on {space}")
     mods = ("E", op, *ty, "STRONG", "GPU")
+    if space is None and width_of(t) == 1 and t is not T.F32:
+        # generic: ATOM.E, which also reaches shared memory (ptxas 13.0)
+        c.emit("ATOM", mods, [PT, dst if dst is not None else RZ], srcs)
+        return
     if dst is None:
         c.emit("REDG", mods, [], srcs)
     else:
@@ -554,15 +558,6 @@ def bar_red(ins: ast.Instruction, c: LowerCtx) -> None:
         c.emit("B2R", ("RESULT",), [RZ, c.dst(d)], [])
 
 
-def membar(ins: ast.Instruction, c: LowerCtx) -> None:
-    scope = "GPU"
-    if ins.has("cta"):
-        scope = "CTA"
-    elif ins.has("sys"):
-        scope = "SYS"
-    c.emit("MEMBAR", ("SC", scope), [], [])
-
-
 RULES: list[Rule] = [
     Rule(
         "ld.param",
@@ -616,7 +611,6 @@ RULES: list[Rule] = [
     Rule("bar.red", "bar", lambda i: i.has("red"), bar_red, "bar.red.popc.u32 %r1, 0, %p1;"),
     Rule("bar.sync", "bar", lambda i: not i.has("arrive"), bar_sync, "bar.sync 0;"),
     Rule("barrier.sync", "barrier", lambda i: not i.has("arrive"), bar_sync, "barrier.sync 0;"),
-    Rule("membar", "membar", always, membar, "membar.gl;"),
 ]
 
 _ = (RZ, Src, Addr)

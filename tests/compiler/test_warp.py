@@ -68,3 +68,37 @@ def test_load_store_cache_hints(opt: int, oracle: Any) -> None:
     }
     out = _same_as_ptxas(oracle, "ldst_hints.ptx", spec, opt)[0]
     assert out.reshape(64, 16)[:, :4].any()
+
+
+@pytest.mark.parametrize("opt", [3, 0])
+def test_warp_collectives_barriers_fences(opt: int, oracle: Any) -> None:
+    n = 128
+    rng = np.random.default_rng(20)
+    inp = rng.integers(0, 1 << 32, size=n, dtype=np.uint64).astype(np.uint32)
+    inp[:8] = [0, 0xFFFFFFFF, 0x80000000, 0x7FFFFFFF, 1, 3, 3, 3]
+    spec = {
+        "kernel": "k",
+        "grid": [1, 1, 1],
+        "block": [n, 1, 1],
+        "args": [
+            {"kind": "buffer", "dtype": "u32", "count": n * 32, "init": "zeros"},
+            {"kind": "buffer", "dtype": "u32", "count": n,
+             "init": {"hex": inp.astype("<u4").tobytes().hex()}},
+        ],
+    }  # fmt: skip
+    out = _same_as_ptxas(oracle, "warp_collectives.ptx", spec, opt)[0].reshape(n, 32)
+    w = inp.reshape(4, 32)
+    s = w.view(np.int32)
+    # full-warp reductions against their definitions (every lane of a warp gets its warp's)
+    per_warp = out.reshape(4, 32, 32)
+
+    def each_lane(v: np.ndarray) -> np.ndarray:
+        return np.repeat(v.astype(np.uint32)[:, None], 32, axis=1)
+
+    assert np.array_equal(per_warp[:, :, 0], each_lane(w.astype(np.uint64).sum(1) & 0xFFFFFFFF))
+    assert np.array_equal(per_warp[:, :, 2], each_lane(w.min(1)))
+    assert np.array_equal(per_warp[:, :, 3], each_lane(s.min(1).view(np.uint32)))
+    assert np.array_equal(per_warp[:, :, 5], each_lane(s.max(1).view(np.uint32)))
+    assert np.array_equal(per_warp[:, :, 6], each_lane(np.bitwise_and.reduce(w, 1)))
+    # warp 1 read what warp 0 wrote before its barrier.arrive
+    assert (out[32:64, 24] == (inp[:32] * 3) & 0xFFFFFFFF).all()
