@@ -25,6 +25,7 @@ ENDS_BLOCK = frozenset({"bra", "ret", "exit", "brx.idx", "trap"})
 @functools.cache
 def rule_table() -> RuleTable:
     from openptxas.lower import (
+        async_rules,
         bit_rules,
         cluster_rules,
         ctrl_rules,
@@ -42,6 +43,7 @@ def rule_table() -> RuleTable:
             *bit_rules.RULES,
             *int_rules.RULES,
             *warp_rules.RULES,
+            *async_rules.RULES,
             *cluster_rules.RULES,
             *mem_rules.RULES,
             *ctrl_rules.RULES,

@@ -102,3 +102,18 @@ def test_warp_collectives_barriers_fences(opt: int, oracle: Any) -> None:
     assert np.array_equal(per_warp[:, :, 6], each_lane(np.bitwise_and.reduce(w, 1)))
     # warp 1 read what warp 0 wrote before its barrier.arrive
     assert (out[32:64, 24] == (inp[:32] * 3) & 0xFFFFFFFF).all()
+
+
+@pytest.mark.parametrize("opt", [3, 0])
+def test_mbarrier(opt: int, oracle: Any) -> None:
+    n = 128
+    spec = {
+        "kernel": "k",
+        "grid": [1, 1, 1],
+        "block": [n, 1, 1],
+        "args": [{"kind": "buffer", "dtype": "u32", "count": n * 8, "init": "zeros"}],
+    }
+    out = _same_as_ptxas(oracle, "mbarrier.ptx", spec, opt)[0].reshape(n, 8)
+    t = np.arange(n, dtype=np.uint32)
+    # each thread read its mirror's value after the phase completed
+    assert np.array_equal(out[:, 1], (127 - t) * 7 + 3)
