@@ -187,7 +187,17 @@ def barrier_cluster(ins: ast.Instruction, c: LowerCtx) -> None:
     _place(c, end)
 
 
+def setmaxnreg(ins: ast.Instruction, c: LowerCtx) -> None:
+    """``setmaxnreg.{inc,dec}``: ptxas 13.0 ignores it ("(C7508) Potential Performance Loss:
+    'setmaxnreg' ignored; unable to determine register count at entry") unless the kernel has
+    ``.maxnreg``; then it emits ``USETMAXREG.TRY_ALLOC.CTAPOOL`` retry loops and
+    ``USETMAXREG.DEALLOC.CTAPOOL`` and allocates within the new limits, which we do not yet."""
+    if c.func.maxnreg is not None:
+        raise c.unsupported(f"instruction '{ins.name}' in a kernel with .maxnreg")
+
+
 RULES: list[Rule] = [
+    Rule("setmaxnreg", "setmaxnreg", always, setmaxnreg, "setmaxnreg.inc.sync.aligned.u32 232;"),
     Rule("nanosleep", "nanosleep", always, nanosleep, "nanosleep.u32 %r1;"),
     Rule("redux.sync", "redux", always, redux, "redux.sync.add.u32 %r1, %r2, -1;"),
     Rule("match.sync", "match", always, match, "match.any.sync.b32 %r1, %r2, -1;"),
