@@ -88,7 +88,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         from openptxas.driver import compile_ptx
 
-        result = compile_ptx(text, opts, os.path.basename(path))
+        dumped: list[bool] = []
+
+        def on_dump(dump: str) -> None:
+            # IR text (openptxas.ir.reader reads it back), led by its target
+            if not dumped:
+                from openptxas.targets import get_target
+
+                sys.stdout.write(f".target {get_target(opts.arch).name}\n")
+                dumped.append(True)
+            sys.stdout.write(dump)
+            sys.stdout.flush()
+
+        result = compile_ptx(text, opts, os.path.basename(path), on_dump)
     except OpenPtxasError as exc:
         for d in exc.diagnostics:
             print(d.render(), file=sys.stderr)
@@ -115,10 +127,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         if d.severity is Severity.WARNING and opts.disable_warnings:
             continue
         print(d.render(), file=sys.stderr)
-    if result.dumps:  # IR text (openptxas.ir.reader reads it back), led by its target
-        sys.stdout.write(f".target {result.target}\n")
-    for dump in result.dumps:
-        sys.stdout.write(dump)
     if opts.verbose:
         sys.stderr.write(result.verbose_report())
     try:

@@ -17,6 +17,8 @@ from openptxas.diag import Diagnostic, OpenPtxasError, Severity, UnsupportedFeat
 from openptxas.options import Options
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from openptxas.ptx.ast import Module
     from openptxas.targets import SMInfo
 
@@ -71,9 +73,16 @@ class CompileResult:
         return "\n".join(lines) + "\n"
 
 
-def compile_ptx(text: str, options: Options, filename: str = "<input>") -> CompileResult:
+def compile_ptx(
+    text: str,
+    options: Options,
+    filename: str = "<input>",
+    on_dump: Callable[[str], None] | None = None,
+) -> CompileResult:
     """Compile PTX text to a cubin. Raises OpenPtxasError (with diagnostics) on bad input or
-    unsupported features; never writes files."""
+    unsupported features; never writes files. ``on_dump`` receives each function's phase dumps
+    as soon as its phases ran, so a dump reaches the user even when a later stage (another
+    function, or encoding) fails; without it they are collected in ``CompileResult.dumps``."""
     from openptxas.lower import lower_function
     from openptxas.passes.manager import PassContext, check_phase_names, run_phases
     from openptxas.pipeline import pipeline
@@ -112,7 +121,11 @@ def compile_ptx(text: str, options: Options, filename: str = "<input>") -> Compi
         fn.maxnreg = func.maxnreg
         ctx = PassContext(target, options)
         run_phases(fn, ctx, phases)
-        result.dumps.extend(ctx.dumps)
+        if on_dump is not None:
+            for dump in ctx.dumps:
+                on_dump(dump)
+        else:
+            result.dumps.extend(ctx.dumps)
         for k, v in ctx.timings.items():
             result.timings[k] = result.timings.get(k, 0.0) + v
         compiled.append((func, fn))

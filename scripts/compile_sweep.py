@@ -26,12 +26,14 @@ PUBLIC = Path(os.environ.get("OPENPTXAS_PUBLIC_CORPUS", "/work/main/.cache/publi
 
 _CHILD = r"""
 import sys, traceback
-from openptxas.diag import OpenPtxasError
+from openptxas.diag import InternalError, OpenPtxasError
 from openptxas.driver import compile_ptx
 from openptxas.options import Options
 path, target = sys.argv[1], sys.argv[2]
 try:
     compile_ptx(open(path).read(), Options(arch=target), path)
+except InternalError as exc:  # a bug reported as a diagnostic is still a bug
+    print("INTERNAL", str(exc).strip().splitlines()[0] if str(exc).strip() else "InternalError")
 except OpenPtxasError as exc:
     print("REFUSED", str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
 except BaseException as exc:

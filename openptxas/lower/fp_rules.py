@@ -54,6 +54,14 @@ def _fneg(x: Operand) -> Operand:
 def fadd(ins: ast.Instruction, c: LowerCtx) -> None:
     d, a, b = ins.operands
     t = T.F32
+    if _is_imm(a) and not _is_imm(b):
+        # a constant first operand goes to the immediate slot, as ptxas: ``imm - x`` is
+        # ``FADD -x, imm`` (a later contraction then keeps the constant addend)
+        va = c.value(a, t)
+        vx = c.rvalue(b, t)
+        out = c.emit("FADD", _mods(ins), [c.dst(d)], [_fneg(vx) if ins.opcode == "sub" else vx, va])
+        out.contract = ins.rnd is None
+        return
     vb = c.value(b, t)
     if ins.opcode == "sub":
         vb = _fneg(vb)
@@ -63,14 +71,22 @@ def fadd(ins: ast.Instruction, c: LowerCtx) -> None:
 
 def fmul(ins: ast.Instruction, c: LowerCtx) -> None:
     d, a, b = ins.operands
+    if _is_imm(a) and not _is_imm(b):
+        a, b = b, a  # the constant in the immediate slot
     out = c.emit("FMUL", _mods(ins), [c.dst(d)], [c.rvalue(a, T.F32), c.value(b, T.F32)])
     out.contract = ins.rnd is None and not ins.has("sat")
+
+
+def _is_imm(op: ast.Operand) -> bool:
+    return isinstance(op, ast.IntImm | ast.FloatImm)
 
 
 def ffma(ins: ast.Instruction, c: LowerCtx) -> None:
     d, a, b, e = ins.operands
     t = T.F32
-    c.emit("FFMA", _mods(ins), [c.dst(d)], [c.rvalue(a, t), c.value(b, t), c.value(e, t)])
+    # one immediate per FFMA: with both b and c constant, ptxas keeps b and moves c to a register
+    cv = c.rvalue(e, t) if _is_imm(b) else c.value(e, t)
+    c.emit("FFMA", _mods(ins), [c.dst(d)], [c.rvalue(a, t), c.value(b, t), cv])
 
 
 def fneg_abs(ins: ast.Instruction, c: LowerCtx) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from openptxas.ir.analysis import def_info, has_side_effects, stable_vregs
 from openptxas.ir.cfg import CFG, dominators
-from openptxas.ir.core import Function, Instr, Operand, Part, SReg, VReg, operand_regs
+from openptxas.ir.core import RC, Function, Instr, Operand, Part, SReg, VReg, operand_regs
 from openptxas.passes.manager import PassContext
 
 # Pure instructions that may be merged (loads from writable memory are not).
@@ -73,7 +73,8 @@ def _key(ins: Instr) -> tuple[object, ...] | None:
     if has_side_effects(ins):
         return None
     d = ins.dsts[0]
-    if not isinstance(d, VReg):
+    # a predicate result would need a predicate copy (PLOP3), not a MOV
+    if not isinstance(d, VReg) or d.rc not in (RC.R, RC.UR):
         return None
     if any(isinstance(s, SReg) and s.name in VOLATILE_SREGS for s in ins.srcs):
         return None
@@ -108,7 +109,7 @@ def cse(fn: Function, ctx: PassContext) -> None:
             key = _key(ins)
             hit = local.get(key) if key is not None else None
             if hit is not None:
-                block.instrs[k] = Instr("MOV", (), list(ins.dsts), [hit], line=ins.line)
+                block.instrs[k] = Instr(_copy_op(hit), (), list(ins.dsts), [hit], line=ins.line)
                 if hit.width > 1:
                     _split_copy(block, k, ins.dsts[0], hit)
             # a write invalidates the expressions that read or produced that register
@@ -135,6 +136,11 @@ def cse(fn: Function, ctx: PassContext) -> None:
     walk(0, {})
 
 
+def _copy_op(v: VReg) -> str:
+    # a uniform value is copied on the uniform datapath: MOV has no UR destination
+    return "UMOV" if v.rc == RC.UR else "MOV"
+
+
 def _key_regs(key: tuple[object, ...]) -> set[int]:
     out: set[int] = set()
     srcs = key[4]
@@ -154,7 +160,7 @@ def _split_copy(block: object, k: int, dst: Operand, src: VReg) -> None:
     assert isinstance(block, Block) and isinstance(dst, VReg)
     line = block.instrs[k].line
     block.instrs[k : k + 1] = [
-        Instr("MOV", (), [dst.part(j)], [src.part(j)], line=line) for j in range(src.width)
+        Instr(_copy_op(src), (), [dst.part(j)], [src.part(j)], line=line) for j in range(src.width)
     ]
 
 

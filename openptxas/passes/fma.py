@@ -9,7 +9,10 @@ ptxas contracts by default (``--fmad=true``) and not at ``-O0``. Observed on ptx
 - ``sub`` contracts with the product on either side (``FFMA a, b, -c`` / ``FFMA -a, b, c``);
 - a product used by several adds is recomputed in each of them, but one with any other use
   (a store, a compare) is left alone, and so is every add that reads it;
-- the multiply and the add lie in the same basic block.
+- the multiply and the add lie in the same basic block;
+- a product of a constant that meets a constant addend still contracts: FFMA holds one
+  immediate or constant-bank operand, so the multiplier's constant moves to a register
+  (``MOV R9, 3; FFMA R9, R0, R9, 0.5``, as ptxas does).
 
 Pre: virtual IR, lowering marked the contractable FMUL/FADD/DMUL/DADD (``Instr.contract``).
 Post: same values up to the rounding PTX allows for contracted operations; dead products are
@@ -51,6 +54,16 @@ def fma_contraction(fn: Function, ctx: PassContext) -> None:
             for u, s in zip(uses, sites, strict=True):
                 assert s is not None
                 _fuse(m, u, s, fma_op)
+                if _const(u.srcs[1]) and _const(u.srcs[2]):
+                    r = fn.new_vreg(d.rc, d.width)
+                    blk.instrs.insert(
+                        blk.instrs.index(u), Instr("MOV", (), [r], [u.srcs[1]], line=u.line)
+                    )
+                    u.srcs[1] = r
+                    a = u.srcs[0]
+                    if isinstance(a, Src) and a.neg:  # ptxas negates the moved multiplier
+                        u.srcs[0] = _negate(a)
+                        u.srcs[1] = Src(r, neg=True)
 
 
 def _site(block: list[Instr], k: int, m: Instr, u: Instr, d: VReg) -> int | None:
@@ -68,10 +81,6 @@ def _site(block: list[Instr], k: int, m: Instr, u: Instr, d: VReg) -> int | None
         return None
     s = u.srcs[idx[0]]
     if isinstance(s, Src) and (s.abs or s.inv or s.sel):
-        return None
-    other = u.srcs[1 - idx[0]]
-    # FFMA takes one immediate or constant-bank operand (B or C), never both
-    if _const(m.srcs[1]) and _const(other):
         return None
     vids = {v.id for s2 in m.srcs if isinstance(v := _reg(s2), VReg)}
     if not unchanged_since(block, [m], j, vids):

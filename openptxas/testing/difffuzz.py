@@ -47,6 +47,11 @@ SPECIAL = [
     0x3F800000, 0xBF800000, 0x7F800000, 0xFF800000, 0x7FC00000, 0x00000001, 0x807FFFFF,
     0x4B000000, 0x4F000000, 0xCF000000, 0x3F000000, 0x00800000, 0x7F7FFFFF,
 ]  # fmt: skip
+# f32 constants: exact and inexact ones, signed zeros, tiny and huge, infinity
+FCONSTS = [
+    0x3F800000, 0xBF800000, 0x3F000000, 0x3DCCCCCD, 0x40490FDB, 0x2F800000, 0x00000000,
+    0x80000000, 0x00800000, 0x7F7FFFFF, 0x7F800000, 0xC1200000, 0x3EAAAAAB,
+]  # fmt: skip
 
 
 @dataclass
@@ -85,6 +90,14 @@ class _Gen:
 
     def freg(self) -> str:
         return f"%f{self.r.randrange(NF)}"
+
+    def fsrc(self) -> str:
+        """An f32 source: mostly a register, sometimes a constant (FFMA holds one immediate,
+        so two constants meeting in a contraction must move one to a register)."""
+        r = self.r
+        if r.random() < 0.8:
+            return self.freg()
+        return f"0f{r.choice(FCONSTS):08X}"
 
     def rd(self) -> str:
         return f"%rd{self.r.randrange(ND)}"
@@ -253,14 +266,16 @@ class _Gen:
             return [g + self.setp()[0]]
         if k == 11:
             op = r.choice(["add", "sub", "mul"])
-            rnd = r.choice([".rn", ".rz", ".rm", ".rp"])
+            # no rounding modifier: ptxas contracts mul+add into FFMA (--fmad=true)
+            rnd = r.choice([".rn", ".rz", ".rm", ".rp", "", ""])
             mods = rnd + (".ftz" if r.random() < 0.3 else "") + (".sat" if r.random() < 0.1 else "")
-            return [f"{g}{op}{mods}.f32 {self.freg()}, {self.freg()}, {self.freg()};"]
+            return [f"{g}{op}{mods}.f32 {self.freg()}, {self.fsrc()}, {self.fsrc()};"]
         if k == 12:
             rnd = r.choice([".rn", ".rz", ".rm", ".rp"])
             ftz = ".ftz" if r.random() < 0.3 else ""
             f = self.freg
-            return [f"{g}fma{rnd}{ftz}.f32 {f()}, {f()}, {f()}, {f()};"]
+            fs = self.fsrc
+            return [f"{g}fma{rnd}{ftz}.f32 {f()}, {fs()}, {fs()}, {fs()};"]
         if k == 13:
             op = r.choice(["min", "max", "min.NaN", "max.NaN"])
             ftz = ".ftz" if r.random() < 0.3 else ""

@@ -181,6 +181,28 @@ def test_dump_phase(tmp_path: Path) -> None:
     assert all(i.ctrl is not None for i in back[-1][1].instrs()), "control codes at the end"
 
 
+def test_dump_phase_before_a_failure(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The dumps of the functions that went through their phases are printed even when a later
+    stage fails (here: encoding): the point of dumping is to see what happened before an error."""
+    import openptxas.codegen
+    from openptxas.cli import main
+    from openptxas.diag import InternalError
+    from openptxas.ir.reader import read_dump
+
+    def fail(*args: object, **kwargs: object) -> bytes:
+        raise InternalError("codegen: cannot encode (test)")
+
+    monkeypatch.setattr(openptxas.codegen, "build_cubin", fail)
+    out_file = tmp_path / "o.cubin"
+    rc = main(["-arch=sm_90", str(VEC_ADD), "-o", str(out_file), "--dump-phase", LAST])
+    out, err = capsys.readouterr()
+    assert rc != 0 and "cannot encode (test)" in err
+    assert [(ph, fn.name) for ph, fn in read_dump(out)] == [(LAST, "vec_add")]
+    assert not out_file.exists(), "no partial output file"
+
+
 def test_dump_phase_several_and_O0(tmp_path: Path) -> None:
     from openptxas.ir.reader import read_dump
 

@@ -48,6 +48,11 @@ CASES = {
         " mul.rn.f64 %fd4, %fd1, %fd2; add.f64 %fd5, %fd4, %fd3; cvt.rn.f32.f64 %f5, %fd5;"
     ),
     "immediate": "mul.f32 %f4, %f1, 0f3FC00000; add.f32 %f5, %f4, %f3;",
+    # both constants: the multiplier goes to a register (FFMA has one immediate slot)
+    "two_immediates": "mul.f32 %f4, %f1, 0f3DCCCCCD; add.f32 %f5, %f4, 0f3F000000;",
+    "two_immediates_sub": "mul.f32 %f4, %f1, 0f3DCCCCCD; sub.f32 %f5, 0f3F000000, %f4;",
+    "imm_first": "mul.f32 %f4, 0f3DCCCCCD, %f1; add.f32 %f5, 0f3F000000, %f4;",
+    "fma_two_immediates": "fma.rn.f32 %f5, %f1, 0f2F800000, 0f2F000000;",
 }
 FP = ("FFMA", "FMUL", "FADD", "DFMA", "DMUL", "DADD")
 N = 128

@@ -1,0 +1,222 @@
+"""Differential runs on the public corpus: openptxas's cubin against ptxas's, in the emulator.
+
+The corpus (code written outside this repository, scripts/public_corpus.py) has no launch specs,
+so this script derives launches: every 64-bit parameter is taken for a pointer to a buffer of
+its own, 32-bit integer parameters get a small count, float parameters a plain value, other
+parameters zero bytes. Several input variants are tried in turn (normal floats, small integers);
+a launch counts when ptxas's cubin runs it without an emulator error in the time limit. Then
+openptxas's cubin runs the same launch (with the hazard checker) and every buffer and the printf
+text must be equal bit for bit. A derived launch can exercise little of a kernel (a guard that
+returns early); the figures say how many instructions ran.
+
+    python scripts/public_diff.py                           # every sm_90 file openptxas compiles
+    python scripts/public_diff.py --grep div.rn.f32 --json /tmp/diff.json
+    python scripts/public_diff.py --file PATH --kernel NAME -v   # one kernel, with details
+
+Results: ``same`` (equal outputs), ``DIFF`` (a miscompile, or an emulator bug: reduce it),
+``HAZARD`` (our code has a hazard), ``ours-error`` (our cubin failed where ptxas's ran),
+``no-launch`` (no derived launch ran ptxas's cubin), ``refused`` (openptxas refused the file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+PUBLIC = Path(os.environ.get("OPENPTXAS_PUBLIC_CORPUS", REPO / ".cache" / "public-corpus"))
+
+WORDS = 1 << 16  # 32-bit words per buffer (256 KiB)
+COUNT = 256  # the value of 32-bit integer parameters (sizes, counts)
+
+_CHILD = r"""
+import json, sys, time
+import numpy as np
+from openptxas.diag import OpenPtxasError
+from openptxas.driver import compile_ptx
+from openptxas.emu import run_launch
+from openptxas.options import Options
+from openptxas.ptx.parser import parse
+from openptxas.ptx.types import PtxType
+
+ptx_path, cubin_path, kernel, words, count, verbose = sys.argv[1:7]
+words, count, verbose = int(words), int(count), verbose == "1"
+text = open(ptx_path).read()
+module = parse(text, ptx_path)
+fn = next(f for f in module.entries if f.name == kernel)
+dyn_shared = ".extern .shared" in text
+
+def block_dims():
+    for dims in (fn.reqntid, fn.maxntid):
+        if dims:
+            d = list(dims) + [1] * (3 - len(dims))
+            if d[0] * d[1] * d[2] <= 1024:
+                return d if dims is fn.reqntid else [min(64, d[0]), 1, 1]
+    return [64, 1, 1]
+
+def spec(variant):
+    rng = np.random.default_rng(1)
+    args = []
+    for p in fn.params:
+        size = p.size
+        if p.dims or p.type.name.lower() in ("b8",) and size != 1:
+            args.append({"kind": "bytes", "size": size, "align": p.align or 4, "init": "zeros"})
+        elif size == 8:
+            if variant == "float":
+                data = rng.standard_normal(words).astype(np.float32)
+            else:
+                data = rng.integers(0, 64, words, dtype=np.uint32)
+            args.append({"kind": "buffer", "dtype": "u32", "count": words, "role": "inout",
+                         "init": {"hex": data.tobytes().hex()}})
+        elif p.type in (PtxType.F32,):
+            args.append({"kind": "scalar", "dtype": "f32", "init": 1.5})
+        elif p.type in (PtxType.F64,):
+            args.append({"kind": "scalar", "dtype": "f64", "init": 1.5})
+        elif size == 4:
+            args.append({"kind": "scalar", "dtype": "u32", "init": count})
+        elif size == 2:
+            args.append({"kind": "scalar", "dtype": "u16", "init": 16})
+        elif size == 1:
+            args.append({"kind": "scalar", "dtype": "u8", "init": 1})
+        else:
+            args.append({"kind": "bytes", "size": size, "align": p.align or 4, "init": "zeros"})
+    return {"kernel": kernel, "grid": [2, 1, 1], "block": block_dims(),
+            "shared_bytes": 16384 if dyn_shared else 0, "args": args}
+
+def out(**kw):
+    print("RESULT " + json.dumps(kw))
+    sys.exit(0)
+
+try:
+    ours = compile_ptx(text, Options(arch="sm_90"), ptx_path).cubin
+except OpenPtxasError as exc:
+    out(status="refused", detail=str(exc).strip().splitlines()[0][:200])
+theirs = open(cubin_path, "rb").read()
+tried = []
+for variant in ("float", "int"):
+    s = spec(variant)
+    try:
+        ref = run_launch(theirs, s)
+    except Exception as exc:
+        tried.append(f"{variant}: {type(exc).__name__}: {str(exc)[:100]}")
+        continue
+    t0 = time.time()
+    try:
+        got = run_launch(ours, s, hazards=True)
+    except Exception as exc:
+        out(status="ours-error", variant=variant, detail=f"{type(exc).__name__}: {str(exc)[:200]}",
+            dyn=ref.dynamic_instructions)
+    if got.hazards:
+        out(status="HAZARD", variant=variant, detail=str(got.hazards[0])[:200],
+            dyn=ref.dynamic_instructions)
+    diffs = []
+    for i, (a, b) in enumerate(zip(ref.args, got.args)):
+        if s["args"][i]["kind"] != "buffer":
+            continue
+        wa, wb = a.view(np.uint32), b.view(np.uint32)
+        bad = np.nonzero(wa != wb)[0]
+        if len(bad):
+            k = int(bad[0])
+            diffs.append(f"arg {i}: {len(bad)} words differ, first at word {k}: "
+                         f"ptxas {int(wa[k]):#010x} ours {int(wb[k]):#010x}")
+    if ref.printf != got.printf:
+        diffs.append("printf output differs")
+    touched = sum(int(np.count_nonzero(a.view(np.uint32) != np.frombuffer(
+        bytes.fromhex(s["args"][i]["init"]["hex"]), np.uint32)))
+        for i, a in enumerate(ref.args) if s["args"][i]["kind"] == "buffer")
+    out(status="DIFF" if diffs else "same", variant=variant, detail="; ".join(diffs)[:400],
+        dyn=ref.dynamic_instructions, dyn_ours=got.dynamic_instructions,
+        cycles=ref.issue_cycles, cycles_ours=got.issue_cycles, written=touched)
+out(status="no-launch", detail=" | ".join(tried)[:400])
+"""
+
+
+def kernels_of(ptx: Path) -> list[str]:
+    from openptxas.ptx.parser import parse
+
+    try:
+        return [f.name for f in parse(ptx.read_text(errors="replace"), str(ptx)).entries]
+    except Exception:
+        return []
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--grep", help="only files whose PTX contains this string")
+    ap.add_argument("--file", help="one corpus PTX file (path relative to the sm_90 build)")
+    ap.add_argument("--kernel", help="only this kernel")
+    ap.add_argument("--timeout", type=float, default=120.0, help="seconds per kernel")
+    ap.add_argument("--json", help="write every result here")
+    ap.add_argument(
+        "--compiled-only", default=None, help="a compile_sweep.py --json file: only its OK files"
+    )
+    ap.add_argument("-v", action="store_true")
+    args = ap.parse_args(argv)
+    root = PUBLIC / "build" / "sm_90"
+    files = sorted(root.rglob("*.ptx"))
+    if args.file:
+        files = [f for f in files if str(f.relative_to(root)) == args.file]
+    if args.grep:
+        files = [f for f in files if args.grep in f.read_text(errors="replace")]
+    if args.compiled_only:
+        ok = {
+            r["file"]
+            for r in json.loads(Path(args.compiled_only).read_text())
+            if r["status"] == "OK"
+        }
+        files = [f for f in files if str(f.relative_to(root)) in ok]
+    if not files:
+        print(f"no PTX selected under {root}")
+        return 2
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    counts: collections.Counter[str] = collections.Counter()
+    records = []
+    t0 = time.time()
+    for f in files:
+        cubin = f.with_suffix(".cubin")
+        if not cubin.exists():
+            continue
+        name = str(f.relative_to(root))
+        for k in kernels_of(f):
+            if args.kernel and k != args.kernel:
+                continue
+            cmd = [sys.executable, "-c", _CHILD, str(f), str(cubin), k, str(WORDS), str(COUNT),
+                   "1" if args.v else "0"]  # fmt: skip
+            try:
+                r = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout,
+                                   env=env, check=False)  # fmt: skip
+                lines = [ln for ln in r.stdout.splitlines() if ln.startswith("RESULT ")]
+                rec = (
+                    json.loads(lines[-1][7:])
+                    if lines
+                    else {"status": "error", "detail": r.stderr.strip()[-300:]}
+                )
+            except subprocess.TimeoutExpired:
+                rec = {"status": "timeout", "detail": f"more than {args.timeout:.0f} s"}
+            rec.update(file=name, kernel=k)
+            records.append(rec)
+            counts[rec["status"]] += 1
+            if rec["status"] not in ("same", "refused", "no-launch", "timeout") or args.v:
+                print(f"{rec['status']:10s} {name} {k}: {rec.get('detail', '')}", flush=True)
+            if rec["status"] == "refused":
+                break  # the whole file is refused
+    same = [r for r in records if r["status"] == "same"]
+    dyn = sum(r.get("dyn", 0) for r in same)
+    print(
+        f"{len(records)} kernels in {len(files)} files, {time.time() - t0:.0f} s: "
+        + ", ".join(f"{k} {v}" for k, v in counts.most_common())
+        + f"; equal outputs ran {dyn} warp-instructions of ptxas's code"
+    )
+    if args.json:
+        Path(args.json).write_text(json.dumps(records, indent=1))
+    return 1 if counts["DIFF"] or counts["HAZARD"] or counts["ours-error"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
