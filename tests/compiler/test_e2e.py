@@ -70,7 +70,6 @@ KNOWN_GAPS: dict[str, str] = {  # kernel -> what is refused (" is not supported 
     "t4/bulk_copy": "special register %cluster_ctarank",
     "t4/cluster_async": "special register %cluster_ctarank",
     "t4/fence_proxy_async": "instruction 'mbarrier.init.shared::cta.b64'",
-    "t4/setmaxnreg": "instruction 'mbarrier.init.shared::cta.b64'",
     "t4/tma_bulk": "instruction 'mbarrier.init.shared::cta.b64'",
     "t4/tma_more": "address of 'tma_swizzle_32b_param_0'",
     "t4/tma_multicast": "address of 'tma_multicast_3d_param_0'",
