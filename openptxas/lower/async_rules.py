@@ -19,7 +19,7 @@
 
 from __future__ import annotations
 
-from openptxas.ir.core import PT, RC, RZ, URZ, Addr, Guard, Imm, Operand, Src, VReg
+from openptxas.ir.core import PT, RC, RZ, URZ, Addr, Guard, Imm, Operand, Src, SReg, VReg
 from openptxas.lower.context import LowerCtx
 from openptxas.lower.int_rules import half
 from openptxas.lower.rules import Rule, always
@@ -175,7 +175,105 @@ def mbarrier_pending_count(ins: ast.Instruction, c: LowerCtx) -> None:
     c.emit("IADD3", (), [c.dst(d)], [Src(b, neg=True), Imm(0x100000), RZ])
 
 
+# cp.async: LDGSTS.E[.BYPASS][.LTC128B][.64|.128][.ZFILL] [shared], desc[UR][global.64][, P]
+_CP_SIZE = {4: (), 8: ("64",), 16: ("128",)}
+
+
+def cp_async(ins: ast.Instruction, c: LowerCtx) -> None:
+    """``cp.async.{ca,cg}.shared.global [d], [s], n{, src}``. With a source size ptxas adds
+    ``(n - src) & (n - 1)`` to the source address and zero-fills (``.ZFILL``, predicated on
+    ``src != 0`` for a register size); the emulator's LDGSTS defines the same bytes."""
+    ops = ins.operands
+    if len(ops) not in (3, 4) or ins.has("L2::cache_hint"):
+        raise c.unsupported(f"instruction '{ins.name}'")
+    n = ops[2]
+    if not isinstance(n, ast.IntImm) or n.value not in _CP_SIZE:
+        raise c.unsupported(f"cp.async of {n!r} bytes")
+    size = n.value
+    mods: tuple[str, ...] = ("E",)
+    if ins.has("cg"):
+        mods = (*mods, "BYPASS")
+    if ins.has("L2::128B"):
+        mods = (*mods, "LTC128B")
+    elif any(ins.has(h) for h in ("L2::64B", "L2::256B")):
+        raise c.unsupported(f"instruction '{ins.name}'")
+    mods = (*mods, *_CP_SIZE[size])
+    dst = c.mem_addr(c.address(ops[0]), StateSpace.SHARED)
+    if dst.base is None:  # a shared variable: its window address in a register
+        r = c.new(RC.R)
+        c.emit("MOV", (), [r], [dst.ubase or RZ])
+        dst = Addr(r, dst.offset)
+    src = c.mem_addr(c.address(ops[1]), StateSpace.GLOBAL)
+    pred: list[Operand] = []
+    if len(ops) == 4:
+        sv = c.value(ops[3], T.U32)
+        if isinstance(sv, Imm) and sv.value == size:
+            pass
+        elif isinstance(sv, Imm) and 0 < sv.value < size:
+            mods = (*mods, "ZFILL")
+            src = Addr(src.base, src.offset + ((size - sv.value) & (size - 1)), src.ubase,
+                       src.desc, src.wide)  # fmt: skip
+        else:
+            sr = c.rvalue(ops[3], T.U32)
+            t = c.new(RC.R)
+            c.emit("IADD3", (), [t], [Src(sr, neg=True), Imm(size), RZ])
+            p = c.new(RC.P)
+            c.emit("ISETP", ("NE", "U32", "AND"), [p, PT], [sr, RZ, PT])
+            k = c.new(RC.R)
+            c.emit("LOP3", ("LUT",), [k], [t, Imm(size - 1), RZ, Imm(0xC0), NOT_PT])
+            assert src.base is not None
+            a = c.new(RC.R, 2)
+            carry = c.new(RC.P)
+            c.emit("IADD3", (), [a.lo, carry], [half(src.base, 0), k, RZ])
+            c.emit("IADD3", ("X",), [a.hi], [half(src.base, 1), RZ, RZ, carry, NOT_PT])
+            src = Addr(a, src.offset, src.ubase, src.desc, src.wide)
+            mods = (*mods, "ZFILL")
+            pred = [p]
+    c.emit("LDGSTS", mods, [], [dst, src, *pred])
+
+
+def cp_async_commit(ins: ast.Instruction, c: LowerCtx) -> None:
+    c.emit("LDGDEPBAR")
+
+
+def cp_async_wait(ins: ast.Instruction, c: LowerCtx) -> None:
+    """``cp.async.wait_group n``: ``DEPBAR.LE SB0, n`` (LDGDEPBAR counts the groups on SB0);
+    ``wait_all``: a commit, then ``n = 0``."""
+    if ins.opcode == "cp.async.wait_all":
+        c.emit("LDGDEPBAR")
+        n = 0
+    else:
+        v = ins.operands[0]
+        if not isinstance(v, ast.IntImm):
+            raise c.unsupported("cp.async.wait_group with a register")
+        n = v.value
+    c.emit("DEPBAR", ("LE",), [], [SReg("SB0"), Imm(n)])
+
+
+def cp_async_mbarrier_arrive(ins: ast.Instruction, c: LowerCtx) -> None:
+    """``cp.async.mbarrier.arrive[.noinc] [a]``: the barrier completes a pending arrival when
+    this thread's earlier cp.async copies land (``ARRIVES.LDGSTSBAR.64``); without ``.noinc``
+    the pending count is raised first (``SYNCS.ARRIVE.TRANS64.RED.A0T1``)."""
+    _check_space(c, ins)
+    addr = _uaddr(c, ins.operands[0])
+    if not ins.has("noinc"):
+        c.emit("SYNCS", ("ARRIVE", "TRANS64", "RED", "A0T1"), [RZ], [addr, RZ])
+        c.emit("ARRIVES", ("LDGSTSBAR", "64", "TRANSCNT"), [], [addr])
+    else:
+        c.emit("ARRIVES", ("LDGSTSBAR", "64", "ARVCNT"), [], [addr])
+
+
 RULES: list[Rule] = [
+    Rule("cp.async", "cp.async", always, cp_async,
+         "cp.async.ca.shared.global [%r1], [%rd1], 4;"),
+    Rule("cp.async.commit_group", "cp.async.commit_group", always, cp_async_commit,
+         "cp.async.commit_group;"),
+    Rule("cp.async.wait_group", "cp.async.wait_group", always, cp_async_wait,
+         "cp.async.wait_group 1;"),
+    Rule("cp.async.wait_all", "cp.async.wait_all", always, cp_async_wait,
+         "cp.async.wait_all;"),
+    Rule("cp.async.mbarrier.arrive", "cp.async.mbarrier.arrive", always,
+         cp_async_mbarrier_arrive, "cp.async.mbarrier.arrive.shared.b64 [%r1];"),
     Rule("mbarrier.init", "mbarrier.init", always, mbarrier_init,
          "mbarrier.init.shared.b64 [%r1], %r2;"),
     Rule("mbarrier.arrive", "mbarrier.arrive", always, mbarrier_arrive,

@@ -117,3 +117,27 @@ def test_mbarrier(opt: int, oracle: Any) -> None:
     t = np.arange(n, dtype=np.uint32)
     # each thread read its mirror's value after the phase completed
     assert np.array_equal(out[:, 1], (127 - t) * 7 + 3)
+
+
+@pytest.mark.parametrize("opt", [3, 0])
+def test_cp_async(opt: int, oracle: Any) -> None:
+    n = 64
+    spec = {
+        "kernel": "k",
+        "grid": [1, 1, 1],
+        "block": [n, 1, 1],
+        "args": [
+            {"kind": "buffer", "dtype": "u32", "count": n * 20, "init": "zeros"},
+            {"kind": "buffer", "dtype": "u32", "count": n * 16, "init": "random", "seed": 3},
+        ],
+    }
+    outs = _same_as_ptxas(oracle, "cp_async.ptx", spec, opt)
+    out, inp = outs[0].reshape(n, 20), outs[1].reshape(n, 16)
+    assert np.array_equal(out[:, 4:8], inp[:, 4:8])  # the 16-byte .cg copy
+    assert np.array_equal(out[:, 16:20], inp[:, 0:4])  # the copy the mbarrier tracked
+    # zero fill: 16-byte copy of (tid & 15) bytes
+    b = out[:, 8:12].copy().view(np.uint8).reshape(n, 16)
+    src = inp[:, 8:12].copy().view(np.uint8).reshape(n, 16)
+    for t in range(n):
+        k = t & 15
+        assert (b[t, :k] == src[t, :k]).all() and (b[t, k:] == 0).all()
