@@ -33,6 +33,7 @@ def rule_table() -> RuleTable:
         fp_rules,
         int_rules,
         mem_rules,
+        tensor_rules,
         warp_rules,
     )
 
@@ -44,6 +45,7 @@ def rule_table() -> RuleTable:
             *int_rules.RULES,
             *warp_rules.RULES,
             *async_rules.RULES,
+            *tensor_rules.RULES,
             *cluster_rules.RULES,
             *mem_rules.RULES,
             *ctrl_rules.RULES,

@@ -141,3 +141,30 @@ def test_cp_async(opt: int, oracle: Any) -> None:
     for t in range(n):
         k = t & 15
         assert (b[t, :k] == src[t, :k]).all() and (b[t, k:] == 0).all()
+
+
+@pytest.mark.parametrize("opt", [3, 0])
+def test_matrix_load_store_and_mma(opt: int, oracle: Any) -> None:
+    n = 32
+    rng = np.random.default_rng(90)
+    inp = rng.integers(0, 1 << 32, size=(n, 16), dtype=np.uint64).astype(np.uint32)
+    # finite halves and floats: small random values
+    inp[:, 0:8] = (rng.standard_normal((n, 16)).astype(np.float16).view(np.uint32)).reshape(n, 8)
+    inp[:, 8:12] = rng.standard_normal((n, 4)).astype(np.float32).view(np.uint32)
+    inp[:, 12:16] = rng.standard_normal((n, 2)).view(np.uint32)
+    spec = {
+        "kernel": "k",
+        "grid": [1, 1, 1],
+        "block": [n, 1, 1],
+        "args": [
+            {"kind": "buffer", "dtype": "u32", "count": n * 48, "init": "zeros"},
+            {"kind": "buffer", "dtype": "u32", "count": n * 16,
+             "init": {"hex": inp.astype("<u4").tobytes().hex()}},
+        ],
+    }  # fmt: skip
+    out = _same_as_ptxas(oracle, "tensor_core.ptx", spec, opt)[0].reshape(n, 48)
+    # ldmatrix x4: lane l gets the 32-bit word l % 4 of row l // 4 of each 8x8 matrix
+    halves = inp[:, 0:4].copy().view(np.uint16).reshape(32, 8)
+    for j in range(4):
+        rows = halves[8 * j : 8 * j + 8].reshape(8, 4, 2).view(np.uint32).reshape(8, 4)
+        assert np.array_equal(out[:, j], rows.reshape(32))
