@@ -350,13 +350,20 @@ def atom(ins: ast.Instruction, c: LowerCtx) -> None:
     else:
         d, a, b = ops[0], ops[1], ops[2]
         extra = list(ops[3:])
-    space = _space(ins)
-    addr = c.mem_addr(c.address(a), space)
     op = _ATOM_OPS.get(ins.op)
     if op is None:
         raise c.unsupported(f"atom.{ins.op}")
+    if t in (T.F16, T.BF16):
+        raise c.unsupported(f"instruction '{ins.name}'")
+    space = _space(ins)
     ty: tuple[str, ...] = ()
-    if t is T.F32:
+    if t in _ATOM_FLOAT and (op != "ADD" or (t is not T.F32 and space is not StateSpace.GLOBAL)):
+        # f64 and packed-half adds exist on global memory only; ptxas reaches shared memory
+        # through a generic address with a fallback loop
+        raise c.unsupported(f"instruction '{ins.name}'")
+    if t in _ATOM_FLOAT and t is not T.F32:
+        ty = _ATOM_FLOAT[t]
+    elif t is T.F32:
         ty = ("F32", "FTZ", "RN")
     elif t in (T.S32,) and op in ("MIN", "MAX", "ADD"):
         ty = ("S32",) if op != "ADD" else ()
@@ -364,6 +371,49 @@ def atom(ins: ast.Instruction, c: LowerCtx) -> None:
         ty = ("S64",)
     elif t in (T.U64, T.B64, T.S64):
         ty = ("64",)
+    if space is None and (width_of(t) == 2 or t is T.F32):
+        # ptxas: ATOM.E with a fallback for shared/local addresses (not built yet)
+        raise c.unsupported(f"instruction '{ins.name}' on a generic address")
+    addr = c.mem_addr(c.address(a), space)
+    scope = _ATOM_SCOPE[str(ins.mods.scope.value) if ins.mods.scope is not None else "gpu"]
+    sem = str(ins.mods.sem.value) if ins.mods.sem is not None else "relaxed"
+    if sem in ("release", "acq_rel"):
+        _atom_release(c, scope)
+    _atom_body(c, ins, space, addr, op, ty, scope, d, b, extra)
+    if sem in ("acquire", "acq_rel") and scope != "SM":
+        c.emit("CCTL", ("IVALL",), [], [])
+
+
+# atom/red scopes as ATOMG/ATOM/REDG spell them, and the fences of release/acquire (ptxas 13.0:
+# MEMBAR.ALL.<scope>; ERRBAR; CGAERRBAR before, CCTL.IVALL after; a CTA-scope MEMBAR alone)
+_ATOM_SCOPE = {"cta": "SM", "cluster": "GPU", "gpu": "GPU", "sys": "SYS"}
+_ATOM_FLOAT = {T.F64: ("F64", "RN"), T.F16X2: ("F16x2", "RN"), T.BF16X2: ("BF16x2", "RN"),
+               T.F32: ("F32", "FTZ", "RN")}  # fmt: skip
+
+
+def _atom_release(c: LowerCtx, scope: str) -> None:
+    if scope == "SM":
+        c.emit("MEMBAR", ("ALL", "CTA"), [], [])
+        return
+    c.emit("MEMBAR", ("ALL", scope), [], [])
+    c.emit("ERRBAR")
+    c.emit("CGAERRBAR")
+
+
+def _atom_body(
+    c: LowerCtx,
+    ins: ast.Instruction,
+    space: StateSpace | None,
+    addr: Addr,
+    op: str,
+    ty: tuple[str, ...],
+    scope: str,
+    d: ast.Operand | None,
+    b: ast.Operand,
+    extra: list[ast.Operand],
+) -> None:
+    t = ins.type
+    assert t is not None
     dst = c.dst(d) if d is not None else None
     if op == "CAS" and t.size == 2:
         return _cas16(c, space, addr, dst, b, extra[0])
@@ -388,8 +438,8 @@ def atom(ins: ast.Instruction, c: LowerCtx) -> None:
         return
     if space not in (StateSpace.GLOBAL, None):
         raise c.unsupported(f"atomics on {space}")
-    mods = ("E", op, *ty, "STRONG", "GPU")
-    if space is None and width_of(t) == 1 and t is not T.F32:
+    mods = ("E", op, *ty, "STRONG", scope)
+    if space is None:
         # generic: ATOM.E, which also reaches shared memory (ptxas 13.0)
         c.emit("ATOM", mods, [PT, dst if dst is not None else RZ], srcs)
         return

@@ -168,3 +168,30 @@ def test_matrix_load_store_and_mma(opt: int, oracle: Any) -> None:
     for j in range(4):
         rows = halves[8 * j : 8 * j + 8].reshape(8, 4, 2).view(np.uint32).reshape(8, 4)
         assert np.array_equal(out[:, j], rows.reshape(32))
+
+
+@pytest.mark.parametrize("opt", [3, 0])
+def test_atomics_types_scopes_orders(opt: int, oracle: Any) -> None:
+    n = 64
+    rng = np.random.default_rng(64)
+    inp = np.zeros((n, 4), dtype=np.uint32)
+    inp[:, 0:2] = (rng.standard_normal(n) * 100).view(np.uint32).reshape(n, 2)
+    inp[:, 2] = rng.standard_normal(2 * n).astype(np.float16).view(np.uint32)
+    inp[:, 3] = rng.integers(0, 1 << 32, size=n, dtype=np.uint64).astype(np.uint32)
+    spec = {
+        "kernel": "k",
+        "grid": [1, 1, 1],
+        "block": [n, 1, 1],
+        "args": [
+            {"kind": "buffer", "dtype": "u32", "count": 16 + n * 16, "init": "zeros"},
+            {"kind": "buffer", "dtype": "u32", "count": n * 4,
+             "init": {"hex": inp.astype("<u4").tobytes().hex()}},
+        ],
+    }  # fmt: skip
+    out = _same_as_ptxas(oracle, "atomics.ptx", spec, opt)[0]
+    assert out[10] == n  # red.release.gpu.add of 1 by every thread
+    f64 = inp[:, 0:2].copy().view(np.float64)[:, 0]
+    assert np.isclose(out[0:2].copy().view(np.float64)[0], f64.sum())
+    rows = out[16:].reshape(n, 16)
+    # the shared counters: 3 per thread (acq_rel), the thread ids and 1 per thread (generic)
+    assert (rows[:, 0:3] == [3 * n, n * (n - 1) // 2, n]).all()
