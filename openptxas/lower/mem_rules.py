@@ -8,7 +8,6 @@ sm_90 forms (ptxas 13.0.88): kernel parameters come from constant bank 0 at ``pa
 
 from __future__ import annotations
 
-from openptxas.diag import UnsupportedFeature
 from openptxas.ir.core import (
     PT,
     RC,
@@ -235,19 +234,48 @@ _ST_CACHE = {
 _SCOPE = {"cta": "SM", "cluster": "GPU", "gpu": "GPU", "sys": "SYS"}
 
 
-def _cache_mods(ins: ast.Instruction, table: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+def _order_mods(ins: ast.Instruction) -> tuple[str, ...] | None:
+    """``STRONG.<scope>`` of a volatile/relaxed/acquire/release access, None for a weak one."""
     if ins.has("volatile"):
         return ("STRONG", "SYS")
     sem = ins.mods.sem
     if sem is not None and str(sem.value) in ("relaxed", "acquire", "release"):
-        if str(sem.value) != "relaxed":
-            raise UnsupportedFeature(
-                f"ld/st.{sem.value} is not supported by openptxas yet", ins.span
-            )
-        scope = ins.mods.scope
-        return ("STRONG", _SCOPE.get(str(scope.value) if scope else "sys", "SYS"))
+        return ("STRONG", _access_scope(ins))
+    return None
+
+
+def _access_scope(ins: ast.Instruction) -> str:
+    scope = ins.mods.scope
+    return _SCOPE.get(str(scope.value) if scope else "sys", "SYS")
+
+
+def _cache_mods(ins: ast.Instruction, table: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    order = _order_mods(ins)
+    if order is not None:
+        return order
     cache = ins.mods.cache
     return table.get(str(cache.value), ()) if cache is not None else ()
+
+
+def _sem(ins: ast.Instruction) -> str:
+    return str(ins.mods.sem.value) if ins.mods.sem is not None else ""
+
+
+def _release_fence(c: LowerCtx, scope: str) -> None:
+    """Before a release (ptxas 13.0): ``MEMBAR.ALL.CTA`` at CTA scope, else
+    ``MEMBAR.ALL.<scope>; ERRBAR; CGAERRBAR``."""
+    if scope == "SM":
+        c.emit("MEMBAR", ("ALL", "CTA"), [], [])
+        return
+    c.emit("MEMBAR", ("ALL", scope), [], [])
+    c.emit("ERRBAR")
+    c.emit("CGAERRBAR")
+
+
+def _acquire_fence(c: LowerCtx, scope: str) -> None:
+    """After an acquire beyond the CTA: ``CCTL.IVALL`` (ptxas 13.0)."""
+    if scope != "SM":
+        c.emit("CCTL", ("IVALL",), [], [])
 
 
 # L1 eviction priorities of loads (ptxas 13.0: LDG.E.EF/NA/EU/EL; scripts/probe_warp.py ldst)
@@ -284,6 +312,7 @@ def ld_mem(ins: ast.Instruction, c: LowerCtx) -> None:
         mods = (*mods, *_cache_mods(ins, _LD_CACHE))
     else:
         op, pre = "LD", ("E",)
+        mods = (*mods, *(_order_mods(ins) or ()))
     if op == "LDG":
         hint = _L1_HINT.get(next((m for m in _L1_HINT if ins.has(m)), ""), ())
         mods = (*hint, *mods)
@@ -292,6 +321,8 @@ def ld_mem(ins: ast.Instruction, c: LowerCtx) -> None:
         mods = (*[m for m in mods if m != "CONSTANT"], "CONSTANT")
     mods = _evict_first(mods)
     _load_into(c, ins, d, lambda g: c.emit(op, (*pre, *mods), [g], [addr]))
+    if _sem(ins) == "acquire":
+        _acquire_fence(c, _access_scope(ins))
 
 
 def st_mem(ins: ast.Instruction, c: LowerCtx) -> None:
@@ -305,12 +336,14 @@ def st_mem(ins: ast.Instruction, c: LowerCtx) -> None:
     src = _store_group(c, ins, v)
     if isinstance(src, Imm):
         src = c.materialize(src.value, T.B32)
+    if _sem(ins) == "release":
+        _release_fence(c, _access_scope(ins))
     if space in SHARED:
         c.emit("STS", mods, [], [addr, src])
     elif space is StateSpace.GLOBAL:
         c.emit("STG", ("E", *_evict_first((*mods, *_cache_mods(ins, _ST_CACHE)))), [], [addr, src])
     else:
-        c.emit("ST", ("E", *mods), [], [addr, src])
+        c.emit("ST", ("E", *mods, *(_order_mods(ins) or ())), [], [addr, src])
 
 
 def cvta(ins: ast.Instruction, c: LowerCtx) -> None:
@@ -378,26 +411,17 @@ def atom(ins: ast.Instruction, c: LowerCtx) -> None:
     scope = _ATOM_SCOPE[str(ins.mods.scope.value) if ins.mods.scope is not None else "gpu"]
     sem = str(ins.mods.sem.value) if ins.mods.sem is not None else "relaxed"
     if sem in ("release", "acq_rel"):
-        _atom_release(c, scope)
+        _release_fence(c, scope)
     _atom_body(c, ins, space, addr, op, ty, scope, d, b, extra)
     if sem in ("acquire", "acq_rel") and scope != "SM":
         c.emit("CCTL", ("IVALL",), [], [])
 
 
-# atom/red scopes as ATOMG/ATOM/REDG spell them, and the fences of release/acquire (ptxas 13.0:
-# MEMBAR.ALL.<scope>; ERRBAR; CGAERRBAR before, CCTL.IVALL after; a CTA-scope MEMBAR alone)
+# atom/red scopes as ATOMG/ATOM/REDG spell them (release/acquire fences: _release_fence,
+# _acquire_fence)
 _ATOM_SCOPE = {"cta": "SM", "cluster": "GPU", "gpu": "GPU", "sys": "SYS"}
 _ATOM_FLOAT = {T.F64: ("F64", "RN"), T.F16X2: ("F16x2", "RN"), T.BF16X2: ("BF16x2", "RN"),
                T.F32: ("F32", "FTZ", "RN")}  # fmt: skip
-
-
-def _atom_release(c: LowerCtx, scope: str) -> None:
-    if scope == "SM":
-        c.emit("MEMBAR", ("ALL", "CTA"), [], [])
-        return
-    c.emit("MEMBAR", ("ALL", scope), [], [])
-    c.emit("ERRBAR")
-    c.emit("CGAERRBAR")
 
 
 def _atom_body(
