@@ -57,28 +57,34 @@ KNOWN_GAPS: dict[str, str] = {  # kernel -> what is refused (" is not supported 
     "t2/spill_pressure": "regalloc: 'spill_pressure_maxnreg': R registers exhausted (about 81 l...",
     "t2/struct_param_large": "address of 'struct_param_8k_param_0'",
     "t2/struct_param_small": "local variable '__local_depot0'",
-    "t3/async_barrier": "instruction 'mbarrier.init.shared.b64'",
+    "t3/async_barrier": (
+        "instruction 'cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes'"
+    ),
     "t3/fp8_convert": "cvt.e4m3x2.f32 with two sources",
     "t3/mma_fp8": "instruction 'mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32'",
     "t3/mma_shapes": "instruction 'mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc'",
     "t3/mma_sync": "cvt.f64.s16",
     "t3/wmma": "instruction 'wmma.load.a.sync.aligned.row.m8n8k4.f64'",
-    "t4/bulk_copy": "special register %cluster_ctarank",
-    "t4/cluster_async": "special register %cluster_ctarank",
-    "t4/fence_proxy_async": "instruction 'mbarrier.init.shared::cta.b64'",
-    "t4/tma_bulk": "instruction 'mbarrier.init.shared::cta.b64'",
+    "t4/bulk_copy": (
+        "instruction 'cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes'"
+    ),
+    "t4/cluster_async": "instruction 'st.async.shared::cluster.mbarrier::complete_tx::bytes.u32'",
+    "t4/fence_proxy_async": (
+        "instruction 'cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes'"
+    ),
+    "t4/tma_bulk": "instruction 'cp.async.bulk.prefetch.L2.global'",
     "t4/tma_more": "address of 'tma_swizzle_32b_param_0'",
     "t4/tma_multicast": "address of 'tma_multicast_3d_param_0'",
     "t4/tma_tensor": "address of 'tma_tensor_2d_param_0'",
     "t4/triton_cast_fp8": "cvt.e4m3x2.f32 with two sources",
     "t4/triton_layernorm": "instruction 'div.full.f32'",
-    "t4/triton_matmul_kmajor": "instruction 'fence.proxy.async.shared::cta'",
+    "t4/triton_matmul_kmajor": "instruction 'wgmma.fence.sync.aligned'",
     "t4/triton_matmul_mma": "cvt.f16x2.f32 with two sources",
-    "t4/triton_matmul_wgmma": "instruction 'fence.proxy.async.shared::cta'",
+    "t4/triton_matmul_wgmma": "instruction 'wgmma.fence.sync.aligned'",
     "t4/triton_softmax": "instruction 'ex2.approx.f32'",
-    "t4/wgmma": "instruction 'fence.proxy.async.shared::cta'",
-    "t4/wgmma_layouts": "instruction 'fence.proxy.async.shared::cta'",
-    "t4/wgmma_swizzle": "instruction 'fence.proxy.async.shared::cta'",
+    "t4/wgmma": "instruction 'wgmma.fence.sync.aligned'",
+    "t4/wgmma_layouts": "instruction 'wgmma.fence.sync.aligned'",
+    "t4/wgmma_swizzle": "instruction 'wgmma.fence.sync.aligned'",
 }
 
 
