@@ -19,11 +19,11 @@
 
 from __future__ import annotations
 
-from openptxas.ir.core import PT, RC, URZ, Block, CBank, Guard, Imm, Label, Operand
+from openptxas.ir.core import PT, RC, URZ, Addr, Block, CBank, Guard, Imm, Label, Operand
 from openptxas.lower.context import LowerCtx
 from openptxas.lower.rules import Rule, always
 from openptxas.ptx import ast
-from openptxas.ptx.types import PtxType
+from openptxas.ptx.types import PtxType, StateSpace
 
 T = PtxType
 ALL_LANES = 0xFFFFFFFF
@@ -196,7 +196,26 @@ def setmaxnreg(ins: ast.Instruction, c: LowerCtx) -> None:
         raise c.unsupported(f"instruction '{ins.name}' in a kernel with .maxnreg")
 
 
+# (L2::evict_last is CCTL.E.PML2 in ptxas's code, a form the ISA table does not hold yet)
+_PREFETCH = {"L1": "PF1", "L2": "PF2", "L2::evict_normal": "PF2"}
+
+
+def prefetch(ins: ast.Instruction, c: LowerCtx) -> None:
+    """``prefetch[.global].{L1,L2[::evict_normal]} [a]``, ``prefetchu.L1``:
+    ``CCTL.E.<PF1|PF2> [R.64+off]`` (no descriptor, as ptxas)."""
+    level = next((v for k, v in _PREFETCH.items() if ins.has(k)), None)
+    if level is None or ins.space not in (None, StateSpace.GLOBAL):
+        raise c.unsupported(f"instruction '{ins.name}'")
+    a = c.address(ins.operands[0])
+    if not isinstance(a.base, ast.Reg):
+        raise c.unsupported(f"instruction '{ins.name}' on a variable")
+    base = c.rvalue(a.base, T.U64)
+    c.emit("CCTL", ("E", level), [], [Addr(base, a.offset)])
+
+
 RULES: list[Rule] = [
+    Rule("prefetch", "prefetch", always, prefetch, "prefetch.global.L2 [%rd1];"),
+    Rule("prefetchu", "prefetchu", always, prefetch, "prefetchu.L1 [%rd1];"),
     Rule("setmaxnreg", "setmaxnreg", always, setmaxnreg, "setmaxnreg.inc.sync.aligned.u32 232;"),
     Rule("nanosleep", "nanosleep", always, nanosleep, "nanosleep.u32 %r1;"),
     Rule("redux.sync", "redux", always, redux, "redux.sync.add.u32 %r1, %r2, -1;"),
