@@ -52,6 +52,19 @@ def cvta_shared(ins: ast.Instruction, c: LowerCtx) -> None:
     c.emit("MOV", (), [dv.hi], [hi])
 
 
+_QSPC = {StateSpace.SHARED: "S", StateSpace.SHARED_CTA: "S", CLUSTER: "D", StateSpace.LOCAL: "L"}
+
+
+def isspacep(ins: ast.Instruction, c: LowerCtx) -> None:
+    """``isspacep.{shared[::cta|::cluster],local} p, a``: ``QSPC.E.{S,D,L} P, RZ, [a]``
+    (``.global``, ``.const`` and ``.param`` compare against the windows: not built yet)."""
+    kind = _QSPC.get(ins.space) if ins.space is not None else None
+    if kind is None:
+        raise c.unsupported(f"instruction '{ins.name}'")
+    p, a = ins.operands
+    c.emit("QSPC", ("E", kind), [c.dst(p), RZ], [Addr(c.rvalue(a, T.U64), 0)])
+
+
 def getctarank(ins: ast.Instruction, c: LowerCtx) -> None:
     d, a = ins.operands
     if ins.type in (T.U64, T.B64, T.S64):
@@ -129,6 +142,7 @@ def atom_cluster(ins: ast.Instruction, c: LowerCtx) -> None:
 RULES: list[Rule] = [
     Rule("mapa", "mapa", always, mapa, "mapa.shared::cluster.u32 %r1, %r2, %r3;"),
     Rule("cvta.shared", "cvta", space_is(*SHARED), cvta_shared, "cvta.shared.u64 %rd1, %rd2;"),
+    Rule("isspacep", "isspacep", always, isspacep, "isspacep.shared %p1, %rd2;"),
     Rule("getctarank", "getctarank", always, getctarank, "getctarank.u64 %r1, %rd2;"),
     Rule("ld.shared::cluster", "ld", space_is(CLUSTER), ld_cluster,
          "ld.shared::cluster.u32 %r1, [%r2];"),

@@ -16,14 +16,17 @@ from tests.conftest import need_tools, run_ours
 DATA = Path(__file__).parent / "data"
 
 
-def _same_as_ptxas(oracle: Any, name: str, spec: dict[str, Any], opt: int) -> list[np.ndarray]:
-    """Our outputs for ``spec`` (hazard-free), asserted equal to ptxas's cubin's outputs."""
+def _same_as_ptxas(
+    oracle: Any, name: str, spec: dict[str, Any], opt: int, ptxas_hazards: str = ""
+) -> list[np.ndarray]:
+    """Our outputs for ``spec`` (hazard-free), asserted equal to ptxas's cubin's outputs.
+    ``ptxas_hazards``: text of the only hazard reports ptxas's cubin may get (a checker gap)."""
     need_tools("ptxas")
     from openptxas.emu import run_launch
 
     ptx = (DATA / name).read_text()
     want = run_launch(oracle.ptxas(ptx, "sm_90").cubin, spec, hazards=True)
-    assert not want.hazards
+    assert all(ptxas_hazards and ptxas_hazards in str(h) for h in want.hazards), want.hazards[:3]
     got = run_ours(ptx, spec, opt)
     assert sorted(got.outputs) == sorted(want.outputs)
     for k in sorted(got.outputs):
@@ -188,10 +191,13 @@ def test_atomics_types_scopes_orders(opt: int, oracle: Any) -> None:
              "init": {"hex": inp.astype("<u4").tobytes().hex()}},
         ],
     }  # fmt: skip
-    out = _same_as_ptxas(oracle, "atomics.ptx", spec, opt)[0]
+    # ptxas issues its QSPCs back to back and waits on the last one only (they complete in
+    # order); the hazard checker does not model that yet and reports the earlier ones
+    out = _same_as_ptxas(oracle, "atomics.ptx", spec, opt, "the result of QSPC at")[0]
     assert out[10] == n  # red.release.gpu.add of 1 by every thread
     f64 = inp[:, 0:2].copy().view(np.float64)[:, 0]
     assert np.isclose(out[0:2].copy().view(np.float64)[0], f64.sum())
     rows = out[16:].reshape(n, 16)
     # the shared counters: 3 per thread (acq_rel), the thread ids and 1 per thread (generic)
     assert (rows[:, 0:3] == [3 * n, n * (n - 1) // 2, n]).all()
+    assert (rows[:, 6:8] == [1, 8]).all()  # isspacep: shared (and the cluster's), not global
