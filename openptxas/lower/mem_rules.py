@@ -390,11 +390,17 @@ def atom(ins: ast.Instruction, c: LowerCtx) -> None:
         raise c.unsupported(f"instruction '{ins.name}'")
     space = _space(ins)
     ty: tuple[str, ...] = ()
-    if t in _ATOM_FLOAT and (op != "ADD" or (t is not T.F32 and space is not StateSpace.GLOBAL)):
-        # f64 and packed-half adds exist on global memory only; ptxas reaches shared memory
-        # through a generic address with a fallback loop
+    shared = space in (StateSpace.SHARED, StateSpace.SHARED_CTA)
+    if t in _ATOM_FLOAT and (
+        op != "ADD"
+        or (t not in (T.F32, T.F64) and space is not StateSpace.GLOBAL)
+        or (t is T.F64 and space is None)
+    ):
+        # packed-half adds exist on global memory only, f64 adds on global and (a CAS loop)
+        # shared memory; ptxas reaches shared memory through a generic address with a
+        # fallback loop
         raise c.unsupported(f"instruction '{ins.name}'")
-    if t in _ATOM_FLOAT and t is not T.F32:
+    if t in _ATOM_FLOAT and t is not T.F32 and not shared:
         ty = _ATOM_FLOAT[t]
     elif t is T.F32:
         ty = ("F32", "FTZ", "RN")
@@ -483,6 +489,11 @@ def _atoms_spin(c: LowerCtx, t: PtxType, addr: Addr, val_op: Operand, dst: VReg 
     wide = width_of(t) == 2
     assert isinstance(val_op, VReg | Part | Reg)
     val = val_op
+    if addr.base is None and addr.ubase is not None:
+        # a shared variable: ATOMS.CAST.SPIN takes its address in a register (ptxas)
+        r = c.new(RC.R)
+        c.emit("MOV", (), [r], [addr.ubase])
+        addr = Addr(r, addr.offset)
     loop = c.new_block("spin_")
     c.fn.blocks.append(loop)
     c.block = loop
@@ -491,6 +502,8 @@ def _atoms_spin(c: LowerCtx, t: PtxType, addr: Addr, val_op: Operand, dst: VReg 
     new = c.new(RC.R, 2 if wide else 1)
     if t is T.F32:
         c.emit("FADD", ("FTZ",), [new], [val, old])
+    elif t is T.F64:
+        c.emit("DADD", (), [new], [val, old])
     else:
         carry = c.new(RC.P)
         c.emit("IADD3", (), [new.lo, carry], [half(val, 0), old.lo, RZ])

@@ -201,3 +201,4 @@ def test_atomics_types_scopes_orders(opt: int, oracle: Any) -> None:
     # the shared counters: 3 per thread (acq_rel), the thread ids and 1 per thread (generic)
     assert (rows[:, 0:3] == [3 * n, n * (n - 1) // 2, n]).all()
     assert (rows[:, 6:8] == [1, 8]).all()  # isspacep: shared (and the cluster's), not global
+    assert np.isclose(rows[0, 8:10].copy().view(np.float64)[0], f64.sum())  # shared f64 add
