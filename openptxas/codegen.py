@@ -117,6 +117,9 @@ def build_cubin(
                 ),
                 max_threads=_dims(func.maxntid),
                 reqntid=_dims(func.reqntid),
+                cluster_dims=_dims(func.reqnctapercluster),
+                max_cluster_rank=func.maxclusterrank,
+                explicit_cluster=func.explicitcluster,
                 const2=enc.const2,
                 # ptxas makes the (empty) relocation section of the jump-table bank
                 const2_reloc_names=("rela",) if enc.const2 else None,

@@ -138,8 +138,8 @@ class _Operands:
         if isinstance(op, CBank):
             return isa.CBank(op.bank, op.offset, None if op.reg is None else self.reg(op.reg))
         if isinstance(op, Addr):
-            if ins.op == "ATOMG" and "CAS" in ins.mods:
-                # ATOMG.CAS takes its 64-bit address without descriptor or .64: [R8+0x4]
+            if ins.op in ("ATOMG", "ATOM") and "CAS" in ins.mods:
+                # ATOM[G].CAS takes its 64-bit address without descriptor or .64: [R8+0x4]
                 op = Addr(op.base, op.offset)
             base = None
             if op.base is not None:

@@ -1210,6 +1210,8 @@ def _function_attributes(
         recs.append(Attribute.sval(EIATTR.MAX_THREADS, Dim3(*f.max_threads)))
     if f.reqntid is not None:
         recs.append(Attribute.sval(EIATTR.REQNTID, Dim3(*f.reqntid)))
+    if f.explicit_cluster:
+        recs.append(Attribute.nval(EIATTR.EXPLICIT_CLUSTER))
     if f.cluster_dims is not None:
         recs.append(Attribute.sval(EIATTR.CTA_PER_CLUSTER, Dim3(*f.cluster_dims)))
     if f.max_cluster_rank is not None:

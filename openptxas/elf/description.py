@@ -138,6 +138,7 @@ class Function:
     reqntid: tuple[int, int, int] | None = None
     cluster_dims: tuple[int, int, int] | None = None  # .reqnctapercluster
     max_cluster_rank: int | None = None
+    explicit_cluster: bool = False  # .explicitcluster (EIATTR_EXPLICIT_CLUSTER)
     exit_offsets: tuple[int, ...] = ()
     crs_stack: int | None = None  # EIATTR_CRS_STACK_SIZE
     relocs: tuple[Reloc, ...] = ()  # relocations in the code (ptxas's order: last made first)

@@ -151,6 +151,7 @@ class Machine:
         self.groups: dict[int, tuple[Sel, int]] = {}
         self.next_groups: dict[int, tuple[Sel, int]] = {}
         self.bar_wait: dict[int, list[Waiter]] = {}
+        self.bar_arv: dict[int, NDArray] = {}  # lanes that arrived (BAR.ARV) without waiting
         self.sync_wait: dict[int, Waiter] = {}  # BSYNC / WARPSYNC / cluster barriers, by pc
         self.releasers: dict[int, Callable[[Waiter], NDArray | None]] = {}
         self.printf: list[PrintfRecord] = []
@@ -231,6 +232,7 @@ class Machine:
         self.groups.clear()
         self.next_groups.clear()
         self.bar_wait.clear()
+        self.bar_arv.clear()
         self.sync_wait.clear()
         self.bsync_wait.clear()
         if n_exist == self.L:
@@ -407,8 +409,12 @@ class Machine:
             arrived[w.sel] = True
         lpc = self.lanes_per_cta
         live = ~self.exited
-        need = (live & ~arrived).reshape(-1, lpc).any(axis=1)
+        # a CTA completes only where some lane waits; BAR.ARV lanes count as arrived
         has = arrived.reshape(-1, lpc).any(axis=1)
+        arv = self.bar_arv.get(bid)
+        if arv is not None:
+            arrived |= arv
+        need = (live & ~arrived).reshape(-1, lpc).any(axis=1)
         done_cta = has & ~need
         counted = [w for w in ws if "count" in w.data]
         if counted:
@@ -419,6 +425,8 @@ class Machine:
         if not done_cta.any():
             return False
         done_lane = np.repeat(done_cta, lpc)
+        if arv is not None:
+            arv &= ~done_lane
         keep: list[Waiter] = []
         for w in ws:
             m = done_lane[w.sel]
@@ -544,7 +552,12 @@ class Machine:
         fn(self, pc, sel)
 
     def bar_arrivals(self, bid: int, idx: NDArray, count: int | None) -> None:
-        raise Unsupported("BAR.ARV (barrier arrive without wait)")
+        """Lanes ``idx`` arrive at barrier ``bid`` without waiting (BAR.ARV): they count towards
+        the next completion of the barrier in their CTA (whose waiters give the thread count)."""
+        arv = self.bar_arv.get(bid)
+        if arv is None:
+            arv = self.bar_arv[bid] = np.zeros(self.L, dtype=bool)
+        arv[idx] = True
 
     # -- binding ---------------------------------------------------------------------------
     def cbank(self, bank: int) -> NDArray:

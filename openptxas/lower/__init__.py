@@ -27,7 +27,9 @@ ENDS_BLOCK = frozenset({"bra", "ret", "exit", "brx.idx", "trap"})
 @functools.cache
 def rule_table() -> RuleTable:
     from openptxas.lower import (
+        async_rules,
         bit_rules,
+        cluster_rules,
         ctrl_rules,
         divide,
         fp_rules,
@@ -35,7 +37,9 @@ def rule_table() -> RuleTable:
         int_rules,
         local_rules,
         mem_rules,
+        tensor_rules,
         tex_rules,
+        warp_rules,
     )
     from openptxas.lower.calls import RULES as CALL_RULES
 
@@ -46,6 +50,10 @@ def rule_table() -> RuleTable:
             *fpdiv.RULES,
             *bit_rules.RULES,
             *int_rules.RULES,
+            *warp_rules.RULES,
+            *async_rules.RULES,
+            *tensor_rules.RULES,
+            *cluster_rules.RULES,
             *mem_rules.RULES,
             *local_rules.RULES,
             *CALL_RULES,

@@ -569,7 +569,7 @@ def warp_sync(ins: ast.Instruction, c: LowerCtx) -> None:
     if isinstance(v, Imm) and v.value & 0xFFFFFFFF == 0xFFFFFFFF:
         c.emit("WARPSYNC", ("ALL",), [], [])  # the full-warp form
         return
-    c.emit("WARPSYNC", (), [], [v])
+    c.emit("WARPSYNC", (), [], [c.rvalue(mask, T.B32)])  # no immediate form
 
 
 S16 = (T.S16, T.U16, T.B16)

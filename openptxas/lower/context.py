@@ -233,6 +233,11 @@ class LowerCtx:
         return v
 
     def special(self, op: ast.SpecialReg) -> VReg:
+        from openptxas.lower.sreg import special_extra, special_pred
+
+        extra = special_pred(self, op) or special_extra(self, op)
+        if extra is not None:
+            return extra
         name = op.name
         if name in ("%warpid", "%nwarpid"):
             from openptxas.lower.bit_rules import mov_sreg_special

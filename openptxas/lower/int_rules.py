@@ -448,9 +448,15 @@ def mov(ins: ast.Instruction, c: LowerCtx) -> None:
     t = _t(ins)
     if isinstance(d, ast.Vector) or isinstance(a, ast.Vector):
         return mov_vector(ins, c)
-    if isinstance(a, ast.SpecialReg):
+    if isinstance(a, ast.SpecialReg) and t is not T.PRED:
         v = c.special(a)
-        c.emit("MOV", (), [c.dst(d)], [v])
+        dv = c.dst(d)
+        for k in range(min(v.width, dv.width)):
+            c.emit(
+                "MOV", (), [dv.part(k) if dv.width > 1 else dv], [v.part(k) if v.width > 1 else v]
+            )
+        for k in range(v.width, dv.width):
+            c.emit("MOV", (), [dv.part(k)], [RZ])
         return
     if isinstance(a, ast.Sym) and a.name == "WARP_SZ":
         c.emit("MOV", (), [c.dst(d)], [Imm(32)])

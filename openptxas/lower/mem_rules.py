@@ -8,7 +8,6 @@ sm_90 forms (ptxas 13.0.88): kernel parameters come from constant bank 0 at ``pa
 
 from __future__ import annotations
 
-from openptxas.diag import UnsupportedFeature
 from openptxas.ir.core import (
     PT,
     RC,
@@ -274,19 +273,64 @@ _ST_CACHE = {
 _SCOPE = {"cta": "SM", "cluster": "GPU", "gpu": "GPU", "sys": "SYS"}
 
 
-def _cache_mods(ins: ast.Instruction, table: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+def _order_mods(ins: ast.Instruction) -> tuple[str, ...] | None:
+    """``STRONG.<scope>`` of a volatile/relaxed/acquire/release access, None for a weak one."""
     if ins.has("volatile"):
         return ("STRONG", "SYS")
     sem = ins.mods.sem
     if sem is not None and str(sem.value) in ("relaxed", "acquire", "release"):
-        if str(sem.value) != "relaxed":
-            raise UnsupportedFeature(
-                f"ld/st.{sem.value} is not supported by openptxas yet", ins.span
-            )
-        scope = ins.mods.scope
-        return ("STRONG", _SCOPE.get(str(scope.value) if scope else "sys", "SYS"))
+        return ("STRONG", _access_scope(ins))
+    return None
+
+
+def _access_scope(ins: ast.Instruction) -> str:
+    scope = ins.mods.scope
+    return _SCOPE.get(str(scope.value) if scope else "sys", "SYS")
+
+
+def _cache_mods(ins: ast.Instruction, table: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    order = _order_mods(ins)
+    if order is not None:
+        return order
     cache = ins.mods.cache
     return table.get(str(cache.value), ()) if cache is not None else ()
+
+
+def _sem(ins: ast.Instruction) -> str:
+    return str(ins.mods.sem.value) if ins.mods.sem is not None else ""
+
+
+def _release_fence(c: LowerCtx, scope: str) -> None:
+    """Before a release (ptxas 13.0): ``MEMBAR.ALL.CTA`` at CTA scope, else
+    ``MEMBAR.ALL.<scope>; ERRBAR; CGAERRBAR``."""
+    if scope == "SM":
+        c.emit("MEMBAR", ("ALL", "CTA"), [], [])
+        return
+    c.emit("MEMBAR", ("ALL", scope), [], [])
+    c.emit("ERRBAR")
+    c.emit("CGAERRBAR")
+
+
+def _acquire_fence(c: LowerCtx, scope: str) -> None:
+    """After an acquire beyond the CTA: ``CCTL.IVALL`` (ptxas 13.0)."""
+    if scope != "SM":
+        c.emit("CCTL", ("IVALL",), [], [])
+
+
+# L1 eviction priorities of loads (ptxas 13.0: LDG.E.EF/NA/EU/EL; scripts/probe_warp.py ldst)
+_L1_HINT = {
+    "L1::evict_first": ("EF",),
+    "L1::no_allocate": ("NA",),
+    "L1::evict_unchanged": ("EU",),
+    "L1::evict_last": ("EL",),
+}
+_EVICT = ("EF", "EL", "LU", "EU", "NA")
+
+
+def _evict_first(mods: tuple[str, ...]) -> tuple[str, ...]:
+    """nvdisasm's order: the eviction priority before the size (LDG.E.EF.128, STG.E.EF.128,
+    LDG.E.NA.128.CONSTANT), a memory order after it (LDG.E.128.STRONG.SYS)."""
+    return (*[m for m in mods if m in _EVICT], *[m for m in mods if m not in _EVICT])
 
 
 def ld_mem(ins: ast.Instruction, c: LowerCtx) -> None:
@@ -309,10 +353,17 @@ def ld_mem(ins: ast.Instruction, c: LowerCtx) -> None:
         mods = (*mods, *_cache_mods(ins, _LD_CACHE))
     else:
         op, pre = "LD", ("E",)
+        mods = (*mods, *(_order_mods(ins) or ()))
+    if op == "LDG":
+        hint = _L1_HINT.get(next((m for m in _L1_HINT if ins.has(m)), ""), ())
+        mods = (*hint, *mods)
     if op not in ("LDS", "LDL") and "CONSTANT" in mods:
         # nvdisasm order: size, then CONSTANT (LDG.E.128.CONSTANT)
         mods = (*[m for m in mods if m != "CONSTANT"], "CONSTANT")
+    mods = _evict_first(mods)
     _load_into(c, ins, d, lambda g: c.emit(op, (*pre, *mods), [g], [addr]))
+    if _sem(ins) == "acquire":
+        _acquire_fence(c, _access_scope(ins))
 
 
 def st_mem(ins: ast.Instruction, c: LowerCtx) -> None:
@@ -326,14 +377,16 @@ def st_mem(ins: ast.Instruction, c: LowerCtx) -> None:
     src = _store_group(c, ins, v)
     if isinstance(src, Imm):
         src = c.materialize(src.value, T.B32)
+    if _sem(ins) == "release":
+        _release_fence(c, _access_scope(ins))
     if space in SHARED:
         c.emit("STS", mods, [], [addr, src])
     elif space is StateSpace.LOCAL:
         c.emit("STL", mods, [], [addr, src])
     elif space is StateSpace.GLOBAL:
-        c.emit("STG", ("E", *mods, *_cache_mods(ins, _ST_CACHE)), [], [addr, src])
+        c.emit("STG", ("E", *_evict_first((*mods, *_cache_mods(ins, _ST_CACHE)))), [], [addr, src])
     else:
-        c.emit("ST", ("E", *mods), [], [addr, src])
+        c.emit("ST", ("E", *mods, *(_order_mods(ins) or ())), [], [addr, src])
 
 
 def cvta(ins: ast.Instruction, c: LowerCtx) -> None:
@@ -373,13 +426,26 @@ def atom(ins: ast.Instruction, c: LowerCtx) -> None:
     else:
         d, a, b = ops[0], ops[1], ops[2]
         extra = list(ops[3:])
-    space = _space(ins)
-    addr = c.mem_addr(c.address(a), space)
     op = _ATOM_OPS.get(ins.op)
     if op is None:
         raise c.unsupported(f"atom.{ins.op}")
+    if t in (T.F16, T.BF16):
+        raise c.unsupported(f"instruction '{ins.name}'")
+    space = _space(ins)
     ty: tuple[str, ...] = ()
-    if t is T.F32:
+    shared = space in (StateSpace.SHARED, StateSpace.SHARED_CTA)
+    if t in _ATOM_FLOAT and (
+        op != "ADD"
+        or (t not in (T.F32, T.F64) and space is not StateSpace.GLOBAL)
+        or (t is T.F64 and space is None)
+    ):
+        # packed-half adds exist on global memory only, f64 adds on global and (a CAS loop)
+        # shared memory; ptxas reaches shared memory through a generic address with a
+        # fallback loop
+        raise c.unsupported(f"instruction '{ins.name}'")
+    if t in _ATOM_FLOAT and t is not T.F32 and not shared:
+        ty = _ATOM_FLOAT[t]
+    elif t is T.F32:
         ty = ("F32", "FTZ", "RN")
     elif t in (T.S32,) and op in ("MIN", "MAX", "ADD"):
         ty = ("S32",) if op != "ADD" else ()
@@ -387,6 +453,40 @@ def atom(ins: ast.Instruction, c: LowerCtx) -> None:
         ty = ("S64",)
     elif t in (T.U64, T.B64, T.S64):
         ty = ("64",)
+    if space is None and (width_of(t) == 2 or t is T.F32):
+        # ptxas: ATOM.E with a fallback for shared/local addresses (not built yet)
+        raise c.unsupported(f"instruction '{ins.name}' on a generic address")
+    addr = c.mem_addr(c.address(a), space)
+    scope = _ATOM_SCOPE[str(ins.mods.scope.value) if ins.mods.scope is not None else "gpu"]
+    sem = str(ins.mods.sem.value) if ins.mods.sem is not None else "relaxed"
+    if sem in ("release", "acq_rel"):
+        _release_fence(c, scope)
+    _atom_body(c, ins, space, addr, op, ty, scope, d, b, extra)
+    if sem in ("acquire", "acq_rel") and scope != "SM":
+        c.emit("CCTL", ("IVALL",), [], [])
+
+
+# atom/red scopes as ATOMG/ATOM/REDG spell them (release/acquire fences: _release_fence,
+# _acquire_fence)
+_ATOM_SCOPE = {"cta": "SM", "cluster": "GPU", "gpu": "GPU", "sys": "SYS"}
+_ATOM_FLOAT = {T.F64: ("F64", "RN"), T.F16X2: ("F16x2", "RN"), T.BF16X2: ("BF16x2", "RN"),
+               T.F32: ("F32", "FTZ", "RN")}  # fmt: skip
+
+
+def _atom_body(
+    c: LowerCtx,
+    ins: ast.Instruction,
+    space: StateSpace | None,
+    addr: Addr,
+    op: str,
+    ty: tuple[str, ...],
+    scope: str,
+    d: ast.Operand | None,
+    b: ast.Operand,
+    extra: list[ast.Operand],
+) -> None:
+    t = ins.type
+    assert t is not None
     dst = c.dst(d) if d is not None else None
     if op == "CAS" and t.size == 2:
         return _cas16(c, space, addr, dst, b, extra[0])
@@ -411,7 +511,11 @@ def atom(ins: ast.Instruction, c: LowerCtx) -> None:
         return
     if space not in (StateSpace.GLOBAL, None):
         raise c.unsupported(f"atomics on {space}")
-    mods = ("E", op, *ty, "STRONG", "GPU")
+    mods = ("E", op, *ty, "STRONG", scope)
+    if space is None:
+        # generic: ATOM.E, which also reaches shared memory (ptxas 13.0)
+        c.emit("ATOM", mods, [PT, dst if dst is not None else RZ], srcs)
+        return
     if dst is None:
         c.emit("REDG", mods, [], srcs)
     else:
@@ -428,6 +532,11 @@ def _atoms_spin(c: LowerCtx, t: PtxType, addr: Addr, val_op: Operand, dst: VReg 
     wide = width_of(t) == 2
     assert isinstance(val_op, VReg | Part | Reg)
     val = val_op
+    if addr.base is None and addr.ubase is not None:
+        # a shared variable: ATOMS.CAST.SPIN takes its address in a register (ptxas)
+        r = c.new(RC.R)
+        c.emit("MOV", (), [r], [addr.ubase])
+        addr = Addr(r, addr.offset)
     loop = c.new_block("spin_")
     c.fn.blocks.append(loop)
     c.block = loop
@@ -436,6 +545,8 @@ def _atoms_spin(c: LowerCtx, t: PtxType, addr: Addr, val_op: Operand, dst: VReg 
     new = c.new(RC.R, 2 if wide else 1)
     if t is T.F32:
         c.emit("FADD", ("FTZ",), [new], [val, old])
+    elif t is T.F64:
+        c.emit("DADD", (), [new], [val, old])
     else:
         carry = c.new(RC.P)
         c.emit("IADD3", (), [new.lo, carry], [half(val, 0), old.lo, RZ])
@@ -577,15 +688,6 @@ def bar_red(ins: ast.Instruction, c: LowerCtx) -> None:
         c.emit("B2R", ("RESULT",), [RZ, c.dst(d)], [])
 
 
-def membar(ins: ast.Instruction, c: LowerCtx) -> None:
-    scope = "GPU"
-    if ins.has("cta"):
-        scope = "CTA"
-    elif ins.has("sys"):
-        scope = "SYS"
-    c.emit("MEMBAR", ("SC", scope), [], [])
-
-
 RULES: list[Rule] = [
     Rule(
         "ld.param",
@@ -641,7 +743,6 @@ RULES: list[Rule] = [
     Rule("bar.red", "bar", lambda i: i.has("red"), bar_red, "bar.red.popc.u32 %r1, 0, %p1;"),
     Rule("bar.sync", "bar", lambda i: not i.has("arrive"), bar_sync, "bar.sync 0;"),
     Rule("barrier.sync", "barrier", lambda i: not i.has("arrive"), bar_sync, "barrier.sync 0;"),
-    Rule("membar", "membar", always, membar, "membar.gl;"),
 ]
 
 _ = (RZ, Src, Addr)

@@ -324,6 +324,9 @@ def _block(
             st.advance(max(delay, 1), model.reach)
         ctrl = Control(stall=1, wait=_mask(wait))
         st.clear_sbs(frozenset(wait))
+        if ins.op == "LDGDEPBAR":
+            # counts cp.async groups on SB0, which DEPBAR.LE SB0, n reads (as ptxas)
+            ctrl.wr_sb = 0
         if is_variable(ins, model) and defs:
             sb, next_free = _alloc_sb(st, next_free, model.scoreboards)
             ctrl.wr_sb = sb

@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import TYPE_CHECKING
 
@@ -53,6 +53,15 @@ class Abi:
     first_ur: int  # the lowest uniform register ptxas allocates
     regcount_extra: int  # registers "Used N registers" counts beyond the highest one named
     frame_cie: bytes  # the .debug_frame CIE of a function without a stack frame
+    # special registers the driver writes into bank 0 ([abi.sreg]; empty: refused)
+    cb_envreg: int = -1  # ... of %envreg0 (%envregN at +4N)
+    cb_reserved_smem_size: int = -1  # ... of the reserved shared size (%total_smem_size)
+    cb_is_explicit_cluster: int = -1  # ... of the explicit-cluster flag
+    cb_cluster_nctaid: int = -1  # ... of %cluster_nctaid.x (.y, .z follow)
+    cb_nclusterid: int = -1  # ... of %nclusterid.x
+    cb_cluster_rcp: int = -1  # ... of f32 1/%cluster_nctaid.x (rounded up; .y, .z follow)
+    cb_sreg: dict[str, int] = field(default_factory=dict, hash=False)  # others in bank 0
+    sreg_const: dict[str, int] = field(default_factory=dict, hash=False)  # folded to constants
 
     @property
     def reserved_gprs(self) -> frozenset[int]:
@@ -182,6 +191,9 @@ def _abi(d: dict[str, object]) -> Abi:
     cie = d["frame_cie"]
     assert isinstance(cie, str)
     d["frame_cie"] = bytes.fromhex(cie)
+    sreg = d.pop("sreg", None)
+    if isinstance(sreg, dict):
+        d.update(sreg)
     return Abi(**d)  # type: ignore[arg-type]
 
 
