@@ -164,9 +164,4 @@ def _split_copy(block: object, k: int, dst: Operand, src: VReg) -> None:
     ]
 
 
-def _copy_op(v: VReg) -> str:
-    """The copy of a register of ``v``'s file (a uniform value is copied by UMOV)."""
-    return "UMOV" if v.rc is RC.UR else "MOV"
-
-
 _ = _regs
