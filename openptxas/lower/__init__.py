@@ -24,11 +24,22 @@ ENDS_BLOCK = frozenset({"bra", "ret", "exit", "brx.idx", "trap"})
 
 @functools.cache
 def rule_table() -> RuleTable:
-    from openptxas.lower import bit_rules, ctrl_rules, divide, fp_rules, int_rules, mem_rules
+    from openptxas.lower import (
+        bit_rules,
+        ctrl_rules,
+        divide,
+        fp_rules,
+        half_rules,
+        int_rules,
+        mem_rules,
+        mufu_rules,
+    )
 
     return RuleTable(
         [
             *fp_rules.RULES,
+            *mufu_rules.RULES,
+            *half_rules.RULES,
             *divide.RULES,
             *bit_rules.RULES,
             *int_rules.RULES,

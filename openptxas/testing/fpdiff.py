@@ -1,0 +1,214 @@
+"""Per-instruction differential check of the floating-point, half-precision, MUFU and conversion
+lowering: one PTX instruction in a kernel, compiled by openptxas and by ptxas, both cubins run in
+the emulator (ours with the hazard checker) on the same inputs (special values of the operands'
+format, then random bit patterns), every output word compared bit for bit (NaN payloads too).
+
+Each case is a PTX snippet over the kernel's registers: the inputs are the thread's four words
+``%r0..%r3``, also seen as ``%f0..%f3`` (f32), ``%fd0 = {%r0,%r1}``, ``%fd1 = {%r2,%r3}`` (f64),
+``%rs0..%rs3`` (the low 16 bits of each word) and the predicates ``%p0 = %r3 & 1``; the snippet
+writes its results into ``%r4..%r7`` (zero unless written), which are stored.
+
+    from openptxas.testing.fpdiff import CASES, run_case
+    res = run_case(CASES["ex2.approx.f32"], n=1024, seed=0)   # CaseResult(mismatches=0, ...)
+
+scripts/fpmath_diff.py runs every case (``--n`` inputs each); tests/compiler/test_fpmath_diff.py
+runs a sample in CI.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+NDArray = np.ndarray[Any, Any]
+
+HEAD = """.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out, .param .u64 inp)
+{
+\t.reg .b32 %r<12>;
+\t.reg .b64 %rd<8>;
+\t.reg .b16 %rs<8>;
+\t.reg .f32 %f<8>;
+\t.reg .f64 %fd<4>;
+\t.reg .pred %p<4>;
+\tld.param.u64 %rd4, [out];
+\tld.param.u64 %rd5, [inp];
+\tmov.u32 %r8, %tid.x;
+\tmul.wide.u32 %rd6, %r8, 16;
+\tadd.s64 %rd5, %rd5, %rd6;
+\tadd.s64 %rd4, %rd4, %rd6;
+\tld.global.v4.u32 {%r0, %r1, %r2, %r3}, [%rd5];
+\tmov.b32 %f0, %r0;
+\tmov.b32 %f1, %r1;
+\tmov.b32 %f2, %r2;
+\tmov.b32 %f3, %r3;
+\tmov.b64 %fd0, {%r0, %r1};
+\tmov.b64 %fd1, {%r2, %r3};
+\tcvt.u16.u32 %rs0, %r0;
+\tcvt.u16.u32 %rs1, %r1;
+\tcvt.u16.u32 %rs2, %r2;
+\tcvt.u16.u32 %rs3, %r3;
+\tand.b32 %r9, %r3, 1;
+\tsetp.ne.u32 %p0, %r9, 0;
+\tmov.u32 %r4, 0;
+\tmov.u32 %r5, 0;
+\tmov.u32 %r6, 0;
+\tmov.u32 %r7, 0;
+"""
+TAIL = """\tst.global.v4.u32 [%rd4], {%r4, %r5, %r6, %r7};
+\tret;
+}
+"""
+
+# special values of each format, as bit patterns
+_F32 = [0x00000000, 0x80000000, 0x3F800000, 0xBF800000, 0x7F800000, 0xFF800000, 0x7FC00000,
+        0xFFC00000, 0x7F800001, 0x7FC12345, 0xFFBFFFFF, 0x00000001, 0x80000001, 0x007FFFFF,
+        0x807FFFFF, 0x00800000, 0x80800000, 0x00800001, 0x7F7FFFFF, 0xFF7FFFFF, 0x3F000000,
+        0x40000000, 0x42FC0000, 0xC2FC0000, 0xC2FA0000, 0xC2FE0000, 0xC3000000, 0xC3150000,
+        0x43000000, 0x4B000000, 0x4B7FFFFF, 0x3FC00000, 0x40490FDB, 0x3E22F983, 0x33800000,
+        0x34000000, 0x477FE000, 0x477FF000, 0x387FC000, 0x38800000, 0x33000000, 0x337FFFFF,
+        0x3F7FFFFF, 0x3F800001, 0x4F000000, 0xCF000000, 0x5F000000, 0x7E967699, 0x01000000,
+        0x3F801000, 0x3F800800, 0x3F808000, 0x3F8FFFFF]  # fmt: skip
+_F64_HI = [0x00000000, 0x80000000, 0x3FF00000, 0xBFF00000, 0x7FF00000, 0xFFF00000, 0x7FF80000,
+           0xFFF80000, 0x7FF00001, 0x000FFFFF, 0x800FFFFF, 0x00100000, 0x7FEFFFFF, 0xFFEFFFFF,
+           0x3FE00000, 0x43300000, 0x43E00000, 0xC3E00000, 0x41E00000, 0xC1E00000, 0x47EFFFFF,
+           0x36A00000, 0x380FFFFF, 0x3FF00001, 0x40F00000]  # fmt: skip
+_F16 = [0x0000, 0x8000, 0x3C00, 0xBC00, 0x7C00, 0xFC00, 0x7E00, 0xFE00, 0x7C01, 0x7D23, 0x0001,
+        0x8001, 0x03FF, 0x83FF, 0x0400, 0x8400, 0x7BFF, 0xFBFF, 0x3800, 0x4000, 0x3BFF, 0x3C01,
+        0x4BFF, 0x5BFF, 0xCC00, 0x3555, 0x0200, 0x1400, 0x4900, 0xC900]  # fmt: skip
+_BF16 = [0x0000, 0x8000, 0x3F80, 0xBF80, 0x7F80, 0xFF80, 0x7FC0, 0xFFC0, 0x7F81, 0x7FA5, 0x0001,
+         0x8001, 0x007F, 0x807F, 0x0080, 0x8080, 0x7F7F, 0xFF7F, 0x3F00, 0x4000, 0x3F7F, 0x3F81,
+         0x4B00, 0xC2FC, 0x42FC, 0xC300, 0x3EAB, 0x0040, 0x4300, 0xC348]  # fmt: skip
+_I32 = [0, 1, 2, 31, 32, 33, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 0xFFFFFFFE, 0x8000, 0xFFFF,
+        0x10000, 0x7FFF, 0xFFFF8000, 0x00FFFFFF, 0x01000000, 0x01000001, 0x7F, 0x80, 0xFF,
+        0x100, 0xFFFFFF80, 0x12345678, 0x9ABCDEF0]  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    """One instruction under test: its PTX snippet and the format of each input word
+    (``f32``, ``f64`` for a word pair's high word, ``f16``/``bf16``, ``f16x2``/``bf16x2``, ``i32``)."""
+
+    name: str
+    body: str
+    fmt: tuple[str, str, str, str]
+
+
+def _values(fmt: str, rng: np.random.Generator, n: int) -> NDArray:
+    """``n`` input words of format ``fmt``: its special values (in random order, so two words of
+    one thread meet different ones), then random patterns (a third of them near the specials)."""
+    if fmt in ("f16", "bf16", "f16x2", "bf16x2"):
+        sp = np.array(_F16 if fmt.startswith("f16") else _BF16, dtype=np.uint32)
+        lo = _mix(sp, rng, n, 0xFFFF)
+        hi = _mix(sp, rng, n, 0xFFFF) if fmt.endswith("x2") else rng.integers(0, 1 << 16, n)
+        return (lo | (hi.astype(np.uint32) << 16)).astype(np.uint32)
+    if fmt == "f64lo":
+        v = rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)
+        v[: n // 2] = rng.choice(np.array([0, 1, 0xFFFFFFFF, 0x80000000], dtype=np.uint32), n // 2)
+        return v
+    sp = np.array({"f32": _F32, "f64": _F64_HI, "i32": _I32}[fmt], dtype=np.uint32)
+    return _mix(sp, rng, n, 0xFFFFFFFF)
+
+
+def _mix(sp: NDArray, rng: np.random.Generator, n: int, mask: int) -> NDArray:
+    out = rng.integers(0, mask + 1, n, dtype=np.uint64).astype(np.uint32)
+    k = min(n, 3 * len(sp))
+    out[:k] = rng.choice(sp, k)
+    near = rng.random(n) < 0.33
+    near[:k] = False
+    delta = rng.integers(-3, 4, n).astype(np.int64)
+    base = rng.choice(sp, n).astype(np.int64)
+    out = np.where(near, ((base + delta) & mask).astype(np.uint32), out)
+    return out.astype(np.uint32)
+
+
+def inputs(case: Case, n: int, seed: int) -> NDArray:
+    rng = np.random.default_rng(seed)
+    cols = [_values(f, rng, n) for f in case.fmt]
+    return np.stack(cols, axis=1).astype(np.uint32)
+
+
+def ptx(case: Case) -> str:
+    return HEAD + "".join(f"\t{s.strip()};\n" for s in case.body.split(";") if s.strip()) + TAIL
+
+
+@dataclass(frozen=True, slots=True)
+class CaseResult:
+    name: str
+    runs: int
+    mismatches: int
+    first: str = ""
+
+
+BLOCK = 256
+
+
+def run_case(case: Case, n: int = 512, seed: int = 0, opt: int = 3) -> CaseResult:
+    """Compile ``case`` with openptxas (``-O<opt>``, verifier on) and ptxas, run both on ``n``
+    inputs (a multiple of 256 threads), compare every output word."""
+    from openptxas.driver import compile_ptx
+    from openptxas.emu import run_launch
+    from openptxas.options import Options
+    from openptxas.testing.oracle import Oracle
+
+    n = max(BLOCK, (n + BLOCK - 1) // BLOCK * BLOCK)
+    text = ptx(case)
+    theirs = Oracle().ptxas(text, "sm_90").cubin
+    ours = compile_ptx(text, Options(arch="sm_90", opt_level=opt, verify=True), "k.ptx").cubin
+    inp = inputs(case, n, seed)
+    spec = {
+        "kernel": "k",
+        "grid": [n // BLOCK, 1, 1],
+        "block": [BLOCK, 1, 1],
+        "args": [
+            {"kind": "buffer", "dtype": "u32", "count": n * 4, "init": "zeros"},
+            {
+                "kind": "buffer",
+                "dtype": "u32",
+                "count": n * 4,
+                "init": {"hex": inp.astype("<u4").tobytes().hex()},
+            },
+        ],
+    }
+    want = run_launch(theirs, spec).outputs[0].reshape(n, 4)
+    res = run_launch(ours, spec, hazards=True)
+    if res.hazards:
+        return CaseResult(case.name, n, n, f"hazard: {res.hazards[0]}")
+    got = res.outputs[0].reshape(n, 4)
+    bad = np.nonzero((got != want).any(axis=1))[0]
+    first = ""
+    if len(bad):
+        i = int(bad[0])
+        first = (
+            f"inputs {[hex(int(x)) for x in inp[i]]}: ours {[hex(int(x)) for x in got[i]]}, "
+            f"ptxas {[hex(int(x)) for x in want[i]]}"
+        )
+    return CaseResult(case.name, n, len(bad), first)
+
+
+def _c(name: str, body: str, *fmt: str) -> Case:
+    f = tuple(fmt) + (fmt[-1],) * (4 - len(fmt))
+    return Case(name, body, (f[0], f[1], f[2], f[3]))
+
+
+def _cases() -> list[Case]:
+    out: list[Case] = []
+    # MUFU approximations, f32
+    for op in ("ex2", "lg2", "sin", "cos"):
+        for ftz in ("", ".ftz"):
+            out.append(_c(f"{op}.approx{ftz}.f32", f"{op}.approx{ftz}.f32 %f4, %f0; mov.b32 %r4, %f4", "f32"))  # fmt: skip
+    out.append(_c("tanh.approx.f32", "tanh.approx.f32 %f4, %f0; mov.b32 %r4, %f4", "f32"))
+    # MUFU approximations, half precision
+    for t, pre in (("f16", ""), ("bf16", ".ftz")):
+        out.append(_c(f"ex2.approx{pre}.{t}", f"ex2.approx{pre}.{t} %rs4, %rs0; cvt.u32.u16 %r4, %rs4", t))  # fmt: skip
+        out.append(_c(f"ex2.approx{pre}.{t}x2", f"ex2.approx{pre}.{t}x2 %r4, %r0", f"{t}x2"))
+        out.append(_c(f"tanh.approx.{t}", f"tanh.approx.{t} %rs4, %rs0; cvt.u32.u16 %r4, %rs4", t))  # fmt: skip
+        out.append(_c(f"tanh.approx.{t}x2", f"tanh.approx.{t}x2 %r4, %r0", f"{t}x2"))
+    return out
+
+
+CASES: dict[str, Case] = {c.name: c for c in _cases()}
