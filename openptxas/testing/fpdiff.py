@@ -90,8 +90,8 @@ _I32 = [0, 1, 2, 31, 32, 33, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 0xFFFFFFFE, 0x8
 
 @dataclass(frozen=True, slots=True)
 class Case:
-    """One instruction under test: its PTX snippet and the format of each input word
-    (``f32``, ``f64`` for a word pair's high word, ``f16``/``bf16``, ``f16x2``/``bf16x2``, ``i32``)."""
+    """One instruction under test: its PTX snippet and the format of each input word (``f32``,
+    ``f64`` for a pair's high word, ``f16``/``bf16``, ``f16x2``/``bf16x2``, ``i32``)."""
 
     name: str
     body: str
@@ -190,9 +190,14 @@ def run_case(case: Case, n: int = 512, seed: int = 0, opt: int = 3) -> CaseResul
     return CaseResult(case.name, n, len(bad), first)
 
 
-def _c(name: str, body: str, *fmt: str) -> Case:
+def _c(body: str, *fmt: str, name: str = "") -> Case:
+    """A case named after its first instruction's mnemonic (or ``name``)."""
     f = tuple(fmt) + (fmt[-1],) * (4 - len(fmt))
-    return Case(name, body, (f[0], f[1], f[2], f[3]))
+    return Case(name or body.split()[0], body, (f[0], f[1], f[2], f[3]))
+
+
+F32_OUT = "mov.b32 %r4, %f4"
+H_OUT = "cvt.u32.u16 %r4, %rs4"
 
 
 def _cases() -> list[Case]:
@@ -200,14 +205,14 @@ def _cases() -> list[Case]:
     # MUFU approximations, f32
     for op in ("ex2", "lg2", "sin", "cos"):
         for ftz in ("", ".ftz"):
-            out.append(_c(f"{op}.approx{ftz}.f32", f"{op}.approx{ftz}.f32 %f4, %f0; mov.b32 %r4, %f4", "f32"))  # fmt: skip
-    out.append(_c("tanh.approx.f32", "tanh.approx.f32 %f4, %f0; mov.b32 %r4, %f4", "f32"))
+            out.append(_c(f"{op}.approx{ftz}.f32 %f4, %f0; {F32_OUT}", "f32"))
+    out.append(_c(f"tanh.approx.f32 %f4, %f0; {F32_OUT}", "f32"))
     # MUFU approximations, half precision
     for t, pre in (("f16", ""), ("bf16", ".ftz")):
-        out.append(_c(f"ex2.approx{pre}.{t}", f"ex2.approx{pre}.{t} %rs4, %rs0; cvt.u32.u16 %r4, %rs4", t))  # fmt: skip
-        out.append(_c(f"ex2.approx{pre}.{t}x2", f"ex2.approx{pre}.{t}x2 %r4, %r0", f"{t}x2"))
-        out.append(_c(f"tanh.approx.{t}", f"tanh.approx.{t} %rs4, %rs0; cvt.u32.u16 %r4, %rs4", t))  # fmt: skip
-        out.append(_c(f"tanh.approx.{t}x2", f"tanh.approx.{t}x2 %r4, %r0", f"{t}x2"))
+        out.append(_c(f"ex2.approx{pre}.{t} %rs4, %rs0; {H_OUT}", t))
+        out.append(_c(f"ex2.approx{pre}.{t}x2 %r4, %r0", f"{t}x2"))
+        out.append(_c(f"tanh.approx.{t} %rs4, %rs0; {H_OUT}", t))
+        out.append(_c(f"tanh.approx.{t}x2 %r4, %r0", f"{t}x2"))
     return out
 
 
