@@ -9,9 +9,12 @@ ptxas contracts by default (``--fmad=true``) and not at ``-O0``. Observed on ptx
 - ``sub`` contracts with the product on either side (``FFMA a, b, -c`` / ``FFMA -a, b, c``);
 - a product used by several adds is recomputed in each of them, but one with any other use
   (a store, a compare) is left alone, and so is every add that reads it;
-- the multiply and the add lie in the same basic block.
+- the multiply and the add lie in the same basic block;
+- the same for f16/bf16 (x2): ``HMUL2`` + ``HADD2`` become ``HFMA2`` (a scalar one reads
+  ``.H0_H0`` of every source).
 
-Pre: virtual IR, lowering marked the contractable FMUL/FADD/DMUL/DADD (``Instr.contract``).
+Pre: virtual IR, lowering marked the contractable FMUL/FADD/DMUL/DADD/HMUL2/HADD2
+(``Instr.contract``).
 Post: same values up to the rounding PTX allows for contracted operations; dead products are
 removed by the dead-code elimination that follows.
 """
@@ -22,7 +25,7 @@ from openptxas.ir.analysis import def_info, unchanged_since
 from openptxas.ir.core import CBank, Function, Imm, Instr, Operand, Part, Reg, Src, VReg
 from openptxas.passes.manager import PassContext
 
-_PAIRS = {"FMUL": ("FADD", "FFMA"), "DMUL": ("DADD", "DFMA")}
+_PAIRS = {"FMUL": ("FADD", "FFMA"), "DMUL": ("DADD", "DFMA"), "HMUL2": ("HADD2", "HFMA2")}
 
 
 def fma_contraction(fn: Function, ctx: PassContext) -> None:
@@ -55,7 +58,7 @@ def fma_contraction(fn: Function, ctx: PassContext) -> None:
 
 def _site(block: list[Instr], k: int, m: Instr, u: Instr, d: VReg) -> int | None:
     """The source index of ``d`` in the add ``u`` when ``u`` can absorb the product ``m``."""
-    if m.has_mod("FTZ") != u.has_mod("FTZ"):
+    if m.has_mod("FTZ") != u.has_mod("FTZ") or m.has_mod("BF16_V2") != u.has_mod("BF16_V2"):
         return None
     try:
         j = next(i for i, ins in enumerate(block) if ins is u)
@@ -67,7 +70,9 @@ def _site(block: list[Instr], k: int, m: Instr, u: Instr, d: VReg) -> int | None
     if len(idx) != 1:
         return None
     s = u.srcs[idx[0]]
-    if isinstance(s, Src) and (s.abs or s.inv or s.sel):
+    if isinstance(s, Src) and (s.abs or s.inv):
+        return None
+    if (s.sel if isinstance(s, Src) else "") != _half_sel(m):
         return None
     other = u.srcs[1 - idx[0]]
     # FFMA takes one immediate or constant-bank operand (B or C), never both
@@ -85,11 +90,19 @@ def _fuse(m: Instr, u: Instr, at: int, fma_op: str) -> None:
     a, b = m.srcs[0], m.srcs[1]
     if negate:
         a = _negate(a)
-    mods = tuple(x for x in ("FTZ", "SAT") if u.has_mod(x))
+    mods = tuple(x for x in ("BF16_V2", "FTZ", "SAT") if u.has_mod(x))
     u.op = fma_op
     u.mods = mods
     u.srcs = [a, b, u.srcs[1 - at]]
     u.contract = False
+
+
+def _half_sel(m: Instr) -> str:
+    """The selector an add's read of the product ``m`` must carry to absorb it: none, or
+    ``H0_H0`` for a scalar f16/bf16 product (both of whose sources read ``H0_H0``)."""
+    if m.op == "HMUL2" and all(isinstance(x, Src) and x.sel == "H0_H0" for x in m.srcs):
+        return "H0_H0"
+    return ""
 
 
 def _reg(op: Operand) -> object:

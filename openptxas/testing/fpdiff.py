@@ -105,7 +105,8 @@ def _values(fmt: str, rng: np.random.Generator, n: int) -> NDArray:
         sp = np.array(_F16 if fmt.startswith("f16") else _BF16, dtype=np.uint32)
         lo = _mix(sp, rng, n, 0xFFFF)
         hi = _mix(sp, rng, n, 0xFFFF) if fmt.endswith("x2") else rng.integers(0, 1 << 16, n)
-        return (lo | (hi.astype(np.uint32) << 16)).astype(np.uint32)
+        packed: NDArray = (lo | (hi.astype(np.uint32) << 16)).astype(np.uint32)
+        return packed
     if fmt == "f64lo":
         v = rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)
         v[: n // 2] = rng.choice(np.array([0, 1, 0xFFFFFFFF, 0x80000000], dtype=np.uint32), n // 2)
@@ -213,6 +214,53 @@ def _cases() -> list[Case]:
         out.append(_c(f"ex2.approx{pre}.{t}x2 %r4, %r0", f"{t}x2"))
         out.append(_c(f"tanh.approx.{t} %rs4, %rs0; {H_OUT}", t))
         out.append(_c(f"tanh.approx.{t}x2 %r4, %r0", f"{t}x2"))
+    # half-precision arithmetic
+    for t in ("f16", "bf16"):
+        ftzs = ("", ".ftz") if t == "f16" else ("",)
+        for x2 in ("", "x2"):
+            ty = f"{t}{x2}"
+            d, a, b, e = ("%r4", "%r0", "%r1", "%r2") if x2 else ("%rs4", "%rs0", "%rs1", "%rs2")
+            tail = "" if x2 else f"; {H_OUT}"
+            for ftz in ftzs:
+                for op in ("add", "sub", "mul"):
+                    for m in ("", ".rn") + ((".sat",) if t == "f16" else ()):
+                        out.append(_c(f"{op}{m}{ftz}.{ty} {d}, {a}, {b}{tail}", ty))
+                for m in (".rn", ".rn.relu") + ((".rn.sat",) if t == "f16" else ()):
+                    out.append(_c(f"fma{m}{ftz}.{ty} {d}, {a}, {b}, {e}{tail}", ty))
+                for op in ("min", "max"):
+                    for m in ("", ".NaN"):
+                        out.append(_c(f"{op}{ftz}{m}.{ty} {d}, {a}, {b}{tail}", ty))
+                for op in ("neg", "abs"):
+                    out.append(_c(f"{op}{ftz}.{ty} {d}, {a}{tail}", ty))
+                for cmp in ("eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu",
+                            "gtu", "geu", "num", "nan"):  # fmt: skip
+                    if x2:
+                        body = (f"setp.{cmp}{ftz}.{ty} %p1|%p2, {a}, {b}; "
+                                "selp.u32 %r4, 1, 0, %p1; selp.u32 %r5, 1, 0, %p2")  # fmt: skip
+                        if not ftz and t == "f16":
+                            out.append(_c(f"set.{cmp}.{ty}.{ty} %r6, {a}, {b}", ty))
+                            out.append(_c(f"set.{cmp}.u32.{ty} %r6, {a}, {b}", ty))
+                    else:
+                        body = f"setp.{cmp}{ftz}.{ty} %p1, {a}, {b}; selp.u32 %r4, 1, 0, %p1"
+                    out.append(_c(body, ty))
+    # FMA contraction of half-precision multiply and add (ptxas contracts as for f32)
+    for ty in ("f16", "f16x2", "bf16", "bf16x2"):
+        wide = ty.endswith("x2")
+        d, a, b, e, p, q = (
+            ("%r4", "%r0", "%r1", "%r2", "%r5", "%r6")
+            if wide
+            else ("%rs4", "%rs0", "%rs1", "%rs2", "%rs5", "%rs6")
+        )
+        tail = "" if wide else f"; {H_OUT}"
+        for add, keep in (("add", ""), ("sub", ""), ("add.rn", ""), ("add", "x"), ("sub", "y")):
+            ftzs = ("", ".ftz") if ty.startswith("f16") else ("",)
+            for ftz in ftzs:
+                ops = f"{p}, {e}" if keep == "y" else f"{e}, {p}" if add == "sub" else f"{p}, {e}"
+                body = f"mul{ftz}.{ty} {p}, {a}, {b}; {add}{ftz}.{ty} {d}, {ops}{tail}"
+                if keep == "x":  # the product has a second use: no contraction
+                    body += f"; {add}{ftz}.{ty} {q}, {p}, {a}"
+                    body += "" if wide else "; cvt.u32.u16 %r6, %rs6"
+                out.append(_c(body, ty, name=f"mul+{add}{ftz}.{ty}{keep}"))
     return out
 
 
