@@ -75,7 +75,8 @@ def listing(snippet: str) -> str:
     return "\n".join(
         ln
         for ln in keep
-        if not any(k in ln for k in ("LDG", "STG", "LDC", "ULDC", "EXIT", "BRA", "SEL R"))
+        if not ln.startswith("SEL ")
+        and not any(k in ln for k in ("LDG", "STG", "LDC", "ULDC", "EXIT", "BRA"))
     )
 
 

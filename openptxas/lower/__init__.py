@@ -27,6 +27,7 @@ def rule_table() -> RuleTable:
     from openptxas.lower import (
         bit_rules,
         ctrl_rules,
+        cvt_rules,
         divide,
         fp_rules,
         half_rules,
@@ -37,6 +38,7 @@ def rule_table() -> RuleTable:
 
     return RuleTable(
         [
+            *cvt_rules.RULES,
             *fp_rules.RULES,
             *mufu_rules.RULES,
             *half_rules.RULES,

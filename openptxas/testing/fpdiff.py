@@ -261,6 +261,31 @@ def _cases() -> list[Case]:
                     body += f"; {add}{ftz}.{ty} {q}, {p}, {a}"
                     body += "" if wide else "; cvt.u32.u16 %r6, %rs6"
                 out.append(_c(body, ty, name=f"mul+{add}{ftz}.{ty}{keep}"))
+    # conversions
+    for rnd in ("rn", "rz", "rm", "rp"):
+        out.append(_c(f"cvt.{rnd}.ftz.f32.f64 %f4, %fd0; {F32_OUT}", "f64lo", "f64"))
+        out.append(_c(f"cvt.{rnd}.f32.f64 %f4, %fd0; {F32_OUT}", "f64lo", "f64"))
+    for it in ("u16", "s16", "u8", "s8"):
+        out.append(_c(f"cvt.rn.f64.{it} %fd2, %rs0; mov.b64 {{%r4, %r5}}, %fd2", "i32"))
+    for t in ("f16x2", "bf16x2"):
+        for m in ("rn", "rz", "rn.relu", "rn.satfinite", "rn.relu.satfinite", "rz.relu"):
+            out.append(_c(f"cvt.{m}.{t}.f32 %r4, %f0, %f1", "f32"))
+    for t in ("f16", "bf16"):
+        rz = ("rz.relu", "rz.relu.satfinite") if t == "bf16" else ()
+        for m in ("rn.relu", "rn.satfinite", "rn.relu.satfinite", *rz):
+            out.append(_c(f"cvt.{m}.{t}.f32 %rs4, %f0; {H_OUT}", "f32"))
+    for f8 in ("e4m3x2", "e5m2x2"):
+        for m in ("rn.satfinite", "rn.relu.satfinite"):
+            out.append(_c(f"cvt.{m}.{f8}.f32 %rs4, %f0, %f1; {H_OUT}", "f32"))
+            out.append(_c(f"cvt.{m}.{f8}.f16x2 %rs4, %r0; {H_OUT}", "f16x2"))
+        for m in ("rn", "rn.relu"):
+            out.append(_c(f"cvt.{m}.f16x2.{f8} %r4, %rs0", "i32"))
+    for m in ("rn", "rna", "rna.satfinite"):
+        out.append(_c(f"cvt.{m}.tf32.f32 %r4, %f0", "f32"))
+    # integer helpers
+    for m in ("clamp", "wrap"):
+        out.append(_c(f"bmsk.{m}.b32 %r4, %r0, %r1", "i32"))
+        out.append(_c(f"bmsk.{m}.b32 %r4, %r0, 7", "i32", name=f"bmsk.{m}.b32.imm"))
     return out
 
 

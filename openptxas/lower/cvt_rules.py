@@ -1,0 +1,223 @@
+"""cvt forms beyond lower/fp_rules.py's, and integer helpers, as ptxas 13.0 compiles them for
+sm_90 (observed with scripts/fpmath_probe.py). Each rule here matches only the forms it
+implements; everything else falls through to fp_rules' ``cvt``.
+
+- ``cvt.<rnd>.ftz.f32.f64``: ``F2F.F32.F64[.rnd] d, a`` and a flush of a result that is
+  subnormal in f32 (``FMUL d, d, 2^-126`` gives the signed zero): ``.rn`` when
+  ``|a| < 0x380fffff_f0000000`` (DSETP.GEU), ``.rz`` when ``|d| < 2^-126`` (FSETP.GEU),
+  ``.rm``/``.rp`` when ``k > |a|`` (DSETP.GT), ``k`` 0x380fffff_e0000000 for a negative source
+  with .rm or a positive one with .rp, else 0x38100000_00000000 (two FSELs on the sign).
+- ``cvt[.rnd].f64.{s,u}{8,16}``: ``I2F.F64.S16|U16|S8|U8`` (exact).
+- ``cvt.{rn,rz}[.relu][.satfinite].{f16,bf16}x2.f32 d, a, b``:
+  ``F2FP[.SATFINITE][.RELU].F16|BF16.F32.PACK_AB[.RZ] d, a, b`` (a in the high half);
+  the one-source ``.relu``/``.satfinite`` forms ``F2FP...MERGE_C d, a, RZ``.
+- ``cvt.rn.satfinite[.relu].{e4m3,e5m2}x2.f32 d, a, b``: ``F2FP...PACK_AB_MERGE_C d, a, b, RZ``;
+  ``.f16x2`` source: ``F2FP...F16.UNPACK_B_MERGE_C d, a, RZ``;
+  ``cvt.rn[.relu].f16x2.{e4m3,e5m2}x2``: ``F2FP[.RELU].F16.E4M3|E5M2.UNPACK_B d, a``.
+- ``cvt.rn[.relu][.satfinite].tf32.f32``: ``F2FP[.RELU].TF32.F32.PACK_B``; ``cvt.rna[.satfinite]
+  .tf32.f32``: add 0x1000 unless |a| is inf/NaN, clear the low 13 bits (and with .satfinite an
+  infinity result steps back to the largest finite value).
+- ``bmsk.clamp|wrap.b32``: ``BMSK[.W] d, a, b`` (a in a register).
+"""
+
+from __future__ import annotations
+
+from openptxas.ir.core import PT, RC, RZ, Guard, Imm, ImmKind, Operand, RegLike, Src, VReg
+from openptxas.lower.context import LowerCtx
+from openptxas.lower.rules import Rule
+from openptxas.ptx import ast
+from openptxas.ptx.types import PtxType, Rounding
+
+T = PtxType
+MIN_NORMAL = Imm(0x00800000, ImmKind.F32)  # 2^-126
+_RND = {Rounding.RZ: "RZ", Rounding.RM: "RM", Rounding.RP: "RP"}
+_FP8 = {T.E4M3X2: "E4M3", T.E5M2X2: "E5M2"}
+_SMALL_INT = {T.S16: "S16", T.U16: "U16", T.S8: "S8", T.U8: "U8"}
+
+
+def _types(ins: ast.Instruction) -> tuple[PtxType, PtxType] | None:
+    if ins.opcode != "cvt" or len(ins.types) != 2:
+        return None
+    return ins.types[0], ins.types[1]
+
+
+def _is_ftz_f32_f64(ins: ast.Instruction) -> bool:
+    return _types(ins) == (T.F32, T.F64) and ins.has("ftz") and not ins.has("sat")
+
+
+def cvt_ftz_f32_f64(ins: ast.Instruction, c: LowerCtx) -> None:
+    d, a = ins.operands
+    x = c.rvalue(a, T.F64)
+    assert isinstance(x, VReg)
+    dv = c.dst(d)
+    rnd = ins.rnd or Rounding.RN
+    if rnd not in (Rounding.RN, Rounding.RZ, Rounding.RM, Rounding.RP):
+        raise c.unsupported(f"cvt.{rnd.value}.ftz.f32.f64")
+    mods = (_RND[rnd],) if rnd in _RND else ()
+    c.emit("F2F", ("F32", "F64", *mods), [dv], [x])
+    p = c.new(RC.P)
+    if rnd is Rounding.RN:
+        k = c.materialize(0x380FFFFFF0000000, T.F64)
+        c.emit("DSETP", ("GEU", "AND"), [p, PT], [Src(x, abs=True), k, PT])
+        c.emit("FMUL", (), [dv], [dv, MIN_NORMAL], guard=Guard(p, inv=True))
+        return
+    if rnd is Rounding.RZ:
+        c.emit("FSETP", ("GEU", "AND"), [p, PT], [Src(dv, abs=True), MIN_NORMAL, PT])
+        c.emit("FMUL", (), [dv], [dv, MIN_NORMAL], guard=Guard(p, inv=True))
+        return
+    # the threshold 0x38100000_00000000 or (one f32 half-ulp below) 0x380fffff_e0000000,
+    # the lower one for negative sources with .rm and for positive ones with .rp
+    neg = c.new(RC.P)
+    sign = c.new()
+    c.emit("SHF", ("R", "U32", "HI"), [sign], [RZ, Imm(0x1F), x.hi])
+    c.emit("ISETP", ("NE", "AND"), [neg, PT], [sign, RZ, PT])
+    low = Src(neg, inv=True) if rnd is Rounding.RP else neg
+    k2 = c.new(RC.R, 2)
+    c.emit("SEL", (), [k2.hi], [c.materialize(0x380FFFFF, T.U32), Imm(0x38100000), low])
+    c.emit("SEL", (), [k2.lo], [c.materialize(0xE0000000, T.U32), RZ, low])
+    c.emit("DSETP", ("GT", "AND"), [p, PT], [k2, Src(x, abs=True), PT])
+    c.emit("FMUL", (), [dv], [dv, MIN_NORMAL], guard=Guard(p))
+
+
+def _is_f64_small_int(ins: ast.Instruction) -> bool:
+    ts = _types(ins)
+    return (
+        ts is not None
+        and ts[0] is T.F64
+        and ts[1] in _SMALL_INT
+        and not ins.has("ftz")
+        and not ins.has("sat")
+    )
+
+
+def cvt_f64_small_int(ins: ast.Instruction, c: LowerCtx) -> None:
+    d, a = ins.operands
+    st = ins.types[1]
+    c.emit("I2F", ("F64", _SMALL_INT[st]), [c.dst(d)], [c.rvalue(a, st)])
+
+
+def _f2fp_mods(ins: ast.Instruction) -> tuple[str, ...]:
+    return (
+        *(("SATFINITE",) if ins.has("satfinite") else ()),
+        *(("RELU",) if ins.has("relu") else ()),
+    )
+
+
+def _is_half_pack(ins: ast.Instruction) -> bool:
+    ts = _types(ins)
+    if ts is None or ts[1] is not T.F32 or ins.has("ftz") or ins.has("sat"):
+        return False
+    if ins.rnd not in (Rounding.RN, Rounding.RZ):
+        return False
+    if ts[0] in (T.F16X2, T.BF16X2):
+        return len(ins.operands) == 3
+    # one source: only the relu/satfinite forms (the plain ones are fp_rules' _cvt_half); the
+    # ISA tables have no F2FP...F16.F32.MERGE_C.RZ (refused by fp_rules)
+    if ts[0] is T.F16 and ins.rnd is Rounding.RZ:
+        return False
+    return ts[0] in (T.F16, T.BF16) and (ins.has("relu") or ins.has("satfinite"))
+
+
+def cvt_half_pack(ins: ast.Instruction, c: LowerCtx) -> None:
+    dt = ins.types[0]
+    kind = "BF16" if dt in (T.BF16, T.BF16X2) else "F16"
+    rz = ("RZ",) if ins.rnd is Rounding.RZ else ()
+    if len(ins.operands) == 3:
+        d, a, b = ins.operands
+        c.emit(
+            "F2FP",
+            (*_f2fp_mods(ins), kind, "F32", "PACK_AB", *rz),
+            [c.dst(d)],
+            [c.rvalue(a, T.F32), c.rvalue(b, T.F32)],
+        )
+        return
+    d, a = ins.operands
+    c.emit(
+        "F2FP",
+        (*_f2fp_mods(ins), kind, "F32", "MERGE_C", *rz),
+        [c.dst(d)],
+        [c.rvalue(a, T.F32), RZ],
+    )
+
+
+def _is_fp8(ins: ast.Instruction) -> bool:
+    ts = _types(ins)
+    if ts is None or ins.rnd is not Rounding.RN or ins.has("ftz") or ins.has("sat"):
+        return False
+    dt, st = ts
+    if dt in _FP8 and ins.has("satfinite"):
+        return (st is T.F32 and len(ins.operands) == 3) or (
+            st is T.F16X2 and len(ins.operands) == 2
+        )
+    return dt is T.F16X2 and st in _FP8 and len(ins.operands) == 2 and not ins.has("satfinite")
+
+
+def cvt_fp8(ins: ast.Instruction, c: LowerCtx) -> None:
+    dt, st = ins.types[0], ins.types[1]
+    mods = _f2fp_mods(ins)
+    if dt is T.F16X2:
+        d, a = ins.operands
+        c.emit("F2FP", (*mods, "F16", _FP8[st], "UNPACK_B"), [c.dst(d)], [c.rvalue(a, st)])
+        return
+    if st is T.F32:
+        d, a, b = ins.operands
+        srcs: list[Operand] = [c.rvalue(a, T.F32), c.rvalue(b, T.F32), RZ]
+        c.emit("F2FP", (*mods, _FP8[dt], "F32", "PACK_AB_MERGE_C"), [c.dst(d)], srcs)
+        return
+    d, a = ins.operands
+    c.emit("F2FP", (*mods, _FP8[dt], "F16", "UNPACK_B_MERGE_C"), [c.dst(d)], [c.rvalue(a, st), RZ])
+
+
+def _is_tf32(ins: ast.Instruction) -> bool:
+    ts = _types(ins)
+    if ts != (T.TF32, T.F32) or ins.has("ftz") or ins.has("sat") or len(ins.operands) != 2:
+        return False
+    if ins.rnd is Rounding.RNA:
+        return not ins.has("relu")
+    return ins.rnd is Rounding.RN and not ins.has("satfinite")
+
+
+def cvt_tf32(ins: ast.Instruction, c: LowerCtx) -> None:
+    d, a = ins.operands
+    x = c.rvalue(a, T.F32)
+    dv = c.dst(d)
+    if ins.rnd is Rounding.RN:
+        c.emit("F2FP", (*_f2fp_mods(ins), "TF32", "F32", "PACK_B"), [dv], [x])
+        return
+    inf = Imm(0x7F800000, ImmKind.F32)
+    p = c.new(RC.P)
+    t: RegLike = c.new()
+    c.emit("MOV", (), [t], [x])
+    c.emit("FSETP", ("GEU", "AND"), [p, PT], [Src(x, abs=True), inf, PT])
+    c.emit("IADD3", (), [t], [t, Imm(0x1000), RZ], guard=Guard(p, inv=True))
+    c.emit("LOP3", ("LUT",), [dv], [t, Imm(0xFFFFE000), RZ, Imm(0xC0), Src(PT, inv=True)])
+    if ins.has("satfinite"):
+        q = c.new(RC.P)
+        c.emit("FSETP", ("GEU", "AND"), [q, PT], [Src(dv, abs=True), inf, PT])
+        c.emit("IADD3", (), [dv], [dv, Imm(0xFFFFE000), RZ], guard=Guard(q))
+
+
+def bmsk(ins: ast.Instruction, c: LowerCtx) -> None:
+    d, a, b = ins.operands
+    mods = ("W",) if ins.has("wrap") else ()
+    c.emit("BMSK", mods, [c.dst(d)], [c.rvalue(a, T.U32), c.value(b, T.U32)])
+
+
+RULES: list[Rule] = [
+    Rule(
+        "cvt.ftz.f32.f64", "cvt", _is_ftz_f32_f64, cvt_ftz_f32_f64, "cvt.rn.ftz.f32.f64 %f1, %fd1;"
+    ),
+    Rule(
+        "cvt.f64.int16", "cvt", _is_f64_small_int, cvt_f64_small_int, "cvt.rn.f64.u16 %fd1, %rs1;"
+    ),
+    Rule(
+        "cvt.half.pack",
+        "cvt",
+        _is_half_pack,
+        cvt_half_pack,
+        "cvt.rn.relu.f16x2.f32 %r1, %f1, %f2;",
+    ),
+    Rule("cvt.fp8", "cvt", _is_fp8, cvt_fp8, "cvt.rn.satfinite.e4m3x2.f32 %rs1, %f1, %f2;"),
+    Rule("cvt.tf32", "cvt", _is_tf32, cvt_tf32, "cvt.rna.tf32.f32 %r1, %f1;"),
+    Rule("bmsk", "bmsk", lambda ins: True, bmsk, "bmsk.clamp.b32 %r1, %r2, %r3;"),
+]
