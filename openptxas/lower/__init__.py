@@ -31,6 +31,7 @@ def rule_table() -> RuleTable:
         divide,
         fp_rules,
         half_rules,
+        int_helpers,
         int_rules,
         mem_rules,
         mufu_rules,
@@ -38,6 +39,7 @@ def rule_table() -> RuleTable:
 
     return RuleTable(
         [
+            *int_helpers.RULES,
             *cvt_rules.RULES,
             *fp_rules.RULES,
             *mufu_rules.RULES,

@@ -286,6 +286,30 @@ def _cases() -> list[Case]:
     for m in ("clamp", "wrap"):
         out.append(_c(f"bmsk.{m}.b32 %r4, %r0, %r1", "i32"))
         out.append(_c(f"bmsk.{m}.b32 %r4, %r0, 7", "i32", name=f"bmsk.{m}.b32.imm"))
+    for sg in ("u32", "s32"):
+        for hl in ("lo", "hi"):
+            out.append(_c(f"mul24.{hl}.{sg} %r4, %r0, %r1", "i32"))
+            out.append(_c(f"mad24.{hl}.{sg} %r4, %r0, %r1, %r2", "i32"))
+        out.append(_c(f"szext.clamp.{sg} %r4, %r0, %r1", "i32"))
+        out.append(_c(f"szext.wrap.{sg} %r4, %r0, %r1", "i32"))
+    out.append(
+        _c("add.cc.u32 %r4, %r0, %r2; addc.cc.u32 %r5, %r1, %r3; addc.u32 %r6, %r0, %r1", "i32")
+    )
+    out.append(
+        _c("sub.cc.u32 %r4, %r0, %r2; subc.cc.u32 %r5, %r1, %r3; subc.u32 %r6, %r0, %r1", "i32")
+    )
+    out.append(
+        _c(
+            "add.cc.s32 %r4, %r0, 5; addc.cc.s32 %r5, %r1, -1; subc.cc.u32 %r6, %r3, 7; "
+            "addc.u32 %r7, 0, 0",
+            "i32",
+            name="add.cc.imm",
+        )  # fmt: skip
+    )
+    for t in ("u16", "s16"):
+        out.append(_c(f"cvt.pack.sat.{t}.s32 %r4, %r0, %r1", "i32"))
+    for t in ("u8", "s8"):
+        out.append(_c(f"cvt.pack.sat.{t}.s32.b32 %r4, %r0, %r1, %r2", "i32"))
     return out
 
 

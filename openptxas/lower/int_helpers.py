@@ -1,0 +1,136 @@
+"""Integer helpers that share the conversion paths, as ptxas 13.0 compiles them for sm_90
+(observed with scripts/fpmath_probe.py):
+
+- ``mul24.lo``/``mad24.lo``: the low 24 bits of each factor (``PRMT x, 0x7210, RZ`` unsigned,
+  ``SGXT x, 0x18`` signed), then ``IMAD``; ``.hi``: ``IMAD.WIDE[.U32]`` of those, bits 16..47 of
+  the 48-bit product (``SHF.R.{S,U}32.HI`` of the low word by 16, ``PRMT .., 0x5410, hi``),
+  plus ``c`` for mad24.
+- ``add.cc``/``addc[.cc]``/``sub.cc``/``subc[.cc]`` (32-bit): ``IADD3`` / ``IADD3.X`` through one
+  carry predicate (the PTX condition code ``CC.CF``, kept as the function's ``%%cc`` register;
+  for a subtraction it is "no borrow", as ptxas's code keeps it).
+- ``szext.clamp|wrap.{s32,u32}``: ``SGXT[.W][.U32] d, a, b``.
+- ``cvt.pack.sat.{s16,u16}.s32 d, a, b``: ``I2IP.S16|U16.S32.SAT d, a, b, RZ``;
+  ``cvt.pack.sat.{s8,u8}.s32.b32 d, a, b, c``: ``I2IP.S8|U8.S32.SAT d, a, b, c``.
+"""
+
+from __future__ import annotations
+
+from openptxas.ir.core import PT, RC, RZ, Imm, Operand, Src, VReg
+from openptxas.lower.context import LowerCtx
+from openptxas.lower.rules import Rule, has, is_signed
+from openptxas.ptx import ast
+from openptxas.ptx.types import PtxType
+
+T = PtxType
+CC = "%%cc"  # not a PTX identifier: the carry flag's predicate in LowerCtx.regs
+
+
+def _low24(c: LowerCtx, op: ast.Operand, signed: bool) -> Operand:
+    v = c.value(op, T.U32)
+    if isinstance(v, Imm):
+        x = v.value & 0xFFFFFF
+        if signed and x & 0x800000:
+            x -= 1 << 24
+        return Imm(x & 0xFFFFFFFF)
+    r = c.new()
+    if signed:
+        c.emit("SGXT", (), [r], [v, Imm(0x18)])
+    else:
+        c.emit("PRMT", (), [r], [v, Imm(0x7210), RZ])
+    return r
+
+
+def mul24(ins: ast.Instruction, c: LowerCtx) -> None:
+    if ins.has("sat"):
+        raise c.unsupported(f"{ins.opcode}.hi.sat")
+    signed = is_signed(ins.type)
+    d, a, b, *rest = ins.operands
+    x = _low24(c, a, signed)
+    if isinstance(x, Imm):
+        x = c.materialize(x.value, T.U32)
+    y = _low24(c, b, signed)
+    dv = c.dst(d)
+    e: Operand = c.value(rest[0], T.U32) if rest else RZ
+    if ins.has("lo"):
+        c.emit("IMAD", (), [dv], [x, y, e])
+        return
+    w = c.new(RC.R, 2)
+    c.emit("IMAD", ("WIDE",) if signed else ("WIDE", "U32"), [w], [x, y, RZ])
+    t = c.new()
+    c.emit("SHF", ("R", "S32" if signed else "U32", "HI"), [t], [RZ, Imm(0x10), w.lo])
+    if not rest:
+        c.emit("PRMT", (), [dv], [t, Imm(0x5410), w.hi])
+        return
+    h = c.new()
+    c.emit("PRMT", (), [h], [t, Imm(0x5410), w.hi])
+    c.emit("IADD3", (), [dv], [h, e, RZ])
+
+
+def _carry_in(c: LowerCtx) -> VReg:
+    p = c.regs.get(CC)
+    if p is None:
+        raise c.unsupported("addc/subc without a preceding .cc instruction")
+    return p
+
+
+def add_cc(ins: ast.Instruction, c: LowerCtx) -> None:
+    """add.cc / addc / sub.cc / subc on 32-bit integers."""
+    d, a, b = ins.operands
+    sub = ins.opcode in ("sub", "subc")
+    ra = c.rvalue(a, T.U32)
+    vb = c.value(b, T.U32)
+    dsts: list[Operand] = [c.dst(d)]
+    cc_out = c.new(RC.P) if ins.has("cc") else None
+    if cc_out is not None:
+        dsts.append(cc_out)
+    if ins.opcode in ("add", "sub"):
+        if sub:
+            vb = Imm((-vb.value) & 0xFFFFFFFF) if isinstance(vb, Imm) else Src(vb, neg=True)  # type: ignore[arg-type]
+        c.emit("IADD3", (), dsts, [ra, vb, RZ])
+    else:
+        cin = _carry_in(c)
+        if sub:
+            vb = Imm(~vb.value & 0xFFFFFFFF) if isinstance(vb, Imm) else Src(vb, inv=True)  # type: ignore[arg-type]
+        c.emit("IADD3", ("X",), dsts, [ra, vb, RZ, cin, Src(PT, inv=True)])
+    if cc_out is not None:
+        c.regs[CC] = cc_out
+
+
+def szext(ins: ast.Instruction, c: LowerCtx) -> None:
+    d, a, b = ins.operands
+    mods = (*(("W",) if ins.has("wrap") else ()), *(("U32",) if ins.type is T.U32 else ()))
+    c.emit("SGXT", mods, [c.dst(d)], [c.rvalue(a, T.U32), c.value(b, T.U32)])
+
+
+def cvt_pack_sat(ins: ast.Instruction, c: LowerCtx) -> None:
+    dt = ins.types[0]
+    name = {T.S16: "S16", T.U16: "U16", T.S8: "S8", T.U8: "U8"}.get(dt)
+    if name is None or ins.types[1] is not T.S32:
+        raise c.unsupported("cvt.pack.sat." + ".".join(t.value for t in ins.types))
+    d, a, b, *rest = ins.operands
+    e: Operand = c.rvalue(rest[0], T.U32) if rest else RZ
+    c.emit(
+        "I2IP",
+        (name, "S32", "SAT"),
+        [c.dst(d)],
+        [c.rvalue(a, T.S32), c.rvalue(b, T.S32), e],
+    )
+
+
+def _cc_form(ins: ast.Instruction) -> bool:
+    return ins.has("cc") and ins.type in (T.U32, T.S32, T.B32)
+
+
+RULES: list[Rule] = [
+    Rule("mul24", "mul24", has("lo"), mul24, "mul24.lo.s32 %r1, %r2, %r3;"),
+    Rule("mul24.hi", "mul24", has("hi"), mul24, "mul24.hi.u32 %r1, %r2, %r3;"),
+    Rule("mad24", "mad24", lambda ins: True, mul24, "mad24.hi.s32 %r1, %r2, %r3, %r4;"),
+    Rule("add.cc", "add", _cc_form, add_cc, "add.cc.u32 %r1, %r2, %r3;"),
+    Rule("sub.cc", "sub", _cc_form, add_cc, "sub.cc.s32 %r1, %r2, %r3;"),
+    Rule("addc", "addc", lambda ins: True, add_cc, "addc.cc.u32 %r1, %r2, %r3;"),
+    Rule("subc", "subc", lambda ins: True, add_cc, "subc.u32 %r1, %r2, %r3;"),
+    Rule("szext", "szext", lambda ins: True, szext, "szext.wrap.u32 %r1, %r2, %r3;"),
+    Rule(
+        "cvt.pack.sat", "cvt.pack", has("sat"), cvt_pack_sat, "cvt.pack.sat.u16.s32 %r1, %r2, %r3;"
+    ),
+]
