@@ -304,7 +304,7 @@ def _cases() -> list[Case]:
             "addc.u32 %r7, 0, 0",
             "i32",
             name="add.cc.imm",
-        )  # fmt: skip
+        )
     )
     for t in ("u16", "s16"):
         out.append(_c(f"cvt.pack.sat.{t}.s32 %r4, %r0, %r1", "i32"))
