@@ -310,6 +310,55 @@ def _cases() -> list[Case]:
         out.append(_c(f"cvt.pack.sat.{t}.s32 %r4, %r0, %r1", "i32"))
     for t in ("u8", "s8"):
         out.append(_c(f"cvt.pack.sat.{t}.s32.b32 %r4, %r0, %r1, %r2", "i32"))
+    # f32 and f64 arithmetic with every rounding, min/max, sign operations, testp, setp
+    for rnd in ("", ".rn", ".rz", ".rm", ".rp"):
+        for ftz in ("", ".ftz"):
+            for op in ("add", "sub", "mul"):
+                out.append(_c(f"{op}{rnd}{ftz}.f32 %f4, %f0, %f1; {F32_OUT}", "f32"))
+            if rnd:
+                out.append(_c(f"fma{rnd}{ftz}.f32 %f4, %f0, %f1, %f2; {F32_OUT}", "f32"))
+                out.append(_c(f"fma{rnd}{ftz}.sat.f32 %f4, %f0, %f1, %f2; {F32_OUT}", "f32"))
+            out.append(_c(f"add{rnd}{ftz}.sat.f32 %f4, %f0, %f1; {F32_OUT}", "f32"))
+        for op in ("add", "sub", "mul"):
+            out.append(_c(f"{op}{rnd}.f64 %fd2, %fd0, %fd1; mov.b64 {{%r4, %r5}}, %fd2", "f64lo", "f64"))  # fmt: skip
+        if rnd:
+            out.append(_c(f"fma{rnd}.f64 %fd2, %fd0, %fd1, %fd0; mov.b64 {{%r4, %r5}}, %fd2", "f64lo", "f64"))  # fmt: skip
+    for op in ("min", "max"):
+        for m in ("", ".ftz", ".NaN", ".ftz.NaN", ".xorsign.abs", ".ftz.NaN.xorsign.abs"):
+            out.append(_c(f"{op}{m}.f32 %f4, %f0, %f1; {F32_OUT}", "f32"))
+        out.append(_c(f"{op}.f64 %fd2, %fd0, %fd1; mov.b64 {{%r4, %r5}}, %fd2", "f64lo", "f64"))
+    for op in ("neg", "abs"):
+        for ftz in ("", ".ftz"):
+            out.append(_c(f"{op}{ftz}.f32 %f4, %f0; {F32_OUT}", "f32"))
+        out.append(_c(f"{op}.f64 %fd2, %fd0; mov.b64 {{%r4, %r5}}, %fd2", "f64lo", "f64"))
+    out.append(_c(f"copysign.f32 %f4, %f0, %f1; {F32_OUT}", "f32"))
+    out.append(_c("copysign.f64 %fd2, %fd0, %fd1; mov.b64 {%r4, %r5}, %fd2", "f64lo", "f64"))
+    for t in ("finite", "infinite", "number", "notanumber", "normal", "subnormal"):
+        out.append(_c(f"testp.{t}.f32 %p1, %f0; selp.u32 %r4, 1, 0, %p1", "f32"))
+        out.append(_c(f"testp.{t}.f64 %p1, %fd0; selp.u32 %r4, 1, 0, %p1", "f64lo", "f64"))
+    for cmp in ("eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu",
+                "num", "nan"):  # fmt: skip
+        out.append(_c(f"setp.{cmp}.f64 %p1, %fd0, %fd1; selp.u32 %r4, 1, 0, %p1", "f64lo", "f64"))
+        out.append(_c(f"setp.{cmp}.ftz.f32 %p1, %f0, %f1; selp.u32 %r4, 1, 0, %p1", "f32"))
+        out.append(_c(f"set.{cmp}.f32.f32 %f4, %f0, %f1; {F32_OUT}", "f32"))
+    # cvt between every integer type and f16/f32/f64
+    ints = ("u8", "s8", "u16", "s16", "u32", "s32", "u64", "s64")
+    for it in ints:
+        src = {"8": "%rs0", "16": "%rs0", "32": "%r0", "64": "%rd0"}[it[1:]]
+        pre = "mov.b64 %rd0, {%r0, %r1}; " if it.endswith("64") else ""
+        for ft, d, tail in (("f16", "%rs4", H_OUT), ("f32", "%f4", F32_OUT),
+                            ("f64", "%fd2", "mov.b64 {%r4, %r5}, %fd2")):  # fmt: skip
+            for rnd in ("rn", "rz", "rm", "rp"):
+                out.append(_c(f"{pre}cvt.{rnd}.{ft}.{it} {d}, {src}; {tail}", "i32"))
+            dsts = {"8": "%rs4", "16": "%rs4", "32": "%r4", "64": "%rd1"}[it[1:]]
+            store = {"8": "cvt.u32.u16 %r4, %rs4", "16": "cvt.u32.u16 %r4, %rs4", "32": "",
+                     "64": "mov.b64 {%r4, %r5}, %rd1"}[it[1:]]  # fmt: skip
+            fsrc = {"f16": "%rs0", "f32": "%f0", "f64": "%fd0"}[ft]
+            fmt = {"f16": "f16", "f32": "f32", "f64": "f64lo"}[ft]
+            for rnd in ("rni", "rzi", "rmi", "rpi"):
+                for sat in ("", ".sat"):
+                    body = f"cvt.{rnd}{sat}.{it}.{ft} {dsts}, {fsrc}; {store}".rstrip("; ")
+                    out.append(_c(body, fmt, "f64"))
     return out
 
 

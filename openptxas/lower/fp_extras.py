@@ -1,0 +1,66 @@
+"""``testp`` on f32 and f64: integer compares of the magnitude's bits (the sign cleared with a
+LOP3), as ptxas 13.0 computes them for sm_90 (``ISETP[.EX]`` chains; the exact compares ptxas
+picks differ, the predicate is the same for every input: scripts/fpmath_diff.py).
+
+- finite: ``|x| < inf``; infinite: ``|x| == inf``; number: ``|x| <= inf``; notanumber:
+  ``|x| > inf``; normal: ``min_normal <= |x| < inf`` or ``|x| == 0`` (ptxas's code counts
+  zeros as normal); subnormal: ``0 < |x| < min_normal`` (``|x|`` the bits of the magnitude,
+  unsigned).
+"""
+
+from __future__ import annotations
+
+from openptxas.ir.core import PT, RC, RZ, Imm, Operand, Src
+from openptxas.lower.context import LowerCtx
+from openptxas.lower.int_rules import half, isetp64
+from openptxas.lower.rules import Rule, types
+from openptxas.ptx import ast
+from openptxas.ptx.types import PtxType
+
+T = PtxType
+# (compare, bound, how it joins the compares before it): 'inf' and 'min' are the format's bit
+# patterns of infinity and the smallest normal number
+_TESTS: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "finite": (("LT", "inf", "AND"),),
+    "infinite": (("EQ", "inf", "AND"),),
+    "number": (("LE", "inf", "AND"),),
+    "notanumber": (("GT", "inf", "AND"),),
+    "normal": (("GE", "min", "AND"), ("LT", "inf", "AND"), ("EQ", "zero", "OR")),
+    "subnormal": (("NE", "zero", "AND"), ("LT", "min", "AND")),
+}
+
+
+def testp(ins: ast.Instruction, c: LowerCtx) -> None:
+    d, a = ins.operands
+    t = ins.type
+    assert t is not None
+    kind = next((k for k in _TESTS if ins.has(k)), None)
+    if kind is None:
+        raise c.unsupported(f"testp.{'.'.join(ins.mods.raw)}")
+    x = c.rvalue(a, t)
+    dv = c.dst(d)
+    wide = t is T.F64
+    bounds = (
+        {"inf": 0x7FF0000000000000, "min": 0x0010000000000000, "zero": 0}
+        if wide
+        else {"inf": 0x7F800000, "min": 0x00800000, "zero": 0}
+    )
+    mag = c.new()
+    top = half(x, 1) if wide else x
+    c.emit("LOP3", ("LUT",), [mag], [top, Imm(0x7FFFFFFF), RZ, Imm(0xC0), Src(PT, inv=True)])
+    q: Operand = PT
+    tests = _TESTS[kind]
+    for k, (cmp, name, bop) in enumerate(tests):
+        b = bounds[name]
+        p = dv if k == len(tests) - 1 else c.new(RC.P)
+        if wide:
+            words = (Imm(b & 0xFFFFFFFF), Imm(b >> 32))
+            isetp64(c, cmp, (half(x, 0), mag), words, True, (p, PT), bop, q)
+        else:
+            c.emit("ISETP", (cmp, "U32", bop), [p, PT], [mag, Imm(b), q])
+        q = p
+
+
+RULES: list[Rule] = [
+    Rule("testp", "testp", types(T.F32, T.F64), testp, "testp.normal.f32 %p1, %f1;"),
+]
