@@ -7,7 +7,10 @@ implements; everything else falls through to fp_rules' ``cvt``.
   ``|a| < 0x380fffff_f0000000`` (DSETP.GEU), ``.rz`` when ``|d| < 2^-126`` (FSETP.GEU),
   ``.rm``/``.rp`` when ``k > |a|`` (DSETP.GT), ``k`` 0x380fffff_e0000000 for a negative source
   with .rm or a positive one with .rp, else 0x38100000_00000000 (two FSELs on the sign).
-- ``cvt[.rnd].f64.{s,u}{8,16}``: ``I2F.F64.S16|U16|S8|U8`` (exact).
+- integer -> f16 (every rounding), -> f64 (``.rz/.rm/.rp``; 8/16-bit sources with every
+  rounding), 8/16-bit -> f32 with ``.rm/.rp``: ``I2F[.F16|.F64][.<int>][.rnd] d, a``.
+- f16 -> every integer type, f64 -> 8/16-bit integers and ``.sat`` f64 -> integer:
+  ``F2I[.<int>].F16|F64[.TRUNC|.FLOOR|.CEIL][.NTZ]`` (F2I saturates as PTX's cvt does).
 - ``cvt.{rn,rz}[.relu][.satfinite].{f16,bf16}x2.f32 d, a, b``:
   ``F2FP[.SATFINITE][.RELU].F16|BF16.F32.PACK_AB[.RZ] d, a, b`` (a in the high half);
   the one-source ``.relu``/``.satfinite`` forms ``F2FP...MERGE_C d, a, RZ``.
@@ -32,7 +35,6 @@ T = PtxType
 MIN_NORMAL = Imm(0x00800000, ImmKind.F32)  # 2^-126
 _RND = {Rounding.RZ: "RZ", Rounding.RM: "RM", Rounding.RP: "RP"}
 _FP8 = {T.E4M3X2: "E4M3", T.E5M2X2: "E5M2"}
-_SMALL_INT = {T.S16: "S16", T.U16: "U16", T.S8: "S8", T.U8: "U8"}
 
 
 def _types(ins: ast.Instruction) -> tuple[PtxType, PtxType] | None:
@@ -79,21 +81,68 @@ def cvt_ftz_f32_f64(ins: ast.Instruction, c: LowerCtx) -> None:
     c.emit("FMUL", (), [dv], [dv, MIN_NORMAL], guard=Guard(p))
 
 
-def _is_f64_small_int(ins: ast.Instruction) -> bool:
+_INTS = {
+    T.S8: "S8",
+    T.U8: "U8",
+    T.S16: "S16",
+    T.U16: "U16",
+    T.S32: "S32",
+    T.U32: "U32",
+    T.S64: "S64",
+    T.U64: "U64",
+}
+_F2I_RND = {Rounding.RZI: "TRUNC", Rounding.RMI: "FLOOR", Rounding.RPI: "CEIL", Rounding.RNI: ""}
+
+
+def _is_int_to_float(ins: ast.Instruction) -> bool:
+    """int -> f16 (every rounding), int -> f64 (.rz/.rm/.rp; 8/16-bit sources every rounding),
+    8/16-bit int -> f32 (.rm/.rp)."""
     ts = _types(ins)
-    return (
-        ts is not None
-        and ts[0] is T.F64
-        and ts[1] in _SMALL_INT
-        and not ins.has("ftz")
-        and not ins.has("sat")
-    )
+    if ts is None or ts[1] not in _INTS or ins.has("ftz") or ins.has("sat"):
+        return False
+    dt, st = ts
+    if ins.rnd not in (Rounding.RN, Rounding.RZ, Rounding.RM, Rounding.RP):
+        return False
+    if dt is T.F16:
+        return True
+    if dt is T.F64:
+        return st.size < 4 or ins.rnd is not Rounding.RN
+    return dt is T.F32 and st.size < 4 and ins.rnd in (Rounding.RM, Rounding.RP)
 
 
-def cvt_f64_small_int(ins: ast.Instruction, c: LowerCtx) -> None:
+def cvt_int_to_float(ins: ast.Instruction, c: LowerCtx) -> None:
+    """``I2F[.F16|.F64][.<int>][.RZ|.RM|.RP] d, a`` (``.S32`` and the F32 destination are the
+    defaults the listing leaves out)."""
     d, a = ins.operands
-    st = ins.types[1]
-    c.emit("I2F", ("F64", _SMALL_INT[st]), [c.dst(d)], [c.rvalue(a, st)])
+    dt, st = ins.types[0], ins.types[1]
+    kind = () if st is T.S32 else (_INTS[st],)
+    rnd = (_RND[ins.rnd],) if ins.rnd in _RND else ()
+    fmt = () if dt is T.F32 else (dt.value.upper(),)
+    c.emit("I2F", (*fmt, *kind, *rnd), [c.dst(d)], [c.rvalue(a, st)])
+
+
+def _is_float_to_int(ins: ast.Instruction) -> bool:
+    """f16 -> every int, f64 -> 8/16-bit ints, and f64 -> int with .sat (F2I saturates: PTX's
+    float-to-integer conversions clamp to the destination's range with or without .sat)."""
+    ts = _types(ins)
+    if ts is None or ts[0] not in _INTS or ins.has("ftz") or ins.rnd not in _F2I_RND:
+        return False
+    dt, st = ts
+    if st is T.F16:
+        return True
+    return st is T.F64 and (dt.size < 4 or ins.has("sat"))
+
+
+def cvt_float_to_int(ins: ast.Instruction, c: LowerCtx) -> None:
+    """``F2I[.<int>].F16|F64[.TRUNC|.FLOOR|.CEIL][.NTZ]`` (``.NTZ`` with an f16 source, as
+    ptxas writes it)."""
+    d, a = ins.operands
+    dt, st = ins.types[0], ins.types[1]
+    assert ins.rnd is not None
+    kind = () if dt is T.S32 else (_INTS[dt],)
+    r = _F2I_RND[ins.rnd]
+    mods = (*kind, st.value.upper(), *((r,) if r else ()), *(("NTZ",) if st is T.F16 else ()))
+    c.emit("F2I", mods, [c.dst(d)], [c.rvalue(a, st)])
 
 
 def _f2fp_mods(ins: ast.Instruction) -> tuple[str, ...]:
@@ -207,9 +256,8 @@ RULES: list[Rule] = [
     Rule(
         "cvt.ftz.f32.f64", "cvt", _is_ftz_f32_f64, cvt_ftz_f32_f64, "cvt.rn.ftz.f32.f64 %f1, %fd1;"
     ),
-    Rule(
-        "cvt.f64.int16", "cvt", _is_f64_small_int, cvt_f64_small_int, "cvt.rn.f64.u16 %fd1, %rs1;"
-    ),
+    Rule("cvt.float.int", "cvt", _is_int_to_float, cvt_int_to_float, "cvt.rm.f16.u8 %rs1, %rs2;"),
+    Rule("cvt.int.float", "cvt", _is_float_to_int, cvt_float_to_int, "cvt.rzi.s8.f16 %rs1, %rs2;"),
     Rule(
         "cvt.half.pack",
         "cvt",

@@ -1,4 +1,10 @@
-"""``testp`` on f32 and f64: integer compares of the magnitude's bits (the sign cleared with a
+"""``set`` with f32/f64 sources and ``testp`` on f32 and f64.
+
+``set.<cmp>[.bop].f32.f32`` is ``FSET.BF.<cmp>.<bop> d, a, b, q`` (1.0 or 0.0), as ptxas; the
+other forms (``.ftz``, f64 sources, integer destinations) a ``FSETP``/``DSETP`` and a ``SEL``
+of 0xffffffff (integer) or 1.0 (f32) and 0.
+
+``testp`` on f32 and f64: integer compares of the magnitude's bits (the sign cleared with a
 LOP3), as ptxas 13.0 computes them for sm_90 (``ISETP[.EX]`` chains; the exact compares ptxas
 picks differ, the predicate is the same for every input: scripts/fpmath_diff.py).
 
@@ -12,6 +18,7 @@ from __future__ import annotations
 
 from openptxas.ir.core import PT, RC, RZ, Imm, Operand, Src
 from openptxas.lower.context import LowerCtx
+from openptxas.lower.fp_rules import _FCMP
 from openptxas.lower.int_rules import half, isetp64
 from openptxas.lower.rules import Rule, types
 from openptxas.ptx import ast
@@ -61,6 +68,37 @@ def testp(ins: ast.Instruction, c: LowerCtx) -> None:
         q = p
 
 
+def fset(ins: ast.Instruction, c: LowerCtx) -> None:
+    dt, st = ins.types[0], ins.types[-1]
+    assert ins.cmp is not None
+    ops = ins.operands
+    if dt not in (T.F32, T.U32, T.S32, T.B32):
+        raise c.unsupported(f"set.{dt.value}.{st.value}")
+    bop, q = "AND", PT
+    qv: Operand = q
+    if ins.boolop is not None and len(ops) == 4:
+        bop, qv = ins.boolop.value.upper(), c.value(ops[3], T.PRED)
+    ftz = ("FTZ",) if ins.has("ftz") and st is T.F32 else ()
+    dv = c.dst(ops[0])
+    a = c.rvalue(ops[1], st)
+    cmp = _FCMP[ins.cmp]
+    if st is T.F32 and dt is T.F32 and not ftz:
+        c.emit("FSET", ("BF", cmp, bop), [dv], [a, c.value(ops[2], st), qv])
+        return
+    p = c.new(RC.P)
+    if st is T.F64:
+        c.emit("DSETP", (cmp, bop), [p, PT], [a, c.rvalue(ops[2], st), qv])
+    else:
+        c.emit("FSETP", (cmp, *ftz, bop), [p, PT], [a, c.value(ops[2], st), qv])
+    one = Imm(0x3F800000 if dt is T.F32 else 0xFFFFFFFF)
+    c.emit("SEL", (), [dv], [c.materialize(one.value, T.U32), RZ, p])
+
+
+def _float_set(ins: ast.Instruction) -> bool:
+    return len(ins.types) == 2 and ins.types[1] in (T.F32, T.F64)
+
+
 RULES: list[Rule] = [
+    Rule("set.float", "set", _float_set, fset, "set.lt.u32.f64 %r1, %fd1, %fd2;"),
     Rule("testp", "testp", types(T.F32, T.F64), testp, "testp.normal.f32 %p1, %f1;"),
 ]

@@ -38,6 +38,9 @@ HEAD = """.version 9.0
 \tld.param.u64 %rd4, [out];
 \tld.param.u64 %rd5, [inp];
 \tmov.u32 %r8, %tid.x;
+\tmov.u32 %r9, %ctaid.x;
+\tmov.u32 %r10, %ntid.x;
+\tmad.lo.u32 %r8, %r9, %r10, %r8;
 \tmul.wide.u32 %rd6, %r8, 16;
 \tadd.s64 %rd5, %rd5, %rd6;
 \tadd.s64 %rd4, %rd4, %rd6;
@@ -194,11 +197,13 @@ def run_case(case: Case, n: int = 512, seed: int = 0, opt: int = 3) -> CaseResul
 def _c(body: str, *fmt: str, name: str = "") -> Case:
     """A case named after its first instruction's mnemonic (or ``name``)."""
     f = tuple(fmt) + (fmt[-1],) * (4 - len(fmt))
-    return Case(name or body.split()[0], body, (f[0], f[1], f[2], f[3]))
+    first = next(s for s in body.split(";") if not s.strip().startswith("mov.b64 %rd0"))
+    return Case(name or first.split()[0], body, (f[0], f[1], f[2], f[3]))
 
 
 F32_OUT = "mov.b32 %r4, %f4"
 H_OUT = "cvt.u32.u16 %r4, %rs4"
+D_OUT = "mov.b64 {%r4, %r5}, %fd2"
 
 
 def _cases() -> list[Case]:
@@ -265,8 +270,6 @@ def _cases() -> list[Case]:
     for rnd in ("rn", "rz", "rm", "rp"):
         out.append(_c(f"cvt.{rnd}.ftz.f32.f64 %f4, %fd0; {F32_OUT}", "f64lo", "f64"))
         out.append(_c(f"cvt.{rnd}.f32.f64 %f4, %fd0; {F32_OUT}", "f64lo", "f64"))
-    for it in ("u16", "s16", "u8", "s8"):
-        out.append(_c(f"cvt.rn.f64.{it} %fd2, %rs0; mov.b64 {{%r4, %r5}}, %fd2", "i32"))
     for t in ("f16x2", "bf16x2"):
         for m in ("rn", "rz", "rn.relu", "rn.satfinite", "rn.relu.satfinite", "rz.relu"):
             out.append(_c(f"cvt.{m}.{t}.f32 %r4, %f0, %f1", "f32"))
@@ -320,9 +323,9 @@ def _cases() -> list[Case]:
                 out.append(_c(f"fma{rnd}{ftz}.sat.f32 %f4, %f0, %f1, %f2; {F32_OUT}", "f32"))
             out.append(_c(f"add{rnd}{ftz}.sat.f32 %f4, %f0, %f1; {F32_OUT}", "f32"))
         for op in ("add", "sub", "mul"):
-            out.append(_c(f"{op}{rnd}.f64 %fd2, %fd0, %fd1; mov.b64 {{%r4, %r5}}, %fd2", "f64lo", "f64"))  # fmt: skip
+            out.append(_c(f"{op}{rnd}.f64 %fd2, %fd0, %fd1; {D_OUT}", "f64lo", "f64"))
         if rnd:
-            out.append(_c(f"fma{rnd}.f64 %fd2, %fd0, %fd1, %fd0; mov.b64 {{%r4, %r5}}, %fd2", "f64lo", "f64"))  # fmt: skip
+            out.append(_c(f"fma{rnd}.f64 %fd2, %fd0, %fd1, %fd0; {D_OUT}", "f64lo", "f64"))
     for op in ("min", "max"):
         for m in ("", ".ftz", ".NaN", ".ftz.NaN", ".xorsign.abs", ".ftz.NaN.xorsign.abs"):
             out.append(_c(f"{op}{m}.f32 %f4, %f0, %f1; {F32_OUT}", "f32"))
@@ -341,6 +344,9 @@ def _cases() -> list[Case]:
         out.append(_c(f"setp.{cmp}.f64 %p1, %fd0, %fd1; selp.u32 %r4, 1, 0, %p1", "f64lo", "f64"))
         out.append(_c(f"setp.{cmp}.ftz.f32 %p1, %f0, %f1; selp.u32 %r4, 1, 0, %p1", "f32"))
         out.append(_c(f"set.{cmp}.f32.f32 %f4, %f0, %f1; {F32_OUT}", "f32"))
+        out.append(_c(f"set.{cmp}.ftz.u32.f32 %r4, %f0, %f1", "f32"))
+        out.append(_c(f"set.{cmp}.or.s32.f64 %r4, %fd0, %fd1, %p0", "f64lo", "f64"))
+        out.append(_c(f"set.{cmp}.and.f32.f32 %f4, %f0, %f1, !%p0; {F32_OUT}", "f32"))
     # cvt between every integer type and f16/f32/f64
     ints = ("u8", "s8", "u16", "s16", "u32", "s32", "u64", "s64")
     for it in ints:
