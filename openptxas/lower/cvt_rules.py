@@ -20,6 +20,9 @@ implements; everything else falls through to fp_rules' ``cvt``.
 - ``cvt.rn[.relu][.satfinite].tf32.f32``: ``F2FP[.RELU].TF32.F32.PACK_B``; ``cvt.rna[.satfinite]
   .tf32.f32``: add 0x1000 unless |a| is inf/NaN, clear the low 13 bits (and with .satfinite an
   infinity result steps back to the largest finite value).
+- between f16, bf16 and f64: ``F2F.<dt>.<st>[.rnd]``; to the same type with ``.rni/.rzi/.rmi/
+  .rpi``: ``FRND.F16|BF16|F64[.TRUNC|.FLOOR|.CEIL]``, without: a copy (f64) or the
+  canonicalising ``HADD2 x, -0`` (f16) / ``HFMA2.BF16_V2 -0, 0, x`` (bf16).
 - ``bmsk.clamp|wrap.b32``: ``BMSK[.W] d, a, b`` (a in a register).
 """
 
@@ -145,6 +148,53 @@ def cvt_float_to_int(ins: ast.Instruction, c: LowerCtx) -> None:
     c.emit("F2I", mods, [c.dst(d)], [c.rvalue(a, st)])
 
 
+_FLOAT3 = (T.F16, T.BF16, T.F64)
+_FRND = {
+    Rounding.RNI: (),
+    Rounding.RZI: ("TRUNC",),
+    Rounding.RMI: ("FLOOR",),
+    Rounding.RPI: ("CEIL",),
+}
+
+
+def _is_float_float(ins: ast.Instruction) -> bool:
+    """Between f16, bf16 and f64 (f32 ones are fp_rules'), and f16/bf16/f64 to themselves."""
+    ts = _types(ins)
+    if ts is None or ts[0] not in _FLOAT3 or ts[1] not in _FLOAT3:
+        return False
+    if any(ins.has(m) for m in ("ftz", "sat", "relu", "satfinite")):
+        return False
+    if ts[0] is ts[1]:
+        return ins.rnd is None or ins.rnd in _FRND
+    return ins.rnd in (None, Rounding.RN, Rounding.RZ, Rounding.RM, Rounding.RP)
+
+
+def cvt_float_float(ins: ast.Instruction, c: LowerCtx) -> None:
+    """``F2F.<dt>.<st>[.RZ|.RM|.RP] d, a``; to the same type ``FRND.<t>[.TRUNC|.FLOOR|.CEIL]``
+    with an integer rounding, else a copy (as ptxas)."""
+    d, a = ins.operands
+    dt, st = ins.types[0], ins.types[1]
+    src = c.rvalue(a, st)
+    dv = c.dst(d)
+    if dt is st:
+        if ins.rnd is None:
+            if dt is T.F64:
+                c.emit("MOV", (), [dv.lo], [src.part(0) if isinstance(src, VReg) else src])
+                c.emit("MOV", (), [dv.hi], [src.part(1) if isinstance(src, VReg) else src])
+            elif dt is T.F16:  # x + -0: a NaN becomes the canonical NaN
+                x = Src(src, sel="H0_H0")
+                c.emit("HADD2", (), [dv], [x, Src(RZ, neg=True, sel="H0_H0")])
+            else:  # -0 * 0 + x
+                x = Src(src, sel="H0_H0")
+                zero = Src(RZ, sel="H0_H0")
+                c.emit("HFMA2", ("BF16_V2",), [dv], [Src(RZ, neg=True, sel="H0_H0"), zero, x])
+            return
+        c.emit("FRND", (dt.value.upper(), *_FRND[ins.rnd]), [dv], [src])
+        return
+    rnd = (_RND[ins.rnd],) if ins.rnd in _RND else ()
+    c.emit("F2F", (dt.value.upper(), st.value.upper(), *rnd), [dv], [src])
+
+
 def _f2fp_mods(ins: ast.Instruction) -> tuple[str, ...]:
     return (
         *(("SATFINITE",) if ins.has("satfinite") else ()),
@@ -265,6 +315,7 @@ RULES: list[Rule] = [
         cvt_half_pack,
         "cvt.rn.relu.f16x2.f32 %r1, %f1, %f2;",
     ),
+    Rule("cvt.float.float", "cvt", _is_float_float, cvt_float_float, "cvt.rn.f16.f64 %rs1, %fd1;"),
     Rule("cvt.fp8", "cvt", _is_fp8, cvt_fp8, "cvt.rn.satfinite.e4m3x2.f32 %rs1, %f1, %f2;"),
     Rule("cvt.tf32", "cvt", _is_tf32, cvt_tf32, "cvt.rna.tf32.f32 %r1, %f1;"),
     Rule("bmsk", "bmsk", lambda ins: True, bmsk, "bmsk.clamp.b32 %r1, %r2, %r3;"),

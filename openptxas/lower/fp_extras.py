@@ -1,4 +1,4 @@
-"""``set`` with f32/f64 sources and ``testp`` on f32 and f64.
+"""``min``/``max`` on f64, ``set`` with f32/f64 sources and ``testp`` on f32 and f64.
 
 ``set.<cmp>[.bop].f32.f32`` is ``FSET.BF.<cmp>.<bop> d, a, b, q`` (1.0 or 0.0), as ptxas; the
 other forms (``.ftz``, f64 sources, integer destinations) a ``FSETP``/``DSETP`` and a ``SEL``
@@ -16,7 +16,7 @@ picks differ, the predicate is the same for every input: scripts/fpmath_diff.py)
 
 from __future__ import annotations
 
-from openptxas.ir.core import PT, RC, RZ, Imm, Operand, Src
+from openptxas.ir.core import PT, RC, RZ, Guard, Imm, Operand, Src
 from openptxas.lower.context import LowerCtx
 from openptxas.lower.fp_rules import _FCMP
 from openptxas.lower.int_rules import half, isetp64
@@ -94,11 +94,34 @@ def fset(ins: ast.Instruction, c: LowerCtx) -> None:
     c.emit("SEL", (), [dv], [c.materialize(one.value, T.U32), RZ, p])
 
 
+def dminmax(ins: ast.Instruction, c: LowerCtx) -> None:
+    """min/max.f64 as ptxas: ``DSETP.MIN|MAX p, q, a, b`` (p: a is the result, q: a NaN is
+    involved), each word selected by p, and with q the high word ``b.hi | 0x80000`` (the
+    quieted NaN)."""
+    d, a, b = ins.operands
+    ra, rb = c.rvalue(a, T.F64), c.rvalue(b, T.F64)
+    p, q = c.new(RC.P), c.new(RC.P)
+    op = "MIN" if ins.opcode == "min" else "MAX"
+    c.emit("DSETP", (op, "AND"), [p, q], [ra, rb, PT])
+    dv = c.dst(d)
+    c.emit("SEL", (), [dv.lo], [half(ra, 0), half(rb, 0), p])
+    c.emit("SEL", (), [dv.hi], [half(ra, 1), half(rb, 1), p])
+    c.emit(
+        "LOP3",
+        ("LUT",),
+        [dv.hi],
+        [half(rb, 1), Imm(0x80000), RZ, Imm(0xFC), Src(PT, inv=True)],
+        guard=Guard(q),
+    )
+
+
 def _float_set(ins: ast.Instruction) -> bool:
     return len(ins.types) == 2 and ins.types[1] in (T.F32, T.F64)
 
 
 RULES: list[Rule] = [
+    Rule("min.f64", "min", types(T.F64), dminmax, "min.f64 %fd1, %fd2, %fd3;"),
+    Rule("max.f64", "max", types(T.F64), dminmax, "max.f64 %fd1, %fd2, %fd3;"),
     Rule("set.float", "set", _float_set, fset, "set.lt.u32.f64 %r1, %fd1, %fd2;"),
     Rule("testp", "testp", types(T.F32, T.F64), testp, "testp.normal.f32 %p1, %f1;"),
 ]

@@ -5,7 +5,7 @@
   ``SGXT x, 0x18`` signed), then ``IMAD``; ``.hi``: ``IMAD.WIDE[.U32]`` of those, bits 16..47 of
   the 48-bit product (``SHF.R.{S,U}32.HI`` of the low word by 16, ``PRMT .., 0x5410, hi``),
   plus ``c`` for mad24.
-- ``add.cc``/``addc[.cc]``/``sub.cc``/``subc[.cc]`` (32-bit): ``IADD3`` / ``IADD3.X`` through one
+- ``add.cc``/``addc[.cc]``/``sub.cc``/``subc[.cc]`` (32/64-bit): ``IADD3`` / ``IADD3.X`` through one
   carry predicate (the PTX condition code ``CC.CF``, kept as the function's ``%%cc`` register;
   for a subtraction it is "no borrow", as ptxas's code keeps it).
 - ``szext.clamp|wrap.{s32,u32}``: ``SGXT[.W][.U32] d, a, b``.
@@ -15,8 +15,9 @@
 
 from __future__ import annotations
 
-from openptxas.ir.core import PT, RC, RZ, Imm, Operand, Src, VReg
+from openptxas.ir.core import PT, RC, RZ, Imm, Operand, Part, Reg, Src, VReg
 from openptxas.lower.context import LowerCtx
+from openptxas.lower.int_rules import half
 from openptxas.lower.rules import Rule, has, is_signed
 from openptxas.ptx import ast
 from openptxas.ptx.types import PtxType
@@ -74,26 +75,39 @@ def _carry_in(c: LowerCtx) -> VReg:
 
 
 def add_cc(ins: ast.Instruction, c: LowerCtx) -> None:
-    """add.cc / addc / sub.cc / subc on 32-bit integers."""
+    """add.cc / addc / sub.cc / subc on 32- or 64-bit integers: one IADD3[.X] per word, the
+    carry running from word to word and, with .cc, out of the last one."""
     d, a, b = ins.operands
     sub = ins.opcode in ("sub", "subc")
-    ra = c.rvalue(a, T.U32)
-    vb = c.value(b, T.U32)
-    dsts: list[Operand] = [c.dst(d)]
-    cc_out = c.new(RC.P) if ins.has("cc") else None
-    if cc_out is not None:
-        dsts.append(cc_out)
-    if ins.opcode in ("add", "sub"):
+    t = T.U64 if ins.type in (T.U64, T.S64, T.B64) else T.U32
+    ra = c.rvalue(a, t)
+    rb = c.value(b, t, allow_imm=t is T.U32)
+    dv = c.dst(d)
+    words = 2 if t is T.U64 else 1
+    carry: VReg | None = _carry_in(c) if ins.opcode in ("addc", "subc") else None
+    for k in range(words):
+        last = k == words - 1
+        x = half(ra, k) if words == 2 else ra
+        y: Operand = rb
+        if words == 2 and isinstance(rb, VReg | Part | Reg):
+            y = half(rb, k)
         if sub:
-            vb = Imm((-vb.value) & 0xFFFFFFFF) if isinstance(vb, Imm) else Src(vb, neg=True)  # type: ignore[arg-type]
-        c.emit("IADD3", (), dsts, [ra, vb, RZ])
-    else:
-        cin = _carry_in(c)
-        if sub:
-            vb = Imm(~vb.value & 0xFFFFFFFF) if isinstance(vb, Imm) else Src(vb, inv=True)  # type: ignore[arg-type]
-        c.emit("IADD3", ("X",), dsts, [ra, vb, RZ, cin, Src(PT, inv=True)])
-    if cc_out is not None:
-        c.regs[CC] = cc_out
+            if carry is None:
+                y = Imm((-y.value) & 0xFFFFFFFF) if isinstance(y, Imm) else Src(y, neg=True)  # type: ignore[arg-type]
+            else:
+                y = Imm(~y.value & 0xFFFFFFFF) if isinstance(y, Imm) else Src(y, inv=True)  # type: ignore[arg-type]
+        dsts: list[Operand] = [dv.part(k) if words == 2 else dv]
+        cout = c.new(RC.P) if not last or ins.has("cc") else None
+        if cout is not None:
+            dsts.append(cout)
+        if carry is None:
+            c.emit("IADD3", (), dsts, [x, y, RZ])
+        else:
+            c.emit("IADD3", ("X",), dsts, [x, y, RZ, carry, Src(PT, inv=True)])
+        carry = cout
+    if ins.has("cc"):
+        assert carry is not None
+        c.regs[CC] = carry
 
 
 def szext(ins: ast.Instruction, c: LowerCtx) -> None:
@@ -118,7 +132,7 @@ def cvt_pack_sat(ins: ast.Instruction, c: LowerCtx) -> None:
 
 
 def _cc_form(ins: ast.Instruction) -> bool:
-    return ins.has("cc") and ins.type in (T.U32, T.S32, T.B32)
+    return ins.has("cc") and ins.type in (T.U32, T.S32, T.B32, T.U64, T.S64, T.B64)
 
 
 RULES: list[Rule] = [

@@ -285,6 +285,18 @@ def _cases() -> list[Case]:
             out.append(_c(f"cvt.{m}.f16x2.{f8} %r4, %rs0", "i32"))
     for m in ("rn", "rna", "rna.satfinite"):
         out.append(_c(f"cvt.{m}.tf32.f32 %r4, %f0", "f32"))
+    # between f16, bf16 and f64, and to the same type
+    regs = {"f16": ("%rs0", "%rs4", H_OUT, "f16"), "bf16": ("%rs0", "%rs4", H_OUT, "bf16"),
+            "f64": ("%fd0", "%fd2", D_OUT, "f64lo")}  # fmt: skip
+    for dt, (_, d, tail, _) in regs.items():
+        for st, (src, _, _, fmt) in regs.items():
+            if dt == st:
+                for rnd in ("", ".rni", ".rzi", ".rmi", ".rpi"):
+                    out.append(_c(f"cvt{rnd}.{dt}.{st} {d}, {src}; {tail}", fmt, "f64"))
+                continue
+            rnds = ("",) if dt == "f64" else (".rn", ".rz", ".rm", ".rp")
+            for rnd in rnds:
+                out.append(_c(f"cvt{rnd}.{dt}.{st} {d}, {src}; {tail}", fmt, "f64"))
     # integer helpers
     for m in ("clamp", "wrap"):
         out.append(_c(f"bmsk.{m}.b32 %r4, %r0, %r1", "i32"))
@@ -307,6 +319,19 @@ def _cases() -> list[Case]:
             "addc.u32 %r7, 0, 0",
             "i32",
             name="add.cc.imm",
+        )
+    )
+    pre = "mov.b64 %rd0, {%r0, %r1}; mov.b64 %rd1, {%r2, %r3}; "
+    post = "mov.b64 {%r4, %r5}, %rd2; mov.b64 {%r6, %r7}, %rd3"
+    for op, opc in (("add", "addc"), ("sub", "subc")):
+        body = (f"{pre}{op}.cc.u64 %rd2, %rd0, %rd1; {opc}.cc.u64 %rd3, %rd0, %rd1; "
+                f"{opc}.u64 %rd3, %rd3, %rd3; {post}")  # fmt: skip
+        out.append(_c(body, "i32", name=f"{op}.cc.u64"))
+    out.append(
+        _c(
+            "mov.b32 %r4, {%rs0, %rs1}; mov.b32 {%rs4, %rs5}, %r2; cvt.u32.u16 %r5, %rs4; "
+            "cvt.u32.u16 %r6, %rs5",
+            "i32",
         )
     )
     for t in ("u16", "s16"):
