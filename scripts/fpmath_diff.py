@@ -13,6 +13,7 @@ import time
 
 from openptxas.diag import OpenPtxasError
 from openptxas.testing.fpdiff import CASES, run_case
+from openptxas.testing.oracle import OracleError
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -31,6 +32,10 @@ def main(argv: list[str] | None = None) -> int:
             for seed in range(args.seeds):
                 try:
                     r = run_case(case, args.n, seed, opt)
+                except OracleError as exc:
+                    refused += 1
+                    print(f"PTXAS    {name}: {str(exc).strip().splitlines()[-2]}")
+                    break
                 except OpenPtxasError as exc:
                     refused += 1
                     print(f"REFUSED  {name} -O{opt}: {str(exc).strip().splitlines()[0]}")

@@ -7,9 +7,9 @@ implements; everything else falls through to fp_rules' ``cvt``.
   ``|a| < 0x380fffff_f0000000`` (DSETP.GEU), ``.rz`` when ``|d| < 2^-126`` (FSETP.GEU),
   ``.rm``/``.rp`` when ``k > |a|`` (DSETP.GT), ``k`` 0x380fffff_e0000000 for a negative source
   with .rm or a positive one with .rp, else 0x38100000_00000000 (two FSELs on the sign).
-- integer -> f16 (every rounding), -> f64 (``.rz/.rm/.rp``; 8/16-bit sources with every
+- integer -> f16, bf16 (every rounding), -> f64 (``.rz/.rm/.rp``; 8/16-bit sources with every
   rounding), 8/16-bit -> f32 with ``.rm/.rp``: ``I2F[.F16|.F64][.<int>][.rnd] d, a``.
-- f16 -> every integer type, f64 -> 8/16-bit integers and ``.sat`` f64 -> integer:
+- f16, bf16 -> every integer type, f64 -> 8/16-bit integers and ``.sat`` f64 -> integer:
   ``F2I[.<int>].F16|F64[.TRUNC|.FLOOR|.CEIL][.NTZ]`` (F2I saturates as PTX's cvt does).
 - ``cvt.{rn,rz}[.relu][.satfinite].{f16,bf16}x2.f32 d, a, b``:
   ``F2FP[.SATFINITE][.RELU].F16|BF16.F32.PACK_AB[.RZ] d, a, b`` (a in the high half);
@@ -17,7 +17,7 @@ implements; everything else falls through to fp_rules' ``cvt``.
 - ``cvt.rn.satfinite[.relu].{e4m3,e5m2}x2.f32 d, a, b``: ``F2FP...PACK_AB_MERGE_C d, a, b, RZ``;
   ``.f16x2`` source: ``F2FP...F16.UNPACK_B_MERGE_C d, a, RZ``;
   ``cvt.rn[.relu].f16x2.{e4m3,e5m2}x2``: ``F2FP[.RELU].F16.E4M3|E5M2.UNPACK_B d, a``.
-- ``cvt.rn[.relu][.satfinite].tf32.f32``: ``F2FP[.RELU].TF32.F32.PACK_B``; ``cvt.rna[.satfinite]
+- ``cvt.rn|rz[.relu].tf32.f32``: ``F2FP[.RELU].TF32.F32.PACK_B[.RZ]``; ``cvt.rna[.satfinite]
   .tf32.f32``: add 0x1000 unless |a| is inf/NaN, clear the low 13 bits (and with .satfinite an
   infinity result steps back to the largest finite value).
 - between f16, bf16 and f64: ``F2F.<dt>.<st>[.rnd]``; to the same type with ``.rni/.rzi/.rmi/
@@ -106,7 +106,7 @@ def _is_int_to_float(ins: ast.Instruction) -> bool:
     dt, st = ts
     if ins.rnd not in (Rounding.RN, Rounding.RZ, Rounding.RM, Rounding.RP):
         return False
-    if dt is T.F16:
+    if dt in (T.F16, T.BF16):
         return True
     if dt is T.F64:
         return st.size < 4 or ins.rnd is not Rounding.RN
@@ -131,7 +131,7 @@ def _is_float_to_int(ins: ast.Instruction) -> bool:
     if ts is None or ts[0] not in _INTS or ins.has("ftz") or ins.rnd not in _F2I_RND:
         return False
     dt, st = ts
-    if st is T.F16:
+    if st in (T.F16, T.BF16):
         return True
     return st is T.F64 and (dt.size < 4 or ins.has("sat"))
 
@@ -144,7 +144,8 @@ def cvt_float_to_int(ins: ast.Instruction, c: LowerCtx) -> None:
     assert ins.rnd is not None
     kind = () if dt is T.S32 else (_INTS[dt],)
     r = _F2I_RND[ins.rnd]
-    mods = (*kind, st.value.upper(), *((r,) if r else ()), *(("NTZ",) if st is T.F16 else ()))
+    ntz = ("NTZ",) if st in (T.F16, T.BF16) else ()
+    mods = (*kind, st.value.upper(), *((r,) if r else ()), *ntz)
     c.emit("F2I", mods, [c.dst(d)], [c.rvalue(a, st)])
 
 
@@ -273,15 +274,16 @@ def _is_tf32(ins: ast.Instruction) -> bool:
         return False
     if ins.rnd is Rounding.RNA:
         return not ins.has("relu")
-    return ins.rnd is Rounding.RN and not ins.has("satfinite")
+    return ins.rnd in (Rounding.RN, Rounding.RZ) and not ins.has("satfinite")
 
 
 def cvt_tf32(ins: ast.Instruction, c: LowerCtx) -> None:
     d, a = ins.operands
     x = c.rvalue(a, T.F32)
     dv = c.dst(d)
-    if ins.rnd is Rounding.RN:
-        c.emit("F2FP", (*_f2fp_mods(ins), "TF32", "F32", "PACK_B"), [dv], [x])
+    if ins.rnd in (Rounding.RN, Rounding.RZ):
+        rz = ("RZ",) if ins.rnd is Rounding.RZ else ()
+        c.emit("F2FP", (*_f2fp_mods(ins), "TF32", "F32", "PACK_B", *rz), [dv], [x])
         return
     inf = Imm(0x7F800000, ImmKind.F32)
     p = c.new(RC.P)

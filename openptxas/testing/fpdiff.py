@@ -283,7 +283,7 @@ def _cases() -> list[Case]:
             out.append(_c(f"cvt.{m}.{f8}.f16x2 %rs4, %r0; {H_OUT}", "f16x2"))
         for m in ("rn", "rn.relu"):
             out.append(_c(f"cvt.{m}.f16x2.{f8} %r4, %rs0", "i32"))
-    for m in ("rn", "rna", "rna.satfinite"):
+    for m in ("rn", "rz", "rn.relu", "rz.relu", "rna", "rna.satfinite"):
         out.append(_c(f"cvt.{m}.tf32.f32 %r4, %f0", "f32"))
     # between f16, bf16 and f64, and to the same type
     regs = {"f16": ("%rs0", "%rs4", H_OUT, "f16"), "bf16": ("%rs0", "%rs4", H_OUT, "bf16"),
@@ -377,17 +377,19 @@ def _cases() -> list[Case]:
     for it in ints:
         src = {"8": "%rs0", "16": "%rs0", "32": "%r0", "64": "%rd0"}[it[1:]]
         pre = "mov.b64 %rd0, {%r0, %r1}; " if it.endswith("64") else ""
-        for ft, d, tail in (("f16", "%rs4", H_OUT), ("f32", "%f4", F32_OUT),
-                            ("f64", "%fd2", "mov.b64 {%r4, %r5}, %fd2")):  # fmt: skip
+        for ft, d, tail in (("f16", "%rs4", H_OUT), ("bf16", "%rs4", H_OUT),
+                            ("f32", "%f4", F32_OUT), ("f64", "%fd2", D_OUT)):  # fmt: skip
+            if ft == "bf16" and it[1:] == "8":
+                continue  # ptxas: no cvt between bf16 and 8-bit integers
             for rnd in ("rn", "rz", "rm", "rp"):
                 out.append(_c(f"{pre}cvt.{rnd}.{ft}.{it} {d}, {src}; {tail}", "i32"))
             dsts = {"8": "%rs4", "16": "%rs4", "32": "%r4", "64": "%rd1"}[it[1:]]
             store = {"8": "cvt.u32.u16 %r4, %rs4", "16": "cvt.u32.u16 %r4, %rs4", "32": "",
                      "64": "mov.b64 {%r4, %r5}, %rd1"}[it[1:]]  # fmt: skip
-            fsrc = {"f16": "%rs0", "f32": "%f0", "f64": "%fd0"}[ft]
-            fmt = {"f16": "f16", "f32": "f32", "f64": "f64lo"}[ft]
+            fsrc = {"f16": "%rs0", "bf16": "%rs0", "f32": "%f0", "f64": "%fd0"}[ft]
+            fmt = {"f16": "f16", "bf16": "bf16", "f32": "f32", "f64": "f64lo"}[ft]
             for rnd in ("rni", "rzi", "rmi", "rpi"):
-                for sat in ("", ".sat"):
+                for sat in ("", ".sat") if ft != "bf16" else ("",):
                     body = f"cvt.{rnd}{sat}.{it}.{ft} {dsts}, {fsrc}; {store}".rstrip("; ")
                     out.append(_c(body, fmt, "f64"))
     return out
