@@ -9,7 +9,8 @@ ptxas contracts by default (``--fmad=true``) and not at ``-O0``. Observed on ptx
 - ``sub`` contracts with the product on either side (``FFMA a, b, -c`` / ``FFMA -a, b, c``);
 - a product used by several adds is recomputed in each of them, but one with any other use
   (a store, a compare) is left alone, and so is every add that reads it;
-- the multiply and the add lie in the same basic block;
+- the multiply and the add lie in the same basic block; a product register written again by
+  one of the adds (``add %f5, %f5, %f0``) is contracted in every add that reads that product;
 - the same for f16/bf16 (x2): ``HMUL2`` + ``HADD2`` become ``HFMA2`` (a scalar one reads
   ``.H0_H0`` of every source).
 
@@ -42,10 +43,16 @@ def fma_contraction(fn: Function, ctx: PassContext) -> None:
             if pair is None or not m.contract or m.guard is not None:
                 continue
             d = m.dsts[0]
-            if not isinstance(d, VReg) or info.defs(d) != [m]:
+            if not isinstance(d, VReg):
                 continue
+            if info.defs(d) == [m]:
+                uses = users.get(d.id, [])
+            else:
+                reached = _reached_uses(blk.instrs, k, d)
+                if reached is None:
+                    continue
+                uses = reached
             add_op, fma_op = pair
-            uses = users.get(d.id, [])
             if not uses or any(u.op != add_op or not u.contract for u in uses):
                 continue
             sites = [_site(blk.instrs, k, m, u, d) for u in uses]
@@ -54,6 +61,26 @@ def fma_contraction(fn: Function, ctx: PassContext) -> None:
             for u, s in zip(uses, sites, strict=True):
                 assert s is not None
                 _fuse(m, u, s, fma_op)
+
+
+def _reached_uses(block: list[Instr], k: int, d: VReg) -> list[Instr] | None:
+    """The readers of the value that ``block[k]`` writes to ``d`` (a register written
+    elsewhere too), when an unguarded instruction later in the block writes all of ``d``
+    again: the readers up to it, itself included when it reads ``d``. None when the value may
+    live on past the block."""
+    uses: list[Instr] = []
+    for ins in block[k + 1 :]:
+        if any(_vid(r) == d.id for r in ins.use_regs()):
+            uses.append(ins)
+        if any(_vid(r) == d.id for r in ins.def_regs()):
+            whole = any(isinstance(x, VReg) and x.id == d.id for x in ins.dsts)
+            return uses if whole and ins.guard is None else None
+    return None
+
+
+def _vid(r: object) -> int | None:
+    v = r.v if isinstance(r, Part) else r
+    return v.id if isinstance(v, VReg) else None
 
 
 def _site(block: list[Instr], k: int, m: Instr, u: Instr, d: VReg) -> int | None:

@@ -152,8 +152,8 @@ BLOCK = 256
 
 
 def run_case(case: Case, n: int = 512, seed: int = 0, opt: int = 3) -> CaseResult:
-    """Compile ``case`` with openptxas (``-O<opt>``, verifier on) and ptxas, run both on ``n``
-    inputs (a multiple of 256 threads), compare every output word."""
+    """Compile ``case`` with openptxas (``-O<opt>``, verifier on) and ptxas (the same level),
+    run both on ``n`` inputs (a multiple of 256 threads), compare every output word."""
     from openptxas.driver import compile_ptx
     from openptxas.emu import run_launch
     from openptxas.options import Options
@@ -161,7 +161,7 @@ def run_case(case: Case, n: int = 512, seed: int = 0, opt: int = 3) -> CaseResul
 
     n = max(BLOCK, (n + BLOCK - 1) // BLOCK * BLOCK)
     text = ptx(case)
-    theirs = Oracle().ptxas(text, "sm_90").cubin
+    theirs = Oracle().ptxas(text, "sm_90", () if opt == 3 else (f"-O{opt}",)).cubin
     ours = compile_ptx(text, Options(arch="sm_90", opt_level=opt, verify=True), "k.ptx").cubin
     inp = inputs(case, n, seed)
     spec = {
@@ -266,6 +266,24 @@ def _cases() -> list[Case]:
                     body += f"; {add}{ftz}.{ty} {q}, {p}, {a}"
                     body += "" if wide else "; cvt.u32.u16 %r6, %rs6"
                 out.append(_c(body, ty, name=f"mul+{add}{ftz}.{ty}{keep}"))
+    # a product register written again by one of its adds: ptxas contracts both
+    for t, ftz in (("f32", ""), ("f32", ".ftz"), ("f64", "")):
+        if t == "f32":
+            body = (f"mul{ftz}.f32 %f5, %f0, %f1; add{ftz}.f32 %f4, %f5, %f2; "
+                    f"sub{ftz}.f32 %f5, %f5, %f3; mov.b32 %r4, %f4; mov.b32 %r5, %f5")  # fmt: skip
+            out.append(_c(body, "f32", name=f"mul+add+redef{ftz}.f32"))
+        else:
+            body = ("mul.f64 %fd2, %fd0, %fd1; add.f64 %fd3, %fd2, %fd0; "
+                    "add.f64 %fd2, %fd2, %fd1; mov.b64 {%r4, %r5}, %fd2; "
+                    "mov.b64 {%r6, %r7}, %fd3")  # fmt: skip
+            out.append(_c(body, "f64lo", "f64", name="mul+add+redef.f64"))
+    for ty in ("f16x2", "bf16"):
+        d2 = "%r5" if ty.endswith("x2") else "%rs5"
+        a, b = ("%r0", "%r1") if ty.endswith("x2") else ("%rs0", "%rs1")
+        tail = "" if ty.endswith("x2") else "; cvt.u32.u16 %r6, %rs5"
+        body = f"mul.{ty} {d2}, {a}, {b}; add.{ty} {d2}, {d2}, {a}{tail}"
+        body += f"; mov.b32 %r7, {d2}" if ty.endswith("x2") else ""
+        out.append(_c(body, ty, name=f"mul+add+redef.{ty}"))
     # conversions
     for rnd in ("rn", "rz", "rm", "rp"):
         out.append(_c(f"cvt.{rnd}.ftz.f32.f64 %f4, %fd0; {F32_OUT}", "f64lo", "f64"))
