@@ -70,7 +70,10 @@ def fmul(ins: ast.Instruction, c: LowerCtx) -> None:
 def ffma(ins: ast.Instruction, c: LowerCtx) -> None:
     d, a, b, e = ins.operands
     t = T.F32
-    c.emit("FFMA", _mods(ins), [c.dst(d)], [c.rvalue(a, t), c.value(b, t), c.value(e, t)])
+    vb = c.value(b, t)
+    # FFMA takes one immediate (B or C): a second one goes into a register
+    ve = c.value(e, t, allow_imm=not isinstance(vb, Imm))
+    c.emit("FFMA", _mods(ins), [c.dst(d)], [c.rvalue(a, t), vb, ve])
 
 
 def fneg_abs(ins: ast.Instruction, c: LowerCtx) -> None:

@@ -266,6 +266,11 @@ def _cases() -> list[Case]:
                     body += f"; {add}{ftz}.{ty} {q}, {p}, {a}"
                     body += "" if wide else "; cvt.u32.u16 %r6, %rs6"
                 out.append(_c(body, ty, name=f"mul+{add}{ftz}.{ty}{keep}"))
+    # fma with two immediates (an internal error before: FFMA takes one)
+    out.append(
+        _c(f"fma.rn.f32 %f4, %f0, 0f40000000, 0fC5000000; {F32_OUT}", "f32", name="fma.imm2")
+    )
+    out.append(_c(f"fma.rz.f32 %f4, %f0, %f1, 0fC5000000; {F32_OUT}", "f32", name="fma.imm1"))
     # a product register written again by one of its adds: ptxas contracts both
     for t, ftz in (("f32", ""), ("f32", ".ftz"), ("f64", "")):
         if t == "f32":
