@@ -7,7 +7,8 @@
   plus ``c`` for mad24.
 - ``add.cc``/``addc[.cc]``/``sub.cc``/``subc[.cc]`` (32/64-bit): ``IADD3`` / ``IADD3.X`` through one
   carry predicate (the PTX condition code ``CC.CF``, kept as the function's ``%%cc`` register;
-  for a subtraction it is "no borrow", as ptxas's code keeps it).
+  for a subtraction it is "no borrow", as ptxas's code keeps it); ``mad.cc``/``madc`` (32-bit):
+  the product's word, then the same add.
 - ``szext.clamp|wrap.{s32,u32}``: ``SGXT[.W][.U32] d, a, b``.
 - ``cvt.pack.sat.{s16,u16}.s32 d, a, b``: ``I2IP.S16|U16.S32.SAT d, a, b, RZ``;
   ``cvt.pack.sat.{s8,u8}.s32.b32 d, a, b, c``: ``I2IP.S8|U8.S32.SAT d, a, b, c``.
@@ -15,7 +16,7 @@
 
 from __future__ import annotations
 
-from openptxas.ir.core import PT, RC, RZ, Imm, Operand, Part, Reg, Src, VReg
+from openptxas.ir.core import PT, RC, RZ, Imm, Operand, Part, Reg, RegLike, Src, VReg
 from openptxas.lower.context import LowerCtx
 from openptxas.lower.int_rules import half
 from openptxas.lower.rules import Rule, has, is_signed
@@ -78,13 +79,37 @@ def add_cc(ins: ast.Instruction, c: LowerCtx) -> None:
     """add.cc / addc / sub.cc / subc on 32- or 64-bit integers: one IADD3[.X] per word, the
     carry running from word to word and, with .cc, out of the last one."""
     d, a, b = ins.operands
-    sub = ins.opcode in ("sub", "subc")
     t = T.U64 if ins.type in (T.U64, T.S64, T.B64) else T.U32
     ra = c.rvalue(a, t)
     rb = c.value(b, t, allow_imm=t is T.U32)
-    dv = c.dst(d)
+    _add_words(ins, c, c.dst(d), ra, rb, t, ins.opcode in ("sub", "subc"))
+
+
+def mad_cc(ins: ast.Instruction, c: LowerCtx) -> None:
+    """mad{.lo,.hi}.cc / madc{.lo,.hi}[.cc] on 32-bit integers: the product's low or high word
+    (``IMAD`` / ``IMAD.HI[.U32]``), then the add of c as add.cc/addc (ptxas fuses the two into
+    ``IMAD.X`` or ``IMAD.HI.U32`` with a carry; the same value)."""
+    d, a, b, e = ins.operands
+    t = ins.type or T.U32
+    if t not in (T.U32, T.S32, T.B32) or not (ins.has("lo") or ins.has("hi")):
+        raise c.unsupported(f"{ins.opcode}.{'.'.join(ins.mods.raw)}")
+    prod = c.new()
+    hi = ("HI",) if is_signed(t) else ("HI", "U32")
+    c.emit("IMAD", hi if ins.has("hi") else (), [prod], [c.rvalue(a, t), c.value(b, t), RZ])
+    _add_words(ins, c, c.dst(d), prod, c.value(e, t), T.U32, False)
+
+
+def _add_words(
+    ins: ast.Instruction,
+    c: LowerCtx,
+    dv: VReg,
+    ra: RegLike,
+    rb: Operand,
+    t: PtxType,
+    sub: bool,
+) -> None:
     words = 2 if t is T.U64 else 1
-    carry: VReg | None = _carry_in(c) if ins.opcode in ("addc", "subc") else None
+    carry: VReg | None = _carry_in(c) if ins.opcode in ("addc", "subc", "madc") else None
     for k in range(words):
         last = k == words - 1
         x = half(ra, k) if words == 2 else ra
@@ -143,6 +168,8 @@ RULES: list[Rule] = [
     Rule("sub.cc", "sub", _cc_form, add_cc, "sub.cc.s32 %r1, %r2, %r3;"),
     Rule("addc", "addc", lambda ins: True, add_cc, "addc.cc.u32 %r1, %r2, %r3;"),
     Rule("subc", "subc", lambda ins: True, add_cc, "subc.u32 %r1, %r2, %r3;"),
+    Rule("mad.cc", "mad", has("cc"), mad_cc, "mad.lo.cc.u32 %r1, %r2, %r3, %r4;"),
+    Rule("madc", "madc", lambda ins: True, mad_cc, "madc.hi.cc.u32 %r1, %r2, %r3, %r4;"),
     Rule("szext", "szext", lambda ins: True, szext, "szext.wrap.u32 %r1, %r2, %r3;"),
     Rule(
         "cvt.pack.sat", "cvt.pack", has("sat"), cvt_pack_sat, "cvt.pack.sat.u16.s32 %r1, %r2, %r3;"

@@ -357,6 +357,13 @@ def _cases() -> list[Case]:
             "i32",
         )
     )
+    for hl in ("lo", "hi"):
+        for t in ("u32", "s32"):
+            body = (f"mad.{hl}.cc.{t} %r4, %r0, %r1, %r2; madc.{hl}.cc.{t} %r5, %r1, %r2, %r3; "
+                    f"madc.{hl}.{t} %r6, %r3, %r0, %r1; addc.u32 %r7, 0, 0")  # fmt: skip
+            out.append(_c(body, "i32", name=f"mad.{hl}.cc.{t}"))
+            body = f"add.cc.u32 %r4, %r0, %r1; madc.{hl}.{t} %r5, %r1, %r2, %r3"
+            out.append(_c(body, "i32", name=f"madc.{hl}.{t}"))
     for t in ("u16", "s16"):
         out.append(_c(f"cvt.pack.sat.{t}.s32 %r4, %r0, %r1", "i32"))
     for t in ("u8", "s8"):
