@@ -103,16 +103,19 @@ def dminmax(ins: ast.Instruction, c: LowerCtx) -> None:
     p, q = c.new(RC.P), c.new(RC.P)
     op = "MIN" if ins.opcode == "min" else "MAX"
     c.emit("DSETP", (op, "AND"), [p, q], [ra, rb, PT])
-    dv = c.dst(d)
-    c.emit("SEL", (), [dv.lo], [half(ra, 0), half(rb, 0), p])
-    c.emit("SEL", (), [dv.hi], [half(ra, 1), half(rb, 1), p])
+    # the high word first, into a temporary: d may be a or b
+    h = c.new()
+    c.emit("SEL", (), [h], [half(ra, 1), half(rb, 1), p])
     c.emit(
         "LOP3",
         ("LUT",),
-        [dv.hi],
+        [h],
         [half(rb, 1), Imm(0x80000), RZ, Imm(0xFC), Src(PT, inv=True)],
         guard=Guard(q),
     )
+    dv = c.dst(d)
+    c.emit("SEL", (), [dv.lo], [half(ra, 0), half(rb, 0), p])
+    c.emit("MOV", (), [dv.hi], [h])
 
 
 def _float_set(ins: ast.Instruction) -> bool:

@@ -289,6 +289,24 @@ def _cases() -> list[Case]:
         body = f"mul.{ty} {d2}, {a}, {b}; add.{ty} {d2}, {d2}, {a}{tail}"
         body += f"; mov.b32 %r7, {d2}" if ty.endswith("x2") else ""
         out.append(_c(body, ty, name=f"mul+add+redef.{ty}"))
+    # destination = a source (multi-instruction lowerings must read before they write)
+    alias = [
+        ("max.f64 %fd1, %fd0, %fd1; mov.b64 {%r4, %r5}, %fd1", ("f64lo", "f64")),
+        ("min.f64 %fd0, %fd0, %fd1; mov.b64 {%r4, %r5}, %fd0", ("f64lo", "f64")),
+        ("ex2.approx.f32 %f0, %f0; mov.b32 %r4, %f0", ("f32",)),
+        ("lg2.approx.f32 %f0, %f0; mov.b32 %r4, %f0", ("f32",)),
+        ("sin.approx.f32 %f0, %f0; mov.b32 %r4, %f0", ("f32",)),
+        ("ex2.approx.f16x2 %r0, %r0; mov.b32 %r4, %r0", ("f16x2",)),
+        ("cvt.rna.satfinite.tf32.f32 %r0, %f0; mov.b32 %r4, %r0", ("f32",)),
+        ("mul24.hi.s32 %r0, %r0, %r1; mov.b32 %r4, %r0", ("i32",)),
+        ("mad24.hi.u32 %r2, %r0, %r1, %r2; mov.b32 %r4, %r2", ("i32",)),
+        ("mov.b64 %rd0, {%r0, %r1}; mov.b64 %rd1, {%r2, %r3}; add.cc.u64 %rd1, %rd0, %rd1; "
+         "addc.cc.u64 %rd0, %rd0, %rd1; addc.u32 %r6, 0, 0; mov.b64 {%r4, %r5}, %rd0", ("i32",)),
+        ("testp.subnormal.f64 %p0, %fd0; selp.u32 %r4, 1, 0, %p0", ("f64lo", "f64")),
+        ("set.lt.and.f32.f32 %f0, %f0, %f1, %p0; mov.b32 %r4, %f0", ("f32",)),
+    ]  # fmt: skip
+    for k, (body, fmt) in enumerate(alias):
+        out.append(_c(body, *fmt, name=f"alias{k}." + body.split(" ")[0]))
     # conversions
     for rnd in ("rn", "rz", "rm", "rp"):
         out.append(_c(f"cvt.{rnd}.ftz.f32.f64 %f4, %fd0; {F32_OUT}", "f64lo", "f64"))
