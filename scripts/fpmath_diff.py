@@ -12,7 +12,7 @@ import sys
 import time
 
 from openptxas.diag import OpenPtxasError
-from openptxas.testing.fpdiff import CASES, run_case
+from openptxas.testing.fpdiff import CASES, O3_ONLY, run_case
 from openptxas.testing.oracle import OracleError
 
 
@@ -29,6 +29,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.grep not in name:
             continue
         for opt in (int(o) for o in args.opt.split(",")):
+            if opt != 3 and name in O3_ONLY:
+                continue
             for seed in range(args.seeds):
                 try:
                     r = run_case(case, args.n, seed, opt)

@@ -23,6 +23,8 @@ implements; everything else falls through to fp_rules' ``cvt``.
 - between f16, bf16 and f64: ``F2F.<dt>.<st>[.rnd]``; to the same type with ``.rni/.rzi/.rmi/
   .rpi``: ``FRND.F16|BF16|F64[.TRUNC|.FLOOR|.CEIL]``, without: a copy (f64) or the
   canonicalising ``HADD2 x, -0`` (f16) / ``HFMA2.BF16_V2 -0, 0, x`` (bf16).
+- ``.sat`` to f16: the conversion, then ``HADD2.SAT d, d.H0_H0, -RZ.H0_H0`` (to f32 from
+  f16/bf16: ``FADD.SAT``); ``.ftz`` between f16 and f32 has no effect (ptxas drops it).
 - ``bmsk.clamp|wrap.b32``: ``BMSK[.W] d, a, b`` (a in a register).
 """
 
@@ -196,6 +198,49 @@ def cvt_float_float(ins: ast.Instruction, c: LowerCtx) -> None:
     c.emit("F2F", (dt.value.upper(), st.value.upper(), *rnd), [dv], [src])
 
 
+def _is_half_sat_ftz(ins: ast.Instruction) -> bool:
+    """``.sat`` to f16 (from f32, f64 or an integer) and to f32 from f16/bf16, ``.ftz``
+    between f16 and f32 (no effect: ptxas drops it)."""
+    ts = _types(ins)
+    if ts is None or any(ins.has(m) for m in ("relu", "satfinite")):
+        return False
+    dt, st = ts
+    if ins.has("sat") and dt is T.F16 and st not in (T.F16, T.BF16):
+        return True
+    if ins.has("sat") and dt is T.F32 and st is T.F16 and not ins.has("ftz"):
+        return True
+    return ins.has("ftz") and not ins.has("sat") and {dt, st} == {T.F16, T.F32}
+
+
+def cvt_half_sat_ftz(ins: ast.Instruction, c: LowerCtx) -> None:
+    """The conversion without ``.sat``/``.ftz`` (by the rule table), then for ``.sat``
+    ``HADD2.SAT d, d.H0_H0, -RZ.H0_H0`` (f16) or ``FADD.SAT d, RZ, d`` (f32): clamps to [0, 1],
+    NaN -> 0, as ptxas at -O3 (at -O0 ptxas writes cvt.sat.f32.f16 as ``HADD2.F32.SAT``, which
+    keeps the sign of -0: its two levels disagree there, and openptxas follows -O3)."""
+    from dataclasses import replace
+
+    from openptxas.lower import rule_table
+
+    drop = {"sat", "ftz"}
+    raw = tuple(m for m in ins.mods.raw if m not in drop)
+    plain = replace(ins, mods=replace(ins.mods, raw=raw, flags=ins.mods.flags - drop))
+    rule = rule_table().select(plain)
+    if rule is None:
+        raise c.unsupported(_form(ins))
+    rule.emit(plain, c)
+    if not ins.has("sat"):
+        return
+    dv = c.dst(ins.operands[0])
+    if ins.types[0] is T.F32:
+        c.emit("FADD", ("SAT",), [dv], [RZ, dv])
+        return
+    c.emit("HADD2", ("SAT",), [dv], [Src(dv, sel="H0_H0"), Src(RZ, neg=True, sel="H0_H0")])
+
+
+def _form(ins: ast.Instruction) -> str:
+    return "cvt." + ".".join(ins.mods.raw)
+
+
 def _f2fp_mods(ins: ast.Instruction) -> tuple[str, ...]:
     return (
         *(("SATFINITE",) if ins.has("satfinite") else ()),
@@ -305,6 +350,13 @@ def bmsk(ins: ast.Instruction, c: LowerCtx) -> None:
 
 
 RULES: list[Rule] = [
+    Rule(
+        "cvt.half.sat.ftz",
+        "cvt",
+        _is_half_sat_ftz,
+        cvt_half_sat_ftz,
+        "cvt.rn.sat.f16.f32 %rs1, %f1;",
+    ),
     Rule(
         "cvt.ftz.f32.f64", "cvt", _is_ftz_f32_f64, cvt_ftz_f32_f64, "cvt.rn.ftz.f32.f64 %f1, %fd1;"
     ),

@@ -338,6 +338,15 @@ def _cases() -> list[Case]:
             rnds = ("",) if dt == "f64" else (".rn", ".rz", ".rm", ".rp")
             for rnd in rnds:
                 out.append(_c(f"cvt{rnd}.{dt}.{st} {d}, {src}; {tail}", fmt, "f64"))
+    # .sat to f16, .ftz between f16/bf16 and f32
+    for rnd in ("rn", "rz", "rm", "rp"):
+        out.append(_c(f"cvt.{rnd}.sat.f16.f32 %rs4, %f0; {H_OUT}", "f32"))
+        out.append(_c(f"cvt.{rnd}.ftz.sat.f16.f32 %rs4, %f0; {H_OUT}", "f32"))
+        out.append(_c(f"cvt.{rnd}.sat.f16.f64 %rs4, %fd0; {H_OUT}", "f64lo", "f64"))
+        out.append(_c(f"cvt.{rnd}.sat.f16.s32 %rs4, %r0; {H_OUT}", "i32"))
+        out.append(_c(f"cvt.{rnd}.ftz.f16.f32 %rs4, %f0; {H_OUT}", "f32"))
+    out.append(_c(f"cvt.ftz.f32.f16 %f4, %rs0; {F32_OUT}", "f16"))
+    out.append(_c(f"cvt.sat.f32.f16 %f4, %rs0; {F32_OUT}", "f16"))
     # integer helpers
     for m in ("clamp", "wrap"):
         out.append(_c(f"bmsk.{m}.b32 %r4, %r0, %r1", "i32"))
@@ -444,3 +453,6 @@ def _cases() -> list[Case]:
 
 
 CASES: dict[str, Case] = {c.name: c for c in _cases()}
+# cases where ptxas -O0 and -O3 compute different values (openptxas follows -O3 at every level):
+# cvt.sat.f32.f16 of -0 is +0 at -O3 (FADD.SAT) and -0 at -O0 (HADD2.F32.SAT)
+O3_ONLY = frozenset({"cvt.sat.f32.f16"})
