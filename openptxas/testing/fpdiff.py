@@ -248,6 +248,13 @@ def _cases() -> list[Case]:
                     else:
                         body = f"setp.{cmp}{ftz}.{ty} %p1, {a}, {b}; selp.u32 %r4, 1, 0, %p1"
                     out.append(_c(body, ty))
+    for ty in ("f16x2", "bf16x2"):
+        for bop in ("and", "or", "xor"):
+            body = (f"setp.gtu.{bop}.{ty} %p1|%p2, %r0, %r1, !%p0; "
+                    "selp.u32 %r4, 1, 0, %p1; selp.u32 %r5, 1, 0, %p2")  # fmt: skip
+            out.append(_c(body, ty))
+        t1 = ty[:-2]
+        out.append(_c(f"setp.le.or.{t1} %p1, %rs0, %rs1, %p0; selp.u32 %r4, 1, 0, %p1", t1))
     # FMA contraction of half-precision multiply and add (ptxas contracts as for f32)
     for ty in ("f16", "f16x2", "bf16", "bf16x2"):
         wide = ty.endswith("x2")
