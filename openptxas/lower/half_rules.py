@@ -17,7 +17,7 @@ half is undefined); the scalar forms read ``.H0_H0`` of each source and write bo
 
 from __future__ import annotations
 
-from openptxas.ir.core import PT, RZ, Imm, Operand, Src
+from openptxas.ir.core import PT, RZ, Operand, Src
 from openptxas.lower.context import LowerCtx
 from openptxas.lower.fp_rules import _FCMP
 from openptxas.lower.rules import Rule, types
@@ -157,5 +157,3 @@ RULES: list[Rule] = [
     Rule("setp.half", "setp", types(*HALF), hsetp, "setp.lt.f16x2 %p1|%p2, %r1, %r2;"),
     Rule("set.half", "set", _half_set, hset, "set.lt.u32.f16x2 %r1, %r2, %r3;"),
 ]
-
-_ = Imm
