@@ -255,6 +255,14 @@ def _cases() -> list[Case]:
             out.append(_c(body, ty))
         t1 = ty[:-2]
         out.append(_c(f"setp.le.or.{t1} %p1, %rs0, %rs1, %p0; selp.u32 %r4, 1, 0, %p1", t1))
+    for t, a, b, fmt in (
+        ("f32", "%f0", "%f1", ("f32",)),
+        ("f64", "%fd0", "%fd1", ("f64lo", "f64")),
+    ):
+        for bop in ("and", "or", "xor"):
+            body = (f"setp.ltu.{bop}.{t} %p1|%p2, {a}, {b}, !%p0; "
+                    "selp.u32 %r4, 1, 0, %p1; selp.u32 %r5, 1, 0, %p2")  # fmt: skip
+            out.append(_c(body, *fmt))
     # FMA contraction of half-precision multiply and add (ptxas contracts as for f32)
     for ty in ("f16", "f16x2", "bf16", "bf16x2"):
         wide = ty.endswith("x2")
@@ -461,5 +469,6 @@ def _cases() -> list[Case]:
 
 CASES: dict[str, Case] = {c.name: c for c in _cases()}
 # cases where ptxas -O0 and -O3 compute different values (openptxas follows -O3 at every level):
-# cvt.sat.f32.f16 of -0 is +0 at -O3 (FADD.SAT) and -0 at -O0 (HADD2.F32.SAT)
-O3_ONLY = frozenset({"cvt.sat.f32.f16"})
+# cvt.sat.f32.f16 of -0 is +0 at -O3 (FADD.SAT) and -0 at -O0 (HADD2.F32.SAT); cvt.f64.f64 of a
+# NaN keeps its payload at -O3 (a copy) and is the canonical NaN at -O0 (DADD -RZ, x)
+O3_ONLY = frozenset({"cvt.sat.f32.f16", "cvt.f64.f64"})

@@ -55,6 +55,17 @@ def test_same_as_ptxas(name: str) -> None:
     assert r.mismatches == 0, r.first
 
 
+def test_hsetp2_combining_predicate_is_a_destination() -> None:
+    """ptxas -O0 writes setp.gtu.and.f16x2 p|q, a, b, !c as HSETP2 P0, P1, a, b, P0: the
+    emulator read the combining P0 after writing the first destination (a view of the
+    predicate file), so the high half saw the low half's result."""
+    need_tools("ptxas")
+    from openptxas.testing.fpdiff import run_case
+
+    r = run_case(CASES["setp.gtu.and.f16x2"], n=512, seed=0, opt=0)
+    assert r.mismatches == 0, r.first
+
+
 def test_f2ip_definition() -> None:
     """ptxas compiles cvt.rni.u8.f32 / cvt.rzi.u8.f32 to F2IP.U8.F32[.TRUNC].NTZ d, RZ, a, RZ:
     the emulator's result is a rounded to an integer (nearest even / toward zero), clamped to
