@@ -211,9 +211,7 @@ def bind_hset(ctx: Ctx) -> Bound:
             (al, ah), (bl, bh) = a_r(sel), b_r(sel)
             cl, _ = fcompare(cmp, np.atleast_1d(al), np.atleast_1d(bl))
             ch, _ = fcompare(cmp, np.atleast_1d(ah), np.atleast_1d(bh))
-            # a copy: the combining predicate may be a destination (HSETP2 P0, P1, a, b, P0),
-            # and every source is read before either destination is written
-            av = np.array(acc(sel), copy=True)
+            av = acc(sel)  # a copy (Ctx.psrc): it may be a destination too
             if hand:
                 both = cl & ch
                 d0(sel, comb(both, av))
