@@ -211,7 +211,7 @@ def bind_hset(ctx: Ctx) -> Bound:
             (al, ah), (bl, bh) = a_r(sel), b_r(sel)
             cl, _ = fcompare(cmp, np.atleast_1d(al), np.atleast_1d(bl))
             ch, _ = fcompare(cmp, np.atleast_1d(ah), np.atleast_1d(bh))
-            av = acc(sel)  # a copy (Ctx.psrc): it may be a destination too
+            av = acc(sel)
             if hand:
                 both = cl & ch
                 d0(sel, comb(both, av))
