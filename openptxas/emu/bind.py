@@ -291,7 +291,9 @@ class Ctx:
         p = self.m.P[row]
         if op.not_:
             return lambda sel: ~p[sel]
-        return lambda sel: p[sel]
+        # a copy: a lane slice is a view, and an instruction may write this predicate before
+        # it uses the value it read (FSETP P0, P1, a, b, P0 sets P1 from the old P0)
+        return lambda sel: p[sel].copy()
 
     # -- writers ---------------------------------------------------------------------------
     def dst(self, op: Operand) -> Writer:

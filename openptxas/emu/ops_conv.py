@@ -386,6 +386,37 @@ def bind_f2i(ctx: Ctx) -> Bound:
     return Bound(fn)
 
 
+def bind_f2ip(ctx: Ctx) -> Bound:
+    """``F2IP.{U8,S8}.F32[.TRUNC|.FLOOR|.CEIL][.NTZ] Rd, a, b, c`` (ptxas's cvt.rni/rzi.u8.f32):
+    ``c << 16 | int8(a) << 8 | int8(b)``, each f32 rounded to an integer and clamped to the
+    8-bit type's range as F2I does (NaN -> 0), its two's-complement byte packed. The byte of
+    ``b`` is the one ptxas's code keeps (``LOP3 d, 0xff``); ``a`` and ``c`` placed as in I2IP
+    (ptxas passes RZ for both)."""
+    dsts, _pd, srcs, _ps = ctx.split()
+    mods = ctx.ins.mods
+    it = _types(mods, INTS)
+    if len(dsts) != 1 or len(srcs) != 3 or it not in (["U8"], ["S8"]) or "F32" not in mods:
+        raise ctx.unsupported()
+    lo, hi = _INT_RANGE[it[0]]
+    mode = _rnd(mods)
+    a_r, b_r = float_src(ctx, srcs[0], "F32"), float_src(ctx, srcs[1], "F32")
+    c_r = ctx.src(srcs[2])
+    wr = ctx.dst(dsts[0])
+
+    def to8(v: NDArray) -> NDArray:
+        r = round_integral(np.atleast_1d(v), mode)
+        with np.errstate(all="ignore"):
+            x = np.where(r != r, 0.0, np.clip(r, lo, hi)).astype(I64)
+        return x & I64(0xFF)
+
+    def fn(sel: Sel) -> None:
+        c = np.asarray(c_r(sel), dtype=U32).astype(I64) << I64(16)
+        r = c | (to8(a_r(sel)) << I64(8)) | to8(b_r(sel))
+        wr(sel, (r & I64(0xFFFFFFFF)).astype(U32))
+
+    return Bound(fn)
+
+
 def int_src(ctx: Ctx, op: Operand, typ: str) -> Callable[[Sel], tuple[NDArray, NDArray]]:
     """An integer source as an exact (hi, lo) float64 pair: value = hi + lo."""
     if typ in ("S64", "U64"):
@@ -487,6 +518,7 @@ BINDERS: dict[str, Callable[[Ctx], Bound]] = {
     "I2IP": bind_i2ip,
     "I2I": bind_i2i,
     "F2I": bind_f2i,
+    "F2IP": bind_f2ip,
     "I2F": bind_i2f,
     "I2FP": bind_i2f,
     "FRND": bind_frnd,

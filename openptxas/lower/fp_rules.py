@@ -104,6 +104,11 @@ def fminmax(ins: ast.Instruction, c: LowerCtx) -> None:
     mods = ("FTZ",) if ins.has("ftz") else ()
     if ins.has("NaN"):
         mods = (*mods, "NAN")
+    if ins.has("xorsign"):  # |a| min/max |b|, its sign the XOR of a's and b's (as ptxas)
+        mods = (*mods, "XORSIGN")
+        ra, rb = c.rvalue(a, T.F32), c.rvalue(b, T.F32)
+        c.emit("FMNMX", mods, [c.dst(d)], [Src(ra, abs=True), Src(rb, abs=True), sel])
+        return
     c.emit("FMNMX", mods, [c.dst(d)], [c.rvalue(a, T.F32), c.value(b, T.F32), sel])
 
 
@@ -151,12 +156,12 @@ def dop(ins: ast.Instruction, c: LowerCtx) -> None:
 
 
 def dneg_abs(ins: ast.Instruction, c: LowerCtx) -> None:
+    """``DADD d, -RZ, -x`` / ``DADD d, -RZ, |x|`` as ptxas: a NaN comes out as the canonical
+    NaN (flipping the sign bit would keep its payload, which ptxas's code does not)."""
     d, a = ins.operands
     ra = c.rvalue(a, T.F64)
-    dv = c.dst(d)
-    c.emit("MOV", (), [dv.lo], [half(ra, 0)])
-    lut, mask = (0x3C, 0x80000000) if ins.opcode == "neg" else (0xC0, 0x7FFFFFFF)
-    c.emit("LOP3", ("LUT",), [dv.hi], [half(ra, 1), Imm(mask), RZ, Imm(lut), Src(PT, inv=True)])
+    src = Src(ra, neg=True) if ins.opcode == "neg" else Src(ra, abs=True)
+    c.emit("DADD", (), [c.dst(d)], [Src(RZ, neg=True), src])
 
 
 _I2F_RND = {Rounding.RZ: "RZ", Rounding.RM: "RM", Rounding.RP: "RP"}

@@ -9,12 +9,16 @@ ptxas contracts by default (``--fmad=true``) and not at ``-O0``. Observed on ptx
 - ``sub`` contracts with the product on either side (``FFMA a, b, -c`` / ``FFMA -a, b, c``);
 - a product used by several adds is recomputed in each of them, but one with any other use
   (a store, a compare) is left alone, and so is every add that reads it;
-- the multiply and the add lie in the same basic block;
+- the multiply and the add lie in the same basic block; a product register written again by
+  one of the adds (``add %f5, %f5, %f0``) is contracted in every add that reads that product;
 - a product of a constant that meets a constant addend still contracts: FFMA holds one
   immediate or constant-bank operand, so the multiplier's constant moves to a register
-  (``MOV R9, 3; FFMA R9, R0, R9, 0.5``, as ptxas does).
+  (``MOV R9, 3; FFMA R9, R0, R9, 0.5``, as ptxas does);
+- the same for f16/bf16 (x2): ``HMUL2`` + ``HADD2`` become ``HFMA2`` (a scalar one reads
+  ``.H0_H0`` of every source).
 
-Pre: virtual IR, lowering marked the contractable FMUL/FADD/DMUL/DADD (``Instr.contract``).
+Pre: virtual IR, lowering marked the contractable FMUL/FADD/DMUL/DADD/HMUL2/HADD2
+(``Instr.contract``).
 Post: same values up to the rounding PTX allows for contracted operations; dead products are
 removed by the dead-code elimination that follows.
 """
@@ -25,7 +29,7 @@ from openptxas.ir.analysis import def_info, unchanged_since
 from openptxas.ir.core import CBank, Function, Imm, Instr, Operand, Part, Reg, Src, VReg
 from openptxas.passes.manager import PassContext
 
-_PAIRS = {"FMUL": ("FADD", "FFMA"), "DMUL": ("DADD", "DFMA")}
+_PAIRS = {"FMUL": ("FADD", "FFMA"), "DMUL": ("DADD", "DFMA"), "HMUL2": ("HADD2", "HFMA2")}
 
 
 def fma_contraction(fn: Function, ctx: PassContext) -> None:
@@ -42,10 +46,16 @@ def fma_contraction(fn: Function, ctx: PassContext) -> None:
             if pair is None or not m.contract or m.guard is not None:
                 continue
             d = m.dsts[0]
-            if not isinstance(d, VReg) or info.defs(d) != [m]:
+            if not isinstance(d, VReg):
                 continue
+            if info.defs(d) == [m]:
+                uses = users.get(d.id, [])
+            else:
+                reached = _reached_uses(blk.instrs, k, d)
+                if reached is None:
+                    continue
+                uses = reached
             add_op, fma_op = pair
-            uses = users.get(d.id, [])
             if not uses or any(u.op != add_op or not u.contract for u in uses):
                 continue
             sites = [_site(blk.instrs, k, m, u, d) for u in uses]
@@ -66,9 +76,29 @@ def fma_contraction(fn: Function, ctx: PassContext) -> None:
                         u.srcs[1] = Src(r, neg=True)
 
 
+def _reached_uses(block: list[Instr], k: int, d: VReg) -> list[Instr] | None:
+    """The readers of the value that ``block[k]`` writes to ``d`` (a register written
+    elsewhere too), when an unguarded instruction later in the block writes all of ``d``
+    again: the readers up to it, itself included when it reads ``d``. None when the value may
+    live on past the block."""
+    uses: list[Instr] = []
+    for ins in block[k + 1 :]:
+        if any(_vid(r) == d.id for r in ins.use_regs()):
+            uses.append(ins)
+        if any(_vid(r) == d.id for r in ins.def_regs()):
+            whole = any(isinstance(x, VReg) and x.id == d.id for x in ins.dsts)
+            return uses if whole and ins.guard is None else None
+    return None
+
+
+def _vid(r: object) -> int | None:
+    v = r.v if isinstance(r, Part) else r
+    return v.id if isinstance(v, VReg) else None
+
+
 def _site(block: list[Instr], k: int, m: Instr, u: Instr, d: VReg) -> int | None:
     """The source index of ``d`` in the add ``u`` when ``u`` can absorb the product ``m``."""
-    if m.has_mod("FTZ") != u.has_mod("FTZ"):
+    if m.has_mod("FTZ") != u.has_mod("FTZ") or m.has_mod("BF16_V2") != u.has_mod("BF16_V2"):
         return None
     try:
         j = next(i for i, ins in enumerate(block) if ins is u)
@@ -80,7 +110,13 @@ def _site(block: list[Instr], k: int, m: Instr, u: Instr, d: VReg) -> int | None
     if len(idx) != 1:
         return None
     s = u.srcs[idx[0]]
-    if isinstance(s, Src) and (s.abs or s.inv or s.sel):
+    if isinstance(s, Src) and (s.abs or s.inv):
+        return None
+    if (s.sel if isinstance(s, Src) else "") != _half_sel(m):
+        return None
+    # two constants: FFMA moves the multiplier's to a register (fma_contraction); the other
+    # fused forms are left alone
+    if m.op != "FMUL" and _const(m.srcs[1]) and _const(u.srcs[1 - idx[0]]):
         return None
     vids = {v.id for s2 in m.srcs if isinstance(v := _reg(s2), VReg)}
     if not unchanged_since(block, [m], j, vids):
@@ -94,11 +130,19 @@ def _fuse(m: Instr, u: Instr, at: int, fma_op: str) -> None:
     a, b = m.srcs[0], m.srcs[1]
     if negate:
         a = _negate(a)
-    mods = tuple(x for x in ("FTZ", "SAT") if u.has_mod(x))
+    mods = tuple(x for x in ("BF16_V2", "FTZ", "SAT") if u.has_mod(x))
     u.op = fma_op
     u.mods = mods
     u.srcs = [a, b, u.srcs[1 - at]]
     u.contract = False
+
+
+def _half_sel(m: Instr) -> str:
+    """The selector an add's read of the product ``m`` must carry to absorb it: none, or
+    ``H0_H0`` for a scalar f16/bf16 product (both of whose sources read ``H0_H0``)."""
+    if m.op == "HMUL2" and all(isinstance(x, Src) and x.sel == "H0_H0" for x in m.srcs):
+        return "H0_H0"
+    return ""
 
 
 def _reg(op: Operand) -> object:

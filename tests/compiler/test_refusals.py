@@ -25,8 +25,10 @@ TAIL = """  st.global.u32 [%o], %r1;
 """
 
 CASES = {
-    # t3/fp8_convert, t4/triton_cast_fp8: the two-source packing form of cvt
-    "cvt_pack_e4m3x2": "  cvt.rn.satfinite.e4m3x2.f32 %h1, %f1, %f2;\n  cvt.u32.u16 %r1, %h1;\n",
+    # the two-source packing form of cvt (t3/fp8_convert, t4/triton_cast_fp8) crashed here; it
+    # compiles now (openptxas/testing/fpmath_cases.py checks it against ptxas). Its one-source
+    # neighbour in .rz has no F2FP form in the ISA tables yet:
+    "cvt_rz_relu_f16": "  cvt.rz.relu.f16.f32 %h1, %f1;\n  cvt.u32.u16 %r1, %h1;\n",
 }
 
 
