@@ -1,7 +1,7 @@
 """The per-instruction differential suite (openptxas/testing/fpmath_cases.py) on a sample:
 each sampled instruction compiled by openptxas and by ptxas, both run in the emulator on special
-values and random inputs, every output word equal (scripts/fpmath_diff.py runs every case with more inputs).
-Also F2IP (ptxas's cvt.rni/rzi.u8.f32) in the emulator against its definition."""
+values and random inputs, every output word equal (scripts/fpmath_diff.py runs every case with
+more inputs). Also F2IP (ptxas's cvt.rni/rzi.u8.f32) in the emulator against its definition."""
 
 from __future__ import annotations
 
