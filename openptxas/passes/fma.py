@@ -72,7 +72,8 @@ def fma_contraction(fn: Function, ctx: PassContext) -> None:
                     u.srcs[1] = r
                     a = u.srcs[0]
                     if isinstance(a, Src) and a.neg:  # ptxas negates the moved multiplier
-                        u.srcs[0] = _negate(a)
+                        plain = not (a.abs or a.inv or a.sel)
+                        u.srcs[0] = a.x if plain else _negate(a)
                         u.srcs[1] = Src(r, neg=True)
 
 
