@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing as mp
-import random
 import os
+import random
 import re
 import signal
 import sys
@@ -86,9 +86,7 @@ def corpus(full: bool = False) -> list[tuple[str, str]]:
     files += sorted((ROOT / "examples").glob("*.ptx"))
     if full:
         files += sorted((ROOT / "tests" / "kernels").rglob("*.ptx"))
-        pub = Path(
-            os.environ.get("OPENPTXAS_PUBLIC_CORPUS", "/work/main/.cache/public-corpus")
-        )
+        pub = Path(os.environ.get("OPENPTXAS_PUBLIC_CORPUS", "/work/main/.cache/public-corpus"))
         for arch in ("sm_90", "sm_90a"):
             files += sorted((pub / "build" / arch).rglob("*.ptx"))
         oracle = Path(os.environ.get("OPENPTXAS_ORACLE_CACHE", "/work/main/.cache/oracle"))

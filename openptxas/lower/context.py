@@ -225,6 +225,11 @@ class LowerCtx:
         comp = op.comp or "x"
         axis = "xyz".index(comp) if comp in ("x", "y", "z") else 0
         v = self.new(RC.R)
+        if comp == "w" and name in ("%tid", "%ntid", "%ctaid", "%nctaid"):
+            # ptxas accepts the 4th component and reads it as 0 (its cubin stores RZ; found
+            # by scripts/ptx_fuzz.py --full: S2R SR_TID.W has no encoding)
+            self.emit("MOV", (), [v], [Imm(0)])
+            return v
         if name == "%ntid":
             self.emit("LDC", (), [v], [CBank(0, self.target.abi.cb_ntid[axis])])
         elif name == "%nctaid":
