@@ -173,8 +173,30 @@ def _compile_module(
         )
     from openptxas.codegen import build_cubin
 
+    if not compiled:
+        _refuse_global_data_without_kernels(module)
     result.cubin = build_cubin(module, compiled, target, options)
     return result
+
+
+def _refuse_global_data_without_kernels(module: Module) -> None:
+    """A module that compiles no kernel but defines .global variables: ptxas still makes their
+    sections and the address table (.nv.constant4); the ELF builder does not yet (it raised
+    KeyError: found by scripts/ptx_fuzz.py --full)."""
+    from openptxas.ptx.ast import VarDecl
+    from openptxas.ptx.types import Linkage, StateSpace
+
+    for it in module.items:
+        if (
+            isinstance(it, VarDecl)
+            and it.space is StateSpace.GLOBAL
+            and it.linkage is not Linkage.EXTERN
+        ):
+            raise UnsupportedFeature(
+                f"global variable '{it.name}' in a module without kernels to compile is not "
+                "supported by openptxas yet",
+                it.span,
+            )
 
 
 def _maxrregcount(options: Options, target: SMInfo, result: CompileResult) -> int | None:

@@ -148,3 +148,48 @@ def test_no_partial_output_file(tmp_path: Path) -> None:
     assert cli.main(["-arch=sm_90", str(src), "-o", str(out)]) == 0
     assert out.read_bytes().startswith(b"\x7fELF")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["k.cubin", "k.ptx"]
+
+
+WARPSYNC = (
+    HEAD
+    + """.visible .entry k(.param .u64 o)
+{
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [o];
+  bar.warp.sync -2796;
+  bar.warp.sync 0xffff;
+  mov.u32 %r1, %laneid;
+  st.global.u32 [%rd1], %r1;
+  ret;
+}
+"""
+)
+
+
+def test_warpsync_immediate_mask() -> None:
+    """``bar.warp.sync`` with a constant mask other than all ones: WARPSYNC has no immediate
+    form (an InternalError); ptxas moves the mask into a register."""
+    cubin = compile_ptx(WARPSYNC, Options(arch="sm_90"), "k.ptx").cubin
+    spec = {
+        "kernel": "k",
+        "grid": [1, 1, 1],
+        "block": [32, 1, 1],
+        "args": [{"kind": "buffer", "dtype": "u32", "count": 1, "init": "zeros"}],
+    }
+    out = run_launch(cubin, spec, hazards=True)
+    assert not out.hazards
+
+
+def test_global_data_without_kernels_is_refused() -> None:
+    """A module with a .global variable and no kernel crashed the ELF builder (KeyError
+    '.nv.constant4'); until it is built, it is refused with a diagnostic at the variable."""
+    text = HEAD + ".extern .func f();\n.global .align 1 .b8 g[2] = {1, 2};\n"
+    try:
+        compile_ptx(text, Options(arch="sm_90"), "k.ptx")
+        raise AssertionError("compiled")
+    except OpenPtxasError as exc:
+        assert exc.diagnostics[0].span is not None and exc.diagnostics[0].span.line == 5
+        assert "not supported by openptxas yet" in exc.diagnostics[0].message
+    # no kernel, no .global data: still a cubin
+    assert compile_ptx(HEAD + ".const .u32 c = 5;\n", Options(arch="sm_90"), "k.ptx").cubin
