@@ -270,11 +270,32 @@ class LowerCtx:
         if base is None:
             raise self.unsupported("absolute address")
         r = self.reg_part(base)
+        # an offset wider than the instruction's signed 24-bit field: ptxas adds its high part
+        # (a multiple of 2^24, rounded to nearest) to the base first (IADD3 R0, R0, 0x1000000,
+        # RZ; LDS R5, [R0+-0x8da00]; found by scripts/ptx_fuzz.py --full: an InternalError)
+        hi = 0 if -(1 << 23) <= off < (1 << 23) else (off + (1 << 23)) & ~0xFFFFFF
         if space in (StateSpace.SHARED, StateSpace.SHARED_CTA):
+            if hi:
+                moved = self.new(RC.R)
+                self.emit("IADD3", (), [moved], [r, Imm(hi & 0xFFFFFFFF), RZ])
+                return Addr(moved, off - hi)
             return Addr(r, off)
         if space in (StateSpace.GLOBAL, None):
             if not isinstance(r, VReg) or r.width != 2:
                 raise self.unsupported("32-bit generic address")
+            if hi:
+                if not -(1 << 31) <= hi < (1 << 31):
+                    raise self.unsupported(f"address offset {off:#x}")
+                wide, carry = self.new(RC.R, 2), self.new(RC.P)
+                self.emit("IADD3", (), [wide.part(0), carry], [r.part(0), Imm(hi & 0xFFFFFFFF), RZ])
+                hi_word = Imm(0xFFFFFFFF) if hi < 0 else RZ
+                self.emit(
+                    "IADD3",
+                    ("X",),
+                    [wide.part(1)],
+                    [hi_word, r.part(1), RZ, carry, Src(PT, inv=True)],
+                )
+                return Addr(wide, off - hi, desc=self.desc(), wide=True)
             return Addr(r, off, desc=self.desc(), wide=True)
         raise self.unsupported(f"{space} memory access")
 
