@@ -93,6 +93,14 @@ class LowerCtx:
         if v is None:
             t = self.reg_types.get(name)
             if t is None:
+                # ptxas reads a range index as a number: %r01 is %r1 (the same register)
+                k = len(name)
+                while k > 0 and name[k - 1].isdigit():
+                    k -= 1
+                if len(name) - k > 1 and name[k] == "0":
+                    v = self.reg(name[:k] + str(int(name[k:])))
+                    self.regs[name] = v
+                    return v
                 raise UnsupportedFeature(f"Unknown symbol '{name}'", self.span)
             if t is PtxType.PRED:
                 v = self.new(RC.P)
@@ -103,6 +111,11 @@ class LowerCtx:
 
     def reg_type(self, name: str) -> PtxType:
         t = self.reg_types.get(name)
+        if t is None and name in self.regs:  # %r01, read as %r1
+            k = len(name)
+            while k > 0 and name[k - 1].isdigit():
+                k -= 1
+            t = self.reg_types.get(name[:k] + str(int(name[k:])))
         if t is None:
             raise UnsupportedFeature(f"Unknown symbol '{name}'", self.span)
         return t

@@ -214,7 +214,8 @@ class _Checker(InstrChecks):
                 if m:
                     r = sc.ranges.get(m.group(1))
                     digits = m.group(2)
-                    if r is not None and int(digits) < r[0] and (digits == "0" or digits[0] != "0"):
+                    # ptxas reads the index as a number: %r01 is %r1 of %r<N> (%r007 is 7)
+                    if r is not None and int(digits) < r[0]:
                         return r[1]
         p = self.params.get(name)
         if p is not None:

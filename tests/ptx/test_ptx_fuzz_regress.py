@@ -272,3 +272,85 @@ WIDE_CONST = (
 def test_wide_const_offset() -> None:
     assert not [d for d in diagnose(WIDE_CONST, "k.ptx", "sm_90") if d.severity.value != "warning"]
     compile_ptx(WIDE_CONST, Options(arch="sm_90"), "k.ptx")
+
+
+BIG_REGS = (
+    HEAD
+    + """.visible .entry k(.param .u64 p)
+{
+  .reg .pred %p<1013904242>;
+  .reg .b32 %r<200000000>;
+  .reg .b32 %q<3>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [p];
+  mov.u32 %r199999999, %tid.x;
+  add.u32 %q1, %r199999999, 40;
+  setp.ne.u32 %p1013904241, %q1, 0;
+  @%p1013904241 add.u32 %r00, %q1, 2;
+  st.global.u32 [%rd1], %q1;
+  ret;
+}
+"""
+)
+
+
+def test_huge_register_ranges_compile() -> None:
+    """``.reg .pred %p<1013904242>`` hung the compile (the lowering expanded every name of the
+    range); ranges stay ranges now. (``%r00`` is ``%r0``: ptxas reads the index as a number.)"""
+    assert not [d for d in diagnose(BIG_REGS, "k.ptx", "sm_90") if d.severity.value != "warning"]
+    text = BIG_REGS
+    t0 = time.process_time()
+    cubin = compile_ptx(text, Options(arch="sm_90"), "k.ptx").cubin
+    assert time.process_time() - t0 < 10
+    spec = {
+        "kernel": "k",
+        "grid": [1, 1, 1],
+        "block": [1, 1, 1],
+        "args": [{"kind": "buffer", "dtype": "u32", "count": 1, "init": "zeros"}],
+    }
+    out = run_launch(cubin, spec, hazards=True)
+    assert not out.hazards
+    assert np.asarray(out.args[0]).tolist() == [40]
+    nested = text.replace(
+        "  mov.u32 %r199999999", "  {\n  .reg .b32 %r<5000>;\n  }\n  mov.u32 %r199999999"
+    )
+    try:
+        compile_ptx(nested, Options(arch="sm_90"), "k.ptx")
+        raise AssertionError("compiled a range shadowing a range")
+    except OpenPtxasError as exc:
+        assert "not supported by openptxas yet" in exc.diagnostics[0].message
+
+
+LEADING_ZEROS = (
+    HEAD
+    + """.visible .entry k(.param .u64 p)
+{
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [p];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r01, 7;
+  st.global.u32 [%rd1], %r1;
+  st.global.u32 [%rd1+4], %r01;
+  mov.u32 %r007, 9;
+  st.global.u32 [%rd1+8], %r7;
+  ret;
+}
+"""
+)
+
+
+def test_range_index_with_leading_zeros() -> None:
+    """ptxas 13.0.88 reads ``%r01`` as ``%r1`` of ``%r<10>`` (the same register) and ``%r007`` as
+    ``%r7``; we rejected them (tests/ptx/negative/319-320). Emulated: ptxas's cubin stores
+    [7, 7, 9] too."""
+    cubin = compile_ptx(LEADING_ZEROS, Options(arch="sm_90", verify=True), "k.ptx").cubin
+    spec = {
+        "kernel": "k",
+        "grid": [1, 1, 1],
+        "block": [1, 1, 1],
+        "args": [{"kind": "buffer", "dtype": "u32", "count": 3, "init": "zeros"}],
+    }
+    out = run_launch(cubin, spec, hazards=True)
+    assert not out.hazards
+    assert np.asarray(out.args[0]).tolist() == [7, 7, 9]
