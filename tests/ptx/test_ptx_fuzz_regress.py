@@ -354,3 +354,48 @@ def test_range_index_with_leading_zeros() -> None:
     out = run_launch(cubin, spec, hazards=True)
     assert not out.hazards
     assert np.asarray(out.args[0]).tolist() == [7, 7, 9]
+
+
+SHFL = (
+    HEAD
+    + """.visible .entry k(.param .u64 o)
+{
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [o];
+  mov.u32 %r1, %laneid;
+  shfl.sync.bfly.b32 %r2, %r1, LANE, CLAMP, -1;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.u64 %rd2, %rd1, %rd2;
+  st.global.u32 [%rd2], %r2;
+  ret;
+}
+"""
+)
+
+
+def _bfly(lane: int, b: int, c: int) -> int:
+    """PTX ISA shfl.bfly: the source lane, or the lane itself outside the segment."""
+    b &= 0x1F  # the lane operand's low 5 bits
+    clamp, segmask = c & 0x1F, (c >> 8) & 0x1F
+    j = lane ^ b
+    max_lane = (lane & segmask) | (clamp & ~segmask)
+    return j if j <= max_lane else lane
+
+
+def test_shfl_wide_immediates() -> None:
+    """shfl's lane (5-bit field) and clamp (13-bit field) immediates beyond their fields: an
+    InternalError; ptxas moves them into a register. Emulated against the PTX ISA's rule."""
+    spec = {
+        "kernel": "k",
+        "grid": [1, 1, 1],
+        "block": [32, 1, 1],
+        "args": [{"kind": "buffer", "dtype": "u32", "count": 32, "init": "zeros"}],
+    }
+    for lane, clamp in ((2, 235264), (40, 31), (2, 8192), (2, -1), (7, 0x1C1F)):
+        text = SHFL.replace("LANE", str(lane)).replace("CLAMP", str(clamp))
+        cubin = compile_ptx(text, Options(arch="sm_90", verify=True), "k.ptx").cubin
+        out = run_launch(cubin, spec, hazards=True)
+        assert not out.hazards
+        want = [_bfly(i, lane, clamp & 0xFFFFFFFF) for i in range(32)]
+        assert np.asarray(out.args[0]).tolist() == want, (lane, clamp)
