@@ -13,12 +13,19 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from openptxas.diag import Diagnostic, OpenPtxasError, Severity, UnsupportedFeature
+from openptxas.diag import (
+    Diagnostic,
+    OpenPtxasError,
+    PtxSyntaxError,
+    Severity,
+    UnsupportedFeature,
+)
 from openptxas.options import Options
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from openptxas.passes.manager import Phase
     from openptxas.ptx.ast import Module
     from openptxas.targets import SMInfo
 
@@ -90,9 +97,10 @@ def compile_ptx(
     unsupported features; never writes files. ``on_dump`` receives each function's phase dumps
     as soon as its phases ran, so a dump reaches the user even when a later stage (another
     function, or encoding) fails; without it they are collected in ``CompileResult.dumps``."""
-    from openptxas.lower import lower_function
-    from openptxas.passes.manager import PassContext, check_phase_names, run_phases
+    from openptxas.passes.manager import check_phase_names
     from openptxas.pipeline import pipeline
+    from openptxas.ptx import remap_syntax_error
+    from openptxas.ptx.linemap import LineMap, body_lines, remap_error
     from openptxas.ptx.parser import parse
     from openptxas.targets import get_target
 
@@ -103,7 +111,31 @@ def compile_ptx(
         raise UnsupportedFeature("debug information (-g) is not supported by openptxas yet")
     phases = pipeline()
     check_phase_names(phases, options)
-    module = parse(text, filename)
+    try:
+        module = parse(text, filename)
+    except PtxSyntaxError as exc:
+        remap_syntax_error(exc)
+        raise
+    if isinstance(module.line_map, LineMap):  # `#line` markers: report their lines and files
+        try:
+            return _compile_module(module, options, filename, on_dump, target, phases)
+        except OpenPtxasError as exc:
+            remap_error(exc, module.line_map, body_lines(module))
+            raise
+    return _compile_module(module, options, filename, on_dump, target, phases)
+
+
+def _compile_module(
+    module: Module,
+    options: Options,
+    filename: str,
+    on_dump: Callable[[str], None] | None,
+    target: SMInfo,
+    phases: list[Phase],
+) -> CompileResult:
+    from openptxas.lower import lower_function
+    from openptxas.passes.manager import PassContext, run_phases
+
     _check(module, options, filename)
     result = CompileResult(b"", target.name)
     maxrreg = _maxrregcount(options, target, result)
@@ -155,8 +187,30 @@ def compile_ptx(
         result.functions.append(FunctionReport(name, False))
     from openptxas.codegen import build_cubin
 
+    if not compiled:
+        _refuse_global_data_without_kernels(module)
     result.cubin = build_cubin(module, compiled, target, options)
     return result
+
+
+def _refuse_global_data_without_kernels(module: Module) -> None:
+    """A module that compiles no kernel but defines .global variables: ptxas still makes their
+    sections and the address table (.nv.constant4); the ELF builder does not yet (it raised
+    KeyError: found by scripts/ptx_fuzz.py --full)."""
+    from openptxas.ptx.ast import VarDecl
+    from openptxas.ptx.types import Linkage, StateSpace
+
+    for it in module.items:
+        if (
+            isinstance(it, VarDecl)
+            and it.space is StateSpace.GLOBAL
+            and it.linkage is not Linkage.EXTERN
+        ):
+            raise UnsupportedFeature(
+                f"global variable '{it.name}' in a module without kernels to compile is not "
+                "supported by openptxas yet",
+                it.span,
+            )
 
 
 def _maxrregcount(options: Options, target: SMInfo, result: CompileResult) -> int | None:

@@ -8,13 +8,24 @@ print -> re-parse -> compare. Any exception is a failure (the front end must ans
 diagnostics only); a case that runs longer than --timeout seconds is a hang. Failing inputs are
 written to --out for reproduction. Deterministic for a given --seed.
 
+``--full`` runs the whole compiler as well: the seeds also come from the public corpus's sm_90 and
+sm_90a PTX ($OPENPTXAS_PUBLIC_CORPUS/build/sm_90*), tests/kernels (its .ptx files and the nvcc PTX
+of its .cu kernels in the oracle cache, $OPENPTXAS_ORACLE_CACHE) and Triton's PTX, and every
+mutated input that passes the checks goes on through ``openptxas.driver.compile_ptx``, as the CLI
+does. An ``OpenPtxasError`` diagnostic is a fine answer there; any other exception, an
+``InternalError``, or a cubin that is not an ELF file is a failure. The CLI writes the cubin
+through a temporary file renamed into place, so a failure cannot leave a partial output file
+(tests/ptx/test_ptx_fuzz_regress.py checks that).
+
     python scripts/ptx_fuzz.py --cases 100000 --jobs 2 [--seed 1] [--out /tmp/ptx_fuzz]
+    python scripts/ptx_fuzz.py --full --cases 20000 --jobs 2
 """
 
 from __future__ import annotations
 
 import argparse
 import multiprocessing as mp
+import os
 import random
 import re
 import signal
@@ -69,11 +80,18 @@ _ODD = [
 ]
 
 
-def corpus() -> list[tuple[str, str]]:
+def corpus(full: bool = False) -> list[tuple[str, str]]:
     files = sorted((ROOT / "tests" / "ptx" / "data").rglob("*.ptx"))
     files += sorted((ROOT / "tests" / "ptx" / "negative").glob("*.ptx"))
     files += sorted((ROOT / "examples").glob("*.ptx"))
-    return [(p.name, p.read_text(errors="replace")) for p in files]
+    if full:
+        files += sorted((ROOT / "tests" / "kernels").rglob("*.ptx"))
+        pub = Path(os.environ.get("OPENPTXAS_PUBLIC_CORPUS", "/work/main/.cache/public-corpus"))
+        for arch in ("sm_90", "sm_90a"):
+            files += sorted((pub / "build" / arch).rglob("*.ptx"))
+        oracle = Path(os.environ.get("OPENPTXAS_ORACLE_CACHE", "/work/main/.cache/oracle"))
+        files += sorted(oracle.rglob("*.ptx"))
+    return [(str(p), p.read_text(errors="replace")) for p in files]
 
 
 def window(text: str, rng: random.Random, max_lines: int = 400) -> str:
@@ -146,16 +164,23 @@ def _klass(tok: str) -> str:
 
 
 def mutate(
-    text: str, pool: list[str], by_class: dict[str, list[str]], donor: str, rng: random.Random
+    text: str,
+    pool: list[str],
+    by_class: dict[str, list[str]],
+    donor: str,
+    rng: random.Random,
+    gentle: bool = False,
 ) -> str:
-    for _ in range(rng.choice((1, 1, 1, 2, 2, 3, 4))):
+    """1-4 random mutations; ``gentle``: one token replaced by another of its kind (the input
+    mostly still checks clean, so that it reaches the back end)."""
+    for _ in range(1 if gentle else rng.choice((1, 1, 1, 2, 2, 3, 4))):
         n = len(text)
         if n == 0:
             text = rng.choice(pool)
             continue
         i = rng.randrange(n)
         j = min(n, i + rng.randint(1, 40))
-        r = rng.randrange(20)
+        r = 10 if gentle else rng.randrange(20)
         if r >= 10:  # replace a token with one of its kind (mostly still parses: checker work)
             m = _TOKEN.search(text, i)
             if m:
@@ -207,27 +232,49 @@ def _alarm(signum: int, frame: FrameType | None) -> None:
     raise _Hang
 
 
-def run_case(text: str, name: str) -> bool:
-    """The CLI's work on one input: diagnose, and the print/re-parse round trip. Returns whether
-    the text parsed."""
-    from openptxas.diag import OpenPtxasError
+_TGT = re.compile(r"^\s*\.target\s+(sm_\d+a?)", re.MULTILINE)
 
+
+def run_case(text: str, name: str, full: bool = False) -> tuple[bool, str]:
+    """The CLI's work on one input: diagnose, and the print/re-parse round trip; with ``full``,
+    a text that checks clean goes on through the whole compiler. Returns whether the text parsed
+    and how the compiler ended: "" (not run), "cubin" or "refused"."""
+    from openptxas.diag import InternalError, OpenPtxasError, Severity
+
+    tm = _TGT.search(text)
+    arch = "sm_90a" if tm and tm.group(1) == "sm_90a" else "sm_90"
     diagnose(text, name)
-    diagnose(text, name, "sm_90")
+    diags = diagnose(text, name, arch)
     try:
         m = parse(text, name)
     except OpenPtxasError:
-        return False
+        return False, ""
     printed = print_module(m)
     m2 = parse(printed, name)
     if m2 != m:
         raise AssertionError("print/re-parse changed the AST")
-    return True
+    if not full or any(d.severity in (Severity.ERROR, Severity.FATAL) for d in diags):
+        return True, ""
+    from openptxas.driver import compile_ptx
+    from openptxas.options import Options
+
+    try:
+        res = compile_ptx(text, Options(arch=arch), name)
+    except InternalError:
+        raise
+    except OpenPtxasError:
+        return True, "refused"
+    if not res.cubin.startswith(b"\x7fELF"):
+        raise AssertionError("compile_ptx returned something that is not an ELF file")
+    return True, "cubin"
 
 
-def worker(args: tuple[int, int, int, float, str]) -> tuple[int, int, int, int, list[str]]:
-    _, start, count, timeout, out = args
-    seeds = corpus()
+Result = tuple[int, int, int, int, list[str], int, int]
+
+
+def worker(args: tuple[int, int, int, float, str, bool]) -> Result:
+    _, start, count, timeout, out, full = args
+    seeds = corpus(full)
     pool = sorted({t for _, s in seeds for t in _TOKEN.findall(s)})
     by_class: dict[str, list[str]] = {}
     for t in pool:
@@ -237,15 +284,20 @@ def worker(args: tuple[int, int, int, float, str]) -> tuple[int, int, int, int, 
     fails = 0
     hangs = 0
     parsed = 0
+    cubins = refused = 0
     kinds: list[str] = []
     outdir = Path(out)
     for k in range(count):
         name, seed = rng.choice(seeds)
         _, donor = rng.choice(seeds)
-        text = mutate(window(seed, rng), pool, by_class, donor, rng)
+        gentle = full and rng.random() < 0.6
+        text = mutate(window(seed, rng, 200 if full else 400), pool, by_class, donor, rng, gentle)
         signal.setitimer(signal.ITIMER_REAL, timeout)
         try:
-            parsed += run_case(text, name)
+            ok, how = run_case(text, Path(name).name, full)
+            parsed += ok
+            cubins += how == "cubin"
+            refused += how == "refused"
         except _Hang:
             hangs += 1
             outdir.mkdir(parents=True, exist_ok=True)
@@ -261,7 +313,7 @@ def worker(args: tuple[int, int, int, float, str]) -> tuple[int, int, int, int, 
             (outdir / f"fail_{start + k}.txt").write_text(tb)
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
-    return count, fails, hangs, parsed, kinds
+    return count, fails, hangs, parsed, kinds, cubins, refused
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -271,18 +323,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=10.0, help="seconds per case (a hang)")
     ap.add_argument("--out", default="/tmp/ptx_fuzz")
+    ap.add_argument("--full", action="store_true", help="also run the whole compiler")
     args = ap.parse_args(argv)
     chunk = 500
     jobs = []
     for i, start in enumerate(range(0, args.cases, chunk)):
         n = min(chunk, args.cases - start)
-        jobs.append((i, args.seed * 1_000_003 + start, n, args.timeout, args.out))
+        jobs.append((i, args.seed * 1_000_003 + start, n, args.timeout, args.out, args.full))
     t0 = time.time()
-    done = fails = hangs = parsed = 0
+    done = fails = hangs = parsed = cubins = refused = 0
     kinds: dict[str, int] = {}
     with mp.Pool(args.jobs) as pool:
-        for n, f, h, ok, ks in pool.imap_unordered(worker, jobs):
+        for n, f, h, ok, ks, cb, rf in pool.imap_unordered(worker, jobs):
             done += n
+            cubins += cb
+            refused += rf
             fails += f
             hangs += h
             parsed += ok
@@ -297,6 +352,11 @@ def main(argv: list[str] | None = None) -> int:
     print(file=sys.stderr)
     for kk, c in sorted(kinds.items(), key=lambda x: -x[1]):
         print(f"{c:6d}  {kk}")
+    if args.full:
+        print(
+            f"whole compiler: {cubins + refused} cases checked clean and went on through "
+            f"compile_ptx: {cubins} cubins, {refused} refused with a diagnostic"
+        )
     print(
         f"{done} cases ({parsed} parsed, the rest rejected with a syntax error) in "
         f"{time.time() - t0:.0f} s: {fails} tracebacks, {hangs} hangs "

@@ -18,7 +18,7 @@ from openptxas.lower.layout import const_offsets, global_slots, module_layout
 from openptxas.lower.local_rules import adjust_stack, frame_layout
 from openptxas.lower.rules import RuleTable
 from openptxas.ptx import ast
-from openptxas.ptx.types import StateSpace
+from openptxas.ptx.types import PtxType, StateSpace
 from openptxas.targets import SMInfo
 
 ENDS_BLOCK = frozenset({"bra", "ret", "exit", "brx.idx", "trap"})
@@ -73,6 +73,42 @@ def rule_table() -> RuleTable:
     )
 
 
+# register ranges larger than this stay ranges (`%r<200000000>` was expanded name by name: the
+# compile hung; found by scripts/ptx_fuzz.py --full)
+BIG_RANGE = 4096
+
+
+class RegTypes(dict[str, PtxType]):
+    """The declared type of each register; big ranges (`%r<N>`) kept as (prefix, count, type)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ranges: dict[str, tuple[int, PtxType]] = {}
+
+    def get(self, name: str, default: PtxType | None = None) -> PtxType | None:  # type: ignore[override]
+        t = dict.get(self, name)
+        if t is not None or not self.ranges:
+            return t if t is not None else default
+        r = _in_range(self.ranges, name)
+        return r[1] if r is not None else default
+
+
+def _in_range(ranges: dict[str, tuple[int, PtxType]], name: str) -> tuple[int, PtxType] | None:
+    """The range ``name`` belongs to (``%r12`` is in ``%r<13>`` and in ``%r1<3>``; no leading
+    zeros)."""
+    k = len(name)
+    while k > 0 and name[k - 1].isdigit():
+        k -= 1
+    for i in range(k, len(name)):
+        digits = name[i:]
+        if digits != "0" and digits[0] == "0":
+            continue
+        r = ranges.get(name[:i])
+        if r is not None and int(digits) < r[0]:
+            return r
+    return None
+
+
 def _flatten(body: ast.Block) -> list[ast.Stmt]:
     """The body's statements with nested ``{ }`` blocks inlined. A ``.reg`` that a nested block
     declares under a name already declared (in an enclosing block, or an earlier sibling) is a
@@ -80,13 +116,32 @@ def _flatten(body: ast.Block) -> list[ast.Stmt]:
     block's declarations and instructions, so it shadows the outer one as PTX scoping says."""
     out: list[ast.Stmt] = []
     taken: set[str] = set()
+    big: dict[str, tuple[int, PtxType]] = {}  # big ranges, never expanded
     counter = iter(range(1, 1 << 62))
 
     def walk(b: ast.Block, ren: dict[str, str], top: bool) -> None:
         ren = dict(ren)
         for st in b.stmts:
             if isinstance(st, ast.VarDecl) and st.space is StateSpace.REG:
+                if st.count > BIG_RANGE:
+                    if not top and (
+                        st.name in big
+                        or any(_in_range({st.name: (st.count, st.type)}, n) for n in taken)
+                    ):
+                        raise UnsupportedFeature(
+                            f"register range '{st.name}<{st.count}>' shadowing registers of an "
+                            "enclosing block is not supported by openptxas yet",
+                            st.span,
+                        )
+                    big[st.name] = (st.count, st.type)
+                    continue
                 for n in st.names():
+                    if not top and big and _in_range(big, n) is not None:
+                        raise UnsupportedFeature(
+                            f"register '{n}' shadowing a register range is not supported by "
+                            "openptxas yet",
+                            st.span,
+                        )
                     if not top and n in taken:
                         ren[n] = f"{n}%{next(counter)}"
                     else:
@@ -95,7 +150,12 @@ def _flatten(body: ast.Block) -> list[ast.Stmt]:
         for st in b.stmts:
             if isinstance(st, ast.Block):
                 walk(st, ren, False)
-            elif isinstance(st, ast.VarDecl) and st.space is StateSpace.REG and ren:
+            elif (
+                isinstance(st, ast.VarDecl)
+                and st.space is StateSpace.REG
+                and ren
+                and st.count <= BIG_RANGE
+            ):
                 for n in st.names():
                     out.append(replace(st, name=ren.get(n, n), count=0))
             elif isinstance(st, ast.Instruction) and ren:
@@ -198,10 +258,16 @@ def lower_body(ctx: LowerCtx) -> None:
     func, fn, module, target = ctx.func, ctx.fn, ctx.module, ctx.target
     assert func.body is not None
     stmts = _flatten(func.body)
+    reg_types = RegTypes()
+    reg_types.update(ctx.reg_types)  # what the caller declared already (a subroutine's params)
     for s in stmts:
         if isinstance(s, ast.VarDecl) and s.space is StateSpace.REG:
+            if s.count > BIG_RANGE:
+                reg_types.ranges[s.name] = (s.count, s.type)
+                continue
             for n in s.names():
-                ctx.reg_types[n] = s.type
+                reg_types[n] = s.type
+    ctx.reg_types = reg_types
     for s in stmts:
         if isinstance(s, ast.BranchTargets):
             ctx.branch_targets[s.label] = s.targets

@@ -569,7 +569,11 @@ def warp_sync(ins: ast.Instruction, c: LowerCtx) -> None:
     if isinstance(v, Imm) and v.value & 0xFFFFFFFF == 0xFFFFFFFF:
         c.emit("WARPSYNC", ("ALL",), [], [])  # the full-warp form
         return
-    c.emit("WARPSYNC", (), [], [c.rvalue(mask, T.B32)])  # no immediate form
+    if isinstance(v, Imm):
+        # no immediate form: ptxas moves any other constant mask into a register (MOV R0,
+        # 0xffff; found by scripts/ptx_fuzz.py --full: an InternalError)
+        v = c.materialize(v.value & 0xFFFFFFFF, T.B32)
+    c.emit("WARPSYNC", (), [], [v])
 
 
 S16 = (T.S16, T.U16, T.B16)

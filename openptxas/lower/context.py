@@ -109,6 +109,14 @@ class LowerCtx:
         if v is None:
             t = self.reg_types.get(name)
             if t is None:
+                # ptxas reads a range index as a number: %r01 is %r1 (the same register)
+                k = len(name)
+                while k > 0 and name[k - 1].isdigit():
+                    k -= 1
+                if len(name) - k > 1 and name[k] == "0":
+                    v = self.reg(name[:k] + str(int(name[k:])))
+                    self.regs[name] = v
+                    return v
                 raise UnsupportedFeature(f"Unknown symbol '{name}'", self.span)
             if t is PtxType.PRED:
                 v = self.new(RC.P)
@@ -119,6 +127,11 @@ class LowerCtx:
 
     def reg_type(self, name: str) -> PtxType:
         t = self.reg_types.get(name)
+        if t is None and name in self.regs:  # %r01, read as %r1
+            k = len(name)
+            while k > 0 and name[k - 1].isdigit():
+                k -= 1
+            t = self.reg_types.get(name[:k] + str(int(name[k:])))
         if t is None:
             raise UnsupportedFeature(f"Unknown symbol '{name}'", self.span)
         return t
@@ -246,6 +259,11 @@ class LowerCtx:
         comp = op.comp or "x"
         axis = "xyz".index(comp) if comp in ("x", "y", "z") else 0
         v = self.new(RC.R)
+        if comp == "w" and name in ("%tid", "%ntid", "%ctaid", "%nctaid"):
+            # ptxas accepts the 4th component and reads it as 0 (its cubin stores RZ; found
+            # by scripts/ptx_fuzz.py --full: S2R SR_TID.W has no encoding)
+            self.emit("MOV", (), [v], [Imm(0)])
+            return v
         if name == "%ntid":
             self.emit("LDC", (), [v], [CBank(0, self.target.abi.cb_ntid[axis])])
         elif name == "%nctaid":
@@ -288,7 +306,15 @@ class LowerCtx:
         if base is None:
             raise self.unsupported("absolute address")
         r = self.reg_part(base)
+        # an offset wider than the instruction's signed 24-bit field: ptxas adds its high part
+        # (a multiple of 2^24, rounded to nearest) to the base first (IADD3 R0, R0, 0x1000000,
+        # RZ; LDS R5, [R0+-0x8da00]; found by scripts/ptx_fuzz.py --full: an InternalError)
+        hi = 0 if -(1 << 23) <= off < (1 << 23) else (off + (1 << 23)) & ~0xFFFFFF
         if space in (StateSpace.SHARED, StateSpace.SHARED_CTA):
+            if hi:
+                moved = self.new(RC.R)
+                self.emit("IADD3", (), [moved], [r, Imm(hi & 0xFFFFFFFF), RZ])
+                return Addr(moved, off - hi)
             return Addr(r, off)
         if space is StateSpace.LOCAL:
             # a local address is 32 bits; PTX keeps it in a 64-bit register (high word 0)
@@ -296,6 +322,19 @@ class LowerCtx:
         if space in (StateSpace.GLOBAL, None):
             if not isinstance(r, VReg) or r.width != 2:
                 raise self.unsupported("32-bit generic address")
+            if hi:
+                if not -(1 << 31) <= hi < (1 << 31):
+                    raise self.unsupported(f"address offset {off:#x}")
+                wide, carry = self.new(RC.R, 2), self.new(RC.P)
+                self.emit("IADD3", (), [wide.part(0), carry], [r.part(0), Imm(hi & 0xFFFFFFFF), RZ])
+                hi_word = Imm(0xFFFFFFFF) if hi < 0 else RZ
+                self.emit(
+                    "IADD3",
+                    ("X",),
+                    [wide.part(1)],
+                    [hi_word, r.part(1), RZ, carry, Src(PT, inv=True)],
+                )
+                return Addr(wide, off - hi, desc=self.desc(), wide=True)
             return Addr(r, off, desc=self.desc(), wide=True)
         raise self.unsupported(f"{space} memory access")
 

@@ -66,7 +66,14 @@ def shfl(ins: ast.Instruction, c: LowerCtx) -> None:
     a, b, cc = ops[1], ops[2], ops[3]
     # The member mask names the lanes taking part; ptxas 13.0 emits the same SHFL/VOTE for any
     # mask (the lanes are expected to be converged), and so do we.
-    c.emit("SHFL", (mode,), [pd, rd], [c.rvalue(a, T.B32), c.value(b, T.U32), c.value(cc, T.U32)])
+    # immediate lane (5 bits) and clamp (13 bits) fields: ptxas moves a wider constant into a
+    # register (SHFL.BFLY PT, R5, R5, 0x2, R0; found by scripts/ptx_fuzz.py --full)
+    vb, vc = c.value(b, T.U32), c.value(cc, T.U32)
+    if isinstance(vb, Imm) and not 0 <= vb.value < (1 << 5):
+        vb = c.materialize(vb.value & 0xFFFFFFFF, T.U32)
+    if isinstance(vc, Imm) and not 0 <= vc.value < (1 << 13):
+        vc = c.materialize(vc.value & 0xFFFFFFFF, T.U32)
+    c.emit("SHFL", (mode,), [pd, rd], [c.rvalue(a, T.B32), vb, vc])
 
 
 def vote(ins: ast.Instruction, c: LowerCtx) -> None:

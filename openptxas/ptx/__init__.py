@@ -35,15 +35,22 @@ def diagnose(text: str, file: str = "<ptx>", arch: str | None = None) -> list[Di
 
     A syntax error is fatal: the diagnostics of what was parsed before it come first (ptxas
     checks statements as it reads them), then the syntax error."""
+    from openptxas.ptx.linemap import LineMap, body_lines, remap
+
     try:
         module = parse(text, file)
     except PtxSyntaxError as exc:
         partial: Module | None = getattr(exc, "partial", None)
         diags = _check_module.check(partial, arch, partial=True) if partial is not None else []
-        if any(d.severity is Severity.FATAL for d in diags):
+        if not any(d.severity is Severity.FATAL for d in diags):
+            diags = [*diags, Diagnostic(Severity.FATAL, exc.message, exc.span)]
+        if partial is None or not isinstance(partial.line_map, LineMap):
             return diags
-        return [*diags, Diagnostic(Severity.FATAL, exc.message, exc.span)]
-    return _check_module.check(module, arch)
+        return remap(diags, partial.line_map, body_lines(partial))
+    diags = _check_module.check(module, arch)
+    if isinstance(module.line_map, LineMap):
+        diags = remap(diags, module.line_map, body_lines(module))
+    return diags
 
 
 # Fatals of ptxas's driver and link stages, printed without the closing "aborted" line.
@@ -68,11 +75,28 @@ def needs_footer(diags: list[Diagnostic]) -> bool:
     )
 
 
+def remap_syntax_error(exc: PtxSyntaxError) -> None:
+    """Give a syntax error the line and file ptxas reports (`#line` markers before it)."""
+    from openptxas.ptx.linemap import LineMap, body_lines, remap_error
+
+    partial = getattr(exc, "partial", None)
+    if isinstance(partial, Module) and isinstance(partial.line_map, LineMap):
+        remap_error(exc, partial.line_map, body_lines(partial))
+
+
 def parse_and_check(text: str, file: str = "<ptx>", arch: str | None = None) -> Module:
     """Parse and check; raise PtxSyntaxError or PtxSemanticError (carrying every diagnostic,
     warnings included) when ptxas would reject the input."""
-    module = parse(text, file)
+    from openptxas.ptx.linemap import LineMap, body_lines, remap
+
+    try:
+        module = parse(text, file)
+    except PtxSyntaxError as exc:
+        remap_syntax_error(exc)
+        raise
     diags = _check_module.check(module, arch)
+    if isinstance(module.line_map, LineMap):
+        diags = remap(diags, module.line_map, body_lines(module))
     if has_errors(diags):
         first = next(d for d in diags if d.severity in (Severity.ERROR, Severity.FATAL))
         raise PtxSemanticError(first.message, first.span, diags)

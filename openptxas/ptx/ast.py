@@ -677,6 +677,8 @@ class Module:
     items: tuple[ModuleItem, ...]
     file: str = "<ptx>"
     span: Span = field(default=NO_SPAN, compare=False, repr=False)
+    # `#line`/`# N "file"` markers (openptxas.ptx.linemap.LineMap), None when there are none
+    line_map: object | None = field(default=None, compare=False, repr=False)
 
     def _first(self, cls: type[object]) -> object | None:
         for it in self.items:

@@ -124,6 +124,9 @@ _TARGET = re.compile(r"(?:sm|compute)_([0-9]+)([af]?)$")
 _INIT_SPACES = frozenset({StateSpace.GLOBAL, StateSpace.CONST})
 
 
+_BYTE_MASKS = frozenset(0xFF << (8 * k) for k in range(8))
+
+
 class _Fatal(Exception):
     """A fatal diagnostic was emitted: checking stops."""
 
@@ -211,7 +214,8 @@ class _Checker(InstrChecks):
                 if m:
                     r = sc.ranges.get(m.group(1))
                     digits = m.group(2)
-                    if r is not None and int(digits) < r[0] and (digits == "0" or digits[0] != "0"):
+                    # ptxas reads the index as a number: %r01 is %r1 of %r<N> (%r007 is 7)
+                    if r is not None and int(digits) < r[0]:
                         return r[1]
         p = self.params.get(name)
         if p is not None:
@@ -370,7 +374,28 @@ class _Checker(InstrChecks):
             elif it.target not in self.funcs:
                 self.error(f"Unknown symbol '{it.target}'", it.span)
             else:
+                self._alias(it, a, self.funcs[it.target])
                 self.defined.add(it.alias)
+
+    def _alias(self, it: Alias, a: Function, t: Function) -> None:
+        """ptxas's prototype comparison of ``.alias a, t`` (return and ordinary parameters
+        together; types, then alignment)."""
+        if t.kind is FuncKind.ENTRY:
+            self.error(f"Cannot define alias to entry function '{t.name}'", it.span)
+            return
+        pa = [*a.rets, *a.params]
+        pt = [*t.rets, *t.params]
+        head = f"Mismatch in prototype of alias '{a.name}' and aliasee '{t.name}'."
+        if len(pa) != len(pt):
+            self.error(f"{head} number of parameters differ(s)", it.span)
+            return
+        if any(
+            (x.type, x.vec, x.dims, x.space) != (y.type, y.vec, y.dims, y.space)
+            for x, y in zip(pa, pt, strict=True)
+        ):
+            self.error(f"{head} parameter types differ(s)", it.span)
+        if any(x.alignment != y.alignment for x, y in zip(pa, pt, strict=True)):
+            self.error(f"{head} parameter alignment differ(s)", it.span)
 
     def _module_var(self, d: VarDecl) -> None:
         if d.space is StateSpace.REG:
@@ -414,10 +439,25 @@ class _Checker(InstrChecks):
             for x in i.items:
                 self._init_symbols(x)
         elif isinstance(i, SymInit):
-            if i.name not in self.vars and i.name not in self.funcs:
-                self.error(f"Invalid initial value symbol '{i.name}'", i.span)
-            else:
-                self.used_vars.add(i.name)
+            # as ptxas 13.0.88 answers (tests/ptx/negative/27x_init_*): a register, an unknown
+            # name or a function inside generic() is not an expression it reads; a variable
+            # must be in .global or .const; a mask selects one byte of the address
+            d = self.lookup(i.name)
+            if isinstance(d, Param) or (isinstance(d, VarDecl) and d.space is not StateSpace.REG):
+                if not (
+                    isinstance(d, VarDecl) and d.space in (StateSpace.GLOBAL, StateSpace.CONST)
+                ):
+                    self.fatal(
+                        "Variable used as initial value not in .global or .const state space",
+                        i.span,
+                    )
+            elif i.generic:
+                self.fatal("Invalid initial value expression", i.span)
+            elif not isinstance(d, Function):
+                self.fatal(f"Invalid initial value symbol '{i.name}'", i.span)
+            if i.mask is not None and i.mask not in _BYTE_MASKS:
+                self.error(f"Invalid mask value '{i.mask:#x}' used in initializer", i.span)
+            self.used_vars.add(i.name)
 
     # -- functions ----------------------------------------------------------------------------
     def _function(self, f: Function) -> None:

@@ -438,6 +438,8 @@ class InstrChecks:
 
     # -- operands ---------------------------------------------------------------------------
     def _check_operands(self, ins: Instruction, f: Form, name: str) -> None:
+        if name == "bar.warp.sync":
+            name = "bar.warp"  # ptxas's name in its operand messages
         ops = ins.operands
         specs = list(f.operands)
         if any(s.role in _TIED for s in specs):
@@ -645,7 +647,9 @@ class InstrChecks:
                 return
             raise OperandError(mismatch)
         if isinstance(o, FloatImm):
-            if want is None or want.kind in ("f", "b"):
+            # a bit-size operand takes a float literal of its own width only (ptxas 13.0.88:
+            # 0f.. for .b32, not 0d.. or 1.5, which are doubles; 0d.. for .b64)
+            if want is None or want.kind == "f" or (want.kind == "b" and want.bits == o.width):
                 return
             raise OperandError(mismatch)
         if isinstance(o, Sym):

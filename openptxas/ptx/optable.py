@@ -251,7 +251,7 @@ mov
   .b128 : d, a                                                 @sm_70 @ptx8.3
 shfl
   .shfmode.b32 : dp, a, b:b32, c:b32                           @sm_30 @ptx3.0
-  .sync.shfmode.b32 : dp, a, b:b32, c:b32, e:b32               @sm_30 @ptx6.0
+  .sync.shfmode.b32 : dp, a, b:b32, c:b32, e:u32               @sm_30 @ptx6.0
 prmt
   .b32{.(f4e|b4e|rc8|ecl|ecr|rc16)} : d, a, b, c
 ld
@@ -451,7 +451,7 @@ barrier
   .red.(and|or){.aligned}.pred : p, a:u32, q                   @sm_30 @ptx6.0
   .red.(and|or){.aligned}.pred : p, a:u32, b:u32, q            @sm_30 @ptx6.0
 bar.warp.sync
-  : a:b32                                                      @sm_30 @ptx6.0
+  : a:u32                                                      @sm_30 @ptx6.0
 barrier.cluster
   .arrive{.(release|relaxed)}{.aligned} :                      @sm_90 @ptx7.8
   .wait{.acquire}{.aligned} :                                  @sm_90 @ptx7.8
@@ -499,17 +499,17 @@ red.async
 vote
   .(all|any|uni).pred : p, q
   .ballot.b32 : d, q
-  .sync.(all|any|uni).pred : p, q, a:b32                       @sm_30 @ptx6.0
-  .sync.ballot.b32 : d, q, a:b32                               @sm_30 @ptx6.0
+  .sync.(all|any|uni).pred : p, q, a:u32                       @sm_30 @ptx6.0
+  .sync.ballot.b32 : d, q, a:u32                               @sm_30 @ptx6.0
 match
-  .sync.any.(b32|b64) : d:b32, a, b:b32                        @sm_70 @ptx6.0
-  .sync.all.(b32|b64) : dp:b32, a, b:b32                       @sm_70 @ptx6.0
+  .sync.any.(b32|b64) : d:b32, a, b:u32                        @sm_70 @ptx6.0
+  .sync.all.(b32|b64) : dp:b32, a, b:u32                       @sm_70 @ptx6.0
 activemask
   .b32 : d                                                     @sm_30 @ptx6.2
 redux
-  .sync.(add|min|max).(u32|s32) : d, a, b:b32                  @sm_80 @ptx7.0
-  .sync.(and|or|xor).b32 : d, a, b:b32                         @sm_80 @ptx7.0
-  .sync.(min|max){.abs}{.NaN}.f32 : d, a, b:b32                @fam100 @ptx8.6
+  .sync.(add|min|max).(u32|s32) : d, a, b:u32                  @sm_80 @ptx7.0
+  .sync.(and|or|xor).b32 : d, a, b:u32                         @sm_80 @ptx7.0
+  .sync.(min|max){.abs}{.NaN}.f32 : d, a, b:u32                @fam100 @ptx8.6
 griddepcontrol
   .(launch_dependents|wait) :                                  @sm_90 @ptx7.8
 elect

@@ -66,6 +66,7 @@ from openptxas.ptx.ast import (
     VersionDirective,
 )
 from openptxas.ptx.lexer import EOF_KIND, Lexer, Tok, int_value
+from openptxas.ptx.linemap import extract as extract_line_markers
 from openptxas.ptx.modifiers import Mods, decode_name
 from openptxas.ptx.types import (
     SPACE_NAMES,
@@ -80,6 +81,16 @@ MAX_U64 = (1 << 64) - 1
 
 # string literals (skipped) or a non-ASCII character
 _NON_ASCII = re.compile(r'"(?:[^"\\\n]|\\.)*"|[^\x00-\x7f]')
+# an initializer item that is a plain integer literal, and the ',' or '}' after it
+_INIT_INT = re.compile(
+    r"[ \t\r\n\f\v]*+(0[xX][0-9a-fA-F]++U?|0[bB][01]++U?|0[0-7]*+U?|[1-9][0-9]*+U?)"
+    r"[ \t\r\n\f\v]*+([,}])"
+)
+_INIT_LIT = re.compile(r"0[xX][0-9a-fA-F]++U?|0[bB][01]++U?|0[0-7]*+U?|[1-9][0-9]*+U?")
+_INIT_INT_RUN = re.compile(
+    r"(?:[ \t\r\n\f\v]*+(?:0[xX][0-9a-fA-F]++U?|0[bB][01]++U?|0[0-7]*+U?|[1-9][0-9]*+U?)"
+    r"[ \t\r\n\f\v]*+,)++"
+)
 _COMMENT = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|/\*.*?\*/|/\*', re.DOTALL)
 
 # One instruction statement or label, read in one match (see module docstring).
@@ -309,7 +320,7 @@ class _FnState:
 class Parser:
     def __init__(self, text: str, file: str = "<ptx>") -> None:
         self.file = file
-        self.text = strip_comments(text, file)
+        self.text, self.line_map = extract_line_markers(strip_comments(text, file))
         if not self.text.isascii():
             for m in _NON_ASCII.finditer(self.text):
                 if m.group()[0] != '"':
@@ -320,6 +331,8 @@ class Parser:
         self.items: list[ModuleItem] = []
         self._lpos = 0
         self._line = 1
+        self._lstart = 0  # position of the first character of line self._lstart_line
+        self._lstart_line = 1
         self._opcache: dict[str, tuple[_Kind, ...] | None] = {}
         self._partcache: dict[str, _Kind | None] = {}
         self._decoded: dict[str, tuple[str, Mods]] = {}
@@ -335,11 +348,20 @@ class Parser:
         """Span of a position; lines are counted incrementally from the last position asked."""
         text = self.text
         if pos >= self._lpos:
-            self._line += text.count("\n", self._lpos, pos)
+            n = text.count("\n", self._lpos, pos)
+            if n:
+                self._line += n
+                self._lstart = text.rfind("\n", self._lpos, pos) + 1
+                self._lstart_line = self._line
         else:
             self._line -= text.count("\n", pos, self._lpos)
         self._lpos = pos
-        return Span(self.file, self._line, pos - text.rfind("\n", 0, pos))
+        # the start of the line is remembered (per line number: the statement loop moves
+        # _line/_lpos itself): no scan back over a long line per call
+        if self._lstart_line != self._line:
+            self._lstart = text.rfind("\n", 0, pos) + 1
+            self._lstart_line = self._line
+        return Span(self.file, self._line, pos - self._lstart + 1)
 
     # -- entry point -------------------------------------------------------------------------
 
@@ -349,7 +371,7 @@ class Parser:
         except PtxSyntaxError as exc:
             exc.partial = self._partial()  # type: ignore[attr-defined]
             raise
-        return Module(tuple(self.items), self.file, self._module_span())
+        return Module(tuple(self.items), self.file, self._module_span(), self.line_map)
 
     def _module_span(self) -> Span:
         return Span(self.file, 1, 1, self.text.count("\n") + 1)
@@ -363,7 +385,7 @@ class Parser:
                 inner = [*blk, *([_Nested(inner, self._open_fn.span)] if inner else [])]
             body = _Nested(inner, self._open_fn.span).freeze()
             items.append(replace(self._open_fn, body=body))
-        return Module(tuple(items), self.file, self._module_span())
+        return Module(tuple(items), self.file, self._module_span(), self.line_map)
 
     # -- module level ------------------------------------------------------------------------
 
@@ -674,11 +696,36 @@ class Parser:
             lx.seek(save)
             items: list[Init] = []
             if not lx.accept("}"):
+                text = self.text
+                int_item = _INIT_INT.match
+                int_run = _INIT_INT_RUN.match
                 while True:
+                    # fast paths for the large tables of real PTX (a megabyte of bytes in one
+                    # initializer): a run of plain integer literals each followed by ',' is
+                    # read with one match, its items sharing one node per distinct literal
+                    # (and the span of the run's start); then a literal followed by ',' or '}'
+                    pos = lx.resume_at()
+                    m = int_run(text, pos)
+                    if m is not None:
+                        sp = self._span(pos)
+                        nodes: dict[str, IntImm] = {}
+                        for lit in _INIT_LIT.findall(m.group()):
+                            node = nodes.get(lit)
+                            if node is None:
+                                node = nodes[lit] = IntImm(int_value(lit), sp)
+                            items.append(node)
+                        lx.seek(m.end())
+                    m = int_item(text, lx.resume_at())
+                    if m is not None:
+                        items.append(IntImm(int_value(m.group(1)), self._span(m.start(1))))
+                        lx.seek(m.end())
+                        if m.group(2) == ",":
+                            continue
+                        break
                     items.append(self._init(lx))
                     if not lx.accept(","):
+                        lx.expect("}")
                         break
-                lx.expect("}")
             return InitList(tuple(items), self._span(t.pos))
         if t.kind == "id" and t.text == "generic":
             lx.next()
@@ -883,6 +930,9 @@ class Parser:
         make_ops = self._fast_operands
         line = self._line
         lpos = self._lpos
+        # the '\n' before line `lstart_line` (no scan back over a long line per statement)
+        lstart = rfind("\n", 0, lpos)
+        lstart_line = line
         stmts = stack[-1]
         new = _new
         decoded = self._decoded
@@ -911,12 +961,18 @@ class Parser:
             name = g[2]
             if name is not None:
                 start = m.start(3) if g[1] is None else m.start(2) - 1
-                line += count("\n", lpos, start)
+                nl = count("\n", lpos, start)
+                if nl:
+                    line += nl
+                    lstart = rfind("\n", lpos, start)
+                elif lstart_line != line:  # moved by the token path
+                    lstart = rfind("\n", 0, start)
+                lstart_line = line
                 lpos = start
                 span = new(Span)
                 sp_file(span, file)
                 sp_line(span, line)
-                sp_col(span, start - rfind("\n", 0, start))
+                sp_col(span, start - lstart)
                 sp_el(span, 0)
                 sp_ec(span, 0)
                 ops_text = g[3]
@@ -952,14 +1008,26 @@ class Parser:
                 lab = g[4]
                 fn.labels.add(lab)
                 start = m.start(5)
-                line += count("\n", lpos, start)
+                nl = count("\n", lpos, start)
+                if nl:
+                    line += nl
+                    lstart = rfind("\n", lpos, start)
+                elif lstart_line != line:
+                    lstart = rfind("\n", 0, start)
+                lstart_line = line
                 lpos = start
-                stmts.append(LabelDef(lab, _span_of(file, line, start - rfind("\n", 0, start))))
+                stmts.append(LabelDef(lab, _span_of(file, line, start - lstart)))
             elif g[5] is not None:
                 start = m.start(6) - 5
-                line += count("\n", lpos, start)
+                nl = count("\n", lpos, start)
+                if nl:
+                    line += nl
+                    lstart = rfind("\n", lpos, start)
+                elif lstart_line != line:
+                    lstart = rfind("\n", 0, start)
+                lstart_line = line
                 lpos = start
-                sp = _span_of(file, line, start - rfind("\n", 0, start))
+                sp = _span_of(file, line, start - lstart)
                 inl = (int(g[10]), int(g[11]), int(g[12])) if g[10] is not None else None
                 stmts.append(
                     Loc(
@@ -981,7 +1049,13 @@ class Parser:
                     stmts = stack[-1]
                     continue
                 start = m.start(14) - 1
-                line += count("\n", lpos, start)
+                nl = count("\n", lpos, start)
+                if nl:
+                    line += nl
+                    lstart = rfind("\n", lpos, start)
+                elif lstart_line != line:
+                    lstart = rfind("\n", 0, start)
+                lstart_line = line
                 lpos = start
                 space = _DECL_SPACES[g[13]]
                 dname = g[16]
@@ -995,25 +1069,35 @@ class Parser:
                         align=int(g[14]) if g[14] is not None else None,
                         dims=(int(g[18]),) if g[18] is not None else (),
                         count=int(g[17]) if g[17] is not None else 0,
-                        span=Span(file, line, start - rfind("\n", 0, start)),
+                        span=Span(file, line, start - lstart),
                     )
                 )
             elif g[19] is not None:
                 start = m.start(20)
-                line += count("\n", lpos, start)
+                nl = count("\n", lpos, start)
+                if nl:
+                    line += nl
+                    lstart = rfind("\n", lpos, start)
+                elif lstart_line != line:
+                    lstart = rfind("\n", 0, start)
+                lstart_line = line
                 lpos = start
                 stmts = []
                 stack.append(stmts)
-                spans.append(Span(file, line, start - rfind("\n", 0, start)))
+                spans.append(Span(file, line, start - lstart))
             else:
                 start = m.start(21)
-                line += count("\n", lpos, start)
+                nl = count("\n", lpos, start)
+                if nl:
+                    line += nl
+                    lstart = rfind("\n", lpos, start)
+                elif lstart_line != line:
+                    lstart = rfind("\n", 0, start)
+                lstart_line = line
                 lpos = start
                 inner = stack.pop()
                 o = spans.pop()
-                blk = _Nested(
-                    inner, Span(o.file, o.line, o.col, line, start - rfind("\n", 0, start))
-                )
+                blk = _Nested(inner, Span(o.file, o.line, o.col, line, start - lstart))
                 if not stack:
                     self._last_block = blk
                     pos = m.end()
@@ -1035,7 +1119,10 @@ class Parser:
                 and not all(_CALL_ARG.fullmatch(a) for a in t.split(","))
             ):
                 return None
-        start = cm.start(2) - 1 if g[1] is not None else cm.start(3) - 4
+        # the statement's first character ('@' or 'call'; the old 'cm.start(3) - 4' was -5
+        # without '.uni': the span of a call and of the statements after it went a line back)
+        whole = cm.group()
+        start = cm.start() + len(whole) - len(whole.lstrip())
         span = self._span(start)
         fn = self._fn
 
