@@ -775,14 +775,22 @@ def _prmt_mode_byte(mode: str, i: int, s: NDArray) -> tuple[NDArray, NDArray]:
 # -- predicate <-> register --------------------------------------------------------------------
 
 
+def _byte_shift(op: object) -> int:
+    """The bit position of a byte-selected register operand (``R0.B3``: 24): P2R/R2P move the
+    predicates to or from that byte (ptxas packs up to 28 predicates in one register)."""
+    sel = getattr(op, "sel", "")
+    return {"B1": 8, "B2": 16, "B3": 24}.get(sel, 0)
+
+
 def bind_p2r(ctx: Ctx) -> Bound:
-    """P2R Rd, PR, Ra, mask: Rd = (Ra & ~mask) | (predicates & mask)."""
+    """P2R Rd, PR, Ra[.Bk], mask: Rd = (Ra & ~(mask << 8k)) | ((predicates & mask) << 8k)."""
     ops = ctx.ops
     wr = ctx.dst(ops[0])
     a_r = ctx.src(ops[2])
     if not isinstance(ops[3], Imm):
         raise ctx.unsupported()
     mask = ops[3].value & 0xFF
+    shift = _byte_shift(ops[2])
     m = ctx.m
     uniform = ctx.ins.opcode.startswith("U")
     base = 8 if uniform else 0
@@ -791,20 +799,21 @@ def bind_p2r(ctx: Ctx) -> Bound:
         bits = np.zeros(m.L if isinstance(sel, slice) else sel.size, dtype=U32)
         for i in range(7):
             if mask >> i & 1:
-                bits |= m.P[base + i][sel].astype(U32) << U32(i)
+                bits |= m.P[base + i][sel].astype(U32) << U32(i + shift)
         a = np.asarray(a_r(sel), dtype=U32)
-        wr(sel, (a & U32(~mask & 0xFFFFFFFF)) | bits)
+        wr(sel, (a & U32(~(mask << shift) & 0xFFFFFFFF)) | bits)
 
     return Bound(fn, _kind(ctx))
 
 
 def bind_r2p(ctx: Ctx) -> Bound:
-    """R2P PR, Ra, mask: predicate i = bit i of Ra where mask bit i is set."""
+    """R2P PR, Ra[.Bk], mask: predicate i = bit 8k + i of Ra where mask bit i is set."""
     ops = ctx.ops
     a_r = ctx.src(ops[1])
     if not isinstance(ops[2], Imm):
         raise ctx.unsupported()
     mask = ops[2].value & 0x7F
+    shift = _byte_shift(ops[1])
     m = ctx.m
     base = 8 if ctx.ins.opcode.startswith("U") else 0
 
@@ -812,7 +821,7 @@ def bind_r2p(ctx: Ctx) -> Bound:
         a = np.asarray(a_r(sel), dtype=U32)
         for i in range(7):
             if mask >> i & 1:
-                m.P[base + i][sel] = (a >> U32(i)) & U32(1) != 0
+                m.P[base + i][sel] = (a >> U32(i + shift)) & U32(1) != 0
 
     return Bound(fn, _kind(ctx))
 
