@@ -54,18 +54,19 @@ def _fneg(x: Operand) -> Operand:
 def fadd(ins: ast.Instruction, c: LowerCtx) -> None:
     d, a, b = ins.operands
     t = T.F32
+    sub = ins.opcode == "sub"
+    x: Operand
     if _is_imm(a) and not _is_imm(b):
         # a constant first operand goes to the immediate slot, as ptxas: ``imm - x`` is
         # ``FADD -x, imm`` (a later contraction then keeps the constant addend)
-        va = c.value(a, t)
-        vx = c.rvalue(b, t)
-        out = c.emit("FADD", _mods(ins), [c.dst(d)], [_fneg(vx) if ins.opcode == "sub" else vx, va])
-        out.contract = ins.rnd is None
-        return
-    vb = c.value(b, t)
-    if ins.opcode == "sub":
-        vb = _fneg(vb)
-    out = c.emit("FADD", _mods(ins), [c.dst(d)], [c.rvalue(a, t), vb])
+        y = c.value(a, t)
+        x = c.rvalue(b, t)
+        x = _fneg(x) if sub else x
+    else:
+        y = c.value(b, t)
+        y = _fneg(y) if sub else y
+        x = c.rvalue(a, t)
+    out = c.emit("FADD", _mods(ins), [c.dst(d)], [x, y])
     out.contract = ins.rnd is None
 
 
