@@ -162,7 +162,10 @@ class Ctx:
             raise self.unsupported("bindless constant bank operands")
         off = op.offset
         if op.reg is None or op.reg.is_zero:
-            if off < 0 or off + width > bank.size:
+            # the 16-bit field is printed signed but read as an offset into the 64 KB bank: ptxas
+            # writes ULDC c[0x3][-0x4] for the word at 0xfffc
+            off &= 0xFFFF
+            if off + width > bank.size:
                 raise self.fault(f"constant bank {op.bank} read at {off:#x} is out of bounds")
             raw = int.from_bytes(bank[off : off + width].tobytes(), "little")
             val: Value = U64(raw) if width == 8 else U32(raw)

@@ -155,7 +155,7 @@ def bind_ldc(ctx: Ctx) -> Bound:
     bank = m.cbank(cb.bank)
     wr = ctx.dst(dst)
     reg_r = ctx.src(cb.reg) if cb.reg is not None and not cb.reg.is_zero else None
-    off = cb.offset
+    off = cb.offset if reg_r is not None else cb.offset & 0xFFFF  # as Binder.const
 
     def sub(sel: Sel) -> None:
         n = m.L if isinstance(sel, slice) else sel.size

@@ -20,6 +20,7 @@ from openptxas.ir.core import (
     Operand,
     Part,
     Reg,
+    RegLike,
     Src,
     VReg,
 )
@@ -242,17 +243,35 @@ def ld_const(ins: ast.Instruction, c: LowerCtx) -> None:
         n = group.width
         k = 0
         while k < n:
-            step = 2 if n - k >= 2 else 1
+            # a pair of words only where it is 8-aligned in the bank (ptxas splits kMat+65532)
+            pair = n - k >= 2 and (reg is not None or (base + 4 * k) % 8 == 0)
+            step = 2 if pair else 1
             dst = group.part(k, step) if n > 1 else group
             mods = (
                 _size_mod(t, ins.vec)
                 if t.size * max(ins.vec, 1) < 4
                 else (("64",) if step == 2 else ())
             )
-            c.emit("LDC", mods, [dst], [CBank(3, base + 4 * k, reg)])
+            c.emit("LDC", mods, [dst], [_const_ref(c, base + 4 * k, reg)])
             k += step
 
     _load_into(c, ins, d, load)
+
+
+def _const_ref(c: LowerCtx, off: int, reg: RegLike | None) -> CBank:
+    """``c[0x3][reg+off]``, its offset in the signed 16-bit field: a wider one (kMat+540000, beyond
+    a 64 KB bank, but ptxas accepts it) has its high part added to a register first, split at 64 KB
+    as ptxas does (UMOV 0x80000, then c[0x3][R+0x3d60])."""
+    if -0x8000 <= off <= 0x7FFF:
+        return CBank(3, off, reg)
+    lo = ((off + 0x8000) & 0xFFFF) - 0x8000  # the field is signed: 0xfffc is 0x10000 - 4
+    hi = off - lo
+    t = c.new()
+    if reg is None:
+        c.emit("MOV", (), [t], [Imm(hi & 0xFFFFFFFF)])
+    else:
+        c.emit("IADD3", (), [t], [reg, Imm(hi & 0xFFFFFFFF), RZ])
+    return CBank(3, lo, t)
 
 
 # Cache operators and volatile/relaxed accesses as ptxas 13.0 spells them on sm_90 (observed on
