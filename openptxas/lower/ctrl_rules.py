@@ -60,7 +60,7 @@ def shfl(ins: ast.Instruction, c: LowerCtx) -> None:
         raise c.unsupported(f"shfl mode {ins.op}")
     if isinstance(d, ast.Pair):
         rd: Operand = c.dst(d.first)
-        pd: Operand = c.dst(d.second)
+        pd: Operand = PT if isinstance(d.second, ast.Sink) else c.dst(d.second)
     else:
         rd, pd = c.dst(d), PT
     a, b, cc = ops[1], ops[2], ops[3]

@@ -445,6 +445,8 @@ def atom(ins: ast.Instruction, c: LowerCtx) -> None:
     else:
         d, a, b = ops[0], ops[1], ops[2]
         extra = list(ops[3:])
+        if isinstance(d, ast.Sink):  # 'atom _, [a], b': the old value is not wanted
+            d = None
     op = _ATOM_OPS.get(ins.op)
     if op is None:
         raise c.unsupported(f"atom.{ins.op}")
@@ -535,10 +537,11 @@ def _atom_body(
         # generic: ATOM.E, which also reaches shared memory (ptxas 13.0)
         c.emit("ATOM", mods, [PT, dst if dst is not None else RZ], srcs)
         return
-    if dst is None:
+    if dst is None and op not in ("CAS", "EXCH"):
         c.emit("REDG", mods, [], srcs)
     else:
-        c.emit("ATOMG", mods, [PT, dst], srcs)
+        # no REDG form swaps: ptxas writes ATOMG.E.CAS PT, RZ for 'atom.cas _, ...'
+        c.emit("ATOMG", mods, [PT, dst if dst is not None else RZ], srcs)
 
 
 NOT_PT = Src(PT, inv=True)

@@ -421,6 +421,8 @@ class _Checker(InstrChecks):
             self.error(f"Illegal attribute '.managed' for symbol '{d.name}'", d.span)
         if d.type is PtxType.B128 and self.ptx < (8, 3):
             self.error("Feature 'Type .b128' requires PTX ISA .version 8.3 or later", d.span)
+        if d.type is PtxType.B128 and 0 < self.sm < 70:
+            self.error("Feature 'Type .b128' requires .target sm_70 or higher", d.span)
         if d.count > 0x7FFFFFFF or any(x is not None and x > 0x7FFFFFFF for x in d.dims):
             self.error("Constant overflow", d.span)
         if d.init is not None:

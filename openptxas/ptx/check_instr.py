@@ -61,6 +61,13 @@ _UNSIGNED_CMP = frozenset({"lo", "ls", "hi", "hs"})
 _FLOAT_CMP = frozenset({"equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"})
 
 
+def _no_sink(o: Operand) -> Operand:
+    """A vector element in a source position: ``_`` there is ptxas's own error."""
+    if isinstance(o, Sink):
+        raise OperandError("Sink '_' not allowed as a source operand")
+    return o
+
+
 @dataclass(frozen=True, slots=True)
 class ModMatch:
     """The outcome of matching an instruction's modifiers against its forms (cached)."""
@@ -289,6 +296,21 @@ _INSTRUCTION_GATES = {
 }
 
 
+# instructions whose modifiers carry the instruction's own target and version gates in ptxas's
+# messages (griddepcontrol.wait: "Modifier '.wait' requires .target sm_90 or higher" first)
+_MODIFIER_GATED = frozenset({"griddepcontrol"})
+
+
+def _atomic_gate_name(ins: Instruction) -> str:
+    """ptxas names an atomic by operation, type and space in its target gate:
+    'atom.cas.b16.global', 'red.add.f16.global', 'atom.cas.b16 with generic state space'."""
+    op = next((m for m in ins.mods.raw if m in _ATOMIC_TYPES), "")
+    parts = [ins.opcode, *([op] if op else []), *(t.value for t in ins.mods.types[-1:])]
+    spaces = ins.mods.spaces
+    where = f".{spaces[0].value}" if spaces else " with generic state space"
+    return f"Instruction '{'.'.join(parts)}{where}'"
+
+
 def _feature_name(ins: Instruction, name: str) -> str:
     if ins.opcode == "cvt" and any(t.value in ("e4m3x2", "e5m2x2") for t in ins.mods.types):
         return "cvt with .e4m3x2/.e5m2x2"
@@ -338,6 +360,9 @@ class InstrChecks:
     def warning(self, msg: str, span: Span) -> None:
         raise NotImplementedError
 
+    def fatal(self, msg: str, span: Span | None = None) -> None:
+        raise NotImplementedError
+
     def lookup(self, name: str) -> Decl | None:
         raise NotImplementedError
 
@@ -358,7 +383,11 @@ class InstrChecks:
         span = ins.span
         op = ins.opcode
         if not is_known_mnemonic(op):
+            # ptxas's order: the guard, the opcode, then the guard's unknown symbol
+            unknown_guard = self._check_guard(ins, report_unknown=False)
             self.error(f"Not a name of any known instruction: '{op}'", span)
+            if unknown_guard is not None:
+                self.unknown_symbol(unknown_guard, span)
             self._note_symbols(ins)
             return
         raw = ins.mods.raw
@@ -381,6 +410,18 @@ class InstrChecks:
                 and len(o.items) not in _VEC_OK
             ):
                 self.error(f"Illegal vector size: {len(o.items)}", span)
+        first = ins.operands[0] if ins.operands else None
+        if isinstance(first, Pair) and all(
+            f.operands and f.operands[0].role == "dp" for f in mm.forms
+        ):
+            first = first.first  # shfl's value, before '|'
+        if (
+            isinstance(first, Sink)
+            and op != "atom"
+            and all(f.operands and f.operands[0].role in ("d", "p", "dp") for f in mm.forms)
+        ):
+            self.fatal(f"Result discard mode is not allowed for instruction '{name}'", span)
+            return
         # operands: the first form that accepts them wins
         first_err: str | None = None
         chosen: Form | None = None
@@ -404,10 +445,12 @@ class InstrChecks:
         if check is not None:
             check(self, ins, name)
 
-    def _check_guard(self, ins: Instruction) -> None:
+    def _check_guard(self, ins: Instruction, *, report_unknown: bool = True) -> str | None:
+        """Report a guard that is not a predicate register; an undeclared one is also an unknown
+        symbol (reported here, or its name returned for the caller to report later)."""
         g = ins.guard
         if g is None:
-            return
+            return None
         d = self.lookup(g.reg)
         if (
             not isinstance(d, VarDecl)
@@ -416,10 +459,27 @@ class InstrChecks:
         ):
             self.error("Predicate expression expected", ins.span)
             if d is None:
+                if not report_unknown:
+                    return g.reg
                 self.unknown_symbol(g.reg, ins.span)
+        return None
 
     def _check_gates(self, ins: Instruction, f: Form, name: str) -> None:
         feature = _feature_name(ins, name)
+        failed = [g for g in f.gates if not gate_ok(g, self.sm, self.variant, self.ptx)]
+        if ins.opcode in _MODIFIER_GATED:
+            # ptxas checks the modifier first, target before version
+            for m in ins.mods.raw:
+                for g in sorted(failed, key=lambda g: g.kind == "ptx"):
+                    if g.kind == "sm":
+                        self.error(
+                            f"Modifier '.{m}' requires .target sm_{g.sm} or higher", ins.span
+                        )
+                    elif g.kind == "ptx":
+                        v = f"{g.ptx[0]}.{g.ptx[1]}"
+                        self.error(
+                            f"Modifier '.{m}' requires PTX ISA .version {v} or later", ins.span
+                        )
         for g in sorted(f.gates, key=lambda g: g.kind != "ptx"):
             if gate_ok(g, self.sm, self.variant, self.ptx):
                 continue
@@ -430,6 +490,8 @@ class InstrChecks:
                 )
             elif g.kind == "sm":
                 what = _INSTRUCTION_GATES.get(ins.opcode, f"Feature '{feature}'")
+                if ins.opcode in ("atom", "red"):
+                    what = _atomic_gate_name(ins)
                 if g.sm == 80 and any(t.value.startswith("bf16") for t in ins.mods.types):
                     what = "Feature '.bf16'"
                 self.error(f"{what} requires .target sm_{g.sm} or higher", ins.span)
@@ -509,17 +571,20 @@ class InstrChecks:
                 if role in ("d", "dp"):
                     self._dest(it, want, relaxed, name, allow_sink=True)
                 else:
-                    self._source(ins, it, want, relaxed, name, allow_addr=False)
+                    self._source(ins, _no_sink(it), want, relaxed, name, allow_addr=False)
             return
         if role == "d":
             if ins.opcode == "mov" and isinstance(o, Vector):
                 self._vector_pack(o, want, name)
                 return
-            self._dest(o, want, relaxed, name, allow_sink=False)
+            # an atomic's old value may be discarded (ptxas: a RED, or RZ as the destination)
+            self._dest(o, want, relaxed, name, allow_sink=ins.opcode == "atom")
         elif role == "ds":
             self._dest(o, want, relaxed, name, allow_sink=True)
         elif role in ("a", "b", "c", "e", "f", "g", "h"):
             if ins.opcode == "mov" and isinstance(o, Vector):
+                for it in o.items:
+                    _no_sink(it)
                 self._vector_pack(o, want, name)
                 return
             self._source(ins, o, want, relaxed, name, allow_addr=ins.opcode in _ADDR_OF)
@@ -544,8 +609,8 @@ class InstrChecks:
             if isinstance(o, Pair):
                 self._dest(o.first, PtxType.PRED, False, name, allow_sink=True)
                 self._dest(o.second, PtxType.PRED, False, name, allow_sink=True)
-            else:
-                self._dest(o, PtxType.PRED, False, name, allow_sink=False)
+            else:  # 'setp.eq.s32 _, a, b' is accepted: the result is discarded
+                self._dest(o, PtxType.PRED, False, name, allow_sink=True)
         elif role == "dp":
             if isinstance(o, Pair):
                 self._dest(o.first, want, relaxed, name, allow_sink=True)

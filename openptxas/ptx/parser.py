@@ -127,7 +127,7 @@ _CALL = re.compile(
     r"(?:,[ \t\r\n]*\(([^()]*)\)[ \t\r\n]*)?(?:,[ \t\r\n]*([A-Za-z_$][\w$]*)[ \t\r\n]*)?;"
 )
 _CALL_ARG = re.compile(r"[ \t\r\n]*(%?[A-Za-z_$][\w$]*)[ \t\r\n]*")
-_NAME = re.compile(r"[A-Za-z_][\w$]*(?:\.\w[\w:]*)*")
+_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.\w[\w:]*)*")  # '$foo': an unknown opcode
 _OP_REG = re.compile(r"(%[A-Za-z_$][\w$]*)(?:\.([A-Za-z]\w*))?")
 _OP_ID = re.compile(r"[A-Za-z_$][\w$]*")
 _OP_INT = re.compile(r"(-?)(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)U?")
@@ -1310,6 +1310,10 @@ class Parser:
         has_sym = [False]
         if not lx.accept(";"):
             while True:
+                if operands and lx.peek().text == "_":
+                    # ptxas's grammar has a sink only as the first operand (or in a vector, or
+                    # after '|'): 'add.s32 %r1, _, %r3' is a syntax error there
+                    raise lx.error(lx.peek())
                 operands.append(self._operand(lx, span, opcode == "call", has_sym))
                 if not lx.accept(","):
                     break
@@ -1390,6 +1394,8 @@ class Parser:
                     items.append(op)
                 out.append(Vector(tuple(items), span))
             else:
+                if kind == "sink" and out:
+                    return None  # a syntax error: the full parser reports it
                 op, sym = self._build(k, span)
                 has_sym = has_sym or sym
                 out.append(op)
