@@ -433,7 +433,7 @@ class _Checker(InstrChecks):
             elif d.dims and d.dims[0] is not None and _init_len(d.init) > d.dims[0]:
                 self.fatal("Greater number of elements in array initializer", d.span)
             if _init_type_mismatch(d.init, d.type):
-                self.error("Initial value type mismatch", d.span)
+                self.fatal("Initial value type mismatch", d.span)
             self._init_symbols(d.init)
 
     def _init_symbols(self, i: Init) -> None:
@@ -544,6 +544,12 @@ class _Checker(InstrChecks):
                     f"({size:#x} bytes, {limit:#x} max).",
                     end,
                 )
+                if limit == 0x1100 and self.ptx < (8, 1) and size <= 0x7FFC:
+                    self.error(
+                        "Feature 'Kernel parameter size larger than 4352 bytes' requires "
+                        "PTX ISA .version 8.1 or later",
+                        end,
+                    )
 
     # -- blocks and statements ----------------------------------------------------------------
     def _block(self, b: Block) -> None:
@@ -583,6 +589,8 @@ class _Checker(InstrChecks):
                     f = self.funcs.get(t)
                     if f is None or f.kind is FuncKind.ENTRY:
                         self.error("Illegal call target, device function expected", s.span)
+                        if f is None and self.lookup(t) is None:
+                            self.unknown_symbol(t, s.span)
                         break
         self.scopes.pop()
 
@@ -691,6 +699,7 @@ class _Checker(InstrChecks):
                 "calltargets",
             ):
                 self.error("Label expected for argument 0 of instruction 'call'", ins.span)
+                self.fatal("Call target not recognized", ins.span)
 
     # -- end of module ------------------------------------------------------------------------
     def _finish(self) -> None:

@@ -230,7 +230,18 @@ def _diagnose(
     sem = next((m for m in others if m in ("acquire", "release", "relaxed")), None)
     if opcode in ("bar", "barrier"):
         return [f"Barrier modifier required for instruction '{name}'"]
-    return [_missing_message(cats, name, sem)]
+    if opcode == "fence" and "scope" in cats:
+        # ptxas: the scope first, then the ordering that needs it (fence.sc, fence.acq_rel)
+        order = next((m for m in others if m in ("sc", "acq_rel", "acquire", "release")), None)
+        msgs = [f"Scope modifier required for instruction '{name}'"]
+        if order is not None:
+            msgs.append(f"Modifier '.{order}' requires scope with '{name}' instruction")
+        return msgs
+    msg = _missing_message(cats, name, sem)
+    if opcode == "rcp" and "rnd" in cats and "approx" in cats and "f64" in types:
+        # rcp.f64 also fails its .rn form's check (ptxas reports both)
+        return [msg, f"Rounding modifier required for instruction '{name}'"]
+    return [msg]
 
 
 def _missing_message(cats: set[str], name: str, sem: str | None) -> str:
@@ -398,7 +409,7 @@ class InstrChecks:
                 self.error(f"Illegal vector size: {u[1:]}", span)
         name = msg_name(op, raw)
         if not mm.forms:
-            for e in mm.errors[:1]:
+            for e in mm.errors:
                 self.error(e, span)
             self._note_symbols(ins)
             return
@@ -480,8 +491,36 @@ class InstrChecks:
                         self.error(
                             f"Modifier '.{m}' requires PTX ISA .version {v} or later", ins.span
                         )
+        bf16 = next((t.value for t in ins.mods.types if t.value.startswith("bf16")), None)
+        cluster = 0 < self.sm < 90 and any("::cluster" in sp.value for sp in ins.mods.spaces)
+        atomic = ins.opcode in ("atom", "red")
+        if bf16 is not None and 0 < self.sm < 80:
+            # the type's own gate comes first (add.rn.bf16 on sm_75: '.bf16' sm_80, then
+            # 'add.bf16' sm_90)
+            self.error(f"Feature '.{bf16}' requires .target sm_80 or higher", ins.span)
+        if bf16 is not None and atomic and 0 < self.sm < 90:
+            self.error(f"{_atomic_gate_name(ins)} requires .target sm_90 or higher", ins.span)
+        scope = ins.mods.scope
+        if scope is not None and scope.value == "cluster" and 0 < self.sm < 90:
+            self.error("Feature '.cluster scope' requires .target sm_90 or higher", ins.span)
         for g in sorted(f.gates, key=lambda g: g.kind != "ptx"):
             if gate_ok(g, self.sm, self.variant, self.ptx):
+                continue
+            if g.kind == "sm" and cluster and ins.opcode != "mapa":
+                continue  # reported as '::cluster' below (ld.shared::cluster on sm_80)
+            if g.kind == "sm" and bf16 is not None and (atomic or (g.sm <= 80 and self.sm < 80)):
+                if ins.opcode == "cvt":
+                    cvt = ".".join(t.value for t in ins.mods.types)
+                    self.error(
+                        f"Feature 'cvt.{cvt}' requires .target sm_{g.sm} or higher", ins.span
+                    )
+                elif not atomic:
+                    self.error(f"Feature '.{bf16}' requires .target sm_{g.sm} or higher", ins.span)
+                continue
+            if g.kind == "sm" and bf16 is not None and g.sm == 90:
+                self.error(
+                    f"Feature '{ins.opcode}.{bf16}' requires .target sm_90 or higher", ins.span
+                )
                 continue
             if g.kind == "ptx":
                 self.error(
@@ -492,11 +531,18 @@ class InstrChecks:
                 what = _INSTRUCTION_GATES.get(ins.opcode, f"Feature '{feature}'")
                 if ins.opcode in ("atom", "red"):
                     what = _atomic_gate_name(ins)
-                if g.sm == 80 and any(t.value.startswith("bf16") for t in ins.mods.types):
-                    what = "Feature '.bf16'"
+                if g.sm == 80 and bf16 is not None:
+                    what = f"Feature '.{bf16}'"
                 self.error(f"{what} requires .target sm_{g.sm} or higher", ins.span)
             else:
                 self.error(f"Instruction '{name}' not supported on .target '{self.arch}'", ins.span)
+                if self.arch.endswith("a"):  # another family's arch-specific target
+                    self.error(
+                        f"Instruction '{name}' cannot be compiled for architecture '{self.arch}'",
+                        ins.span,
+                    )
+        if cluster:
+            self.error("Feature '::cluster' requires .target sm_90 or higher", ins.span)
 
     # -- operands ---------------------------------------------------------------------------
     def _check_operands(self, ins: Instruction, f: Form, name: str) -> None:
