@@ -9,6 +9,7 @@ diagnostic sink.
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 
 from openptxas.diag import Span
@@ -145,6 +146,39 @@ def match_mods(opcode: str, raw: tuple[str, ...]) -> ModMatch:
     return ModMatch(unknown, (), tuple(errors))
 
 
+_NO_PAIR = "Predicate output not allowed for instruction '{name}'"
+
+
+def _follow_ups(op: str, name: str, err: str) -> list[str]:
+    """The messages ptxas prints after an operand error (observed: ld checks its operands twice,
+    a '|' output is also 'expected')."""
+    if err == _NO_PAIR.format(name=name):
+        return [f"Predicate output expected for instruction '{name}'"]
+    if op == "ld" and err == f"Argument vector size mismatch for instruction '{name}'":
+        return [err]
+    if op == "ld" and err.startswith("Illegal to use symbol"):
+        return [f"Illegal operand type to instruction '{name}'"] * 2
+    if op in ("ld", "st") and err.startswith("Illegal expression"):
+        return [f"Vector with elements of different types are not allowed in {op} instruction"]
+    return []
+
+
+_SPACES = frozenset(
+    {"global", "shared", "local", "const", "param", "shared::cta", "shared::cluster"}
+)
+
+
+def _vector_before_space(raw: tuple[str, ...] | list[str]) -> bool:
+    """``ld.v4.global.f32``: a vector modifier ahead of the state space (ptxas warns)."""
+    vec = next((i for i, m in enumerate(raw) if m[:1] == "v" and m[1:].isdigit()), None)
+    space = next((i for i, m in enumerate(raw) if m in _SPACES), None)
+    return vec is not None and space is not None and vec < space
+
+
+_SHAPE = re.compile(r"m\d+n\d+k\d+")
+_MATRIX_OPS = frozenset({"ldmatrix", "stmatrix", "movmatrix"})
+
+
 def _type_is_modifier(f: Form, t: str) -> bool:
     return any(t in g.values for g in f.groups)
 
@@ -227,6 +261,20 @@ def _diagnose(
         return [f"Illegal modifier '.{m}' for instruction '{name}'"]
     # something required is missing: report by category, over the closest forms
     cats = {c for n in near if not n[1] and not n[2] for c in n[3]}
+    if cats == {"mod"}:
+        # an unnamed group: ptxas names it by what it holds (mma's shape, ldmatrix's .x1/.x2/.x4)
+        vals = {
+            v
+            for n in near
+            if not n[1] and not n[2]
+            for g in n[0].groups
+            if not g.optional and not any(m in g.values for m in others)
+            for v in g.values
+        }
+        if any(_SHAPE.fullmatch(v) for v in vals):
+            return [f"Shape modifier required for instruction '{name}'"]
+        if vals & {"x1", "x2", "x4"}:
+            return [f".num modifier required for instruction '{name}'"]
     sem = next((m for m in others if m in ("acquire", "release", "relaxed")), None)
     if opcode in ("bar", "barrier"):
         return [f"Barrier modifier required for instruction '{name}'"]
@@ -402,11 +450,15 @@ class InstrChecks:
             self._note_symbols(ins)
             return
         raw = ins.mods.raw
+        if op in ("ld", "st") and _vector_before_space(raw):
+            self.warning("Vector Type not specified properly", span)
         mm = match_mods(op, raw)
+        bad_vec = False
         for u in mm.unknown:
             self.error(f"Unknown modifier '.{u.lstrip(':')}'", span)
-            if u.startswith("v") and u[1:].isdigit():
+            if (u.startswith("v") or (u.startswith("x") and op in _MATRIX_OPS)) and u[1:].isdigit():
                 self.error(f"Illegal vector size: {u[1:]}", span)
+                bad_vec = True
         name = msg_name(op, raw)
         if not mm.forms:
             for e in mm.errors:
@@ -417,6 +469,7 @@ class InstrChecks:
         for o in ins.operands:
             if (
                 isinstance(o, Vector)
+                and not bad_vec  # reported with the modifier
                 and op not in _UNCHECKED_VEC_SIZE
                 and len(o.items) not in _VEC_OK
             ):
@@ -447,7 +500,14 @@ class InstrChecks:
             break
         if chosen is None:
             assert first_err is not None
-            self.error(first_err, span)
+            if bad_vec and first_err.startswith("Vector operand is not allowed"):
+                self.error(f"Argument vector size mismatch for instruction '{name}'", span)
+            else:
+                self.error(first_err, span)
+                for extra in _follow_ups(op, name, first_err):
+                    if extra.startswith("Predicate output expected") and self._pred_pair(ins):
+                        continue  # 'a|p' with a predicate after '|': only 'not allowed'
+                    self.error(extra, span)
             self._note_symbols(ins)
             return
         self._check_gates(ins, chosen, name)
@@ -474,6 +534,12 @@ class InstrChecks:
                     return g.reg
                 self.unknown_symbol(g.reg, ins.span)
         return None
+
+    def _pred_pair(self, ins: Instruction) -> bool:
+        pair = next((o for o in ins.operands if isinstance(o, Pair)), None)
+        if pair is None or isinstance(pair.second, Sink):
+            return pair is not None
+        return isinstance(pair.second, Reg) and self._reg_type(pair.second) is PtxType.PRED
 
     def _check_gates(self, ins: Instruction, f: Form, name: str) -> None:
         feature = _feature_name(ins, name)
@@ -536,7 +602,9 @@ class InstrChecks:
                 self.error(f"{what} requires .target sm_{g.sm} or higher", ins.span)
             else:
                 self.error(f"Instruction '{name}' not supported on .target '{self.arch}'", ins.span)
-                if self.arch.endswith("a"):  # another family's arch-specific target
+                if self.arch.endswith("a") and self.sm > g.sm:
+                    # a newer family's arch-specific target (wgmma on sm_100a; not tcgen05 on
+                    # sm_90a)
                     self.error(
                         f"Instruction '{name}' cannot be compiled for architecture '{self.arch}'",
                         ins.span,
@@ -595,7 +663,7 @@ class InstrChecks:
             if len(o.items) == 1:
                 o = o.items[0]  # {%r1} is the scalar %r1
         if isinstance(o, Pair) and role not in ("pq", "dp", "dpp"):
-            raise OperandError(f"Predicate output not allowed for instruction '{name}'")
+            raise OperandError(_NO_PAIR.format(name=name))
         if isinstance(o, Not) and role != "q":
             raise OperandError("Illegal argument to predicate negation")
         if role == "l":
@@ -996,6 +1064,7 @@ def _v_matrix_count(c: InstrChecks, ins: Instruction, name: str) -> None:
             f"Vector of size {want} is expected for argument {pos} of instruction '{name}'",
             ins.span,
         )
+        c.error(f"Argument vector size mismatch for instruction '{name}'", ins.span)
 
 
 # mma fragment sizes in registers: (shape, A type) -> (a, b, c/d for f32|s32 c, for f16 c)
@@ -1030,7 +1099,8 @@ def _v_mma(c: InstrChecks, ins: Instruction, name: str) -> None:
     dn = ch if types[0] is PtxType.F16 else cf
     cn = ch if types[3] is PtxType.F16 else cf
     for o, n in zip(ins.operands, (dn, a, b, cn), strict=False):
-        if isinstance(o, Vector) and len(o.items) != n and len(o.items) in _VEC_OK:
+        if isinstance(o, Vector) and len(o.items) != n:
+            # an illegal size (3) was reported already; ptxas adds the mismatch too
             c.error(f"Argument vector size mismatch for instruction '{name}'", ins.span)
             return
 

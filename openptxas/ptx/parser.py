@@ -1314,7 +1314,9 @@ class Parser:
                     # ptxas's grammar has a sink only as the first operand (or in a vector, or
                     # after '|'): 'add.s32 %r1, _, %r3' is a syntax error there
                     raise lx.error(lx.peek())
-                operands.append(self._operand(lx, span, opcode == "call", has_sym))
+                operands.append(
+                    self._operand(lx, span, opcode == "call", has_sym, first=not operands)
+                )
                 if not lx.accept(","):
                     break
             lx.expect(";")
@@ -1394,7 +1396,7 @@ class Parser:
                     items.append(op)
                 out.append(Vector(tuple(items), span))
             else:
-                if kind == "sink" and out:
+                if (kind == "sink" or kind == "pair") and out:
                     return None  # a syntax error: the full parser reports it
                 op, sym = self._build(k, span)
                 has_sym = has_sym or sym
@@ -1460,11 +1462,21 @@ class Parser:
             return Sink(span), False
         raise AssertionError(kind)
 
-    def _operand(self, lx: Lexer, span: Span, is_call: bool, has_sym: list[bool]) -> Operand:
+    def _operand(
+        self, lx: Lexer, span: Span, is_call: bool, has_sym: list[bool], first: bool = True
+    ) -> Operand:
         t = lx.peek()
         op = self._operand1(lx, span, is_call, has_sym)
         nt = lx.peek()
         if nt.kind == "op" and nt.text == "|":
+            if not first:  # ptxas's grammar has 'a|p' outputs only as the first operand
+                raise lx.error(nt)
+            if isinstance(op, Sink):
+                save = lx.resume_at()
+                lx.next()
+                if lx.peek().text == "_":  # '_|_': ptxas's syntax error at the second sink
+                    raise lx.error(lx.peek())
+                lx.seek(save)
             lx.next()
             op2 = self._operand1(lx, span, is_call, has_sym)
             return Pair(op, op2, span)
@@ -1814,6 +1826,7 @@ def _pair(s: str) -> _Kind | None:
             "id",
             "sink",
         )
+        or a[0] == b[0] == "sink"  # '_|_' is a syntax error: the full parser reports it
     ):
         return None
     return ("pair", a, b)
