@@ -18,7 +18,7 @@ from openptxas.ptx.types import Linkage as PtxLinkage
 from openptxas.targets import SMInfo
 
 if TYPE_CHECKING:
-    from openptxas.elf.description import GlobalVar, Subroutine
+    from openptxas.elf.description import GlobalVar, OpaqueSection, Subroutine
     from openptxas.elf.nvinfo import Attribute
 
 # .debug_frame as ptxas 13.0 writes it for a function without a stack frame (observed on the
@@ -74,6 +74,7 @@ def build_cubin(
     compiled: list[tuple[ast.Function, Function]],
     target: SMInfo,
     options: Options,
+    source: str | None = None,
 ) -> bytes:
     from openptxas.elf.builder import build
     from openptxas.elf.description import Frame, ModuleDescription
@@ -81,8 +82,10 @@ def build_cubin(
     from openptxas.elf.description import Param as ElfParam
 
     funcs = []
+    code_lines = []
     for func, fn in compiled:
         enc = encode_function(fn, target)
+        code_lines.append((func, fn, len(enc.code)))
         params = tuple(ElfParam(offset=p.offset, size=p.size) for p in fn.params)
         funcs.append(
             ElfFunction(
@@ -128,6 +131,7 @@ def build_cubin(
         )
     ptx_target = module.target or target.name
     sm = int("".join(ch for ch in ptx_target.split("_")[-1] if ch.isdigit()) or target.sm)
+    debug = _line_info(module, code_lines, options, source)
     desc = ModuleDescription(
         target=target.name,
         ptx_target=sm,
@@ -135,8 +139,41 @@ def build_cubin(
         options=_tkinfo_options(options, target),
         functions=tuple(funcs),
         globals=tuple(module_variables(module)),
+        debug_sections=debug,
+        e_flags_kind=0x09 if debug else 0x06,
     )
     return build(desc)
+
+
+def _line_info(
+    module: ast.Module,
+    code: list[tuple[ast.Function, Function, int]],
+    options: Options,
+    source: str | None,
+) -> tuple[OpaqueSection, ...]:
+    """``.debug_line``, ``.nv_debug_line_sass`` and ``.nv_debug_ptx_txt`` (openptxas.lineinfo)
+    when ptxas writes them: with -lineinfo, or when the PTX has .loc directives."""
+    from openptxas.elf.description import OpaqueSection, Reloc
+    from openptxas.lineinfo import R_CUDA_64, CodeLines, has_loc, line_sections
+
+    if source is None or not (options.lineinfo or has_loc(module)):
+        return ()
+    kernels = [
+        CodeLines(fn.name, size, [i.line for i in fn.instrs()], func) for func, fn, size in code
+    ]
+    out = []
+    for name, data, relocs in line_sections(module, kernels, source):
+        out.append(
+            OpaqueSection(
+                name,
+                1,  # PROGBITS
+                0,
+                data,
+                relocs=tuple(Reloc(off, R_CUDA_64, sym) for off, sym in reversed(relocs)),
+                reloc_names=("rela",) if relocs else (),
+            )
+        )
+    return tuple(out)
 
 
 def module_variables(module: ast.Module) -> list[GlobalVar]:
@@ -215,10 +252,10 @@ def _dims(v: tuple[int, ...] | None) -> tuple[int, int, int] | None:
 
 def _tkinfo_options(options: Options, target: SMInfo) -> str:
     """The command line as ptxas records it in .note.nv.tkinfo (``-v  -arch sm_90 ``)."""
-    parts = []
-    if options.verbose:
-        parts.append("-v ")
-    parts.append(f"-arch {target.name} ")
+    # ptxas's order and spacing: "-v  -lineinfo  -O 1 -arch sm_90 " (observed)
+    text = "-v  " if options.verbose else ""
+    if options.lineinfo:
+        text += "-lineinfo  "
     if options.opt_level != 3:
-        parts.append(f"-O{options.opt_level} ")
-    return " ".join(parts) if not options.verbose else "-v  " + " ".join(parts[1:])
+        text += f"-O {options.opt_level} "
+    return text + f"-arch {target.name} "

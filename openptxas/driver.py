@@ -118,11 +118,11 @@ def compile_ptx(
         raise
     if isinstance(module.line_map, LineMap):  # `#line` markers: report their lines and files
         try:
-            return _compile_module(module, options, filename, on_dump, target, phases)
+            return _compile_module(module, options, filename, on_dump, target, phases, text)
         except OpenPtxasError as exc:
             remap_error(exc, module.line_map, body_lines(module))
             raise
-    return _compile_module(module, options, filename, on_dump, target, phases)
+    return _compile_module(module, options, filename, on_dump, target, phases, text)
 
 
 def _compile_module(
@@ -132,6 +132,7 @@ def _compile_module(
     on_dump: Callable[[str], None] | None,
     target: SMInfo,
     phases: list[Phase],
+    source: str | None = None,
 ) -> CompileResult:
     from openptxas.lower import lower_function
     from openptxas.passes.manager import PassContext, run_phases
@@ -189,7 +190,7 @@ def _compile_module(
 
     if not compiled:
         _refuse_global_data_without_kernels(module)
-    result.cubin = build_cubin(module, compiled, target, options)
+    result.cubin = build_cubin(module, compiled, target, options, source)
     return result
 
 
