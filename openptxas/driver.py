@@ -19,11 +19,12 @@ from openptxas.diag import (
     PtxSyntaxError,
     Severity,
     UnsupportedFeature,
+    UsageError,
 )
 from openptxas.options import Options
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
     from openptxas.passes.manager import Phase
     from openptxas.ptx.ast import Module
@@ -57,6 +58,8 @@ class CompileResult:
     timings: dict[str, float] = field(default_factory=dict)
     # ``-v`` lines ptxas prints before the report (register-limit overrides, in compile order)
     notes: list[str] = field(default_factory=list)
+    # False for a virtual target (compute_XX, lto_XX): the PTX was only checked, no cubin
+    generated: bool = True
 
     def verbose_report(self) -> str:
         """The ``-v`` report in ptxas 13.0.88's format."""
@@ -92,11 +95,26 @@ def compile_ptx(
     options: Options,
     filename: str = "<input>",
     on_dump: Callable[[str], None] | None = None,
+    on_checked: Callable[[], None] | None = None,
 ) -> CompileResult:
     """Compile PTX text to a cubin. Raises OpenPtxasError (with diagnostics) on bad input or
     unsupported features; never writes files. ``on_dump`` receives each function's phase dumps
     as soon as its phases ran, so a dump reaches the user even when a later stage (another
-    function, or encoding) fails; without it they are collected in ``CompileResult.dumps``."""
+    function, or encoding) fails; without it they are collected in ``CompileResult.dumps``.
+    ``on_checked`` runs once the PTX parsed and checked, before code generation (the CLI checks
+    its output path there, where ptxas does)."""
+    return compile_sources([(filename, text)], options, on_dump, on_checked)
+
+
+def compile_sources(
+    sources: Sequence[tuple[str, str]],
+    options: Options,
+    on_dump: Callable[[str], None] | None = None,
+    on_checked: Callable[[], None] | None = None,
+) -> CompileResult:
+    """Compile one or several PTX modules ``(filename, text)`` into one cubin, as ptxas does
+    with several input files: their functions and variables form one program (a name defined
+    in two of them is a duplicate definition), compiled in reverse order of definition."""
     from openptxas.passes.manager import check_phase_names
     from openptxas.pipeline import pipeline
     from openptxas.ptx import remap_syntax_error
@@ -104,39 +122,80 @@ def compile_ptx(
     from openptxas.ptx.parser import parse
     from openptxas.targets import get_target
 
+    if not options.generates_code:
+        # compute_XX / lto_XX: ptxas parses and checks for that SM, and writes nothing
+        options = options.with_(arch="sm_" + options.arch.split("_", 1)[1])
+        return _check_only(sources, options)
     target = get_target(options.arch)
     if options.compile_only:
         raise UnsupportedFeature("relocatable output (-c) is not supported by openptxas yet")
     if options.device_debug:
         raise UnsupportedFeature("debug information (-g) is not supported by openptxas yet")
+    if not options.fmad:
+        # --fmad=false: no multiply-add contraction (FmaContraction is the only pass that fuses)
+        options = options.with_(disable_phases=(*options.disable_phases, "FmaContraction"))
     phases = pipeline()
     check_phase_names(phases, options)
-    try:
-        module = parse(text, filename)
-    except PtxSyntaxError as exc:
-        remap_syntax_error(exc)
-        raise
+    modules = []
+    for filename, text in sources:
+        try:
+            modules.append(parse(text, filename))
+        except PtxSyntaxError as exc:
+            remap_syntax_error(exc)
+            raise
+    module = modules[0] if len(modules) == 1 else _merge(modules)
     if isinstance(module.line_map, LineMap):  # `#line` markers: report their lines and files
         try:
-            return _compile_module(module, options, filename, on_dump, target, phases)
+            return _compile_module(module, options, on_dump, on_checked, target, phases)
         except OpenPtxasError as exc:
             remap_error(exc, module.line_map, body_lines(module))
             raise
-    return _compile_module(module, options, filename, on_dump, target, phases)
+    return _compile_module(module, options, on_dump, on_checked, target, phases)
+
+
+def _merge(modules: list[Module]) -> Module:
+    """Several parsed modules as one program: the first one's header, then every module's
+    other items in order."""
+    from openptxas.ptx.ast import AddressSizeDirective, Module, TargetDirective, VersionDirective
+
+    header = (VersionDirective, TargetDirective, AddressSizeDirective)
+    items = list(modules[0].items)
+    for m in modules[1:]:
+        items.extend(it for it in m.items if not isinstance(it, header))
+    return Module(tuple(items), modules[0].file, modules[0].span)
+
+
+def _check_only(sources: Sequence[tuple[str, str]], options: Options) -> CompileResult:
+    from openptxas.ptx import remap_syntax_error
+    from openptxas.ptx.parser import parse
+
+    modules = []
+    for filename, text in sources:
+        try:
+            modules.append(parse(text, filename))
+        except PtxSyntaxError as exc:
+            remap_syntax_error(exc)
+            raise
+    module = modules[0] if len(modules) == 1 else _merge(modules)
+    _check(module, options)
+    return CompileResult(b"", options.arch, generated=False)
 
 
 def _compile_module(
     module: Module,
     options: Options,
-    filename: str,
     on_dump: Callable[[str], None] | None,
+    on_checked: Callable[[], None] | None,
     target: SMInfo,
     phases: list[Phase],
 ) -> CompileResult:
     from openptxas.lower import lower_function
     from openptxas.passes.manager import PassContext, run_phases
 
-    _check(module, options, filename)
+    _check(module, options)
+    _check_entries(module, options)
+    if on_checked is not None:
+        on_checked()
     result = CompileResult(b"", target.name)
     maxrreg = _maxrregcount(options, target, result)
     compiled = []
@@ -238,7 +297,22 @@ def _maxrregcount(options: Options, target: SMInfo, result: CompileResult) -> in
     return n
 
 
-def _check(module: Module, options: Options, filename: str) -> None:
+def _check_entries(module: Module, options: Options) -> None:
+    """``-e NAME`` must name an entry of the program; ``--compile-as-tools-patch`` allows none
+    (ptxas 13.0.88's messages; the trailing blank is ptxas's)."""
+    names = {f.name for f in module.entries}
+    for name in options.entries:
+        if name not in names:
+            raise UsageError(f"Unknown function {name}")
+    if ("compile-as-tools-patch", "") in options.tuning and module.entries:
+        msg = (
+            "Entry function is not allowed when command line option "
+            "'--compile-as-tools-patch' is specified "
+        )
+        raise OpenPtxasError(msg, diagnostics=[Diagnostic(Severity.ERROR, msg)])
+
+
+def _check(module: Module, options: Options) -> None:
     """Run the PTX checker; collect its errors."""
     from openptxas.ptx import check as checker
 
