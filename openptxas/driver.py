@@ -197,6 +197,17 @@ def _compile_module(
     if on_checked is not None:
         on_checked()
     result = CompileResult(b"", target.name)
+    tmem = ("g-tensor-memory-access-check", "gno-tensor-memory-access-check")
+    if any((name, "") in options.tuning for name in tmem) and not _has_tcgen05(module.target):
+        # ptxas 13.0.88's info line; it names the PTX's .target, not -arch
+        result.diagnostics.append(
+            Diagnostic(
+                Severity.INFO,
+                "Command line option '--g-tensor-memory-access-check / "
+                f"--gno-tensor-memory-access-check' not supported for '.target {module.target}', "
+                "will be ignored",
+            )
+        )
     maxrreg = _maxrregcount(options, target, result)
     compiled = []
     # ptxas compiles (and reports) functions in reverse order of definition.
@@ -295,6 +306,11 @@ def _maxrregcount(options: Options, target: SMInfo, result: CompileResult) -> in
         )
         return target.min_maxrregcount
     return n
+
+
+def _has_tcgen05(arch: str | None) -> bool:
+    digits = "".join(c for c in (arch or "") if c.isdigit())
+    return bool(digits) and int(digits) >= 100
 
 
 def _check_entries(module: Module, options: Options) -> None:

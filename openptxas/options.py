@@ -168,7 +168,7 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "compiler-stats",
-        "compiler-stats",
+        "",  # no short spelling (ptxas: Unknown option 'compiler-stats')
         Kind.LIST,
         _I,
         "Print compile statistics (hidden ptxas option): time, memory.",
@@ -203,7 +203,7 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
     OptionSpec(
         "device-function-maxrregcount",
         "func-maxrregcount",
-        Kind.REGCOUNT,
+        Kind.STR,  # ptxas does not check the value (ignored for whole-program compilation)
         _M,
         "Register limit of device functions (with -c only).",
         "<archmax/archmin/N>",
@@ -577,8 +577,8 @@ def parse_args(argv: Sequence[str]) -> ParsedArgs:
             continue
         name, eq, val = a.partition("=")
         spec = _BY_NAME.get(name)
-        if spec is None and name.startswith("-O") and not name.startswith("--") and not eq:
-            spec, val, eq = _BY_NAME["-O"], name[2:], "="  # -O3
+        if spec is None and name[:2] in ("-O", "-m") and name[1:2] != "-" and not eq:
+            spec, val, eq = _BY_NAME[name[:2]], name[2:], "="  # -O3, -m64
         if spec is None:
             raise UsageError(f"Unknown option '{name[1:]}'")
         if spec.long == "opt-level" and name == "-O" and not eq:
@@ -606,13 +606,13 @@ def parse_args(argv: Sequence[str]) -> ParsedArgs:
                     "'min', or '0'"
                 )
             raise UsageError(f"Value '{val}' is not defined for option '{long}'")
-        elif spec.kind is Kind.LIST and spec.choices:
+        elif spec.kind is Kind.LIST and spec.choices and val:
             for v in val.split(","):
                 if v not in spec.choices:
                     raise UsageError(f"Value '{v}' is not defined for option '{long}'")
         if spec.kind is Kind.LIST:
             if long == "input-as-string":
-                lists.setdefault(long, []).extend(val.split(","))
+                lists.setdefault(long, []).append(val)  # ptxas does not split the text
             else:
                 lists.setdefault(long, []).extend(v for v in val.split(",") if v)
             continue
@@ -628,7 +628,12 @@ def parse_args(argv: Sequence[str]) -> ParsedArgs:
                     )
                 )
             last[long] = val
-        if spec.effect is Effect.TUNING:
+        if spec.effect is Effect.UNSUPPORTED and long == "sanitize":
+            raise UsageError(
+                f"Command line option '--{long}' is not supported by openptxas yet "
+                "(no instrumentation)"
+            )
+        if spec.effect in (Effect.TUNING, Effect.MESSAGE):
             tuning.append((long, val))
         match long:
             case "gpu-name":
@@ -727,15 +732,6 @@ def _option_messages(
             "Command line option '--legacy-bar-warp-wide-behavior' not supported for "
             "'.target sm_70', will be ignored"
         )
-    if flags & {"g-tensor-memory-access-check", "gno-tensor-memory-access-check"}:
-        family = arch.split("_", 1)[1].rstrip("af")
-        if int(family) < 100:
-            w(
-                "Command line option '--g-tensor-memory-access-check / "
-                f"--gno-tensor-memory-access-check' not supported for '.target {arch}', "
-                "will be ignored",
-                Severity.INFO,
-            )
     if "suppress-debug-info" in flags and not flags & {"device-debug", "generate-line-info"}:
         w(
             "Option suppress-debug-info requires option device-debug or lineinfo; ignoring "
