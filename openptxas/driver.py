@@ -320,12 +320,16 @@ def _check_entries(module: Module, options: Options) -> None:
     for name in options.entries:
         if name not in names:
             raise UsageError(f"Unknown function {name}")
-    if ("compile-as-tools-patch", "") in options.tuning and module.entries:
-        msg = (
-            "Entry function is not allowed when command line option "
-            "'--compile-as-tools-patch' is specified "
+    if ("compile-as-tools-patch", "") in options.tuning:
+        if module.entries:
+            msg = (
+                "Entry function is not allowed when command line option "
+                "'--compile-as-tools-patch' is specified "
+            )
+            raise OpenPtxasError(msg, diagnostics=[Diagnostic(Severity.ERROR, msg)])
+        raise UnsupportedFeature(
+            "patch code for CUDA tools (--compile-as-tools-patch) is not supported by openptxas yet"
         )
-        raise OpenPtxasError(msg, diagnostics=[Diagnostic(Severity.ERROR, msg)])
 
 
 def _check(module: Module, options: Options) -> None:

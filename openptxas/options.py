@@ -147,9 +147,9 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
         "compile-as-tools-patch",
         "astoolspatch",
         _F,
-        _I,
+        _U,
         "Compile patch code for CUDA tools (no entry functions allowed).",
-        note="as ptxas, a module with an entry function is an error",
+        note="refused (an entry function: ptxas's error)",
     ),
     OptionSpec(
         "compile-only",

@@ -128,6 +128,10 @@ def _files(d: Path) -> None:
     (d / "b.ptx").write_text(VEC_B)
     (d / "muladd.ptx").write_text(MULADD)
     (d / "double.ptx").write_text(DOUBLE)
+    (d / "func.ptx").write_text(
+        ".version 9.0\n.target sm_90\n.address_size 64\n"
+        ".visible .func (.reg .b32 r) f(.reg .b32 a) { add.u32 r, a, 1; ret; }\n"
+    )
     (d / "opts.txt").write_text('-v  --opt-level 2\n-o "out file.cubin"\n')
 
 
@@ -179,7 +183,8 @@ def _command(s: OptionSpec, form: list[str]) -> list[str]:
 DIFFERS = {
     s.long
     for s in OPTION_TABLE
-    if s.effect is Effect.UNSUPPORTED or s.long in ("generate-line-info", "help")
+    if (s.effect is Effect.UNSUPPORTED and s.long != "compile-as-tools-patch")
+    or s.long in ("generate-line-info", "help")
 }
 
 CASES = [
@@ -253,6 +258,8 @@ def test_every_option_accepted_and_documented(
         value = SAMPLE.get(s.long, "")
         args = _command(s, [f"--{s.long}={value}"] if s.takes_value else [f"--{s.long}"])
         args = [a.replace(PTX_ARG, VEC_ADD) for a in args]
+        if s.long == "compile-as-tools-patch":  # patch code: device functions only
+            args = [a.replace("k.ptx", "func.ptx") for a in args]
         r = ours(args, tmp_path, capfd)
         if s.effect is Effect.UNSUPPORTED:
             assert r.rc == 255 and "openptxas" in r.err and r.cubin is None, s.long
@@ -261,7 +268,9 @@ def test_every_option_accepted_and_documented(
             accepted += 1
     unsupported = [s.long for s in OPTION_TABLE if s.effect is Effect.UNSUPPORTED]
     assert accepted == len(OPTION_TABLE) - len(unsupported)
-    assert sorted(unsupported) == ["compile-only", "device-debug", "sanitize"]
+    assert sorted(unsupported) == [
+        "compile-as-tools-patch", "compile-only", "device-debug", "sanitize"
+    ]  # fmt: skip
 
 
 @pytest.mark.parametrize("long", [s.long for s in OPTION_TABLE if s.effect is Effect.TUNING])
@@ -502,3 +511,15 @@ def test_output_file_mode_and_unwritable_path(
             args = ["-arch=sm_90", "-v", ptx, "-o", out]
             o, t = ours(args, tmp_path, capfd), theirs(args, tmp_path)
             assert (o.rc, _norm(o.err)) == (t.rc, _norm(t.err))
+
+
+def test_docs_tables_current() -> None:
+    """docs/cli.md's option tables are generated from OPTION_TABLE (scripts/gen_cli_doc.py)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gen", ROOT / "scripts" / "gen_cli_doc.py")
+    assert spec is not None and spec.loader is not None
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    doc = (ROOT / "docs" / "cli.md").read_text()
+    assert gen.render(doc) == doc, "run: python scripts/gen_cli_doc.py"
