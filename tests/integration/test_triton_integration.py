@@ -198,8 +198,9 @@ def test_in_process_hook(name: str, fresh_cache: Path, monkeypatch: pytest.Monke
 
 def test_in_process_errors_are_ptxas_errors(fresh_cache: Path) -> None:
     """A PTX error reaches Triton as its PTXASError carrying openptxas's diagnostics."""
-    import openptxas.integrations.triton as ot
     from triton.runtime.errors import PTXASError
+
+    import openptxas.integrations.triton as ot
 
     backend_cls = triton.backends.nvidia.compiler.CUDABackend
     with ot.enabled():
@@ -207,8 +208,7 @@ def test_in_process_errors_are_ptxas_errors(fresh_cache: Path) -> None:
         opts = backend.parse_options({})
         with pytest.raises(PTXASError, match="Not a name of any known instruction"):
             backend.make_cubin(
-                ".version 9.0\n.target sm_90a\n.address_size 64\n"
-                ".visible .entry k() { bogus; }\n",
+                ".version 9.0\n.target sm_90a\n.address_size 64\n.visible .entry k() { bogus; }\n",
                 {"name": "k"},
                 opts,
                 90,
