@@ -77,6 +77,10 @@ class _OutputError(Exception):
     pass
 
 
+class _Aborted(Exception):
+    pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     rc = _main(args)
@@ -130,6 +134,7 @@ def _main(args: list[str]) -> int:
             print(_fatal("Ptx assembly aborted due to errors"), file=sys.stderr)
             return EXIT_ERROR
     t0 = time.perf_counter()
+    early: list[Diagnostic] = []
     try:
         from openptxas.driver import compile_sources
 
@@ -145,11 +150,16 @@ def _main(args: list[str]) -> int:
             sys.stdout.write(dump)
             sys.stdout.flush()
 
-        def on_checked() -> None:
+        def on_checked(diags: list[Diagnostic]) -> None:
+            early.extend(diags)  # warnings of the PTX itself, printed before the output check
+            if not _print_warnings(diags, opts):
+                raise _Aborted
             if not _output_writable(opts.output):
                 raise _OutputError(opts.output)
 
         result = compile_sources(sources, opts, on_dump, on_checked)
+    except _Aborted:
+        return EXIT_ERROR
     except _OutputError:
         print(_fatal(f"Output file '{opts.output}' could not be opened"), file=sys.stderr)
         return EXIT_ERROR
@@ -181,7 +191,7 @@ def _main(args: list[str]) -> int:
     elapsed_ms = (time.perf_counter() - t0) * 1000.0
     if not result.generated:
         return 0  # compute_XX / lto_XX: checked only, as ptxas (no report, no file)
-    if not _print_warnings(result.diagnostics, opts):
+    if not _print_warnings(result.diagnostics[len(early) :], opts, footer=False):
         return EXIT_ERROR
     if opts.verbose:
         sys.stderr.write(result.verbose_report())
@@ -198,9 +208,10 @@ def _main(args: list[str]) -> int:
     return 0
 
 
-def _print_warnings(diags: list[Diagnostic], opts: Options) -> bool:
+def _print_warnings(diags: list[Diagnostic], opts: Options, footer: bool = True) -> bool:
     """Print warnings (and other diagnostics) as ptxas does; with -Werror a warning is an error
-    and the run stops after them (False)."""
+    and the run stops after them (False), closed by the 'aborted' line unless ``footer`` is
+    False (ptxas prints none for warnings of code generation)."""
     failed = False
     for d in diags:
         if d.severity is Severity.WARNING:
@@ -210,7 +221,7 @@ def _print_warnings(diags: list[Diagnostic], opts: Options) -> bool:
                 d = Diagnostic(Severity.ERROR, d.message, d.span)
                 failed = True
         print(d.render(), file=sys.stderr)
-    if failed:
+    if failed and footer:
         print(_fatal("Ptx assembly aborted due to errors"), file=sys.stderr)
     return not failed
 

@@ -95,14 +95,15 @@ def compile_ptx(
     options: Options,
     filename: str = "<input>",
     on_dump: Callable[[str], None] | None = None,
-    on_checked: Callable[[], None] | None = None,
+    on_checked: Callable[[list[Diagnostic]], None] | None = None,
 ) -> CompileResult:
     """Compile PTX text to a cubin. Raises OpenPtxasError (with diagnostics) on bad input or
     unsupported features; never writes files. ``on_dump`` receives each function's phase dumps
     as soon as its phases ran, so a dump reaches the user even when a later stage (another
     function, or encoding) fails; without it they are collected in ``CompileResult.dumps``.
-    ``on_checked`` runs once the PTX parsed and checked, before code generation (the CLI checks
-    its output path there, where ptxas does)."""
+    ``on_checked`` runs once the PTX parsed and checked, before code generation, with the
+    warnings found so far (the CLI prints them and checks its output path there, where ptxas
+    does); they are in ``CompileResult.diagnostics`` too."""
     return compile_sources([(filename, text)], options, on_dump, on_checked)
 
 
@@ -110,7 +111,7 @@ def compile_sources(
     sources: Sequence[tuple[str, str]],
     options: Options,
     on_dump: Callable[[str], None] | None = None,
-    on_checked: Callable[[], None] | None = None,
+    on_checked: Callable[[list[Diagnostic]], None] | None = None,
 ) -> CompileResult:
     """Compile one or several PTX modules ``(filename, text)`` into one cubin, as ptxas does
     with several input files: their functions and variables form one program (a name defined
@@ -185,7 +186,7 @@ def _compile_module(
     module: Module,
     options: Options,
     on_dump: Callable[[str], None] | None,
-    on_checked: Callable[[], None] | None,
+    on_checked: Callable[[list[Diagnostic]], None] | None,
     target: SMInfo,
     phases: list[Phase],
 ) -> CompileResult:
@@ -194,11 +195,14 @@ def _compile_module(
 
     _check(module, options)
     _check_entries(module, options)
-    if on_checked is not None:
-        on_checked()
     result = CompileResult(b"", target.name)
+    maxrreg = _maxrregcount(options, target, result)  # its warnings come first (ptxas)
+    if options.has("warn-on-double-precision-use"):
+        result.diagnostics.extend(_double_warnings(module))
+    if on_checked is not None:
+        on_checked(list(result.diagnostics))
     tmem = ("g-tensor-memory-access-check", "gno-tensor-memory-access-check")
-    if any((name, "") in options.tuning for name in tmem) and not _has_tcgen05(module.target):
+    if any(options.has(name) for name in tmem) and not _has_tcgen05(module.target):
         # ptxas 13.0.88's info line; it names the PTX's .target, not -arch
         result.diagnostics.append(
             Diagnostic(
@@ -208,7 +212,6 @@ def _compile_module(
                 "will be ignored",
             )
         )
-    maxrreg = _maxrregcount(options, target, result)
     compiled = []
     # ptxas compiles (and reports) functions in reverse order of definition.
     for func in reversed(module.entries):
@@ -251,6 +254,16 @@ def _compile_module(
                 compile_ms=(time.perf_counter() - t0) * 1000.0,
             )
         )
+    if options.has("warn-on-local-memory-usage"):
+        for f in result.functions:
+            if f.stack_frame:
+                result.diagnostics.append(
+                    Diagnostic(
+                        Severity.WARNING,
+                        f"Local memory used for function '{f.name}', size of stack frame: "
+                        f"{f.stack_frame} bytes",
+                    )
+                )
     # then each device function a kernel calls (ptxas: by name), whose frame the kernels' include
     called = {name for _, fn in compiled for name, _entry in fn.subroutines}
     for name in sorted(called):
@@ -308,6 +321,24 @@ def _maxrregcount(options: Options, target: SMInfo, result: CompileResult) -> in
     return n
 
 
+def _double_warnings(module: Module) -> list[Diagnostic]:
+    """``--warn-on-double-precision-use``: ptxas 13.0.88 warns at each instruction with an f64
+    type, in source order (twice for a cvt to or from f64); moves of .b64 do not count."""
+    from openptxas.ptx.types import PtxType
+
+    out: list[Diagnostic] = []
+    for fn in module.functions:
+        if fn.body is None:
+            continue
+        for ins in fn.body.instructions():
+            if PtxType.F64 in ins.types or ins.type is PtxType.F64:
+                d = Diagnostic(
+                    Severity.WARNING, "Program is doing double precision computations.", ins.span
+                )
+                out.extend([d, d] if ins.opcode == "cvt" else [d])
+    return out
+
+
 def _has_tcgen05(arch: str | None) -> bool:
     digits = "".join(c for c in (arch or "") if c.isdigit())
     return bool(digits) and int(digits) >= 100
@@ -320,7 +351,7 @@ def _check_entries(module: Module, options: Options) -> None:
     for name in options.entries:
         if name not in names:
             raise UsageError(f"Unknown function {name}")
-    if ("compile-as-tools-patch", "") in options.tuning:
+    if options.has("compile-as-tools-patch"):
         if module.entries:
             msg = (
                 "Entry function is not allowed when command line option "

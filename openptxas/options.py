@@ -43,8 +43,8 @@ class Options:
     entries: tuple[str, ...] = ()  # -e: compile only these entries
     inputs: tuple[str, ...] = ()
     compiler_stats: tuple[str, ...] = ()  # --compiler-stats time,memory
-    # options accepted that only tune ptxas's own internals: (long name, value) as given
-    tuning: tuple[tuple[str, str], ...] = ()
+    # every ptxas option given, as (long name, value) ("" for a flag), in order
+    given: tuple[tuple[str, str], ...] = ()
     # openptxas extensions (knobs ptxas does not have)
     dump_phases: tuple[str, ...] = ()  # --dump-phase NAME (or "all")
     disable_phases: tuple[str, ...] = ()  # --disable-phase NAME
@@ -56,6 +56,10 @@ class Options:
 
     def with_(self, **kw: object) -> Options:
         return replace(self, **kw)  # type: ignore[arg-type]
+
+    def has(self, long: str) -> bool:
+        """Whether the ptxas option ``--long`` was given."""
+        return any(name == long for name, _ in self.given)
 
     @property
     def generates_code(self) -> bool:
@@ -443,17 +447,15 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
         "warn-on-double-precision-use",
         "warn-double-usage",
         _F,
-        _T,
+        _I,
         "Warn when doubles are used.",
-        note="accepted; the warning itself is not printed yet",
     ),
     OptionSpec(
         "warn-on-local-memory-usage",
         "warn-lmem-usage",
         _F,
-        _T,
+        _I,
         "Warn when local memory is used.",
-        note="accepted; the warning itself is not printed yet",
     ),
     OptionSpec(
         "warn-on-spills",
@@ -461,7 +463,7 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
         _F,
         _T,
         "Warn when registers are spilled.",
-        note="accepted; the warning itself is not printed yet",
+        note="accepted; openptxas does not report spills yet, so it never warns",
     ),
     OptionSpec("warning-as-error", "Werror", _F, _I, "Make all warnings into errors."),
 )
@@ -564,7 +566,7 @@ def parse_args(argv: Sequence[str]) -> ParsedArgs:
     lists: dict[str, list[str]] = {}
     dumps: list[str] = []
     disables: list[str] = []
-    tuning: list[tuple[str, str]] = []
+    given: list[tuple[str, str]] = []
     warnings: list[Diagnostic] = []
     flags: set[str] = set()
     last: dict[str, str] = {}
@@ -633,8 +635,8 @@ def parse_args(argv: Sequence[str]) -> ParsedArgs:
                 f"Command line option '--{long}' is not supported by openptxas yet "
                 "(no instrumentation)"
             )
-        if spec.effect in (Effect.TUNING, Effect.MESSAGE):
-            tuning.append((long, val))
+        if spec in OPTION_TABLE:
+            given.append((long, val))
         match long:
             case "gpu-name":
                 o["arch"] = val
@@ -681,13 +683,11 @@ def parse_args(argv: Sequence[str]) -> ParsedArgs:
         disable_phases=tuple(disables),
         entries=tuple(lists.get("entry", ())),
         compiler_stats=tuple(dict.fromkeys(lists.get("compiler-stats", ()))),
-        tuning=tuple(tuning),
+        given=tuple(given),
         command_line=" ".join(argv),
         warnings=tuple(warnings),
         **o,  # type: ignore[arg-type]
     )
-    if "compile-as-tools-patch" in flags:
-        opts = opts.with_(tuning=(*opts.tuning, ("compile-as-tools-patch", "")))
     return ParsedArgs(
         opts,
         show_version="version" in flags,

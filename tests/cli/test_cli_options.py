@@ -47,6 +47,28 @@ MULADD = """.version 9.0
   ret;
 }
 """
+# doubles (one cvt: warned twice) and a local array
+USAGE = """.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 p)
+{
+  .reg .f64 %d<4>;
+  .reg .f32 %f<3>;
+  .reg .b64 %rd<3>;
+  .local .align 8 .b8 buf[64];
+  ld.param.u64 %rd1, [p];
+  cvta.to.global.u64 %rd2, %rd1;
+  ld.global.f32 %f1, [%rd2];
+  cvt.f64.f32 %d1, %f1;
+  add.f64 %d2, %d1, %d1;
+  st.local.f64 [buf], %d2;
+  ld.local.f64 %d3, [buf+8];
+  mov.b64 %rd1, %d3;
+  st.global.f64 [%rd2], %d3;
+  ret;
+}
+"""
 DOUBLE = """.version 9.0
 .target sm_90
 .address_size 64
@@ -128,6 +150,7 @@ def _files(d: Path) -> None:
     (d / "b.ptx").write_text(VEC_B)
     (d / "muladd.ptx").write_text(MULADD)
     (d / "double.ptx").write_text(DOUBLE)
+    (d / "usage.ptx").write_text(USAGE)
     (d / "func.ptx").write_text(
         ".version 9.0\n.target sm_90\n.address_size 64\n"
         ".visible .func (.reg .b32 r) f(.reg .b32 a) { add.u32 r, a, 1; ret; }\n"
@@ -457,6 +480,31 @@ def test_messages_as_ptxas(
     """Warnings and info lines options cause, their -w/-Werror forms, redefinitions."""
     _files(tmp_path)
     full = ["-arch=sm_90", *args, "k.ptx", "-o", "out.cubin"]
+    o, t = ours(full, tmp_path, capfd), theirs(full, tmp_path)
+    assert o.rc == t.rc
+    assert _norm(o.err) == _norm(t.err)
+    assert (o.cubin is None) == (t.cubin is None)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-warn-double-usage", "-v"],
+        ["-warn-lmem-usage", "-v"],
+        ["--warn-on-double-precision-use", "--warn-on-local-memory-usage", "-v"],
+        ["-warn-double-usage", "-warn-lmem-usage", "-w"],
+        ["-warn-lmem-usage", "-Werror"],
+        ["-warn-double-usage", "-o", "/nonexistent/x.cubin"],
+    ],
+    ids=lambda a: "_".join(a),
+)
+def test_usage_warnings_as_ptxas(
+    args: list[str], tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """--warn-on-double-precision-use (each f64 instruction, a cvt twice, before the output
+    check) and --warn-on-local-memory-usage (each function with a frame, before -v)."""
+    _files(tmp_path)
+    full = ["-arch=sm_90", "usage.ptx", "-o", "out.cubin", *args]
     o, t = ours(full, tmp_path, capfd), theirs(full, tmp_path)
     assert o.rc == t.rc
     assert _norm(o.err) == _norm(t.err)
