@@ -132,9 +132,6 @@ def compile_sources(
         raise UnsupportedFeature("relocatable output (-c) is not supported by openptxas yet")
     if options.device_debug:
         raise UnsupportedFeature("debug information (-g) is not supported by openptxas yet")
-    if not options.fmad:
-        # --fmad=false: no multiply-add contraction (FmaContraction is the only pass that fuses)
-        options = options.with_(disable_phases=(*options.disable_phases, "FmaContraction"))
     phases = pipeline()
     check_phase_names(phases, options)
     modules = []
