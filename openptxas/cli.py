@@ -56,16 +56,17 @@ def usage() -> str:
         left = f"--{s.long}" + (f" {s.metavar}" if s.metavar else (" <value>" * s.takes_value))
         short = f"(-{s.short})" if s.short else ""
         lines.append("")
-        lines.append(f"{left:<52}{short}")
+        lines.append(f"{left:<52}{short}".rstrip())
         lines.append(f"        {s.help}")
-        if s.effect is not Effect.IMPLEMENTED or s.note:
-            what = {
-                Effect.IMPLEMENTED: "",
-                Effect.TUNING: "Tunes ptxas's internals: accepted, no effect in openptxas. ",
-                Effect.MESSAGE: "",
-                Effect.UNSUPPORTED: "",
-            }[s.effect]
-            lines.append(f"        openptxas: {what}{s.note}".rstrip())
+        more = f"; {s.note}" if s.note else ""
+        what = {
+            Effect.IMPLEMENTED: f"as ptxas{more}." if s.note else "",
+            Effect.TUNING: f"accepted; tunes ptxas's internals, no effect here{more}.",
+            Effect.MESSAGE: f"ptxas's message only{more}.",
+            Effect.UNSUPPORTED: f"refused: {s.note}.",
+        }[s.effect]
+        if what:
+            lines.append(f"        openptxas: {what}")
     return "\n".join(lines) + "\n\n"
 
 

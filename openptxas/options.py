@@ -153,7 +153,7 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
         _F,
         _U,
         "Compile patch code for CUDA tools (no entry functions allowed).",
-        note="refused (an entry function: ptxas's error)",
+        note="not supported yet (with an entry function: ptxas's error)",
     ),
     OptionSpec(
         "compile-only",
@@ -161,7 +161,7 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
         _F,
         _U,
         "Generate a relocatable object.",
-        note="refused: relocatable output is not supported yet",
+        note="relocatable output is not supported yet",
     ),
     OptionSpec(
         "compiler-annotations",
@@ -202,7 +202,7 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
         _F,
         _U,
         "Generate debug information for device code.",
-        note="refused: DWARF output is not supported yet",
+        note="DWARF output is not supported yet",
     ),
     OptionSpec(
         "device-function-maxrregcount",
@@ -400,7 +400,7 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
         "Instrument code for a sanitizer tool.",
         "<string>",
         ("memcheck", "threadsteer"),
-        note="refused: no instrumentation yet",
+        note="no instrumentation yet",
     ),
     OptionSpec("sp-bounds-check", "sp-bounds-check", _F, _T, "Stack-pointer bounds-checking code."),
     OptionSpec(
