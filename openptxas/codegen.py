@@ -215,10 +215,4 @@ def _dims(v: tuple[int, ...] | None) -> tuple[int, int, int] | None:
 
 def _tkinfo_options(options: Options, target: SMInfo) -> str:
     """The command line as ptxas records it in .note.nv.tkinfo (``-v  -arch sm_90 ``)."""
-    parts = []
-    if options.verbose:
-        parts.append("-v ")
-    parts.append(f"-arch {target.name} ")
-    if options.opt_level != 3:
-        parts.append(f"-O{options.opt_level} ")
-    return " ".join(parts) if not options.verbose else "-v  " + " ".join(parts[1:])
+    return options.with_(arch=target.name).tkinfo_command_line()

@@ -57,6 +57,37 @@ class Options:
     def with_(self, **kw: object) -> Options:
         return replace(self, **kw)  # type: ignore[arg-type]
 
+    def tkinfo_command_line(self) -> str:
+        """The command line as ptxas records it in ``.note.nv.tkinfo``: every option given, in
+        ptxas's own order (not the command line's), short spelling, value as given
+        (``-v  -O 1 -arch sm_90 -fmad false ``; a flag is followed by two blanks). Options made
+        through the library (no command line) are recorded as if given on it."""
+        vals: dict[str, str] = {}
+        for long, v in self.given:  # the last value, or every value of a list option
+            spec = _BY_LONG[long]
+            vals[long] = f"{vals[long]},{v}" if spec.kind is Kind.LIST and long in vals else v
+        derived = {
+            "verbose": "" if self.verbose else None,
+            "opt-level": str(self.opt_level) if self.opt_level != 3 else None,
+            "fmad": None if self.fmad else "false",
+            "maxrregcount": None if self.maxrregcount is None else str(self.maxrregcount),
+            "generate-line-info": "" if self.lineinfo else None,
+            "suppress-debug-info": "" if self.suppress_debug_info else None,
+            "disable-warnings": "" if self.disable_warnings else None,
+            "warning-as-error": "" if self.warning_as_error else None,
+        }
+        for long, d in derived.items():
+            if d is not None and long not in vals:
+                vals[long] = d
+        if self.entries:
+            vals["entry"] = ",".join(self.entries)
+        vals["gpu-name"] = self.arch
+        out = []
+        for long in TKINFO_ORDER:
+            if long in vals:
+                out.append(f"-{_BY_LONG[long].short} {vals[long]} ")
+        return "".join(out)
+
     def has(self, long: str) -> bool:
         """Whether the ptxas option ``--long`` was given."""
         return any(name == long for name, _ in self.given)
@@ -493,12 +524,66 @@ OWN_OPTIONS: tuple[OptionSpec, ...] = (
     ),
 )
 
+# The order in which ptxas 13.0.88 records the options given in .note.nv.tkinfo, whatever their
+# order on the command line (observed: every option at once, in both orders). Options it does
+# not record (--regAllocOptLevel, --compiler-stats, -o, -optf, -ias, ...) are not listed.
+TKINFO_ORDER: tuple[str, ...] = (
+    "suppress-stack-size-warning",
+    "entry",
+    "verbose",
+    "warn-on-local-memory-usage",
+    "warn-on-spills",
+    "warn-on-double-precision-use",
+    "dont-merge-basicblocks",
+    "return-at-end",
+    "disable-optimizer-constants",
+    "maxrregcount",
+    "minnctapersm",
+    "maxntid",
+    "override-directive-values",
+    "device-function-maxrregcount",
+    "register-usage-level",
+    "suppress-debug-info",
+    "generate-line-info",
+    "sp-bounds-check",
+    "device-stack-protector",
+    "opt-level",
+    "Ofast-compile",
+    "gpu-name",
+    "suppress-double-demote-warning",
+    "def-load-cache",
+    "def-store-cache",
+    "force-load-cache",
+    "force-store-cache",
+    "machine",
+    "warning-as-error",
+    "disable-warnings",
+    "optimize-float-atomics",
+    "preserve-relocs",
+    "make-errors-visible-at-exit",
+    "legacy-bar-warp-wide-behavior",
+    "suppress-async-bulk-multicast-advisory-warning",
+    "suppress-sparse-mma-advisory-info",
+    "sanitize",
+    "split-compile",
+    "fmad",
+    "allow-expensive-optimizations",
+    "extensible-whole-program",
+    "position-independent-code",
+    "g-tensor-memory-access-check",
+    "gno-tensor-memory-access-check",
+    "compiler-annotations",
+)
+
 # spelled name ("--gpu-name", "-arch") -> spec
 _BY_NAME: dict[str, OptionSpec] = {}
 for _s in (*OPTION_TABLE, *OWN_OPTIONS):
     _BY_NAME["--" + _s.long] = _s
     if _s.short:
         _BY_NAME["-" + _s.short] = _s
+
+
+_BY_LONG: dict[str, OptionSpec] = {s.long: s for s in OPTION_TABLE}
 
 
 def lookup(spelling: str) -> OptionSpec | None:
@@ -613,6 +698,7 @@ def parse_args(argv: Sequence[str]) -> ParsedArgs:
                 if v not in spec.choices:
                     raise UsageError(f"Value '{v}' is not defined for option '{long}'")
         if spec.kind is Kind.LIST:
+            given.append((long, val))
             if long == "input-as-string":
                 lists.setdefault(long, []).append(val)  # ptxas does not split the text
             else:
@@ -671,6 +757,7 @@ def parse_args(argv: Sequence[str]) -> ParsedArgs:
     for long, fld in flag_fields.items():
         if long in flags:
             o[fld] = True
+    _check_fast_compile(last)
     warnings.extend(_option_messages(flags, last, o))
     regcount = o.get("maxrregcount")
     if isinstance(regcount, str):
@@ -695,6 +782,19 @@ def parse_args(argv: Sequence[str]) -> ParsedArgs:
         list_version="list-version" in flags,
         input_strings=tuple(lists.get("input-as-string", ())),
     )
+
+
+def _check_fast_compile(values: dict[str, str]) -> None:
+    """-Ofc min/mid need -O1, -Ofc max needs -O0, when -O is given (ptxas 13.0.88)."""
+    level, ofc = values.get("opt-level"), values.get("Ofast-compile", "0")
+    if level is None or ofc == "0":
+        return
+    allowed = "0" if ofc == "max" else "1"
+    if str(_expected_int(level)) != allowed:
+        others = ",".join(n for n in ("0", "1", "2", "3") if n != allowed)
+        raise UsageError(
+            f"Conflicting options -opt-level=<{others}> and --Ofast-compile={ofc} specified"
+        )
 
 
 def _option_messages(

@@ -571,3 +571,54 @@ def test_docs_tables_current() -> None:
     spec.loader.exec_module(gen)
     doc = (ROOT / "docs" / "cli.md").read_text()
     assert gen.render(doc) == doc, "run: python scripts/gen_cli_doc.py"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["-v"],
+        ["-O2"],
+        ["-O3"],
+        ["--fmad=false"],
+        ["-lineinfo", "-suppress-debug-info"],
+        ["-lineinfo", "-v", "--regAllocOptLevel=2", "--fmad=false", "--gpu-name=sm_90a"],
+        ["-maxrregcount", "archmax", "-O5", "--fmad=true"],
+        ["-Werror", "-dlcm", "ca", "-annotate", "-w", "-m64", "-fmad=false", "-ewp",
+         "-split-compile", "2", "-pic", "false"],
+        ["-e", "vec_add", "-v", "-O1", "-Ofc", "mid"],
+        ["-warn-spills", "-warn-lmem-usage", "-no-bb-merge", "-ret-end", "-sp-bounds-check"],
+        ["-maxntid", "128,1,1", "-minnctapersm", "2", "-override-directive-values",
+         "-regUsageLevel", "3", "--compiler-stats=time"],
+    ],
+    ids=lambda a: "_".join(a) or "none",
+)  # fmt: skip
+def test_tkinfo_records_options_as_ptxas(
+    args: list[str], tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """ptxas records the options given in .note.nv.tkinfo, in its own order: the note is
+    byte-identical to ptxas's."""
+    from openptxas.elf.reader import read_cubin
+
+    def note(cubin: bytes | None) -> bytes:
+        assert cubin is not None
+        return b"".join(s.data() for _, s in read_cubin(cubin).find_sections(".note.nv.tkinfo"))
+
+    _files(tmp_path)
+    full = ["-arch=sm_90", *args, "k.ptx", "-o", "out.cubin"]
+    o, t = ours(full, tmp_path, capfd), theirs(full, tmp_path)
+    assert note(o.cubin) == note(t.cubin)
+    # the same options through the library record the same line
+    import openptxas
+
+    lib = openptxas.compile(VEC_ADD, args=full[:-3])
+    assert note(lib.cubin) == note(t.cubin)
+
+
+def test_fast_compile_conflicts_as_ptxas(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    _files(tmp_path)
+    for args in (["-O3", "-Ofc", "mid"], ["-O1", "-Ofc", "min"], ["-Ofc", "max", "-O3"],
+                 ["-O0", "-Ofc", "max"], ["-O2", "-Ofc", "0"], ["-Ofc", "mid"]):  # fmt: skip
+        full = ["-arch=sm_90", *args, "k.ptx", "-o", "out.cubin"]
+        o, t = ours(full, tmp_path, capfd), theirs(full, tmp_path)
+        assert (o.rc, o.err) == (t.rc, t.err), args
