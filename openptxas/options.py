@@ -494,7 +494,7 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
         _F,
         _T,
         "Warn when registers are spilled.",
-        note="accepted; openptxas does not report spills yet, so it never warns",
+        note="openptxas never spills to local memory (it refuses a kernel that would): no warning",
     ),
     OptionSpec("warning-as-error", "Werror", _F, _I, "Make all warnings into errors."),
 )
