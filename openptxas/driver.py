@@ -360,7 +360,7 @@ def _check_entries(module: Module, options: Options) -> None:
         )
 
 
-def _check(module: Module, options: Options) -> None:
+def _check(module: Module, options: Options, filename: str = "") -> None:
     """Run the PTX checker; collect its errors."""
     from openptxas.ptx import check as checker
 
