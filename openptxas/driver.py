@@ -299,7 +299,7 @@ def _maxrregcount(options: Options, target: SMInfo, result: CompileResult) -> in
     n = options.maxrregcount
     if n is None:
         return None
-    if n > target.gpr_count:
+    if n > target.gpr_count or n < 0:  # ptxas reads a negative count as a huge one
         result.diagnostics.append(
             Diagnostic(
                 Severity.WARNING, f"Too big maxrregcount value specified {n}, will be ignored"

@@ -682,11 +682,14 @@ def parse_args(argv: Sequence[str]) -> ParsedArgs:
         if spec.kind is Kind.BOOL:
             _expected_bool(val)
         elif spec.kind is Kind.INT:
-            _expected_int(val)
+            if _expected_int(val) < 0 and long == "split-compile":
+                raise UsageError(f"Invalid value '{val}' for option '--{long}'")
         elif spec.kind is Kind.REGCOUNT and val not in ("archmax", "archmin"):
-            if not val.isdigit():
+            if not val.removeprefix("-").isdigit():  # a negative count is "too big" (ptxas)
                 raise UsageError(f"Invalid value '{val}' for option '{long}'")
         elif spec.kind is Kind.CHOICE and val not in spec.choices:
+            if long == "machine":
+                _expected_int(val)  # -mfoo: "'foo': expected a number" first
             if long == "Ofast-compile":
                 raise UsageError(
                     f"Invalid value for --Ofast-compile/-Ofc ({val}), is not 'max', 'mid', "
@@ -727,7 +730,7 @@ def parse_args(argv: Sequence[str]) -> ParsedArgs:
             case "gpu-name":
                 o["arch"] = val
             case "opt-level":
-                o["opt_level"] = min(_expected_int(val), 3)
+                o["opt_level"] = max(0, min(_expected_int(val), 3))  # -O-1 compiles, as -O0
             case "output-file":
                 o["output"] = val
             case "maxrregcount":

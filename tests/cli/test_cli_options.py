@@ -471,6 +471,12 @@ def test_compiler_stats(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> No
         ["-astoolspatch"],
         ["-m64"],
         ["-O"],
+        ["-O-1", "-v"],
+        ["-maxrregcount=-5", "-v"],
+        ["-maxrregcount=-0", "-v"],
+        ["--split-compile=-1"],
+        ["-mfoo"],
+        ["-m", "32"],
     ],
     ids=lambda a: "_".join(a),
 )
