@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from openptxas import cli
-from openptxas.options import OPTION_TABLE, Effect, OptionSpec
+from openptxas.options import OPTION_TABLE, TKINFO_ORDER, Effect, OptionSpec
 from openptxas.testing.tools import find_tool
 from tests.conftest import need_tools
 
@@ -301,14 +301,23 @@ def test_tuning_options_leave_the_cubin_unchanged(
     long: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
     """Options that only tune ptxas's internals are accepted and change nothing in
-    openptxas's output (docs/cli.md says so for each)."""
+    openptxas's output but the command line recorded in .note.nv.tkinfo (as ptxas records
+    it: test_tkinfo_records_options_as_ptxas); docs/cli.md says so for each."""
     _files(tmp_path)
     spec = next(s for s in OPTION_TABLE if s.long == long)
     base = ours(["-arch=sm_90", "muladd.ptx", "-o", "out.cubin"], tmp_path, capfd)
     form = [f"--{long}", SAMPLE[long]] if spec.takes_value else [f"--{long}"]
     r = ours(["-arch=sm_90", *form, "muladd.ptx", "-o", "out.cubin"], tmp_path, capfd)
     assert r.rc == 0 and r.err == ""
-    assert r.cubin == base.cubin is not None
+    assert r.cubin is not None and base.cubin is not None
+    assert (r.cubin != base.cubin) == (long in TKINFO_ORDER)  # ptxas records it, or not
+    assert _without_tkinfo(r.cubin) == _without_tkinfo(base.cubin)
+
+
+def _without_tkinfo(cubin: bytes) -> list[tuple[str, object]]:
+    from openptxas.elf.reader import read_cubin
+
+    return [(s.name, s.content) for s in read_cubin(cubin).sections if s.name != ".note.nv.tkinfo"]
 
 
 # ---- effects of the implemented options ---------------------------------------------------
