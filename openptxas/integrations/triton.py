@@ -15,8 +15,9 @@ command line Triton would give ptxas (``-lineinfo``, ``--fmad=false`` when fusio
 calls :func:`openptxas.driver.compile_ptx`. Errors raise Triton's ``PTXASError`` with
 openptxas's diagnostics. Two more patches keep Triton consistent with the compiler it now uses:
 
-- ``CUDABackend.hash`` gains ``-openptxas-<version>``, so Triton's cache never hands back a
-  cubin that ptxas made for the same source (nor the other way round);
+- ``CUDABackend.hash`` is made of openptxas's ``--version`` text instead of ptxas's (what the
+  subprocess route gives too), so Triton's cache never hands back a cubin that ptxas made for
+  the same source (nor the other way round), and no ``ptxas --version`` subprocess runs;
 - the PTX ISA version Triton targets when none is given follows the ptxas release openptxas
   reimplements (13.0: PTX 9.0), as Triton does from ``ptxas --version``.
 
@@ -31,7 +32,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from openptxas import PTXAS_RELEASE, __version__
+from openptxas import PTXAS_RELEASE
 
 
 @dataclass
@@ -115,11 +116,14 @@ def install() -> Hook:
         "hash": cls.hash,
         "get_ptx_version_from_options": tc.get_ptx_version_from_options,
     }
-    orig_hash = cls.hash
     orig_ptx_version = tc.get_ptx_version_from_options
 
     def make_hash(self: Any) -> str:
-        return f"{orig_hash(self)}-openptxas-{__version__}"
+        # Triton's: f"{ptxas --version}-{arch}" (a subprocess); openptxas's version text instead,
+        # the same key the subprocess route gives, so both routes share cache entries
+        from openptxas.cli import VERSION_TEXT
+
+        return f"{VERSION_TEXT}-{self.target.arch}"
 
     def ptx_version(options: Any, arch: int) -> int:
         if options.ptx_version is None:
