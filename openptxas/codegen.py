@@ -156,8 +156,8 @@ def _line_info(
     from openptxas.elf.description import OpaqueSection, Reloc
     from openptxas.lineinfo import R_CUDA_64, CodeLines, has_loc, line_sections
 
-    if source is None or not (options.lineinfo or has_loc(module)):
-        return ()
+    if source is None or options.suppress_debug_info or not (options.lineinfo or has_loc(module)):
+        return ()  # (--suppress-debug-info drops them even when ptxas warns it is ignored)
     kernels = [
         CodeLines(fn.name, size, [i.line for i in fn.instrs()], func) for func, fn, size in code
     ]
@@ -252,10 +252,4 @@ def _dims(v: tuple[int, ...] | None) -> tuple[int, int, int] | None:
 
 def _tkinfo_options(options: Options, target: SMInfo) -> str:
     """The command line as ptxas records it in .note.nv.tkinfo (``-v  -arch sm_90 ``)."""
-    # ptxas's order and spacing: "-v  -lineinfo  -O 1 -arch sm_90 " (observed)
-    text = "-v  " if options.verbose else ""
-    if options.lineinfo:
-        text += "-lineinfo  "
-    if options.opt_level != 3:
-        text += f"-O {options.opt_level} "
-    return text + f"-arch {target.name} "
+    return options.with_(arch=target.name).tkinfo_command_line()

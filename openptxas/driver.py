@@ -19,11 +19,12 @@ from openptxas.diag import (
     PtxSyntaxError,
     Severity,
     UnsupportedFeature,
+    UsageError,
 )
 from openptxas.options import Options
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
     from openptxas.passes.manager import Phase
     from openptxas.ptx.ast import Module
@@ -57,6 +58,8 @@ class CompileResult:
     timings: dict[str, float] = field(default_factory=dict)
     # ``-v`` lines ptxas prints before the report (register-limit overrides, in compile order)
     notes: list[str] = field(default_factory=list)
+    # False for a virtual target (compute_XX, lto_XX): the PTX was only checked, no cubin
+    generated: bool = True
 
     def verbose_report(self) -> str:
         """The ``-v`` report in ptxas 13.0.88's format."""
@@ -92,11 +95,27 @@ def compile_ptx(
     options: Options,
     filename: str = "<input>",
     on_dump: Callable[[str], None] | None = None,
+    on_checked: Callable[[list[Diagnostic]], None] | None = None,
 ) -> CompileResult:
     """Compile PTX text to a cubin. Raises OpenPtxasError (with diagnostics) on bad input or
     unsupported features; never writes files. ``on_dump`` receives each function's phase dumps
     as soon as its phases ran, so a dump reaches the user even when a later stage (another
-    function, or encoding) fails; without it they are collected in ``CompileResult.dumps``."""
+    function, or encoding) fails; without it they are collected in ``CompileResult.dumps``.
+    ``on_checked`` runs once the PTX parsed and checked, before code generation, with the
+    warnings found so far (the CLI prints them and checks its output path there, where ptxas
+    does); they are in ``CompileResult.diagnostics`` too."""
+    return compile_sources([(filename, text)], options, on_dump, on_checked)
+
+
+def compile_sources(
+    sources: Sequence[tuple[str, str]],
+    options: Options,
+    on_dump: Callable[[str], None] | None = None,
+    on_checked: Callable[[list[Diagnostic]], None] | None = None,
+) -> CompileResult:
+    """Compile one or several PTX modules ``(filename, text)`` into one cubin, as ptxas does
+    with several input files: their functions and variables form one program (a name defined
+    in two of them is a duplicate definition), compiled in reverse order of definition."""
     from openptxas.passes.manager import check_phase_names
     from openptxas.pipeline import pipeline
     from openptxas.ptx import remap_syntax_error
@@ -104,6 +123,10 @@ def compile_ptx(
     from openptxas.ptx.parser import parse
     from openptxas.targets import get_target
 
+    if not options.generates_code:
+        # compute_XX / lto_XX: ptxas parses and checks for that SM, and writes nothing
+        options = options.with_(arch="sm_" + options.arch.split("_", 1)[1])
+        return _check_only(sources, options)
     target = get_target(options.arch)
     if options.compile_only:
         raise UnsupportedFeature("relocatable output (-c) is not supported by openptxas yet")
@@ -111,25 +134,58 @@ def compile_ptx(
         raise UnsupportedFeature("debug information (-g) is not supported by openptxas yet")
     phases = pipeline()
     check_phase_names(phases, options)
-    try:
-        module = parse(text, filename)
-    except PtxSyntaxError as exc:
-        remap_syntax_error(exc)
-        raise
+    modules = []
+    for filename, text in sources:
+        try:
+            modules.append(parse(text, filename))
+        except PtxSyntaxError as exc:
+            remap_syntax_error(exc)
+            raise
+    module = modules[0] if len(modules) == 1 else _merge(modules)
+    # line information keeps the PTX text of a single input (several: no .nv_debug_ptx_txt yet)
+    source = sources[0][1] if len(sources) == 1 else None
     if isinstance(module.line_map, LineMap):  # `#line` markers: report their lines and files
         try:
-            return _compile_module(module, options, filename, on_dump, target, phases, text)
+            return _compile_module(module, options, on_dump, on_checked, target, phases, source)
         except OpenPtxasError as exc:
             remap_error(exc, module.line_map, body_lines(module))
             raise
-    return _compile_module(module, options, filename, on_dump, target, phases, text)
+    return _compile_module(module, options, on_dump, on_checked, target, phases, source)
+
+
+def _merge(modules: list[Module]) -> Module:
+    """Several parsed modules as one program: the first one's header, then every module's
+    other items in order."""
+    from openptxas.ptx.ast import AddressSizeDirective, Module, TargetDirective, VersionDirective
+
+    header = (VersionDirective, TargetDirective, AddressSizeDirective)
+    items = list(modules[0].items)
+    for m in modules[1:]:
+        items.extend(it for it in m.items if not isinstance(it, header))
+    return Module(tuple(items), modules[0].file, modules[0].span)
+
+
+def _check_only(sources: Sequence[tuple[str, str]], options: Options) -> CompileResult:
+    from openptxas.ptx import remap_syntax_error
+    from openptxas.ptx.parser import parse
+
+    modules = []
+    for filename, text in sources:
+        try:
+            modules.append(parse(text, filename))
+        except PtxSyntaxError as exc:
+            remap_syntax_error(exc)
+            raise
+    module = modules[0] if len(modules) == 1 else _merge(modules)
+    _check(module, options)
+    return CompileResult(b"", options.arch, generated=False)
 
 
 def _compile_module(
     module: Module,
     options: Options,
-    filename: str,
     on_dump: Callable[[str], None] | None,
+    on_checked: Callable[[list[Diagnostic]], None] | None,
     target: SMInfo,
     phases: list[Phase],
     source: str | None = None,
@@ -137,9 +193,25 @@ def _compile_module(
     from openptxas.lower import lower_function
     from openptxas.passes.manager import PassContext, run_phases
 
-    _check(module, options, filename)
+    _check(module, options)
+    _check_entries(module, options)
     result = CompileResult(b"", target.name)
-    maxrreg = _maxrregcount(options, target, result)
+    maxrreg = _maxrregcount(options, target, result)  # its warnings come first (ptxas)
+    if options.has("warn-on-double-precision-use"):
+        result.diagnostics.extend(_double_warnings(module))
+    if on_checked is not None:
+        on_checked(list(result.diagnostics))
+    tmem = ("g-tensor-memory-access-check", "gno-tensor-memory-access-check")
+    if any(options.has(name) for name in tmem) and not _has_tcgen05(module.target):
+        # ptxas 13.0.88's info line; it names the PTX's .target, not -arch
+        result.diagnostics.append(
+            Diagnostic(
+                Severity.INFO,
+                "Command line option '--g-tensor-memory-access-check / "
+                f"--gno-tensor-memory-access-check' not supported for '.target {module.target}', "
+                "will be ignored",
+            )
+        )
     compiled = []
     # ptxas compiles (and reports) functions in reverse order of definition.
     for func in reversed(module.entries):
@@ -182,6 +254,16 @@ def _compile_module(
                 compile_ms=(time.perf_counter() - t0) * 1000.0,
             )
         )
+    if options.has("warn-on-local-memory-usage"):
+        for f in result.functions:
+            if f.stack_frame:
+                result.diagnostics.append(
+                    Diagnostic(
+                        Severity.WARNING,
+                        f"Local memory used for function '{f.name}', size of stack frame: "
+                        f"{f.stack_frame} bytes",
+                    )
+                )
     # then each device function a kernel calls (ptxas: by name), whose frame the kernels' include
     called = {name for _, fn in compiled for name, _entry in fn.subroutines}
     for name in sorted(called):
@@ -220,7 +302,7 @@ def _maxrregcount(options: Options, target: SMInfo, result: CompileResult) -> in
     n = options.maxrregcount
     if n is None:
         return None
-    if n > target.gpr_count:
+    if n > target.gpr_count or n < 0:  # ptxas reads a negative count as a huge one
         result.diagnostics.append(
             Diagnostic(
                 Severity.WARNING, f"Too big maxrregcount value specified {n}, will be ignored"
@@ -239,7 +321,49 @@ def _maxrregcount(options: Options, target: SMInfo, result: CompileResult) -> in
     return n
 
 
-def _check(module: Module, options: Options, filename: str) -> None:
+def _double_warnings(module: Module) -> list[Diagnostic]:
+    """``--warn-on-double-precision-use``: ptxas 13.0.88 warns at each instruction with an f64
+    type, in source order (twice for a cvt to or from f64); moves of .b64 do not count."""
+    from openptxas.ptx.types import PtxType
+
+    out: list[Diagnostic] = []
+    for fn in module.functions:
+        if fn.body is None:
+            continue
+        for ins in fn.body.instructions():
+            if PtxType.F64 in ins.types or ins.type is PtxType.F64:
+                d = Diagnostic(
+                    Severity.WARNING, "Program is doing double precision computations.", ins.span
+                )
+                out.extend([d, d] if ins.opcode == "cvt" else [d])
+    return out
+
+
+def _has_tcgen05(arch: str | None) -> bool:
+    digits = "".join(c for c in (arch or "") if c.isdigit())
+    return bool(digits) and int(digits) >= 100
+
+
+def _check_entries(module: Module, options: Options) -> None:
+    """``-e NAME`` must name an entry of the program; ``--compile-as-tools-patch`` allows none
+    (ptxas 13.0.88's messages; the trailing blank is ptxas's)."""
+    names = {f.name for f in module.entries}
+    for name in options.entries:
+        if name not in names:
+            raise UsageError(f"Unknown function {name}")
+    if options.has("compile-as-tools-patch"):
+        if module.entries:
+            msg = (
+                "Entry function is not allowed when command line option "
+                "'--compile-as-tools-patch' is specified "
+            )
+            raise OpenPtxasError(msg, diagnostics=[Diagnostic(Severity.ERROR, msg)])
+        raise UnsupportedFeature(
+            "patch code for CUDA tools (--compile-as-tools-patch) is not supported by openptxas yet"
+        )
+
+
+def _check(module: Module, options: Options, filename: str = "") -> None:
     """Run the PTX checker; collect its errors."""
     from openptxas.ptx import check as checker
 

@@ -247,8 +247,8 @@ def test_dump_phase_several_and_O0(tmp_path: Path) -> None:
             ["--disable-phase", "ScoreboardsAndOpexes"],
             "Phase 'ScoreboardsAndOpexes' is required and cannot be disabled",
         ),
-        (["--dump-phase"], "Missing value for option 'dump-phase'"),
-        (["--disable-phase"], "Missing value for option 'disable-phase'"),
+        (["--dump-phase"], "argument expected after '--dump-phase'"),
+        (["--disable-phase"], "argument expected after '--disable-phase'"),
     ],
 )
 def test_phase_option_errors(args: list[str], message: str, tmp_path: Path) -> None:
