@@ -33,6 +33,7 @@ from openptxas.ptx.ast import (
     VarDecl,
     Vector,
 )
+from openptxas.ptx.check_operands import OPERAND_CHECKS, OperandError
 from openptxas.ptx.modifiers import is_known_mnemonic
 from openptxas.ptx.opspec import Form, Gate, OperandSpec, gate_ok
 from openptxas.ptx.optable import table, vocabulary
@@ -55,7 +56,17 @@ _RELAXED = frozenset(
 # Instructions whose source may be a variable or function name (its address).
 _ADDR_OF = frozenset({"mov", "cvta", "isspacep", "getctarank", "mapa", "add", "sub"})
 _VEC_OK = frozenset({1, 2, 4, 8, 16, 32, 64, 128})
-_UNCHECKED_VEC_SIZE = frozenset({"wgmma.mma_async", "tcgen05.ld", "tcgen05.st", "call"})
+_UNCHECKED_VEC_SIZE = frozenset(
+    {
+        "wgmma.mma_async",
+        "tcgen05.ld",
+        "tcgen05.st",
+        "call",
+        "cp.async.bulk.tensor",
+        "cp.reduce.async.bulk.tensor",
+        "cp.async.bulk.prefetch.tensor",
+    }
+)
 _INT_KINDS = ("b", "u", "s")
 _SCALAR_ROLES = frozenset({"d", "a", "b", "c", "e", "f", "g", "h", "dp", "ds", "r"})
 _UNSIGNED_CMP = frozenset({"lo", "ls", "hi", "hs"})
@@ -83,6 +94,11 @@ _NAMED_MODES = {
     "mul": ("lo", "hi", "wide"),
     "mad": ("lo", "hi", "wide"),
     "shf": ("l", "r"),
+    "suld": ("b",),
+    "sust": ("b", "p"),
+    "sured": ("b", "p"),
+    "tex": ("base", "level", "grad"),
+    "txq": ("level",),
 }
 
 
@@ -212,6 +228,8 @@ def _diagnose(
         and "add" in others
     ):
         return [f"'.noftz' modifier required for instruction '{name}' with type '.{types[0]}'"]
+    if opcode == "sured" and "p" in others:
+        return [f"Unexpected instruction types specified for '{name}'"]
     if opcode == "red" and "cas" in others:
         return [f"Illegal modifier '.cas' for instruction '{name}'"]
     if opcode in _INCORRECT_TYPE_OPS and types:
@@ -376,10 +394,6 @@ def _feature_name(ins: Instruction, name: str) -> str:
     return name
 
 
-class OperandError(Exception):
-    """An operand does not fit a form (the message is ptxas's)."""
-
-
 @functools.cache
 def type_compatible(reg: PtxType, want: PtxType, relaxed: bool) -> bool:
     """PTX ISA type-checking rules for register operands (relaxed: ld/st/cvt data operands
@@ -488,6 +502,7 @@ class InstrChecks:
             return
         # operands: the first form that accepts them wins
         first_err: str | None = None
+        more: tuple[str, ...] = ()
         chosen: Form | None = None
         for f in mm.forms:
             try:
@@ -495,6 +510,7 @@ class InstrChecks:
             except OperandError as e:
                 if first_err is None:
                     first_err = str(e)
+                    more = e.more
                 continue
             chosen = f
             break
@@ -504,6 +520,8 @@ class InstrChecks:
                 self.error(f"Argument vector size mismatch for instruction '{name}'", span)
             else:
                 self.error(first_err, span)
+                for m in more:
+                    self.error(m, span)
                 for extra in _follow_ups(op, name, first_err):
                     if extra.startswith("Predicate output expected") and self._pred_pair(ins):
                         continue  # 'a|p' with a predicate after '|': only 'not allowed'
@@ -616,6 +634,9 @@ class InstrChecks:
     def _check_operands(self, ins: Instruction, f: Form, name: str) -> None:
         if name == "bar.warp.sync":
             name = "bar.warp"  # ptxas's name in its operand messages
+        family = OPERAND_CHECKS.get(ins.opcode)
+        if family is not None and family(self, ins, name) is not False:
+            return
         ops = ins.operands
         specs = list(f.operands)
         if any(s.role in _TIED for s in specs):
@@ -1105,24 +1126,6 @@ def _v_mma(c: InstrChecks, ins: Instruction, name: str) -> None:
             return
 
 
-def _v_wgmma(c: InstrChecks, ins: Instruction, name: str) -> None:
-    shape = ins.mods.shape
-    types = ins.mods.types
-    if shape is None or not types or not ins.operands:
-        return
-    try:
-        n = int(shape.split("n")[1].split("k")[0])
-    except (IndexError, ValueError):
-        return
-    want = n // 4 if types[0] is PtxType.F16 else n // 2
-    d = ins.operands[0]
-    if isinstance(d, Vector) and len(d.items) != want:
-        kind = "integer" if types[0] is PtxType.S32 else "floating point"
-        c.error(
-            f"Argument vector size mismatch for instruction '{name} with {kind} types'", ins.span
-        )
-
-
 _NOSEM_SPACES = frozenset({"local", "param", "param::entry", "param::func", "const"})
 
 
@@ -1252,7 +1255,6 @@ _VALIDATORS = {
     "ldmatrix": _v_matrix_count,
     "stmatrix": _v_matrix_count,
     "mma": _v_mma,
-    "wgmma.mma_async": _v_wgmma,
 }
 
 

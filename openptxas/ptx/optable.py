@@ -419,7 +419,8 @@ sust
   .b.sgeom{.(wb|cg|cs|wt)}{.vec24}.(b8|b16|b32|b64){.sclamp} : x, a
   .p.(1d|2d|3d){.vec24}.b32{.sclamp} : x, a
 sured
-  .(b|p).(add|min|max|and|or).(1d|2d|3d).(u32|u64|s32|b32|s64|b64).sclamp : x, a
+  .b.(add|min|max|and|or).(1d|2d|3d).(u32|u64|s32|b32|s64|b64).sclamp : x, a
+  .p.(add|min|max|and|or).(1d|2d|3d).(b32|b64).sclamp : x, a
 suq
   .(width|height|depth|channel_data_type|channel_order|array_size|memory_layout).b32 : d, x
 
@@ -634,17 +635,17 @@ alloca
 
 # ---- video instructions ------------------------------------------------------------------------
 vadd vsub vabsdiff vmin vmax
-  .(u32|s32).(u32|s32).(u32|s32){.sat}{.(add|min|max)} : x, x, x, x?
+  .(u32|s32).(u32|s32).(u32|s32){.sat}{.(add|min|max)} : d, x, x, x?
 vshl vshr
-  .(u32|s32).(u32|s32).u32{.sat}.(clamp|wrap){.(add|min|max)} : x, x, x, x?
+  .(u32|s32).(u32|s32).u32{.sat}.(clamp|wrap){.(add|min|max)} : d, x, x, x?
 vmad
-  .(u32|s32).(u32|s32).(u32|s32){.po}{.sat}{.(shr7|shr15)} : x, x, x, x
+  .(u32|s32).(u32|s32).(u32|s32){.po}{.sat}{.(shr7|shr15)} : d, x, x, x
 vset
-  .(u32|s32).(u32|s32).vcmp{.(add|min|max)} : x, x, x, x?
+  .(u32|s32).(u32|s32).vcmp{.(add|min|max)} : d, x, x, x?
 vadd2 vsub2 vavrg2 vabsdiff2 vmin2 vmax2 vadd4 vsub4 vavrg4 vabsdiff4 vmin4 vmax4
-  .(u32|s32).(u32|s32).(u32|s32){.sat}{.add} : x, x, x, x
+  .(u32|s32).(u32|s32).(u32|s32){.sat}{.add} : d, x, x, x
 vset2 vset4
-  .(u32|s32).(u32|s32).vcmp{.add} : x, x, x, x
+  .(u32|s32).(u32|s32).vcmp{.add} : d, x, x, x
 """
 
 
