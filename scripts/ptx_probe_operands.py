@@ -55,13 +55,15 @@ HEADER = """.version {version}
 {{
 """
 
-# family -> (target, version, extra module text, snippets)
-FAMILIES: dict[str, tuple[str, str, str, list[str]]] = {}
+# family -> (target, version, extra module text, extra kernel declarations, snippets)
+FAMILIES: dict[str, tuple[str, str, str, str, list[str]]] = {}
 
 
-def family(name: str, target: str = "sm_90a", version: str = "9.0", extra: str = "") -> list[str]:
+def family(
+    name: str, target: str = "sm_90a", version: str = "9.0", extra: str = "", body: str = ""
+) -> list[str]:
     snippets: list[str] = []
-    FAMILIES[name] = (target, version, extra, snippets)
+    FAMILIES[name] = (target, version, extra, body, snippets)
     return snippets
 
 
@@ -625,6 +627,82 @@ family("bulk_tensor2", extra=".global .align 64 .b8 gtm[128];\n").extend(
     ]
 )
 
+family("negation", target="sm_90").extend(
+    [
+        "vmad.u32.u32.u32 %r1, -%r2, %r3, %r4;",
+        "vmad.u32.u32.u32 %r1, -%r2, -%r3, %r4;",
+        "vmad.u32.u32.u32 %r1, %r2, %r3, -%r4;",
+        "vmad.u32.u32.u32 %r1, -%r2, %r3, -%r4;",
+        "vmad.u32.u32.u32 -%r1, %r2, %r3, %r4;",
+        "vmad.u32.u32.u32.po %r1, -%r2, %r3, %r4;",
+        "vadd.u32.u32.u32 %r1.b0, -%r2, %r3;",
+        "vadd.u32.u32.u32 %r1, -%r2, %rd3;",
+        "vadd.u32.u32.u32 %r1, -%r2, %r3;",
+        "add.s32 %r1, -%r9, %r3;",
+        "add.s32 %r1, -%tid.x, %r3;",
+        "add.s32 %r1, - %r2, %r3;",
+        "setp.eq.s32 %p1, -%r2, %r3;",
+        "add.s32 %r1, -%r2, 5;",
+        "add.foo.s32 %r1, -%r2, 5;",
+        "add.s32 %r1, -%p2, 5;",
+        "mov.b32 %r1, -%r2;",
+        "add.s32 %r1, -5, %r2;",
+    ]
+)
+family("gates", target="sm_100a").extend(
+    [
+        "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1,%f2,%f3,%f4}, %rd1, %rd2, %p1, 1, 1, 0, 0;",
+        "wgmma.mma_async.sync.aligned.m64n8k32.s32.s8.s8 {%r1,%r2,%r3,%r4}, %rd1, %rd2, %p1;",
+        "wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 {%f1,%f2,%f3,%f4}, %rd1, %rd2, %p1, 1, 1;",
+        "wgmma.mma_async.sync.aligned.m64n8k256.s32.b1.b1.and.popc {%r1,%r2,%r3,%r4}, %rd1, %rd2, %p1;",
+    ]
+)
+
+family(
+    "call",
+    extra=".func (.param .b32 r) f(.param .b64 a, .param .b32 b)\n{\n\tret;\n}\n"
+    ".func g()\n{\n\tret;\n}\n",
+    body="\t.param .b64 pa;\n\t.param .b32 pb;\n\t.param .b32 pr;\n\t.param .b16 ph;\n"
+    "\t.param .align 8 .b8 parr[8];\n\t.param .f32 pf;\n\t.const .b64 cv;\n",
+).extend(
+    [
+        "call (pr), f, (pa, pb);",
+        "call (pr), f, (pb, pb);",
+        "call (pr), f, (pa, pa);",
+        "call (pa), f, (pa, pb);",
+        "call (ph), f, (pa, pb);",
+        "call (pr), f, (parr, pb);",
+        "call (pr), f, (pa, pf);",
+        "call (%r1), f, (pa, pb);",
+        "call (pr), f, (%rd1, %r1);",
+        "call (pr), f, (%r1, %rd1);",
+        "call (pr), f, (%rs1, pb);",
+        "call (pr), f, (pa, 5);",
+        "call (pr), f, (pa, %f1);",
+        "call (pr), f, (smem, pb);",
+        "call (pr), f, (lmem, pb);",
+        "call (pr), f, (cv, pb);",
+        "call (pr), f, (gvar, pb);",
+        "call (pr), f, (pa);",
+        "call f, (pa, pb);",
+        "call g, (pa);",
+        "call g;",
+        "call (pr), %rd1, (pa, pb);",
+        "call.uni (pr), f, (pa, pb);",
+        "call (pr, pb), f, (pa, pb);",
+        "call (_), f, (pa, pb);",
+        "call (pr), f, (pa, _);",
+        "call (pr), f, ({%r1,%r2}, pb);",
+        "call (pr), f, (pa+4, pb);",
+        "call (pr), f, (pa, pb-4);",
+        "call (pr), f, (pa, -4);",
+        "call (pr+4), f, (pa, pb);",
+        "call (pr), tx, (pa, pb);",
+        "call (pr), p0, (pa, pb);",
+        "call (pr), f, (p0, pb);",
+    ]
+)
+
 _MSG = re.compile(r"^ptxas (?:\S+, line (\d+); )?(\w+)\s*: (.*)$")
 
 
@@ -668,8 +746,8 @@ def _one(head: str, snippet: str, target: str) -> tuple[list[str], list[str]]:
 
 def run_family(name: str, show_all: bool) -> tuple[int, int]:
     """Each snippet in its own file (a fatal error or a syntax error ends ptxas's checks)."""
-    target, version, extra, snippets = FAMILIES[name]
-    head = HEADER.format(version=version, target=target, extra=extra) + PRELUDE
+    target, version, extra, body, snippets = FAMILIES[name]
+    head = HEADER.format(version=version, target=target, extra=extra) + PRELUDE + body
     with ThreadPoolExecutor(max_workers=2) as ex:
         results = list(ex.map(lambda s: _one(head, s, target), snippets))
     agree = 0

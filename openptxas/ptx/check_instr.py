@@ -33,7 +33,7 @@ from openptxas.ptx.ast import (
     VarDecl,
     Vector,
 )
-from openptxas.ptx.check_operands import OPERAND_CHECKS, OperandError
+from openptxas.ptx.check_operands import OPERAND_CHECKS, OperandError, gate_name
 from openptxas.ptx.modifiers import is_known_mnemonic
 from openptxas.ptx.opspec import Form, Gate, OperandSpec, gate_ok
 from openptxas.ptx.optable import table, vocabulary
@@ -480,6 +480,9 @@ class InstrChecks:
             self._note_symbols(ins)
             return
         self._check_guard(ins)
+        if op not in OPERAND_CHECKS and self._negation(ins, name):
+            self._note_symbols(ins)
+            return
         for o in ins.operands:
             if (
                 isinstance(o, Vector)
@@ -533,6 +536,24 @@ class InstrChecks:
         check = _VALIDATORS.get(op)
         if check is not None:
             check(self, ins, name)
+
+    def _negation(self, ins: Instruction, name: str) -> bool:
+        """'-%r' outside vmad: ptxas's errors (True when there was one)."""
+        for o in ins.operands:
+            if not (isinstance(o, Not) and o.arith):
+                continue
+            inner = o.operand
+            if isinstance(inner, SpecialReg):
+                self.error(
+                    f"Special register argument not allowed for instruction '{name}'", ins.span
+                )
+            elif not isinstance(inner, Reg) or self._reg_type(inner) in (None, PtxType.PRED):
+                self.error("Illegal argument to unary minus", ins.span)
+                self.error(f"Arguments mismatch for instruction '{name}'", ins.span)
+                return True
+            self.error(f"Operand negation not allowed for instruction '{name}'", ins.span)
+            return True
+        return False
 
     def _check_guard(self, ins: Instruction, *, report_unknown: bool = True) -> str | None:
         """Report a guard that is not a predicate register; an undeclared one is also an unknown
@@ -619,12 +640,13 @@ class InstrChecks:
                     what = f"Feature '.{bf16}'"
                 self.error(f"{what} requires .target sm_{g.sm} or higher", ins.span)
             else:
-                self.error(f"Instruction '{name}' not supported on .target '{self.arch}'", ins.span)
+                what = gate_name(ins, name)
+                self.error(f"Instruction '{what}' not supported on .target '{self.arch}'", ins.span)
                 if self.arch.endswith("a") and self.sm > g.sm:
                     # a newer family's arch-specific target (wgmma on sm_100a; not tcgen05 on
                     # sm_90a)
                     self.error(
-                        f"Instruction '{name}' cannot be compiled for architecture '{self.arch}'",
+                        f"Instruction '{what}' cannot be compiled for architecture '{self.arch}'",
                         ins.span,
                     )
         if cluster:
@@ -948,6 +970,8 @@ class InstrChecks:
                 seen.add(nm)
                 if nm in PREDEFINED_CONSTANTS:
                     continue  # WARP_SZ: a constant ptxas predefines (32)
+                if nm == "_" and ins.opcode == "call":
+                    continue  # a call argument '_' (checked against its formal parameter)
                 if self.lookup(nm) is None and not self.is_label(nm):
                     self.unknown_symbol(nm, ins.span)
 

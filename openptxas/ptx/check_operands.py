@@ -515,6 +515,8 @@ def _video(c: InstrChecks, ins: Instruction, name: str) -> None:
         n_req, n_max = (4, 4) if secondary else (3, 4)
     if len(ops) < n_req or len(ops) > n_max:
         raise p.fail(p.mismatch)
+    negated = [isinstance(o, Not) and o.arith for o in ops]
+    ops = tuple(o.operand if isinstance(o, Not) and o.arith else o for o in ops)
     for o in ops:
         if isinstance(o, Vector):
             raise p.fail(f"Vector operand is not allowed for instruction '{name}'")
@@ -533,6 +535,13 @@ def _video(c: InstrChecks, ins: Instruction, name: str) -> None:
         t = p.rtype(o)
         if t is None or not _int32(t):
             raise p.fail(p.mismatch)
+    if any(negated):
+        if op != "vmad":
+            p.msgs.append(f"Operand negation not allowed for instruction '{name}'")
+        elif "po" in ins.mods.raw_set:
+            p.msgs.append("Conflicting use of '.po' modifier with operand negation")
+        elif negated[0] or (len(negated) > 3 and negated[3] and (negated[1] or negated[2])):
+            p.msgs.append("Operand negation limited to either (source A xor source B) or source C")
     # selectors (a SIMD destination's is a mask)
     for i, o in enumerate(ops):
         if not isinstance(o, Reg) or not o.comp or (i == 0 and simd):
@@ -707,6 +716,15 @@ _WG_KIND = {
     "u8": "integer types",
     "b1": "boolean type",
 }
+
+
+def gate_name(ins: Instruction, name: str) -> str:
+    """The instruction name in ptxas's arch-specific target messages: wgmma.mma_async is named
+    with its type class ('wgmma.mma_async with floating point types')."""
+    types = ins.mods.types
+    if ins.opcode == "wgmma.mma_async" and len(types) > 1 and types[1].value in _WG_KIND:
+        return f"{name} with {_WG_KIND[types[1].value]}"
+    return name
 
 
 def _imm_value(p: _Ops, o: Operand, argno: int, label: str, allowed: tuple[int, ...]) -> None:
