@@ -703,6 +703,80 @@ family(
     ]
 )
 
+_M1 = "tcgen05.mma.cta_group::1.kind::f16"
+family("tcgen05_mma", target="sm_100a").extend(
+    [
+        f"{_M1} [%r1], %rd1, %rd2, %r3, %p1;",
+        f"{_M1} [%r1], [%r2], %rd2, %r3, %p1;",
+        f"{_M1} [%r1], %rd1, %rd2, %r3, {{%r1,%r2,%r3,%r4}}, %p1;",
+        f"{_M1} [%r1], %rd1, %rd2, %r3;",
+        f"{_M1} %r1, %rd1, %rd2, %r3, %p1;",
+        f"{_M1} [%rd1], %rd1, %rd2, %r3, %p1;",
+        f"{_M1} [%r1], %r1, %rd2, %r3, %p1;",
+        f"{_M1} [%r1], %rd1, %r2, %r3, %p1;",
+        f"{_M1} [%r1], %rd1, %rd2, %rd3, %p1;",
+        f"{_M1} [%r1], %rd1, %rd2, %r3, %r4;",
+        f"{_M1} [%r1], %rd1, %rd2, %r3, 1;",
+        f"{_M1} [%r1], %rd1, %rd2, %r3, !%p1;",
+        f"{_M1} [%r1], %rd1, %rd2, %r3, %p1, %r5;",
+        f"{_M1} [%r1], %rd1, %rd2, %r3, {{%r1,%r2}}, %p1;",
+        f"{_M1} [%r1], %rd1, %rd2, %r3, {{%rd1,%rd2,%rd3,%rd4}}, %p1;",
+        f"{_M1} [smem], %rd1, %rd2, %r3, %p1;",
+        f"{_M1} [%r1], [smem], %rd2, %r3, %p1;",
+        f"{_M1} [%r1], %rd1, %rd2, %r3, %p1, 5;",
+        f"{_M1} [%r1], %rd1, %rd2, %r3, %p1, 5, 6;",
+        f"{_M1} [%r1], %rd1, %rd2, 7, %p1;",
+        f"{_M1} [%r1], %rd1, 7, %r3, %p1;",
+        "tcgen05.mma.cta_group::2.kind::f16 [%r1], %rd1, %rd2, %r3, {%r1,%r2,%r3,%r4}, %p1;",
+        "tcgen05.mma.cta_group::2.kind::f16 [%r1], %rd1, %rd2, %r3, {%r1,%r2,%r3,%r4,%r5,%r6,%r7,%r0}, %p1;",
+        "tcgen05.mma.cta_group::1.kind::tf32 [%r1], %rd1, %rd2, %r3, %p1, 5;",
+        "tcgen05.mma.cta_group::1.kind::f8f6f4 [%r1], %rd1, %rd2, %r3, %p1;",
+        "tcgen05.mma.cta_group::1.kind::i8 [%r1], %rd1, %rd2, %r3, %p1;",
+        "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale [%r1], %rd1, %rd2, %r3, [%r4], [%r5], %p1;",
+        "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale [%r1], %rd1, %rd2, %r3, %r4, [%r5], %p1;",
+        "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale [%r1], %rd1, %rd2, %r3, [%r4], [%rd5], %p1;",
+        "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale [%r1], %rd1, %rd2, %r3, [%r4], %p1;",
+        "tcgen05.mma.ws.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r3, %p1;",
+        "tcgen05.mma.ws.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r3, %p1, %rd4;",
+        "tcgen05.mma.ws.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r3, %p1, %r4;",
+        "tcgen05.mma.sp.cta_group::1.kind::f16 [%r1], %rd1, %rd2, [%r4], %r3, %p1;",
+        "tcgen05.mma.sp.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r4, %r3, %p1;",
+        "tcgen05.mma.sp.cta_group::1.kind::f16 [%r1], %rd1, %rd2, [%r4], %r3, {%r1,%r2,%r3,%r4}, %p1;",
+    ]
+)
+family("tcgen05_ld", target="sm_103a").extend(
+    [
+        "tcgen05.ld.red.sync.aligned.32x32b.x2.min.f32 {%f1,%f2}, %f3, [%r1];",
+        "tcgen05.ld.red.sync.aligned.32x32b.x2.min.f32 {%f1,%f2}, %r3, [%r1];",
+        "tcgen05.ld.red.sync.aligned.32x32b.x2.min.f32 {%f1,%f2}, %rd3, [%r1];",
+        "tcgen05.ld.red.sync.aligned.32x32b.x2.min.f32 {%f1,%f2}, {%f3}, [%r1];",
+        "tcgen05.ld.red.sync.aligned.32x32b.x2.min.u32 {%r1,%r2}, %r3, [%r1];",
+        "tcgen05.ld.red.sync.aligned.32x32b.x2.min.u32 {%r1,%r2}, %f3, [%r1];",
+        "tcgen05.ld.red.sync.aligned.32x32b.x2.min.f32 {%f1,%f2,%f3}, %f3, [%r1];",
+        "tcgen05.ld.red.sync.aligned.32x32b.x2.min.f32 {%f1,%f2,%f3,%f4}, %f3, [%r1];",
+        "tcgen05.ld.red.sync.aligned.32x32b.x2.min.f32 {%f1,%f2}, %f3, [%rd1];",
+        "tcgen05.ld.red.sync.aligned.32x32b.x2.min.f32 {%f1,%f2}, %f3, %r1;",
+        "tcgen05.ld.red.sync.aligned.32x32b.x2.min.f32 {%rd1,%rd2}, %f3, [%r1];",
+        "tcgen05.ld.red.sync.aligned.32x32b.x2.min.f32 %f1, %f3, [%r1];",
+        "tcgen05.ld.red.sync.aligned.16x32bx2.x2.min.f32 {%f1,%f2}, %f3, [%r1];",
+        "tcgen05.ld.red.sync.aligned.16x32bx2.x2.min.f32 {%f1,%f2}, %f3, [%r1], 4;",
+        "tcgen05.ld.red.sync.aligned.32x32b.x2.min.f32 {%f1,%f2}, %f3, [%r1], 4;",
+        "tcgen05.ld.red.sync.aligned.32x32b.x2.min.f32 {%f1,%f2}, [%r1];",
+        "tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r1,%r2}, [%r1];",
+        "tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r1,%r2,%r3,%r4}, [%r1];",
+        "tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r1,%r2}, [%rd1];",
+        "tcgen05.ld.sync.aligned.32x32b.x2.b32 {%rd1,%rd2}, [%r1];",
+        "tcgen05.ld.sync.aligned.16x32bx2.x2.b32 {%r1,%r2}, [%r1];",
+        "tcgen05.ld.sync.aligned.16x32bx2.x2.b32 {%r1,%r2}, [%r1], 4;",
+    ]
+)
+family("tcgen05_ld_gate", target="sm_100a").extend(
+    [
+        "tcgen05.ld.red.sync.aligned.32x32b.x2.min.f32 {%f1,%f2}, %f3, [%r1];",
+        "tcgen05.ld.red.sync.aligned.32x32b.x2.max.u32 {%r1,%r2}, %r3, [%r1];",
+    ]
+)
+
 _MSG = re.compile(r"^ptxas (?:\S+, line (\d+); )?(\w+)\s*: (.*)$")
 
 

@@ -99,6 +99,8 @@ _NAMED_MODES = {
     "sured": ("b", "p"),
     "tex": ("base", "level", "grad"),
     "txq": ("level",),
+    "tcgen05.ld": ("red",),
+    "tcgen05.mma": ("ws",),
 }
 
 

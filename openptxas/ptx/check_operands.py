@@ -836,6 +836,112 @@ def _wgmma(c: InstrChecks, ins: Instruction, name: str) -> bool | None:
     return None
 
 
+# -- tcgen05 ------------------------------------------------------------------------------------
+
+# registers per thread of one repetition (.x1) of each tcgen05.ld/st shape
+_TSHAPE_REGS = {"16x64b": 1, "16x128b": 2, "16x256b": 4, "32x32b": 1, "16x32bx2": 1}
+
+
+def _tmem(p: _Ops, o: Operand) -> None:
+    """A tensor-memory address: [r] with a 32-bit integer register (or an immediate)."""
+    if not isinstance(o, Address) or isinstance(o.base, Sym):
+        raise p.fail(p.mismatch)
+    if o.base is not None:
+        t = p.rtype(o.base)
+        if t is None or not _int32(t):
+            raise p.fail(p.mismatch)
+
+
+def _tcgen05_ld(c: InstrChecks, ins: Instruction, name: str) -> None:
+    p = _Ops(c, ins, name)
+    ops = ins.operands
+    flags = ins.mods.raw_set
+    red = "red" in flags
+    shape = next((m for m in ins.mods.raw if m in _TSHAPE_REGS), "32x32b")
+    num = next((int(m[1:]) for m in ins.mods.raw if m[:1] == "x" and m[1:].isdigit()), 1)
+    halves = shape == "16x32bx2"
+    want_n = 2 + red + halves
+    if len(ops) != want_n:
+        extra_imm = len(ops) == want_n + 1 and isinstance(ops[-1], IntImm)
+        no_imm = halves and len(ops) == want_n - 1 and isinstance(ops[-1], Address)
+        if extra_imm or no_imm:
+            raise p.fail(
+                f"Unexpected number of arguments specified for {name} with shape '.{shape}'"
+            )
+        raise p.fail(p.mismatch)
+    size = f"Argument 0 of instruction '{name}': Argument vector size mismatch"
+    d = ops[0]
+    if not isinstance(d, Vector):
+        raise p.fail("Vector expected for argument 0", size)
+    t = p.vector_type(d)
+    if p.msgs or (t is not None and not _is32(t)):
+        raise p.fail(p.mismatch)
+    if "pack::16b" not in flags and len(d.items) != num * _TSHAPE_REGS[shape]:
+        raise p.fail(size)
+    if red:
+        r = ops[1]
+        rt = p.vector_type(r) if isinstance(r, Vector) else p.rtype(r)
+        if rt is None or not _is32(rt):
+            raise p.fail(p.mismatch)
+    _tmem(p, ops[1 + red])
+    if halves and not isinstance(ops[-1], IntImm):
+        raise p.fail(p.mismatch)
+
+
+def _tcgen05_mma(c: InstrChecks, ins: Instruction, name: str) -> None:
+    """tcgen05.mma [d], a-desc|[a], b-desc, [sp-meta]?, idesc, [scale-a], [scale-b]?,
+    disable-output-lane?, enable-input-d, scale-input-d? (or .ws's zero-column mask)."""
+    p = _Ops(c, ins, name)
+    ops = list(ins.operands)
+    flags = ins.mods.raw_set
+    if len(ops) < 5:
+        raise p.fail(p.mismatch)
+    _tmem(p, ops[0])
+    a = ops[1]
+    if isinstance(a, Address):
+        _tmem(p, a)
+    elif not p.src_ok(a, _u64, imm_float=False):
+        raise p.fail(p.mismatch)
+    if not p.src_ok(ops[2], _u64, imm_float=False):
+        raise p.fail(p.mismatch)
+    i = 3
+    if "sp" in flags:
+        _tmem(p, ops[i])
+        i += 1
+    if i >= len(ops) or not p.src_ok(ops[i], _int32, imm_float=False):
+        raise p.fail(p.mismatch)
+    i += 1
+    if "block_scale" in flags:
+        for _ in range(2):
+            if i >= len(ops):
+                raise p.fail(p.mismatch)
+            _tmem(p, ops[i])
+            i += 1
+    if i < len(ops) and isinstance(ops[i], Vector):
+        v = ops[i]
+        assert isinstance(v, Vector)
+        t = p.vector_type(v)
+        if p.msgs or (t is not None and not _int32(t)):
+            raise p.fail(p.mismatch)
+        if len(v.items) != (8 if "cta_group::2" in flags else 4):
+            raise p.fail(f"Argument vector size mismatch for instruction '{name}'")
+        i += 1
+    if i >= len(ops):
+        raise p.fail(p.mismatch)
+    e = ops[i]
+    q = e.operand if isinstance(e, Not) and not e.arith else e
+    if not isinstance(q, IntImm) and p.rtype(q) is not PtxType.PRED:
+        raise p.fail(p.mismatch)
+    i += 1
+    rest = ops[i:]
+    if len(rest) > (1 if "ws" in flags else 2):
+        raise p.fail(p.mismatch)
+    for o in rest:
+        ok = p.src_ok(o, _u64, imm_float=False) if "ws" in flags else isinstance(o, IntImm)
+        if not ok:
+            raise p.fail(p.mismatch)
+
+
 def _not_global(c: InstrChecks, h: Sym | Reg) -> bool:
     """A tensor map named by a symbol outside .global (a kernel parameter, shared memory)."""
     if isinstance(h, Reg) and c._reg_type(h) is not None:
@@ -864,6 +970,8 @@ OPERAND_CHECKS: dict[str, Callable[[InstrChecks, Instruction, str], bool | None]
     "sured": _sured,
     "elect": _elect,
     "wgmma.mma_async": _wgmma,
+    "tcgen05.ld": _tcgen05_ld,
+    "tcgen05.mma": _tcgen05_mma,
     "cp.async.bulk.tensor": _bulk_tensor,
     "cp.reduce.async.bulk.tensor": _bulk_tensor,
     "cp.async.bulk.prefetch.tensor": _bulk_tensor,

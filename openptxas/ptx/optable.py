@@ -599,8 +599,8 @@ tcgen05.relinquish_alloc_permit
 tcgen05.ld
   .sync.aligned.tshape.tnum{.pack::16b}.b32 : v, m             @fam100 @ptx8.6
   .sync.aligned.16x32bx2.tnum{.pack::16b}.b32 : v, m, i        @fam100 @ptx8.6
-  .red.sync.aligned.(32x32b|16x32bx2).tnum.(min|max){.abs}{.NaN}.f32 : v, x, m, i?   @fam100 @ptx8.8
-  .red.sync.aligned.(32x32b|16x32bx2).tnum.(min|max).(u32|s32) : v, x, m, i?          @fam100 @ptx8.8
+  .red.sync.aligned.(32x32b|16x32bx2).tnum.(min|max){.abs}{.NaN}.f32 : v, x, m, i?   @fam103 @ptx8.8
+  .red.sync.aligned.(32x32b|16x32bx2).tnum.(min|max).(u32|s32) : v, x, m, i?          @fam103 @ptx8.8
 tcgen05.st
   .sync.aligned.tshape.tnum{.unpack::16b}.b32 : m, v           @fam100 @ptx8.6
   .sync.aligned.16x32bx2.tnum{.unpack::16b}.b32 : m, i, v      @fam100 @ptx8.6
