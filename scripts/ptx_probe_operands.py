@@ -777,6 +777,36 @@ family("tcgen05_ld_gate", target="sm_100a").extend(
     ]
 )
 
+family("tcgen05_st", target="sm_100a").extend(
+    [
+        "tcgen05.st.sync.aligned.32x32b.x2.b32 [%r1], {%r1,%r2};",
+        "tcgen05.st.sync.aligned.32x32b.x2.b32 [%r1], {%r1,%r2,%r3,%r4};",
+        "tcgen05.st.sync.aligned.32x32b.x2.b32 [%rd1], {%r1,%r2};",
+        "tcgen05.st.sync.aligned.32x32b.x2.b32 [%r1], {%rd1,%rd2};",
+        "tcgen05.st.sync.aligned.32x32b.x2.b32 [%r1], {%f1,%f2};",
+        "tcgen05.st.sync.aligned.32x32b.x2.b32 [%r1], %r1;",
+        "tcgen05.st.sync.aligned.32x32b.x1.b32 [%r1], %r1;",
+        "tcgen05.st.sync.aligned.32x32b.x2.b32 %r1, {%r1,%r2};",
+        "tcgen05.st.sync.aligned.16x128b.x1.b32 [%r1], {%r1,%r2};",
+        "tcgen05.st.sync.aligned.16x256b.x1.b32 [%r1], {%r1,%r2};",
+        "tcgen05.st.sync.aligned.16x64b.x2.b32 [%r1], {%r1,%r2};",
+        "tcgen05.st.sync.aligned.16x32bx2.x2.b32 [%r1], 4, {%r1,%r2};",
+        "tcgen05.st.sync.aligned.16x32bx2.x2.b32 [%r1], {%r1,%r2};",
+        "tcgen05.st.sync.aligned.32x32b.x2.b32 [%r1], 4, {%r1,%r2};",
+        "tcgen05.st.sync.aligned.16x32bx2.x2.b32 [%r1], %r2, {%r1,%r2};",
+        "tcgen05.st.sync.aligned.32x32b.x2.unpack::16b.b32 [%r1], {%r1,%r2};",
+        "tcgen05.st.sync.aligned.32x32b.x2.unpack::16b.b32 [%r1], {%r1};",
+        "tcgen05.st.sync.aligned.32x32b.x2.b32 [%r1], {%r1,_};",
+        "tcgen05.ld.sync.aligned.32x32b.x2.pack::16b.b32 {%r1,%r2}, [%r1];",
+        "tcgen05.ld.sync.aligned.32x32b.x2.pack::16b.b32 {%r1}, [%r1];",
+        "tcgen05.ld.sync.aligned.32x32b.x2.pack::16b.b32 {%r1,%r2,%r3,%r4}, [%r1];",
+        "tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r1,_}, [%r1];",
+        "tcgen05.ld.sync.aligned.16x64b.x4.b32 {%r1,%r2,%r3,%r4}, [%r1];",
+        "tcgen05.ld.sync.aligned.16x256b.x1.b32 {%r1,%r2,%r3,%r4}, [%r1];",
+        "tcgen05.ld.sync.aligned.16x256b.x1.b32 {%r1,%r2}, [%r1];",
+    ]
+)
+
 _MSG = re.compile(r"^ptxas (?:\S+, line (\d+); )?(\w+)\s*: (.*)$")
 
 

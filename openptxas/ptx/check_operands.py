@@ -869,15 +869,10 @@ def _tcgen05_ld(c: InstrChecks, ins: Instruction, name: str) -> None:
                 f"Unexpected number of arguments specified for {name} with shape '.{shape}'"
             )
         raise p.fail(p.mismatch)
-    size = f"Argument 0 of instruction '{name}': Argument vector size mismatch"
     d = ops[0]
-    if not isinstance(d, Vector):
-        raise p.fail("Vector expected for argument 0", size)
-    t = p.vector_type(d)
-    if p.msgs or (t is not None and not _is32(t)):
-        raise p.fail(p.mismatch)
-    if "pack::16b" not in flags and len(d.items) != num * _TSHAPE_REGS[shape]:
-        raise p.fail(size)
+    if isinstance(d, Vector) and any(isinstance(it, Sink) for it in d.items):
+        c.fatal("Result discard mode is not allowed for instruction 'ld'", ins.span)
+    _tmem_data(p, d, 0, num * _TSHAPE_REGS[shape])
     if red:
         r = ops[1]
         rt = p.vector_type(r) if isinstance(r, Vector) else p.rtype(r)
@@ -886,6 +881,40 @@ def _tcgen05_ld(c: InstrChecks, ins: Instruction, name: str) -> None:
     _tmem(p, ops[1 + red])
     if halves and not isinstance(ops[-1], IntImm):
         raise p.fail(p.mismatch)
+
+
+def _tmem_data(p: _Ops, d: Operand, argno: int, n: int) -> None:
+    """The registers of a tcgen05.ld/st: a vector of n 32-bit registers."""
+    size = f"Argument {argno} of instruction '{p.name}': Argument vector size mismatch"
+    if not isinstance(d, Vector):
+        raise p.fail(f"Vector expected for argument {argno}", size)
+    p.no_sink(d)
+    t = p.vector_type(d)
+    if p.msgs or (t is not None and not _is32(t)):
+        raise p.fail(p.mismatch)
+    if len(d.items) != n:
+        raise p.fail(size)
+
+
+def _tcgen05_st(c: InstrChecks, ins: Instruction, name: str) -> None:
+    p = _Ops(c, ins, name)
+    ops = ins.operands
+    shape = next((m for m in ins.mods.raw if m in _TSHAPE_REGS), "32x32b")
+    num = next((int(m[1:]) for m in ins.mods.raw if m[:1] == "x" and m[1:].isdigit()), 1)
+    halves = shape == "16x32bx2"
+    want_n = 2 + halves
+    if len(ops) != want_n:
+        extra_imm = len(ops) == want_n + 1 and isinstance(ops[1], IntImm)
+        no_imm = halves and len(ops) == want_n - 1
+        if extra_imm or no_imm:
+            raise p.fail(
+                f"Unexpected number of arguments specified for {name} with shape '.{shape}'"
+            )
+        raise p.fail(p.mismatch)
+    _tmem(p, ops[0])
+    if halves and not isinstance(ops[1], IntImm):
+        raise p.fail(p.mismatch)
+    _tmem_data(p, ops[-1], want_n - 1, num * _TSHAPE_REGS[shape])
 
 
 def _tcgen05_mma(c: InstrChecks, ins: Instruction, name: str) -> None:
@@ -971,6 +1000,7 @@ OPERAND_CHECKS: dict[str, Callable[[InstrChecks, Instruction, str], bool | None]
     "elect": _elect,
     "wgmma.mma_async": _wgmma,
     "tcgen05.ld": _tcgen05_ld,
+    "tcgen05.st": _tcgen05_st,
     "tcgen05.mma": _tcgen05_mma,
     "cp.async.bulk.tensor": _bulk_tensor,
     "cp.reduce.async.bulk.tensor": _bulk_tensor,
