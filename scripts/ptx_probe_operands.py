@@ -807,6 +807,49 @@ family("tcgen05_st", target="sm_100a").extend(
     ]
 )
 
+_WS = "wgmma.mma_async.sp.sync.aligned"
+family("wgmma_sp").extend(
+    [
+        f"{_WS}.m64n16k32.f32.f16.f16 {_D16}, %rd1, %rd2, %r3, 0, %p1, 1, 1, 0, 0;",
+        f"{_WS}.m64n16k32.f32.f16.f16 {_D16}, {{%r1,%r2,%r3,%r4}}, %rd2, %r3, 0, %p1, 1, 1, 0;",
+        f"{_WS}.m64n16k32.f32.f16.f16 {_D16}, %rd1, %rd2, %rd3, 0, %p1, 1, 1, 0, 0;",
+        f"{_WS}.m64n16k32.f32.f16.f16 {_D16}, %rd1, %rd2, %r3, %r4, %p1, 1, 1, 0, 0;",
+        f"{_WS}.m64n16k32.f32.f16.f16 {_D16}, %rd1, %rd2, %r3, 4, %p1, 1, 1, 0, 0;",
+        f"{_WS}.m64n16k32.f32.f16.f16 {_D16}, %rd1, %rd2, %r3, 1, %p1, 1, 1, 0, 0;",
+        f"{_WS}.m64n16k32.f32.f16.f16 {_D16}, %rd1, %rd2, %r3, 0, %p1, 2, 1, 0, 0;",
+        f"{_WS}.m64n16k32.f32.f16.f16 {_D16}, %rd1, %rd2, %r3, 0, %p1, 1, 1, 0, 3;",
+        f"{_WS}.m64n16k32.f32.f16.f16 {_D16}, %rd1, %rd2, %r3, 0, %p1, 1, 1;",
+        f"{_WS}.m64n16k32.f32.f16.f16 {_D16}, %rd1, %rd2, %r3, 0, %r1, 1, 1, 0, 0;",
+        f"{_WS}.m64n16k32.f32.f16.f16 {_D16}, %r1, %rd2, %r3, 0, %p1, 1, 1, 0, 0;",
+        f"{_WS}.m64n16k32.f32.f16.f16 {_D8}, %rd1, %rd2, %r3, 0, %p1, 1, 1, 0, 0;",
+        f"{_WS}.m64n16k32.f32.f16.f16 %f1, %rd1, %rd2, %r3, 0, %p1, 1, 1, 0, 0;",
+        f"{_WS}.m64n16k64.s32.s8.s8 {_R8}, %rd1, %rd2, %r3, 0, %p1;",
+        f"{_WS}.m64n16k64.s32.s8.s8 {_R8}, %rd1, %rd2, %r3, 0, %p1, 1, 1;",
+        f"{_WS}.m64n16k64.s32.s8.s8 {_R8}, %rd1, %rd2, %r3, 2, %p1;",
+        f"{_WS}.m64n16k64.s32.s8.s8 {_R8}, %r1, %rd2, %r3, 0, %p1;",
+        f"{_WS}.m64n16k16.f32.tf32.tf32 {_D16}, %rd1, %rd2, %r3, 0, %p1, 1, 1;",
+        f"{_WS}.m64n16k16.f32.tf32.tf32 {_D16}, %rd1, %rd2, %r3, 0, %p1, 1, 1, 0, 0;",
+        f"{_WS}.m64n16k64.f32.e4m3.e4m3 {_D16}, %rd1, %rd2, %r3, 0, %p1, 1, -1;",
+        f"{_WS}.m64n16k64.f32.e4m3.e4m3 {_D16}, %rd1, %rd2, %r3, 1, %p1, 1, -1;",
+        f"{_WS}.m64n16k16.f32.tf32.tf32 {_D16}, %rd1, %rd2, %r3, 1, %p1, 1, 1;",
+        f"{_WS}.m64n16k16.f32.tf32.tf32 {_D16}, %rd1, %rd2, %r3, 2, %p1, 1, 1;",
+        f"{_WS}.m64n16k32.f32.bf16.bf16 {_D16}, %rd1, %rd2, %r3, 2, %p1, 1, 1, 0, 0;",
+        f"{_WS}.m64n16k32.f32.f16.f16 {_D16}, %rd1, %rd2, %r3, 0, %p1, 0, 1, 2, 0;",
+        "wgmma.mma_async.sync.aligned.m64n16k64.s32.s8.s8 {%r1,%r2,%r3,%r4,%r5,%r6,%r7,%r0}, %rd1, %rd2, %p1;",
+        "wgmma.mma_async.sync.aligned.m64n16k16.s32.s8.s8 {%r1,%r2,%r3,%r4,%r5,%r6,%r7,%r0}, %rd1, %rd2, %p1;",
+        "wgmma.mma_async.sync.aligned.m64n40k32.s32.s8.s8 {%r1,%r2,%r3,%r4,%r5,%r6,%r7,%r0,%r1,%r2,%r3,%r4,%r5,%r6,%r7,%r0,%r1,%r2,%r3,%r4}, %rd1, %rd2, %p1;",
+        f"wgmma.mma_async.sync.aligned.m64n16k32.f32.f16.f16 {_D16}, %rd1, %rd2, %p1, 1, 1, 0, 0;",
+        f"wgmma.mma_async.sync.aligned.m64n16k8.f32.f16.f16 {_D16}, %rd1, %rd2, %p1, 1, 1, 0, 0;",
+        f"wgmma.mma_async.sync.aligned.m64n16k16.f32.tf32.tf32 {_D16}, %rd1, %rd2, %p1, 1, 1;",
+        f"wgmma.mma_async.sync.aligned.m64n16k16.f32.e4m3.e4m3 {_D16}, %rd1, %rd2, %p1, 1, 1;",
+        "wgmma.mma_async.sync.aligned.m64n8k128.s32.b1.b1.and.popc {%r1,%r2,%r3,%r4}, %rd1, %rd2, %p1;",
+        f"{_WS}.m64n16k16.f32.f16.f16 {_D16}, %rd1, %rd2, %r3, 0, %p1, 1, 1, 0, 0;",
+        f"{_WS}.m64n16k32.f32.e4m3.e4m3 {_D16}, %rd1, %rd2, %r3, 0, %p1, 1, 1;",
+        f"wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {_D16}, %rd1, %rd2, %p1, 1, 1;",
+        f"wgmma.mma_async.sync.aligned.m64n16k32.f32.f16.f16 {_D16}, %rd1, %rd2, %p1, 1, 1;",
+    ]
+)
+
 _MSG = re.compile(r"^ptxas (?:\S+, line (\d+); )?(\w+)\s*: (.*)$")
 
 

@@ -727,6 +727,35 @@ def gate_name(ins: Instruction, name: str) -> str:
     return name
 
 
+# K of a dense wgmma per A type (sparse: twice)
+_WG_K = {"f16": 16, "bf16": 16, "tf32": 8, "e4m3": 32, "e5m2": 32, "s8": 32, "u8": 32, "b1": 256}
+
+
+_WG_INT_N = frozenset({8, 16, 24, *range(32, 257, 16)})
+
+
+def _wgmma_shape(p: _Ops, shape: str, atype: str, label: str, sp: int) -> None:
+    """K per A type (sparse: twice); integer and .b1 types take fewer N. A K of another type
+    of the same class is 'Illegal instruction types', any other 'Illegal matrix shape'."""
+    try:
+        n = int(shape.split("n")[1].split("k")[0])
+        k = int(shape.split("k")[1])
+    except (IndexError, ValueError):
+        return
+    scale = 2 if sp else 1
+    want = _WG_K.get(atype, 0) * scale
+    if not want:
+        return
+    kind = _WG_KIND.get(atype)
+    if k != want:
+        same_class = {v * scale for t, v in _WG_K.items() if _WG_KIND.get(t) == kind}
+        if k in same_class:
+            raise p.fail(f"Illegal instruction types specified for '{label}' with shape '.{shape}'")
+        raise p.fail(f"Illegal matrix shape '.{shape}' for instruction '{label}'")
+    if kind in ("integer types", "boolean type") and n not in _WG_INT_N:
+        raise p.fail(f"Illegal matrix shape '.{shape}' for instruction '{label}'")
+
+
 def _imm_value(p: _Ops, o: Operand, argno: int, label: str, allowed: tuple[int, ...]) -> None:
     if not isinstance(o, IntImm):
         raise p.fail(p.mismatch)
@@ -743,16 +772,19 @@ def _wgmma(c: InstrChecks, ins: Instruction, name: str) -> bool | None:
     p = _Ops(c, ins, name)
     ops = ins.operands
     types = ins.mods.types
-    if len(types) < 3 or "sp" in ins.mods.raw_set:
-        return False  # the sparse forms: the table's operand roles
+    if len(types) < 3:
+        return False
+    sp = 2 if "sp" in ins.mods.raw_set else 0  # sparse: metadata and selector after B
     dtype, atype = types[0], types[1].value
-    label = f"{name} with {_WG_KIND.get(atype, 'floating point types')}"
+    label = ("Sparse " if sp else "") + f"{name} with {_WG_KIND.get(atype, 'floating point types')}"
     fp16 = atype in ("f16", "bf16")
     nscale = 2 if atype in ("f16", "bf16", "tf32", "e4m3", "e5m2") else 0
-    counts = (7, 8) if fp16 else (4 + nscale,)
+    counts = (7 + sp, 8 + sp) if fp16 else (4 + nscale + sp,)
     if len(ops) not in counts:
-        labeled = len(ops) in (6, 8) and len(ops) > max(counts)
+        labeled = not sp and len(ops) in (6, 8) and len(ops) > max(counts)
         raise p.fail(f"Arguments mismatch for instruction '{label}'" if labeled else p.mismatch)
+    shape = ins.mods.shape or ""
+    _wgmma_shape(p, shape, atype, label, sp)
     # D: the accumulator fragment
     d = ops[0]
     if not isinstance(d, Vector):
@@ -774,7 +806,6 @@ def _wgmma(c: InstrChecks, ins: Instruction, name: str) -> bool | None:
             ok = t.bits == 32 and t.kind in _INT
         if not ok:
             raise p.fail(p.mismatch)
-    shape = ins.mods.shape or ""
     try:
         n = int(shape.split("n")[1].split("k")[0])
     except (IndexError, ValueError):
@@ -784,8 +815,8 @@ def _wgmma(c: InstrChecks, ins: Instruction, name: str) -> bool | None:
         raise p.fail(f"Argument vector size mismatch for instruction '{label}'")
     # A: a descriptor, or a fragment of four 32-bit registers
     a = ops[1]
-    desc_only = fp16 and len(ops) == 8
-    frag_only = fp16 and len(ops) == 7
+    desc_only = fp16 and len(ops) == 8 + sp
+    frag_only = fp16 and len(ops) == 7 + sp
     if isinstance(a, Vector):
         if desc_only:
             raise p.fail(p.mismatch)
@@ -821,15 +852,20 @@ def _wgmma(c: InstrChecks, ins: Instruction, name: str) -> bool | None:
         t = p.rtype(b)
         if isinstance(b, Vector) or t is None or not _u64(t):
             raise p.fail(p.mismatch)
+    if sp:
+        # the sparsity metadata (32-bit) and selector (0 or 1 for 16-bit types, else 0)
+        if not p.src_ok(ops[3], _int32, imm_float=False):
+            raise p.fail(p.mismatch)
+        _imm_value(p, ops[4], 4, label, (0, 1) if fp16 or atype == "tf32" else (0,))
     # scale-d: a predicate (or an immediate)
-    sd = ops[3]
+    sd = ops[3 + sp]
     if not isinstance(sd, IntImm):
         q = sd.operand if isinstance(sd, Not) else sd
         if p.rtype(q) is not PtxType.PRED:
             raise p.fail(p.mismatch)
-    for k in range(nscale):
-        _imm_value(p, ops[4 + k], 4 + k, label, (-1, 1))
-    for k in range(4 + nscale, len(ops)):
+    for k in range(4 + sp, 4 + sp + nscale):
+        _imm_value(p, ops[k], k, label, (-1, 1))
+    for k in range(4 + sp + nscale, len(ops)):
         _imm_value(p, ops[k], k, label, (0, 1))
     if p.msgs:
         raise p.fail()
