@@ -971,6 +971,9 @@ def _tcgen05_mma(c: InstrChecks, ins: Instruction, name: str) -> None:
         raise p.fail(p.mismatch)
     i = 3
     if "sp" in flags:
+        if not isinstance(ops[i], Address):
+            # ptxas then tries the dense form, which has no .sp
+            raise p.fail(p.mismatch, f"Illegal modifier '.sp' for instruction '{name}'")
         _tmem(p, ops[i])
         i += 1
     if i >= len(ops) or not p.src_ok(ops[i], _int32, imm_float=False):
