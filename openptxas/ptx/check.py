@@ -487,6 +487,12 @@ class _Checker(InstrChecks):
             if p.name in seen and p.name != "_":
                 self.error(f"Duplicate definition of variable '{p.name}'", f.span)
             seen.add(p.name)
+        for p in (*f.rets, *f.params):
+            if p.space is StateSpace.PARAM and p.vec:
+                self.error(
+                    f"Variable '{p.name}' cannot be allocated in .param state space",
+                    p.span if p.span.line else f.span,
+                )
         if f.kind is FuncKind.ENTRY:
             for p in f.params:
                 if p.space is not StateSpace.PARAM:
@@ -603,6 +609,8 @@ class _Checker(InstrChecks):
         self.scopes.pop()
 
     def _local_var(self, d: VarDecl, sc: _Scope) -> None:
+        if d.space is StateSpace.PARAM and d.vec:
+            self.error(f"Variable '{d.name}' cannot be allocated in .param state space", d.span)
         self._decl_common(d)
         if d.count:
             if d.name in sc.ranges or any(n.startswith(d.name) for n in sc.names):
