@@ -488,6 +488,11 @@ class _Checker(InstrChecks):
                 self.error(f"Duplicate definition of variable '{p.name}'", f.span)
             seen.add(p.name)
         for p in (*f.rets, *f.params):
+            if p.type is PtxType.SAMPLERREF and self.texmode == "texmode_unified":
+                self.error(
+                    "Instruction or declaration violates .target texmode_unified setting",
+                    p.span if p.span.line else f.span,
+                )
             if p.space is StateSpace.PARAM and p.vec:
                 self.error(
                     f"Variable '{p.name}' cannot be allocated in .param state space",
