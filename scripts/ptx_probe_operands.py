@@ -850,10 +850,33 @@ family("wgmma_sp").extend(
     ]
 )
 
+family(
+    "tex_independent",
+    target="sm_90, texmode_independent",
+    extra=".global .samplerref smp;\n",
+).extend(
+    [
+        "tex.2d.v4.f32.f32 {%f1,%f2,%f3,%f4}, [tx, smp, {%f1,%f2}];",
+        "tex.2d.v4.f32.f32 {%f1,%f2,%f3,%f4}, [tx, {%f1,%f2}];",
+        "tex.2d.v4.f32.f32 {%f1,%f2,%f3,%f4}, [tx, %rd1, {%f1,%f2}];",
+        "tex.2d.v4.f32.f32 {%f1,%f2,%f3,%f4}, [tx, tx, {%f1,%f2}];",
+        "tex.2d.v4.f32.f32 {%f1,%f2,%f3,%f4}, [smp, smp, {%f1,%f2}];",
+        "tex.2d.v4.f32.f32 {%f1,%f2,%f3,%f4}, [tx, sf, {%f1,%f2}];",
+        "tex.2d.v4.f32.f32 {%f1,%f2,%f3,%f4}, [tx, %r1, {%f1,%f2}];",
+        "tld4.r.2d.v4.f32.f32 {%f1,%f2,%f3,%f4}, [tx, smp, {%f1,%f2}];",
+        "tld4.r.2d.v4.f32.f32 {%f1,%f2,%f3,%f4}, [tx, {%f1,%f2}];",
+        "txq.width.b32 %r1, [smp];",
+        "txq.filter_mode.b32 %r1, [smp];",
+        "txq.width.b32 %r1, [tx];",
+        "istypep.samplerref %p1, %rd1;",
+    ]
+)
+
 _MSG = re.compile(r"^ptxas (?:\S+, line (\d+); )?(\w+)\s*: (.*)$")
 
 
 def ptxas_lines(text: str, target: str) -> dict[int, list[str]]:
+    target = target.split(",")[0]
     arch = target if int(target[3:].rstrip("af")) >= 75 else "sm_75"
     with tempfile.TemporaryDirectory() as td:
         (Path(td) / "t.ptx").write_text(text)

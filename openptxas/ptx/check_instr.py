@@ -427,6 +427,7 @@ class InstrChecks:
     ptx: tuple[int, int]
     arch: str
     address_size: int
+    texmode: str
 
     # -- provided by the checker --------------------------------------------------------------
     def error(self, msg: str, span: Span) -> None:

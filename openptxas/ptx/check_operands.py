@@ -184,6 +184,31 @@ def _handle(p: _Ops, o: Operand, argno: int, kind: str) -> None:
         raise p.fail(p.mismatch)
 
 
+def _sampler(p: _Ops, items: list[Operand]) -> None:
+    """The sampler of [tex, sampler, coords]: required under texmode_independent (a .samplerref
+    or a 64-bit register), optional in unified mode (where a texref also passes)."""
+    independent = p.c.texmode == "texmode_independent"
+    bad = f"Argument 2 of instruction '{p.name}': .samplerref or .u64 register expected"
+    if len(items) == 2:
+        if independent:
+            raise p.fail(bad)
+        return
+    h = items[1]
+    if isinstance(h, Sym) or (isinstance(h, Reg) and p.c._reg_type(h) is None):
+        d = p.c.lookup(h.name)
+        if d is None:
+            return
+        kinds = ("samplerref",) if independent else ("texref", "samplerref")
+        if isinstance(d, VarDecl) and d.type.value in kinds:
+            return
+        if independent and isinstance(d, VarDecl) and d.type.value in ("texref", "surfref"):
+            raise p.fail(bad)
+        raise p.fail(p.mismatch)
+    t = p.rtype(h)
+    if t is None or not _u64(t):
+        raise p.fail(p.mismatch)
+
+
 def _dest_vector(p: _Ops, o: Operand, want: PtxType, n: int, *, relaxed: bool) -> None:
     if isinstance(o, Pair):
         sec = o.second
@@ -274,13 +299,7 @@ def _tex(c: InstrChecks, ins: Instruction, name: str) -> None:
     if len(items) < 2:
         raise p.fail(p.mismatch)
     _handle(p, items[0], 1, "texref")
-    if len(items) == 3:
-        h = items[1]
-        d = c.lookup(h.name) if isinstance(h, (Sym, Reg)) else None
-        if not (isinstance(d, VarDecl) and d.type.value in ("texref", "samplerref")):
-            t = p.rtype(h)
-            if t is None or not _u64(t):
-                raise p.fail(p.mismatch)
+    _sampler(p, items)
     elem = _f32 if ctype is PtxType.F32 else _int32
     elem = _is32 if ctype is PtxType.F32 else _int32
     _coords(
@@ -348,6 +367,7 @@ def _tld4(c: InstrChecks, ins: Instruction, name: str) -> None:
     if len(items) < 2:
         raise p.fail(p.mismatch)
     _handle(p, items[0], 1, "texref")
+    _sampler(p, items)
     _coords(p, items[-1], need, _is32, array=array, float_index_msg=True, geometry_msgs=2)
     _tex_tail(p, ops[2:], gneed)
     if p.msgs:
@@ -366,8 +386,12 @@ def _query(kind: str) -> Callable[[InstrChecks, Instruction, str], None]:
         if isinstance(d, Vector) or t is None or not _data_ok(t, PtxType.B32, False):
             raise p.fail(p.mismatch)
         a = ops[1]
+        sampler_attr = kind == "texref" and any(m in _SAMPLER_ATTRS for m in ins.mods.raw)
         if isinstance(a, Address) and a.base is not None and a.offset == 0:
-            _handle(p, a.base, 1, kind)
+            base = a.base
+            hd = c.lookup(base.name)
+            if not (sampler_attr and isinstance(hd, VarDecl) and hd.type.value == "samplerref"):
+                _handle(p, base, 1, kind)
         elif isinstance(a, (Address, MemList)):
             raise p.fail(p.mismatch)
         else:
@@ -376,6 +400,11 @@ def _query(kind: str) -> Callable[[InstrChecks, Instruction, str], None]:
             raise p.fail(p.mismatch)
 
     return check
+
+
+_SAMPLER_ATTRS = frozenset(
+    {"filter_mode", "addr_mode_0", "addr_mode_1", "addr_mode_2", "force_unnormalized_coords"}
+)
 
 
 def _int32_strict(t: PtxType) -> bool:
