@@ -647,6 +647,14 @@ family("negation", target="sm_90").extend(
         "add.s32 %r1, -%p2, 5;",
         "mov.b32 %r1, -%r2;",
         "add.s32 %r1, -5, %r2;",
+        "add.f32 %f1, -%f2, %f3;",
+        "add.s64 %rd1, -%rd2, %rd3;",
+        "mov.b32 %f1, -%f2;",
+        "tex.2d.v4.f32.f32 {%f1,%f2,%f3,%f4}, [tx, {%f1,%f2}], -%f1;",
+        "vadd.u32.u32.u32 %r1, -%f2, %r3;",
+        "vadd.u32.u32.u32 %r1, -%rd2, %r3;",
+        "vmad.u32.u32.u32 %r1, -%f2, %r3, %r4;",
+        "vadd.u32.u32.u32 %r1, -%p2, %r3;",
     ]
 )
 family("gates", target="sm_100a").extend(

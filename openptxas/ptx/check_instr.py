@@ -33,7 +33,7 @@ from openptxas.ptx.ast import (
     VarDecl,
     Vector,
 )
-from openptxas.ptx.check_operands import OPERAND_CHECKS, OperandError, gate_name
+from openptxas.ptx.check_operands import OPERAND_CHECKS, VIDEO_OPS, OperandError, gate_name
 from openptxas.ptx.modifiers import is_known_mnemonic
 from openptxas.ptx.opspec import Form, Gate, OperandSpec, gate_ok
 from openptxas.ptx.optable import table, vocabulary
@@ -483,7 +483,7 @@ class InstrChecks:
             self._note_symbols(ins)
             return
         self._check_guard(ins)
-        if op not in OPERAND_CHECKS and self._negation(ins, name):
+        if op not in VIDEO_OPS and self._negation(ins, name):  # video: its own rules
             self._note_symbols(ins)
             return
         for o in ins.operands:
@@ -546,14 +546,18 @@ class InstrChecks:
             if not (isinstance(o, Not) and o.arith):
                 continue
             inner = o.operand
+            t = self._reg_type(inner) if isinstance(inner, Reg) else None
             if isinstance(inner, SpecialReg):
                 self.error(
                     f"Special register argument not allowed for instruction '{name}'", ins.span
                 )
-            elif not isinstance(inner, Reg) or self._reg_type(inner) in (None, PtxType.PRED):
+            elif t is None or t is PtxType.PRED:
                 self.error("Illegal argument to unary minus", ins.span)
                 self.error(f"Arguments mismatch for instruction '{name}'", ins.span)
                 return True
+            elif t.bits != 32 or t.kind not in _INT_KINDS:
+                # ptxas negates 32-bit integers only
+                self.error("Illegal argument to unary minus", ins.span)
             self.error(f"Operand negation not allowed for instruction '{name}'", ins.span)
             return True
         return False

@@ -546,6 +546,10 @@ def _video(c: InstrChecks, ins: Instruction, name: str) -> None:
         raise p.fail(p.mismatch)
     negated = [isinstance(o, Not) and o.arith for o in ops]
     ops = tuple(o.operand if isinstance(o, Not) and o.arith else o for o in ops)
+    for o, neg in zip(ops, negated, strict=True):
+        t = p.rtype(o) if neg else None
+        if neg and (t is None or not _int32(t)):
+            p.msgs.append("Illegal argument to unary minus")  # 32-bit integers only
     for o in ops:
         if isinstance(o, Vector):
             raise p.fail(f"Vector operand is not allowed for instruction '{name}'")
@@ -1054,6 +1058,8 @@ _VIDEO = (
     *("vadd2", "vsub2", "vavrg2", "vabsdiff2", "vmin2", "vmax2", "vset2"),
     *("vadd4", "vsub4", "vavrg4", "vabsdiff4", "vmin4", "vmax4", "vset4"),
 )
+
+VIDEO_OPS = frozenset(_VIDEO)
 
 # checker(c, ins, name): raises OperandError; False leaves the operands to the table's roles
 OPERAND_CHECKS: dict[str, Callable[[InstrChecks, Instruction, str], bool | None]] = {
