@@ -880,6 +880,17 @@ family(
     ]
 )
 
+family(
+    "tex_param_handles",
+    extra=".visible .entry k2(.param .texref ptr, .param .surfref psf, .param .samplerref psm)\n"
+    "{\n\t.reg .f32 %f<8>;\n\t.reg .b32 %r<8>;\n"
+    "\ttex.2d.v4.f32.f32 {%f1,%f2,%f3,%f4}, [ptr, {%f1,%f2}];\n"
+    "\tsuld.b.2d.b32.trap %r1, [psf, {%r1,%r2}];\n"
+    "\ttxq.width.b32 %r1, [ptr];\n"
+    "\ttex.2d.v4.f32.f32 {%f1,%f2,%f3,%f4}, [psf, {%f1,%f2}];\n"
+    "\tret;\n}\n",
+).extend(["ret;"])
+
 _MSG = re.compile(r"^ptxas (?:\S+, line (\d+); )?(\w+)\s*: (.*)$")
 
 

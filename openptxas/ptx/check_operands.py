@@ -21,6 +21,7 @@ from openptxas.ptx.ast import (
     Not,
     Operand,
     Pair,
+    Param,
     Reg,
     Sink,
     SpecialReg,
@@ -170,7 +171,7 @@ def _handle(p: _Ops, o: Operand, argno: int, kind: str) -> None:
     """The texture/surface handle: a .texref/.surfref name or a 64-bit integer register."""
     if isinstance(o, Sym) or (isinstance(o, Reg) and p.c._reg_type(o) is None):
         d = p.c.lookup(o.name)
-        if isinstance(d, VarDecl) and d.type.value in ("texref", "samplerref", "surfref"):
+        if isinstance(d, (VarDecl, Param)) and d.type.value in ("texref", "samplerref", "surfref"):
             if d.type.value != kind:
                 raise p.fail(
                     f"Argument {argno} of instruction '{p.name}': .{kind} or .u64 register expected"
@@ -199,9 +200,13 @@ def _sampler(p: _Ops, items: list[Operand]) -> None:
         if d is None:
             return
         kinds = ("samplerref",) if independent else ("texref", "samplerref")
-        if isinstance(d, VarDecl) and d.type.value in kinds:
+        if isinstance(d, (VarDecl, Param)) and d.type.value in kinds:
             return
-        if independent and isinstance(d, VarDecl) and d.type.value in ("texref", "surfref"):
+        if (
+            independent
+            and isinstance(d, (VarDecl, Param))
+            and d.type.value in ("texref", "surfref")
+        ):
             raise p.fail(bad)
         raise p.fail(p.mismatch)
     t = p.rtype(h)
@@ -390,7 +395,9 @@ def _query(kind: str) -> Callable[[InstrChecks, Instruction, str], None]:
         if isinstance(a, Address) and a.base is not None and a.offset == 0:
             base = a.base
             hd = c.lookup(base.name)
-            if not (sampler_attr and isinstance(hd, VarDecl) and hd.type.value == "samplerref"):
+            if not (
+                sampler_attr and isinstance(hd, (VarDecl, Param)) and hd.type.value == "samplerref"
+            ):
                 _handle(p, base, 1, kind)
         elif isinstance(a, (Address, MemList)):
             raise p.fail(p.mismatch)
