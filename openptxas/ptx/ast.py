@@ -127,10 +127,12 @@ class Pair:
 
 @dataclass(frozen=True, slots=True)
 class Not:
-    """A negated predicate operand ``!%p``."""
+    """A negated operand: a predicate ``!%p``, or with ``arith`` a register ``-%r`` (only vmad
+    takes one; ptxas rejects it elsewhere)."""
 
     operand: Operand
     span: Span = field(default=NO_SPAN, compare=False, repr=False)
+    arith: bool = False
 
 
 @dataclass(frozen=True, slots=True)

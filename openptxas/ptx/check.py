@@ -44,6 +44,7 @@ from openptxas.ptx.ast import (
     Operand,
     Param,
     Reg,
+    Sink,
     Sym,
     SymInit,
     TargetDirective,
@@ -158,6 +159,7 @@ class _Checker(InstrChecks):
         self.variant = ""
         self.ptx = CURRENT_VERSION
         self.arch = "sm_75"
+        self.texmode = "texmode_unified"
         self.address_size = 64
         self.n_errors = 0
         self.vars: dict[str, VarDecl] = {}
@@ -315,6 +317,7 @@ class _Checker(InstrChecks):
         assert pt is not None
         self.sm, self.variant = pt
         self.arch = arch
+        self.texmode = tex or "texmode_unified"
         if self.cli_arch is not None:
             ca = parse_target(self.cli_arch)
             if ca is None:
@@ -403,6 +406,11 @@ class _Checker(InstrChecks):
                 "Module-scoped variables in .reg state space are not allowed with ABI", d.span
             )
             return
+        if d.type is PtxType.SAMPLERREF and self.texmode == "texmode_unified":
+            # unified mode: the texture carries its sampler; no separate samplers
+            self.error(
+                "Instruction or declaration violates .target texmode_unified setting", d.span
+            )
         self._decl_common(d)
         old = self.vars.get(d.name)
         if (
@@ -479,6 +487,17 @@ class _Checker(InstrChecks):
             if p.name in seen and p.name != "_":
                 self.error(f"Duplicate definition of variable '{p.name}'", f.span)
             seen.add(p.name)
+        for p in (*f.rets, *f.params):
+            if p.type is PtxType.SAMPLERREF and self.texmode == "texmode_unified":
+                self.error(
+                    "Instruction or declaration violates .target texmode_unified setting",
+                    p.span if p.span.line else f.span,
+                )
+            if p.space is StateSpace.PARAM and p.vec:
+                self.error(
+                    f"Variable '{p.name}' cannot be allocated in .param state space",
+                    p.span if p.span.line else f.span,
+                )
         if f.kind is FuncKind.ENTRY:
             for p in f.params:
                 if p.space is not StateSpace.PARAM:
@@ -595,6 +614,8 @@ class _Checker(InstrChecks):
         self.scopes.pop()
 
     def _local_var(self, d: VarDecl, sc: _Scope) -> None:
+        if d.space is StateSpace.PARAM and d.vec:
+            self.error(f"Variable '{d.name}' cannot be allocated in .param state space", d.span)
         self._decl_common(d)
         if d.count:
             if d.name in sc.ranges or any(n.startswith(d.name) for n in sc.names):
@@ -680,6 +701,13 @@ class _Checker(InstrChecks):
             return
         if isinstance(target, (Sym, Label)):
             d = self.lookup(target.name)
+            if isinstance(d, Param):
+                self.error("Label expected for argument 0 of instruction 'call'", ins.span)
+                self.fatal("Call target not recognized", ins.span)
+                return
+            if isinstance(d, VarDecl):
+                self.error("Arguments mismatch for instruction 'call'", ins.span)
+                return
             if not isinstance(d, Function):
                 self.error(f"Call to '{target.name}' requires call prototype", ins.span)
                 return
@@ -692,6 +720,11 @@ class _Checker(InstrChecks):
             params = len(args[-1].items) if args and ops.index(args[-1]) > before else 0
             if rets != len(d.rets) or params != len(d.params):
                 self.error("Call has wrong number of parameters", ins.span)
+                return
+            if rets:
+                self._call_args(ins, args[0].items, d.rets, results=True)
+            if params:
+                self._call_args(ins, args[-1].items, d.params, results=False)
         elif isinstance(target, Reg):
             last = ops[-1]
             if not isinstance(last, (Label, Sym)) or self.label_kind(last.name) not in (
@@ -700,6 +733,52 @@ class _Checker(InstrChecks):
             ):
                 self.error("Label expected for argument 0 of instruction 'call'", ins.span)
                 self.fatal("Call target not recognized", ins.span)
+
+    def _call_args(
+        self,
+        ins: Instruction,
+        items: tuple[Operand, ...],
+        formals: tuple[Param, ...],
+        *,
+        results: bool,
+    ) -> None:
+        """Each argument against its formal parameter, as ptxas 13.0 checks them: a .param
+        variable or a register of the formal's size (an array only for an array), alignment
+        too; kernel parameters and other state spaces are not arguments."""
+        for it, f in zip(items, formals, strict=False):
+            if isinstance(it, (IntImm, FloatImm)):
+                continue
+            name = it.name if isinstance(it, (Sym, Reg, Label)) else None
+            if isinstance(it, Sink) or name == "_":
+                if not results:
+                    self.error(f"Illegal argument for formal parameter '{f.name}'", ins.span)
+                continue
+            if name is None:
+                continue
+            d = self.lookup(name)
+            if isinstance(d, Param) and d.space is StateSpace.PARAM:
+                self.error(
+                    f"Formal parameter '{name}' declared in .param space cannot be used as "
+                    "argument to call",
+                    ins.span,
+                )
+                return
+            if isinstance(d, Param):
+                size, align, array = d.size, d.alignment, bool(d.dims)
+            elif isinstance(d, VarDecl):
+                if d.space not in (StateSpace.PARAM, StateSpace.REG):
+                    self.error(f"Call argument '{name}' has illegal state space", ins.span)
+                    if d.space.base in (StateSpace.SHARED, StateSpace.LOCAL):
+                        self.error(f"Inconsistent state space for parameter '{name}'", ins.span)
+                size, align, array = d.size, d.alignment, bool(d.dims)
+            else:
+                continue
+            if size != f.size or array != bool(f.dims):
+                self.error(f"Type of argument does not match formal parameter '{f.name}'", ins.span)
+            if align != f.alignment:
+                self.error(
+                    f"Alignment of argument does not match formal parameter '{f.name}'", ins.span
+                )
 
     # -- end of module ------------------------------------------------------------------------
     def _finish(self) -> None:

@@ -33,6 +33,7 @@ from openptxas.ptx.ast import (
     VarDecl,
     Vector,
 )
+from openptxas.ptx.check_operands import OPERAND_CHECKS, VIDEO_OPS, OperandError, gate_name
 from openptxas.ptx.modifiers import is_known_mnemonic
 from openptxas.ptx.opspec import Form, Gate, OperandSpec, gate_ok
 from openptxas.ptx.optable import table, vocabulary
@@ -55,7 +56,17 @@ _RELAXED = frozenset(
 # Instructions whose source may be a variable or function name (its address).
 _ADDR_OF = frozenset({"mov", "cvta", "isspacep", "getctarank", "mapa", "add", "sub"})
 _VEC_OK = frozenset({1, 2, 4, 8, 16, 32, 64, 128})
-_UNCHECKED_VEC_SIZE = frozenset({"wgmma.mma_async", "tcgen05.ld", "tcgen05.st", "call"})
+_UNCHECKED_VEC_SIZE = frozenset(
+    {
+        "wgmma.mma_async",
+        "tcgen05.ld",
+        "tcgen05.st",
+        "call",
+        "cp.async.bulk.tensor",
+        "cp.reduce.async.bulk.tensor",
+        "cp.async.bulk.prefetch.tensor",
+    }
+)
 _INT_KINDS = ("b", "u", "s")
 _SCALAR_ROLES = frozenset({"d", "a", "b", "c", "e", "f", "g", "h", "dp", "ds", "r"})
 _UNSIGNED_CMP = frozenset({"lo", "ls", "hi", "hs"})
@@ -83,6 +94,13 @@ _NAMED_MODES = {
     "mul": ("lo", "hi", "wide"),
     "mad": ("lo", "hi", "wide"),
     "shf": ("l", "r"),
+    "suld": ("b",),
+    "sust": ("b", "p"),
+    "sured": ("b", "p"),
+    "tex": ("base", "level", "grad"),
+    "txq": ("level",),
+    "tcgen05.ld": ("red",),
+    "tcgen05.mma": ("ws",),
 }
 
 
@@ -212,6 +230,8 @@ def _diagnose(
         and "add" in others
     ):
         return [f"'.noftz' modifier required for instruction '{name}' with type '.{types[0]}'"]
+    if opcode == "sured" and "p" in others:
+        return [f"Unexpected instruction types specified for '{name}'"]
     if opcode == "red" and "cas" in others:
         return [f"Illegal modifier '.cas' for instruction '{name}'"]
     if opcode in _INCORRECT_TYPE_OPS and types:
@@ -376,10 +396,6 @@ def _feature_name(ins: Instruction, name: str) -> str:
     return name
 
 
-class OperandError(Exception):
-    """An operand does not fit a form (the message is ptxas's)."""
-
-
 @functools.cache
 def type_compatible(reg: PtxType, want: PtxType, relaxed: bool) -> bool:
     """PTX ISA type-checking rules for register operands (relaxed: ld/st/cvt data operands
@@ -411,6 +427,7 @@ class InstrChecks:
     ptx: tuple[int, int]
     arch: str
     address_size: int
+    texmode: str
 
     # -- provided by the checker --------------------------------------------------------------
     def error(self, msg: str, span: Span) -> None:
@@ -466,6 +483,9 @@ class InstrChecks:
             self._note_symbols(ins)
             return
         self._check_guard(ins)
+        if op not in VIDEO_OPS and self._negation(ins, name):  # video: its own rules
+            self._note_symbols(ins)
+            return
         for o in ins.operands:
             if (
                 isinstance(o, Vector)
@@ -488,6 +508,7 @@ class InstrChecks:
             return
         # operands: the first form that accepts them wins
         first_err: str | None = None
+        more: tuple[str, ...] = ()
         chosen: Form | None = None
         for f in mm.forms:
             try:
@@ -495,6 +516,7 @@ class InstrChecks:
             except OperandError as e:
                 if first_err is None:
                     first_err = str(e)
+                    more = e.more
                 continue
             chosen = f
             break
@@ -504,6 +526,8 @@ class InstrChecks:
                 self.error(f"Argument vector size mismatch for instruction '{name}'", span)
             else:
                 self.error(first_err, span)
+                for m in more:
+                    self.error(m, span)
                 for extra in _follow_ups(op, name, first_err):
                     if extra.startswith("Predicate output expected") and self._pred_pair(ins):
                         continue  # 'a|p' with a predicate after '|': only 'not allowed'
@@ -515,6 +539,28 @@ class InstrChecks:
         check = _VALIDATORS.get(op)
         if check is not None:
             check(self, ins, name)
+
+    def _negation(self, ins: Instruction, name: str) -> bool:
+        """'-%r' outside vmad: ptxas's errors (True when there was one)."""
+        for o in ins.operands:
+            if not (isinstance(o, Not) and o.arith):
+                continue
+            inner = o.operand
+            t = self._reg_type(inner) if isinstance(inner, Reg) else None
+            if isinstance(inner, SpecialReg):
+                self.error(
+                    f"Special register argument not allowed for instruction '{name}'", ins.span
+                )
+            elif t is None or t is PtxType.PRED:
+                self.error("Illegal argument to unary minus", ins.span)
+                self.error(f"Arguments mismatch for instruction '{name}'", ins.span)
+                return True
+            elif t.bits != 32 or t.kind not in _INT_KINDS:
+                # ptxas negates 32-bit integers only
+                self.error("Illegal argument to unary minus", ins.span)
+            self.error(f"Operand negation not allowed for instruction '{name}'", ins.span)
+            return True
+        return False
 
     def _check_guard(self, ins: Instruction, *, report_unknown: bool = True) -> str | None:
         """Report a guard that is not a predicate register; an undeclared one is also an unknown
@@ -601,12 +647,13 @@ class InstrChecks:
                     what = f"Feature '.{bf16}'"
                 self.error(f"{what} requires .target sm_{g.sm} or higher", ins.span)
             else:
-                self.error(f"Instruction '{name}' not supported on .target '{self.arch}'", ins.span)
+                what = gate_name(ins, name)
+                self.error(f"Instruction '{what}' not supported on .target '{self.arch}'", ins.span)
                 if self.arch.endswith("a") and self.sm > g.sm:
                     # a newer family's arch-specific target (wgmma on sm_100a; not tcgen05 on
                     # sm_90a)
                     self.error(
-                        f"Instruction '{name}' cannot be compiled for architecture '{self.arch}'",
+                        f"Instruction '{what}' cannot be compiled for architecture '{self.arch}'",
                         ins.span,
                     )
         if cluster:
@@ -616,6 +663,9 @@ class InstrChecks:
     def _check_operands(self, ins: Instruction, f: Form, name: str) -> None:
         if name == "bar.warp.sync":
             name = "bar.warp"  # ptxas's name in its operand messages
+        family = OPERAND_CHECKS.get(ins.opcode)
+        if family is not None and family(self, ins, name) is not False:
+            return
         ops = ins.operands
         specs = list(f.operands)
         if any(s.role in _TIED for s in specs):
@@ -927,6 +977,8 @@ class InstrChecks:
                 seen.add(nm)
                 if nm in PREDEFINED_CONSTANTS:
                     continue  # WARP_SZ: a constant ptxas predefines (32)
+                if nm == "_" and ins.opcode == "call":
+                    continue  # a call argument '_' (checked against its formal parameter)
                 if self.lookup(nm) is None and not self.is_label(nm):
                     self.unknown_symbol(nm, ins.span)
 
@@ -1105,24 +1157,6 @@ def _v_mma(c: InstrChecks, ins: Instruction, name: str) -> None:
             return
 
 
-def _v_wgmma(c: InstrChecks, ins: Instruction, name: str) -> None:
-    shape = ins.mods.shape
-    types = ins.mods.types
-    if shape is None or not types or not ins.operands:
-        return
-    try:
-        n = int(shape.split("n")[1].split("k")[0])
-    except (IndexError, ValueError):
-        return
-    want = n // 4 if types[0] is PtxType.F16 else n // 2
-    d = ins.operands[0]
-    if isinstance(d, Vector) and len(d.items) != want:
-        kind = "integer" if types[0] is PtxType.S32 else "floating point"
-        c.error(
-            f"Argument vector size mismatch for instruction '{name} with {kind} types'", ins.span
-        )
-
-
 _NOSEM_SPACES = frozenset({"local", "param", "param::entry", "param::func", "const"})
 
 
@@ -1252,7 +1286,6 @@ _VALIDATORS = {
     "ldmatrix": _v_matrix_count,
     "stmatrix": _v_matrix_count,
     "mma": _v_mma,
-    "wgmma.mma_async": _v_wgmma,
 }
 
 

@@ -30,7 +30,8 @@ operand.
 
 Gates: ``@sm_NN`` (any target with SM >= NN), ``@x90a`` (exactly sm_90a), ``@a90`` (any
 arch-specific target, a or f, SM >= 90), ``@fam100`` (the sm_100 family's arch-specific targets:
-sm_100/103/110 with a or f), ``@fam120`` (sm_120/121 a or f), ``@ptxM.N`` (PTX ISA version).
+sm_100/103/110 with a or f), ``@fam103`` (sm_103/110 a or f), ``@fam120`` (sm_120/121 a or f),
+``@ptxM.N`` (PTX ISA version).
 """
 
 from __future__ import annotations
@@ -176,6 +177,7 @@ def _gate(g: str) -> Gate:
 FAMILIES: dict[int, frozenset[int]] = {
     100: frozenset({100, 103, 110}),
     120: frozenset({120, 121}),
+    103: frozenset({103, 110}),  # tcgen05.ld.red: sm_103 and sm_110 (ptxas 13.0), not sm_100
 }
 
 

@@ -69,7 +69,8 @@ mmaf      type    f16 f32
 i8        type    u8 s8
 i4        type    u4 s4
 wlayout   mod     row col
-wgshape   shape   m64n8k8 m64n16k8 m64n24k8 m64n32k8 m64n40k8 m64n48k8 m64n56k8 m64n64k8 m64n72k8 m64n80k8 m64n88k8 m64n96k8 m64n104k8 m64n112k8 m64n120k8 m64n128k8 m64n136k8 m64n144k8 m64n152k8 m64n160k8 m64n168k8 m64n176k8 m64n184k8 m64n192k8 m64n200k8 m64n208k8 m64n216k8 m64n224k8 m64n232k8 m64n240k8 m64n248k8 m64n256k8 m64n8k16 m64n16k16 m64n24k16 m64n32k16 m64n40k16 m64n48k16 m64n56k16 m64n64k16 m64n72k16 m64n80k16 m64n88k16 m64n96k16 m64n104k16 m64n112k16 m64n120k16 m64n128k16 m64n136k16 m64n144k16 m64n152k16 m64n160k16 m64n168k16 m64n176k16 m64n184k16 m64n192k16 m64n200k16 m64n208k16 m64n216k16 m64n224k16 m64n232k16 m64n240k16 m64n248k16 m64n256k16 m64n8k32 m64n16k32 m64n24k32 m64n32k32 m64n40k32 m64n48k32 m64n56k32 m64n64k32 m64n72k32 m64n80k32 m64n88k32 m64n96k32 m64n104k32 m64n112k32 m64n120k32 m64n128k32 m64n136k32 m64n144k32 m64n152k32 m64n160k32 m64n168k32 m64n176k32 m64n184k32 m64n192k32 m64n200k32 m64n208k32 m64n216k32 m64n224k32 m64n232k32 m64n240k32 m64n248k32 m64n256k32 m64n8k256 m64n16k256 m64n24k256 m64n32k256 m64n40k256 m64n48k256 m64n56k256 m64n64k256 m64n72k256 m64n80k256 m64n88k256 m64n96k256 m64n104k256 m64n112k256 m64n120k256 m64n128k256 m64n136k256 m64n144k256 m64n152k256 m64n160k256 m64n168k256 m64n176k256 m64n184k256 m64n192k256 m64n200k256 m64n208k256 m64n216k256 m64n224k256 m64n232k256 m64n240k256 m64n248k256 m64n256k256
+wgshape   shape   m64n8k8 m64n16k8 m64n24k8 m64n32k8 m64n40k8 m64n48k8 m64n56k8 m64n64k8 m64n72k8 m64n80k8 m64n88k8 m64n96k8 m64n104k8 m64n112k8 m64n120k8 m64n128k8 m64n136k8 m64n144k8 m64n152k8 m64n160k8 m64n168k8 m64n176k8 m64n184k8 m64n192k8 m64n200k8 m64n208k8 m64n216k8 m64n224k8 m64n232k8 m64n240k8 m64n248k8 m64n256k8 m64n8k16 m64n16k16 m64n24k16 m64n32k16 m64n40k16 m64n48k16 m64n56k16 m64n64k16 m64n72k16 m64n80k16 m64n88k16 m64n96k16 m64n104k16 m64n112k16 m64n120k16 m64n128k16 m64n136k16 m64n144k16 m64n152k16 m64n160k16 m64n168k16 m64n176k16 m64n184k16 m64n192k16 m64n200k16 m64n208k16 m64n216k16 m64n224k16 m64n232k16 m64n240k16 m64n248k16 m64n256k16 m64n8k32 m64n16k32 m64n24k32 m64n32k32 m64n40k32 m64n48k32 m64n56k32 m64n64k32 m64n72k32 m64n80k32 m64n88k32 m64n96k32 m64n104k32 m64n112k32 m64n120k32 m64n128k32 m64n136k32 m64n144k32 m64n152k32 m64n160k32 m64n168k32 m64n176k32 m64n184k32 m64n192k32 m64n200k32 m64n208k32 m64n216k32 m64n224k32 m64n232k32 m64n240k32 m64n248k32 m64n256k32 m64n8k256 m64n16k256 m64n24k256 m64n32k256 m64n40k256 m64n48k256 m64n56k256 m64n64k256 m64n72k256 m64n80k256 m64n88k256 m64n96k256 m64n104k256 m64n112k256 m64n120k256 m64n128k256 m64n136k256 m64n144k256 m64n152k256 m64n160k256 m64n168k256 m64n176k256 m64n184k256 m64n192k256 m64n200k256 m64n208k256 m64n216k256 m64n224k256 m64n232k256 m64n240k256 m64n248k256 m64n256k256 m64n8k64 m64n16k64 m64n24k64 m64n32k64 m64n40k64 m64n48k64 m64n56k64 m64n64k64 m64n72k64 m64n80k64 m64n88k64 m64n96k64 m64n104k64 m64n112k64 m64n120k64 m64n128k64 m64n136k64 m64n144k64 m64n152k64 m64n160k64 m64n168k64 m64n176k64 m64n184k64 m64n192k64 m64n200k64 m64n208k64 m64n216k64 m64n224k64 m64n232k64 m64n240k64 m64n248k64 m64n256k64
+wgshsp    shape   m64n8k16 m64n16k16 m64n24k16 m64n32k16 m64n40k16 m64n48k16 m64n56k16 m64n64k16 m64n72k16 m64n80k16 m64n88k16 m64n96k16 m64n104k16 m64n112k16 m64n120k16 m64n128k16 m64n136k16 m64n144k16 m64n152k16 m64n160k16 m64n168k16 m64n176k16 m64n184k16 m64n192k16 m64n200k16 m64n208k16 m64n216k16 m64n224k16 m64n232k16 m64n240k16 m64n248k16 m64n256k16 m64n8k32 m64n16k32 m64n24k32 m64n32k32 m64n40k32 m64n48k32 m64n56k32 m64n64k32 m64n72k32 m64n80k32 m64n88k32 m64n96k32 m64n104k32 m64n112k32 m64n120k32 m64n128k32 m64n136k32 m64n144k32 m64n152k32 m64n160k32 m64n168k32 m64n176k32 m64n184k32 m64n192k32 m64n200k32 m64n208k32 m64n216k32 m64n224k32 m64n232k32 m64n240k32 m64n248k32 m64n256k32 m64n8k64 m64n16k64 m64n24k64 m64n32k64 m64n40k64 m64n48k64 m64n56k64 m64n64k64 m64n72k64 m64n80k64 m64n88k64 m64n96k64 m64n104k64 m64n112k64 m64n120k64 m64n128k64 m64n136k64 m64n144k64 m64n152k64 m64n160k64 m64n168k64 m64n176k64 m64n184k64 m64n192k64 m64n200k64 m64n208k64 m64n216k64 m64n224k64 m64n232k64 m64n240k64 m64n248k64 m64n256k64
 num       mod     x1 x2 x4
 tnum      mod     x1 x2 x4 x8 x16 x32 x64 x128
 tshape    shape   16x64b 16x128b 16x256b 32x32b
@@ -419,7 +420,8 @@ sust
   .b.sgeom{.(wb|cg|cs|wt)}{.vec24}.(b8|b16|b32|b64){.sclamp} : x, a
   .p.(1d|2d|3d){.vec24}.b32{.sclamp} : x, a
 sured
-  .(b|p).(add|min|max|and|or).(1d|2d|3d).(u32|u64|s32|b32|s64|b64).sclamp : x, a
+  .b.(add|min|max|and|or).(1d|2d|3d).(u32|u64|s32|b32|s64|b64).sclamp : x, a
+  .p.(add|min|max|and|or).(1d|2d|3d).(b32|b64).sclamp : x, a
 suq
   .(width|height|depth|channel_data_type|channel_order|array_size|memory_layout).b32 : d, x
 
@@ -585,8 +587,8 @@ wgmma.mma_async
   .sync.aligned.wgshape.mmaf.(f16|bf16|tf32|e4m3|e5m2).(f16|bf16|tf32|e4m3|e5m2) : v, x, a:b64, q, x?, x?, x?, x?   @x90a @ptx8.0
   .sync.aligned.wgshape{.satfinite}.s32.i8.i8 : v, x, a:b64, q                    @x90a @ptx8.0
   .sync.aligned.wgshape.s32.b1.b1.and.popc : v, x, a:b64, q                       @x90a @ptx8.0
-  .sp.sync.aligned.wgshape.mmaf.(f16|bf16|tf32|e4m3|e5m2).(f16|bf16|tf32|e4m3|e5m2) : v, x, a:b64, b:b32, i, q, x?, x?, x?, x?   @x90a @ptx8.2
-  .sp.sync.aligned.wgshape{.satfinite}.s32.i8.i8 : v, x, a:b64, b:b32, i, q      @x90a @ptx8.2
+  .sp.sync.aligned.wgshsp.mmaf.(f16|bf16|tf32|e4m3|e5m2).(f16|bf16|tf32|e4m3|e5m2) : v, x, a:b64, b:b32, i, q, x?, x?, x?, x?   @x90a @ptx8.2
+  .sp.sync.aligned.wgshsp{.satfinite}.s32.i8.i8 : v, x, a:b64, b:b32, i, q      @x90a @ptx8.2
 
 # ---- tcgen05 (sm_100 family) -------------------------------------------------------------------
 tcgen05.alloc
@@ -598,8 +600,8 @@ tcgen05.relinquish_alloc_permit
 tcgen05.ld
   .sync.aligned.tshape.tnum{.pack::16b}.b32 : v, m             @fam100 @ptx8.6
   .sync.aligned.16x32bx2.tnum{.pack::16b}.b32 : v, m, i        @fam100 @ptx8.6
-  .red.sync.aligned.(32x32b|16x32bx2).tnum.(min|max){.abs}{.NaN}.f32 : v, x, m, i?   @fam100 @ptx8.8
-  .red.sync.aligned.(32x32b|16x32bx2).tnum.(min|max).(u32|s32) : v, x, m, i?          @fam100 @ptx8.8
+  .red.sync.aligned.(32x32b|16x32bx2).tnum.(min|max){.abs}{.NaN}.f32 : v, x, m, i?   @fam103 @ptx8.8
+  .red.sync.aligned.(32x32b|16x32bx2).tnum.(min|max).(u32|s32) : v, x, m, i?          @fam103 @ptx8.8
 tcgen05.st
   .sync.aligned.tshape.tnum{.unpack::16b}.b32 : m, v           @fam100 @ptx8.6
   .sync.aligned.16x32bx2.tnum{.unpack::16b}.b32 : m, i, v      @fam100 @ptx8.6
@@ -634,17 +636,17 @@ alloca
 
 # ---- video instructions ------------------------------------------------------------------------
 vadd vsub vabsdiff vmin vmax
-  .(u32|s32).(u32|s32).(u32|s32){.sat}{.(add|min|max)} : x, x, x, x?
+  .(u32|s32).(u32|s32).(u32|s32){.sat}{.(add|min|max)} : d, x, x, x?
 vshl vshr
-  .(u32|s32).(u32|s32).u32{.sat}.(clamp|wrap){.(add|min|max)} : x, x, x, x?
+  .(u32|s32).(u32|s32).u32{.sat}.(clamp|wrap){.(add|min|max)} : d, x, x, x?
 vmad
-  .(u32|s32).(u32|s32).(u32|s32){.po}{.sat}{.(shr7|shr15)} : x, x, x, x
+  .(u32|s32).(u32|s32).(u32|s32){.po}{.sat}{.(shr7|shr15)} : d, x, x, x
 vset
-  .(u32|s32).(u32|s32).vcmp{.(add|min|max)} : x, x, x, x?
+  .(u32|s32).(u32|s32).vcmp{.(add|min|max)} : d, x, x, x?
 vadd2 vsub2 vavrg2 vabsdiff2 vmin2 vmax2 vadd4 vsub4 vavrg4 vabsdiff4 vmin4 vmax4
-  .(u32|s32).(u32|s32).(u32|s32){.sat}{.add} : x, x, x, x
+  .(u32|s32).(u32|s32).(u32|s32){.sat}{.add} : d, x, x, x
 vset2 vset4
-  .(u32|s32).(u32|s32).vcmp{.add} : x, x, x, x
+  .(u32|s32).(u32|s32).vcmp{.add} : d, x, x, x
 """
 
 

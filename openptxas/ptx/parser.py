@@ -1493,6 +1493,13 @@ class Parser:
                 if nt.kind == "id" and (nt.text[0] == "%" or nt.text in self._fn.plain_regs):
                     return Not(self._operand1(lx, span, is_call, has_sym), span)
                 lx.seek(save)  # '!' of a constant expression
+            if t.text == "-":
+                save = lx.resume_at()
+                lx.next()
+                nt = lx.peek()
+                if nt.kind == "id" and (nt.text[0] == "%" or nt.text in self._fn.plain_regs):
+                    return Not(self._operand1(lx, span, is_call, has_sym), span, arith=True)
+                lx.seek(save)  # '-' of a constant expression
             if t.text == "{":
                 lx.next()
                 items: list[Operand] = []
@@ -1513,6 +1520,7 @@ class Parser:
                 items = []
                 if not lx.accept(")"):
                     while True:
+                        self._call_arg_form(lx)
                         items.append(self._operand1(lx, span, is_call, has_sym))
                         if not lx.accept(","):
                             break
@@ -1534,6 +1542,20 @@ class Parser:
             has_sym[0] = True
             return Sym(v.name, v.offset, span)
         return self._imm(v, lx, t)
+
+    def _call_arg_form(self, lx: Lexer) -> None:
+        """A call argument is a name or a constant: ptxas's syntax error at a brace vector or
+        at the '+' of ``p+4``."""
+        t = lx.peek()
+        if t.text == "{":
+            raise lx.error(t)
+        if t.kind == "id":
+            save = lx.resume_at()
+            lx.next()
+            nt = lx.peek()
+            if nt.text in ("+", "-"):
+                raise lx.error(nt)
+            lx.seek(save)
 
     def _component(self, lx: Lexer, t: Tok) -> str:
         nt = lx.peek()

@@ -286,7 +286,7 @@ def print_operand(o: Operand) -> str:
     if isinstance(o, Pair):
         return f"{print_operand(o.first)}|{print_operand(o.second)}"
     if isinstance(o, Not):
-        return "!" + print_operand(o.operand)
+        return ("-" if o.arith else "!") + print_operand(o.operand)
     if isinstance(o, Sink):
         return "_"
     if isinstance(o, ArgList):
