@@ -114,8 +114,8 @@ def analyze(fn: Function) -> Uniformity:
             if t is None or bi in divergent:
                 continue
             g = None
-            if t.op == "BRA" and t.guard is not None:
-                g = _vid(t.guard.pred)
+            if t.op == "BRA" and t.guard is not None and "U" not in t.mods:
+                g = _vid(t.guard.pred)  # (BRA.U[.ANY]: the warp branches together)
             elif t.op == "BRX":  # an indirect branch diverges on a varying index
                 g = _vid(t.srcs[0])
             if g is not None and g in varying:

@@ -29,6 +29,7 @@ def rule_table() -> RuleTable:
     from openptxas.lower import (
         async_rules,
         bit_rules,
+        bulk_rules,
         cluster_rules,
         ctrl_rules,
         cvt_rules,
@@ -60,6 +61,7 @@ def rule_table() -> RuleTable:
             *fpdiv.RULES,
             *bit_rules.RULES,
             *int_rules.RULES,
+            *bulk_rules.RULES,
             *warp_rules.RULES,
             *async_rules.RULES,
             *tensor_rules.RULES,
@@ -245,7 +247,7 @@ def lower_function(module: ast.Module, func: ast.Function, target: SMInfo) -> Fu
         raise UnsupportedFeature(f"function '{func.name}' has no body", func.span)
     fn = Function(func.name, [], is_entry=func.is_entry)
     ctx = LowerCtx(target, module, func, fn)
-    for slot in func.param_layout():
+    for slot in func.param_layout(target.param_base):
         ctx.params[slot.param.name] = (slot.offset, slot.size)
         fn.params.append(Param(slot.param.name, slot.offset, slot.size, slot.param.alignment))
     lower_body(ctx)

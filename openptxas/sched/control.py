@@ -381,6 +381,14 @@ def _block(
     return st
 
 
+# The copy engines' uniform-register operands (sizes, CTA masks, im2col offsets) are read as
+# addresses are (ptxas: "UPRMT UR8 ... UBLKPF.L2 [UR4], UR8" 9 cycles apart; the emulator's
+# checkers read them with the address role: openptxas/emu/ops_async.py)
+UNIFORM_COPY_OPS = frozenset(
+    {"UBLKCP", "UBLKRED", "UBLKPF", "UTMALDG", "UTMASTG", "UTMAREDG", "UTMAPF", "UTMACCTL"}
+)
+
+
 def operand_roles(ins: Instr, urz: int) -> dict[Unit, tuple[str, ...]]:
     """The latency-table role of each register unit ``ins`` reads: ``guard`` (guard predicate
     or branch condition), ``addr`` (address or constant-bank index), ``pred`` (predicate
@@ -403,7 +411,8 @@ def operand_roles(ins: Instr, urz: int) -> dict[Unit, tuple[str, ...]]:
         elif isinstance(src, Src):
             add(src.x, "pred" if isinstance(src.x, Reg) and src.x.rc in (RC.P, RC.UP) else "data")
         elif isinstance(src, Reg):
-            add(src, "pred" if src.rc in (RC.P, RC.UP) else "data")
+            role = "addr" if ins.op in UNIFORM_COPY_OPS else "data"
+            add(src, "pred" if src.rc in (RC.P, RC.UP) else role)
     if ins.op in ("BRA", "BRX") and ins.guard is not None:
         add(ins.guard.pred, "guard")
     return {u: tuple(dict.fromkeys(rs)) for u, rs in roles.items()}
