@@ -335,7 +335,7 @@ def lower_body(ctx: LowerCtx) -> None:
         start = len(ctx.block.instrs)
         cur = ctx.block
         rule.emit(s, ctx)
-        if s.guard is not None:
+        if s.guard is not None and not getattr(rule.emit, "own_guard", False):
             if ctx.block is not cur:
                 raise UnsupportedFeature(
                     f"predicated '{s.name}' is not supported by openptxas yet", s.span
