@@ -211,7 +211,7 @@ def _rc(v: VReg | Part) -> RC:
 Emit = Callable[[ast.Instruction, LowerCtx], None]
 
 
-def _guarded(emit: Emit) -> Emit:
+def guarded(emit: Emit) -> Emit:
     """A predicated instruction (``@p cp.async.bulk...``, as Triton writes them) as a branch
     around its code (ptxas instead runs the ELECT loop from the threads with ``p`` and guards
     the copy with a uniform predicate, ``VOTEU.ALL UP0, !p; @!UP0 UBLKCP``: the same copies)."""
@@ -543,34 +543,34 @@ def _tensormap_fence(i: ast.Instruction) -> bool:
 
 G2S = "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
 RULES: list[Rule] = [
-    Rule("cp.async.bulk", "cp.async.bulk", always, _guarded(cp_async_bulk),
+    Rule("cp.async.bulk", "cp.async.bulk", always, guarded(cp_async_bulk),
          f"{G2S} [%r1], [%rd1], 256, [%r2];"),
     Rule("cp.reduce.async.bulk", "cp.reduce.async.bulk", always,
-         _guarded(cp_async_bulk),
+         guarded(cp_async_bulk),
          "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd1], [%r1], 128;"),
     Rule("cp.async.bulk.prefetch", "cp.async.bulk.prefetch", always,
-         _guarded(cp_async_bulk_prefetch),
+         guarded(cp_async_bulk_prefetch),
          "cp.async.bulk.prefetch.L2.global [%rd1], 256;"),
-    Rule("cp.async.bulk.tensor", "cp.async.bulk.tensor", always, _guarded(cp_async_bulk_tensor),
+    Rule("cp.async.bulk.tensor", "cp.async.bulk.tensor", always, guarded(cp_async_bulk_tensor),
          "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd1, {%r1, %r2}], [%r3];"),
     Rule("cp.reduce.async.bulk.tensor", "cp.reduce.async.bulk.tensor", always,
-         _guarded(cp_async_bulk_tensor),
+         guarded(cp_async_bulk_tensor),
          "cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group "
          "[%rd1, {%r1, %r2}], [%r3];"),
     Rule("cp.async.bulk.prefetch.tensor", "cp.async.bulk.prefetch.tensor", always,
-         _guarded(cp_async_bulk_prefetch_tensor),
+         guarded(cp_async_bulk_prefetch_tensor),
          "cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%rd1, {%r1, %r2}];"),
-    Rule("prefetch.tensormap", "prefetch", _tensormap, _guarded(prefetch_tensormap),
+    Rule("prefetch.tensormap", "prefetch", _tensormap, guarded(prefetch_tensormap),
          "prefetch.tensormap [%rd1];"),
-    Rule("cp.async.bulk.commit_group", "cp.async.bulk.commit_group", always, _guarded(bulk_commit),
+    Rule("cp.async.bulk.commit_group", "cp.async.bulk.commit_group", always, guarded(bulk_commit),
          "cp.async.bulk.commit_group;"),
-    Rule("cp.async.bulk.wait_group", "cp.async.bulk.wait_group", always, _guarded(bulk_wait),
+    Rule("cp.async.bulk.wait_group", "cp.async.bulk.wait_group", always, guarded(bulk_wait),
          "cp.async.bulk.wait_group.read 0;"),
-    Rule("st.async", "st.async", always, _guarded(st_async),
+    Rule("st.async", "st.async", always, guarded(st_async),
          "st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%r1], %r2, [%r3];"),
-    Rule("red.async", "red.async", always, _guarded(st_async),
+    Rule("red.async", "red.async", always, guarded(st_async),
          "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 "
          "[%r1], %r2, [%r3];"),
-    Rule("fence.proxy.tensormap", "fence", _tensormap_fence, _guarded(fence_tensormap),
+    Rule("fence.proxy.tensormap", "fence", _tensormap_fence, guarded(fence_tensormap),
          "fence.proxy.tensormap::generic.release.gpu;"),
 ]  # fmt: skip

@@ -7,6 +7,7 @@ immediate and register sizes, uniform and per-thread addresses."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -603,3 +604,65 @@ def test_refused_with_a_diagnostic(snippet: str, why: str) -> None:
     with pytest.raises(UnsupportedFeature, match="not supported by openptxas yet") as e:
         compile_ptx(ptx, Options(arch=ARCH), "k.ptx")
     assert why in str(e.value)
+
+
+# ---------------------------------------------------------------- Triton kernels through TMA
+# PTX made by scripts/triton_tma_gen.py (Triton 3.9, sm_90a, host-side tensor descriptors: each
+# a CUtensorMap parameter followed by its shape (2 x i32) and strides (2 x i64); the data buffer
+# rides in the first stride slot, which the kernels do not read). Predicated bulk copies,
+# mbarrier.init/inval under @p, elect.sync, dynamic shared memory.
+TRITON = Path(__file__).parent / "data" / "triton_tma"
+
+
+def _desc(
+    buf_arg: int, dtype: str, shape: list[int], box: list[int], data: dict[str, Any]
+) -> list[Any]:
+    esz = {"float32": 4, "float16": 2}[dtype]
+    tmap = {"kind": "bytes", "size": 128, "align": 64, "init": "zeros", "tensor_map": {
+        "encode": "tiled", "buffer_arg": buf_arg, "dtype": dtype, "rank": 2,
+        "global_dim": [shape[1], shape[0]], "global_strides_bytes": [shape[1] * esz],
+        "box_dim": [box[1], box[0]], "element_strides": [1, 1], "interleave": "none",
+        "swizzle": "none", "l2_promotion": "none", "oob_fill": "none"}}  # fmt: skip
+    return [tmap, {"kind": "scalar", "dtype": "int32", "init": shape[0]},
+            {"kind": "scalar", "dtype": "int32", "init": shape[1]}, data,
+            {"kind": "scalar", "dtype": "int64", "init": 1}]  # fmt: skip
+
+
+def _buf(dtype: str, n: int, seed: int | None = None) -> dict[str, Any]:
+    if seed is None:
+        return {"kind": "buffer", "dtype": dtype, "count": n, "init": "zeros"}
+    return {"kind": "buffer", "dtype": dtype, "count": n, "init": "random", "seed": seed}
+
+
+def _triton_spec(name: str) -> dict[str, Any]:
+    scratch = [_buf("u8", 16), _buf("u8", 16)]
+    if name == "tma_copy":  # out = in * 2 + 1, 96 x 64 f32 in boxes of 32 x 32
+        args = [*_desc(3, "float32", [96, 64], [32, 32], _buf("f32", 96 * 64, 1)),
+                *_desc(8, "float32", [96, 64], [32, 32], _buf("f32", 96 * 64))]  # fmt: skip
+        grid, smem = [3, 2, 1], 4104
+    elif name == "tma_add":  # c = a + b, 192 x 128 f16 in boxes of 64 x 64
+        args = [*_desc(3, "float16", [192, 128], [64, 64], _buf("f16", 192 * 128, 2)),
+                *_desc(8, "float16", [192, 128], [64, 64], _buf("f16", 192 * 128, 3)),
+                *_desc(13, "float16", [192, 128], [64, 64], _buf("f16", 192 * 128))]  # fmt: skip
+        grid, smem = [3, 2, 1], 8200
+    else:  # row sums of 96 x 256 f16, boxes of 32 x 64
+        args = [*_desc(3, "float16", [96, 256], [32, 64], _buf("f16", 96 * 256, 4)),
+                _buf("f32", 96), {"kind": "scalar", "dtype": "int32", "init": 256}]  # fmt: skip
+        grid, smem = [3, 1, 1], 4104
+    return {"kernel": name, "grid": grid, "block": [128, 1, 1], "shared_bytes": smem,
+            "args": args + scratch}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", ["tma_copy", "tma_add", "tma_rowsum"])
+@pytest.mark.parametrize("opt", [3, 0])
+def test_triton_tma(name: str, opt: int, oracle: Any) -> None:
+    ptx = (TRITON / f"{name}.ptx").read_text()
+    spec = _triton_spec(name)
+    out = _run_both(oracle, ptx, spec, opt)
+    if name == "tma_copy":
+        assert np.array_equal(out[8].view(np.uint32), (out[3] * 2 + 1).view(np.uint32))
+    elif name == "tma_add":
+        assert np.array_equal(out[13].view(np.uint16), (out[3] + out[8]).view(np.uint16))
+    else:
+        assert np.allclose(out[5], out[3].reshape(96, 256).astype(np.float32).sum(axis=1),
+                           rtol=1e-5, atol=1e-2)  # fmt: skip
