@@ -25,6 +25,7 @@ HEAD = f""".version 8.7
 # long mnemonics, spelled out before compiling
 ABBREV = {
     "STA.": "st.async.shared::cluster.mbarrier::complete_tx::bytes.",
+    "G2S.": "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.",
     "REDA.": "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.",
     "TLOAD ": "cp.async.bulk.tensor.RANKd.shared::cluster.global.tile."
     "mbarrier::complete_tx::bytes ",
@@ -666,3 +667,82 @@ def test_triton_tma(name: str, opt: int, oracle: Any) -> None:
     else:
         assert np.allclose(out[5], out[3].reshape(96, 256).astype(np.float32).sum(axis=1),
                            rtol=1e-5, atol=1e-2)  # fmt: skip
+
+
+# ---------------------------------------------------------------- multicast bulk copies
+# Clusters of 2: in CTA rank 0, threads tid < 3 each multicast a 64-byte chunk (per-thread
+# source, CTA mask 0b11: a register or an immediate) into both CTAs' shared memory, completing
+# both CTAs' mbarriers; every CTA writes what arrived to out.
+MCAST = (
+    HEAD
+    + """
+.visible .entry k(.param .u64 src, .param .u64 out) .explicitcluster .reqnctapercluster 2, 1, 1
+{{
+  .reg .pred %p<4>;
+  .reg .b16 %rs<2>;
+  .reg .b32 %r<32>;
+  .reg .b64 %rd<16>;
+  .shared .align 128 .b8 buf[256];
+  .shared .align 8 .b64 bar;
+  ld.param.u64 %rd1, [src];
+  ld.param.u64 %rd2, [out];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r3, bar;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra INIT_DONE;
+  mbarrier.init.shared::cta.b64 [%r3], 1;
+  mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r3], 192;
+  fence.mbarrier_init.release.cluster;
+INIT_DONE:
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  mov.u32 %r5, %cluster_ctarank;
+  setp.ne.u32 %p2, %r5, 0;
+  setp.ge.u32 %p3, %r1, 3;
+  or.pred %p2, %p2, %p3;
+  @%p2 bra ISSUED;
+  mov.u16 %rs1, 3;
+  shl.b32 %r6, %r1, 6;
+  mov.u32 %r7, buf;
+  add.u32 %r7, %r7, %r6;
+  cvt.u64.u32 %rd3, %r6;
+  add.s64 %rd4, %rd1, %rd3;
+  G2S.multicast::cluster [%r7], [%rd4], 64, [%r3], {mask};
+ISSUED:
+WAIT:
+  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r3], 0;
+  @!%p3 bra WAIT;
+  setp.ge.u32 %p3, %r1, 48;
+  @%p3 bra END;
+  shl.b32 %r8, %r1, 2;
+  mov.u32 %r9, buf;
+  add.u32 %r9, %r9, %r8;
+  ld.shared.u32 %r10, [%r9];
+  mov.u32 %r11, %ctaid.x;
+  mad.lo.u32 %r12, %r11, 48, %r1;
+  mul.wide.u32 %rd5, %r12, 4;
+  add.s64 %rd6, %rd2, %rd5;
+  st.global.u32 [%rd6], %r10;
+END:
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  ret;
+}}
+"""
+)
+
+
+@pytest.mark.parametrize("mask", ["%rs1", "3"])
+@pytest.mark.parametrize("opt", [3, 0])
+def test_bulk_multicast(mask: str, opt: int, oracle: Any) -> None:
+    ptx = _spell(MCAST.format(mask=mask))
+    spec = {
+        "kernel": "k",
+        "grid": [2, 1, 1],
+        "block": [64, 1, 1],
+        "args": [_buf("u32", 64, 21), _buf("u32", 96)],
+    }
+    out = _run_both(oracle, ptx, spec, opt)
+    got = out[1].view(np.uint32).reshape(2, 48)
+    assert np.array_equal(got[0], out[0].view(np.uint32)[:48])  # the three chunks, in order
+    assert np.array_equal(got[1], got[0])  # and the same in the other CTA
