@@ -29,9 +29,9 @@ Operands:
   (.noftz.f16), BF16.RN, F32.RN, F64.RN).
 - ``cp.async.bulk.prefetch.L2.global [a], n``: ``UBLKPF.L2 [URa:URa+1], URn``.
 - ``cp.async.bulk.tensor.<n>d.shared::cluster.global.{tile,im2col}.mbarrier::complete_tx::bytes
-  [d], [map, {c...}], [m]{, {off...}}{, mask}``: ``UTMALDG.<n>D[.IM2COL][.MULTICAST] [URg], [URm]
+  [d], [map, {c...}], [m]{, {off}}{, mask}``: ``UTMALDG.<n>D[.IM2COL][.MULTICAST] [URg], [URm]
   {, URx}`` with URg = d, m, c0 .. c(n-1) (consecutive), URm:URm+1 = the map's address, URx the
-  im2col offsets (16 bits each) or the CTA mask << 16.
+  3-D im2col offset (16 bits) or the CTA mask << 16.
 - ``cp.async.bulk.tensor.<n>d.global.shared::cta.bulk_group [map, {c...}], [s]``:
   ``UTMASTG.<n>D [URg], [URm]`` with URg = s, c0 ..; ``cp.reduce.async.bulk.tensor``:
   ``UTMAREDG.<n>D.<OP>``; ``cp.async.bulk.prefetch.tensor``: ``UTMAPF.L2.<n>D [URc], [URm]``.
@@ -341,20 +341,18 @@ def _rank(c: LowerCtx, ins: ast.Instruction) -> int:
 
 
 def _im2col(c: LowerCtx, op: ast.Operand) -> Operand:
-    """The im2col offsets (16-bit each, two to a register)."""
-    if not isinstance(op, ast.Vector) or not 1 <= len(op.items) <= 2:
-        raise c.unsupported(f"im2col offsets {op!r}")
-    vals = [c.value(x, T.U16) for x in op.items]
-    if all(isinstance(v, Imm) for v in vals):
-        w = 0
-        for k, v in enumerate(vals):
-            assert isinstance(v, Imm)
-            w |= (v.value & 0xFFFF) << (16 * k)
-        return Imm(w)
+    """The im2col offset of a 3-D load: its low 16 bits (``UPRMT UR, UR, 0x5410, URZ``).
+    With two or three offsets (4-D, 5-D) ptxas packs them in ways not understood yet (bytes:
+    ``PRMT R0, R3, 0x40, R2`` for two): refused."""
+    if not isinstance(op, ast.Vector) or len(op.items) != 1:
+        raise c.unsupported(
+            f"im2col with {len(op.items) if isinstance(op, ast.Vector) else 0} offsets"
+        )
+    v = c.value(op.items[0], T.U16)
+    if isinstance(v, Imm):
+        return Imm(v.value & 0xFFFF)
     r = c.new(RC.R)
-    c.emit(
-        "PRMT", (), [r], [_reg(c, vals[0]), Imm(0x5410), _reg(c, vals[1]) if len(vals) > 1 else RZ]
-    )
+    c.emit("PRMT", (), [r], [v, Imm(0x5410), RZ])
     return r
 
 

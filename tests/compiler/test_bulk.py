@@ -587,10 +587,14 @@ REFUSED = [
     ("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%rd1, {%r1, %r2}];", "UTMAPF"),
     ("tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%rd1], %rd1;",
      "tensormap.replace"),
+    ("cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes "
+     "[%r1], [%rd1, {%r1, %r1, %r1, %r1}], [%r2], {%rs1, %rs1};", "im2col with 2 offsets"),
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("snippet,why", REFUSED, ids=["cache_hint", "prefetch_tensor", "replace"])
+@pytest.mark.parametrize(
+    "snippet,why", REFUSED, ids=["cache_hint", "prefetch_tensor", "replace", "im2col4d"]
+)
 def test_refused_with_a_diagnostic(snippet: str, why: str) -> None:
     from openptxas.diag import UnsupportedFeature
     from openptxas.driver import compile_ptx
@@ -599,6 +603,7 @@ def test_refused_with_a_diagnostic(snippet: str, why: str) -> None:
     ptx = (
         HEAD
         + ".visible .entry k(.param .u64 p)\n{\n .reg .b32 %r<4>;\n .reg .b64 %rd<4>;\n"
+        + " .reg .b16 %rs<2>;\n mov.u16 %rs1, 1;\n"
         + " ld.param.u64 %rd1, [p];\n ld.global.u32 %r1, [%rd1];\n ld.global.u32 %r2, [%rd1+4];\n"
         + f" {snippet}\n ret;\n}}\n"
     )
