@@ -390,9 +390,9 @@ def _block(
 # (MEMBAR, FENCE.VIEW.ASYNC) complete through a write scoreboard that the next CTA barrier,
 # fence, mbarrier operation or copy-engine instruction waits on, as in ptxas 13.0's code
 # ("SYNCS.EXCH.64 URZ, [UR11], UR6 [W3]; BAR.SYNC [wait SB3]"; "MEMBAR.ALL.CTA; FENCE.VIEW.ASYNC.S
-# [wait, W4]; BAR.SYNC [wait SB4]"). Without the wait, threads of other warps arrived on an
-# mbarrier whose initialisation had not completed (t3/async_barrier on an H200: launch
-# failures). A pseudo register unit carries it: written by the former, read by the latter.
+# [wait, W4]; BAR.SYNC [wait SB4]"), so that no thread of another warp uses an mbarrier whose
+# initialisation has not completed. A pseudo register unit carries it: written by the former,
+# read by the latter.
 ORDER_UNIT: Unit = (RC.B, 1 << 16)
 ORDER_WAITERS = frozenset(
     {"BAR", "FENCE", "SYNCS", "UCGABAR_ARV", "UBLKCP", "UBLKRED", "UTMALDG", "UTMASTG",
