@@ -212,10 +212,15 @@ def _predicated(ptx: str) -> str:
     return ptx
 
 
+# every case at -O3, the first four also at -O0 (CI time)
+BULK_PARAMS = [(c, 3) for c in BULK_CASES] + [(c, 0) for c in BULK_CASES[:4]]
+
+
 @pytest.mark.parametrize(
-    "case", BULK_CASES, ids=lambda c: f"{c[0]}x{c[1]}-{c[4]}{'-pred' if c[6] else ''}"
+    "case,opt",
+    BULK_PARAMS,
+    ids=[f"{c[0]}x{c[1]}-{c[4]}{'-pred' if c[6] else ''}-O{o}" for c, o in BULK_PARAMS],
 )
-@pytest.mark.parametrize("opt", [3, 0])
 def test_bulk_copy_and_reduce(case: tuple[Any, ...], opt: int, oracle: Any) -> None:
     size, ncopy, soff, reg_size, red, block, pred = case
     ptx, spec = _bulk_case(size, ncopy, soff, reg_size, red, block)
