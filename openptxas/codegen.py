@@ -95,7 +95,7 @@ def build_cubin(
                 registers=fn.registers,
                 barriers=fn.barriers,
                 params=params,
-                param_bytes=func.param_size if params else None,
+                param_bytes=params[-1].offset + params[-1].size if params else None,
                 shared=fn.shared_static or None,
                 shared_align=max(fn.shared_align, 16),
                 exit_offsets=enc.exit_offsets,

@@ -76,9 +76,11 @@ def _convergence(fn: Function, ctx: PassContext) -> None:
 
 
 def _uniform(fn: Function, ctx: PassContext) -> None:
+    from openptxas.passes.bulk_uniform import hoist_bulk_operands
     from openptxas.passes.uniform_regs import convert_to_uniform
 
     convert_to_uniform(fn, ctx)
+    hoist_bulk_operands(fn, ctx)  # the copy engines' uniform operands out of their ELECT loops
 
 
 def _branch_opt(fn: Function, ctx: PassContext) -> None:

@@ -79,6 +79,10 @@ def _instr_varying(ins: Instr, varying: set[int]) -> bool:
     return False
 
 
+def _width(r: object) -> int:
+    return r.width if isinstance(r, VReg) else 1
+
+
 def _vid(r: object) -> int | None:
     if isinstance(r, VReg):
         return r.id
@@ -92,13 +96,22 @@ def analyze(fn: Function) -> Uniformity:
     ipdom = post_dominators(cfg)
     varying: set[int] = set()
     divergent: set[int] = set()
+    # where each register unit (a virtual register's k-th 32-bit part) is written: the halves
+    # of a 64-bit value written by two instructions (IADD3 + IADD3.X) are one definition each
     multi: dict[int, list[int]] = {}
+    units: dict[tuple[int, int], list[int]] = {}
     for bi, b in enumerate(fn.blocks):
         for ins in b.instrs:
             for r in ins.def_regs():
                 vid = _vid(r)
-                if vid is not None:
-                    multi.setdefault(vid, []).append(bi)
+                if vid is None:
+                    continue
+                ks = range(r.k, r.k + r.n) if isinstance(r, Part) else range(_width(r))
+                for k in ks:
+                    units.setdefault((vid, k), []).append(bi)
+    for (vid, _k), blocks in units.items():
+        if len(blocks) > len(multi.get(vid, [])):
+            multi[vid] = blocks
     while True:
         changed = False
         for b in fn.blocks:
@@ -114,8 +127,8 @@ def analyze(fn: Function) -> Uniformity:
             if t is None or bi in divergent:
                 continue
             g = None
-            if t.op == "BRA" and t.guard is not None:
-                g = _vid(t.guard.pred)
+            if t.op == "BRA" and t.guard is not None and "U" not in t.mods:
+                g = _vid(t.guard.pred)  # (BRA.U[.ANY]: the warp branches together)
             elif t.op == "BRX":  # an indirect branch diverges on a varying index
                 g = _vid(t.srcs[0])
             if g is not None and g in varying:

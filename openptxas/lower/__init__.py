@@ -11,7 +11,22 @@ import functools
 from dataclasses import replace
 
 from openptxas.diag import UnsupportedFeature
-from openptxas.ir.core import PT, RC, Block, CBank, Function, Guard, Imm, Instr, Label, Param, Src
+from openptxas.ir.core import (
+    PT,
+    RC,
+    Block,
+    CBank,
+    Function,
+    Guard,
+    Imm,
+    Instr,
+    Label,
+    Param,
+    Part,
+    Reg,
+    Src,
+    VReg,
+)
 from openptxas.lower.calls import append_subs, declare_param, emit_ret
 from openptxas.lower.context import LowerCtx
 from openptxas.lower.layout import const_offsets, global_slots, module_layout
@@ -29,6 +44,7 @@ def rule_table() -> RuleTable:
     from openptxas.lower import (
         async_rules,
         bit_rules,
+        bulk_rules,
         cluster_rules,
         ctrl_rules,
         cvt_rules,
@@ -60,6 +76,7 @@ def rule_table() -> RuleTable:
             *fpdiv.RULES,
             *bit_rules.RULES,
             *int_rules.RULES,
+            *bulk_rules.RULES,
             *warp_rules.RULES,
             *async_rules.RULES,
             *tensor_rules.RULES,
@@ -119,8 +136,17 @@ def _flatten(body: ast.Block) -> list[ast.Stmt]:
     big: dict[str, tuple[int, PtxType]] = {}  # big ranges, never expanded
     counter = iter(range(1, 1 << 62))
 
+    labels: set[str] = set()  # labels defined so far (a nested block's own are local to it)
+
     def walk(b: ast.Block, ren: dict[str, str], top: bool) -> None:
         ren = dict(ren)
+        for st in b.stmts:
+            if isinstance(st, ast.LabelDef):
+                # the same label in two nested blocks (Triton's inline ``{ waitLoop: ... }``):
+                # each block's label is its own, renamed ``name%k`` with its branches
+                if not top and st.name in labels:
+                    ren[st.name] = f"{st.name}%{next(counter)}"
+                labels.add(st.name)
         for st in b.stmts:
             if isinstance(st, ast.VarDecl) and st.space is StateSpace.REG:
                 if st.count > BIG_RANGE:
@@ -160,6 +186,8 @@ def _flatten(body: ast.Block) -> list[ast.Stmt]:
                     out.append(replace(st, name=ren.get(n, n), count=0))
             elif isinstance(st, ast.Instruction) and ren:
                 out.append(_rename_regs(st, ren))
+            elif isinstance(st, ast.LabelDef) and st.name in ren:
+                out.append(replace(st, name=ren[st.name]))
             else:
                 out.append(st)
 
@@ -181,6 +209,8 @@ def _rename_regs(ins: ast.Instruction, ren: dict[str, str]) -> ast.Instruction:
             return replace(o, first=op(o.first), second=op(o.second))
         if isinstance(o, ast.Not):
             return replace(o, operand=op(o.operand))
+        if isinstance(o, ast.Label) and o.name in ren:
+            return replace(o, name=ren[o.name])
         return o
 
     g = ins.guard
@@ -245,7 +275,7 @@ def lower_function(module: ast.Module, func: ast.Function, target: SMInfo) -> Fu
         raise UnsupportedFeature(f"function '{func.name}' has no body", func.span)
     fn = Function(func.name, [], is_entry=func.is_entry)
     ctx = LowerCtx(target, module, func, fn)
-    for slot in func.param_layout():
+    for slot in func.param_layout(target.param_base):
         ctx.params[slot.param.name] = (slot.offset, slot.size)
         fn.params.append(Param(slot.param.name, slot.offset, slot.size, slot.param.alignment))
     lower_body(ctx)
@@ -333,7 +363,7 @@ def lower_body(ctx: LowerCtx) -> None:
         start = len(ctx.block.instrs)
         cur = ctx.block
         rule.emit(s, ctx)
-        if s.guard is not None:
+        if s.guard is not None and not getattr(rule.emit, "own_guard", False):
             if ctx.block is not cur:
                 raise UnsupportedFeature(
                     f"predicated '{s.name}' is not supported by openptxas yet", s.span
@@ -364,6 +394,11 @@ def _guard_expansion(ctx: LowerCtx, blk: Block, start: int, g: Guard) -> None:
     false the inner predicate may be stale, and the AND is false anyway)."""
     out: list[Instr] = []
     for ins in blk.instrs[start:]:
+        if _uniform_temp(ins):
+            # a uniform-datapath ALU instruction takes no P guard; it only computes a uniform
+            # temporary of the expansion (the count of a predicated mbarrier.init)
+            out.append(ins)
+            continue
         if ins.guard is not None:
             both = ctx.new(RC.P)
             a = Src(g.pred, inv=True) if g.inv else g.pred
@@ -376,6 +411,19 @@ def _guard_expansion(ctx: LowerCtx, blk: Block, start: int, g: Guard) -> None:
             ins.guard = g
         out.append(ins)
     blk.instrs[start:] = out
+
+
+def _uniform_temp(ins: Instr) -> bool:
+    def uniform(d: object) -> bool:
+        v = d.v if isinstance(d, Part) else d
+        return isinstance(v, VReg | Reg) and v.rc in (RC.UR, RC.UP)
+
+    return (
+        ins.op.startswith("U")
+        and ins.guard is None
+        and bool(ins.dsts)
+        and all(uniform(d) for d in ins.dsts)
+    )
 
 
 def _drop_empty_blocks(fn: Function, cold: list[Block]) -> None:

@@ -14,12 +14,15 @@
   ``@P CCTL.IVALL``;
   a suspend-time hint: ``@!P NANOSLEEP.SYNCS t; @!P SYNCS.PHASECHK.TRANS64 P, [a], x``.
 - ``mbarrier.inval [a]``: ``SYNCS.CCTL.IV [UR]``.
+- predicated ``mbarrier.init``/``inval`` (their SYNCS take no P guard): a branch around them
+  (ptxas: ``VOTEU.ALL UP0, !p; @!UP0 SYNCS.EXCH.64``).
 - ``mbarrier.pending_count d, s``: ``0x100000 - ((s.hi >> 11) & 0xfffff)``.
 """
 
 from __future__ import annotations
 
 from openptxas.ir.core import PT, RC, RZ, URZ, Addr, Guard, Imm, Operand, Src, SReg, VReg
+from openptxas.lower.bulk_rules import guarded
 from openptxas.lower.context import LowerCtx
 from openptxas.lower.int_rules import half
 from openptxas.lower.rules import Rule, always
@@ -274,7 +277,7 @@ RULES: list[Rule] = [
          "cp.async.wait_all;"),
     Rule("cp.async.mbarrier.arrive", "cp.async.mbarrier.arrive", always,
          cp_async_mbarrier_arrive, "cp.async.mbarrier.arrive.shared.b64 [%r1];"),
-    Rule("mbarrier.init", "mbarrier.init", always, mbarrier_init,
+    Rule("mbarrier.init", "mbarrier.init", always, guarded(mbarrier_init),
          "mbarrier.init.shared.b64 [%r1], %r2;"),
     Rule("mbarrier.arrive", "mbarrier.arrive", always, mbarrier_arrive,
          "mbarrier.arrive.shared.b64 %rd1, [%r1];"),
@@ -288,7 +291,7 @@ RULES: list[Rule] = [
          "mbarrier.test_wait.shared.b64 %p1, [%r1], %rd2;"),
     Rule("mbarrier.try_wait", "mbarrier.try_wait", always, mbarrier_wait,
          "mbarrier.try_wait.parity.shared::cta.b64 %p1, [%r1], %r2;"),
-    Rule("mbarrier.inval", "mbarrier.inval", always, mbarrier_inval,
+    Rule("mbarrier.inval", "mbarrier.inval", always, guarded(mbarrier_inval),
          "mbarrier.inval.shared.b64 [%r1];"),
     Rule("mbarrier.pending_count", "mbarrier.pending_count", always, mbarrier_pending_count,
          "mbarrier.pending_count.b64 %r1, %rd2;"),

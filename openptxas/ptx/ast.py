@@ -567,21 +567,24 @@ class Function:
     def pragmas(self) -> tuple[str, ...]:
         return tuple(str(v) for d in self.directives if d.name == "pragma" for v in d.values)
 
-    def param_layout(self) -> tuple[ParamSlot, ...]:
+    def param_layout(self, base: int = 0) -> tuple[ParamSlot, ...]:
         """Offsets of the parameters in the parameter buffer: each at the next multiple of its
-        alignment (``.align`` or its element size), as ptxas lays out kernel parameters."""
+        alignment (``.align`` or its element size), as ptxas lays out kernel parameters. The
+        alignment holds in constant bank 0, where the buffer starts at ``base``
+        (``.param .align 128 .b8 map[128]`` first: offset 0x70 after a base of 0x210)."""
         out: list[ParamSlot] = []
         off = 0
         for p in self.params:
             a = p.alignment
-            off = (off + a - 1) // a * a
+            off = (base + off + a - 1) // a * a - base
             out.append(ParamSlot(p, off, p.size))
             off += p.size
         return tuple(out)
 
     @property
     def param_size(self) -> int:
-        """Total bytes of the parameter buffer (end of the last parameter)."""
+        """Total bytes of the parameter buffer (end of the last parameter; from bank offset 0,
+        :meth:`param_layout`)."""
         lay = self.param_layout()
         return lay[-1].offset + lay[-1].size if lay else 0
 

@@ -280,6 +280,10 @@ def _block(
         uses = reg_units(ins, urz, defs=False)
         gunits = guard_units(ins, urz)
         defs = reg_units(ins, urz, defs=True)
+        if ins.op in ORDER_WAITERS:
+            uses.append(ORDER_UNIT)
+        if ins.op in ("MEMBAR", "FENCE") or (ins.op == "SYNCS" and "EXCH" in ins.mods):
+            defs.append(ORDER_UNIT)
         wait: set[int] = set()
         delay = 1 if prev is not None else 0
         if serial:
@@ -327,7 +331,7 @@ def _block(
         if ins.op == "LDGDEPBAR":
             # counts cp.async groups on SB0, which DEPBAR.LE SB0, n reads (as ptxas)
             ctrl.wr_sb = 0
-        if is_variable(ins, model) and defs:
+        if (is_variable(ins, model) or ORDER_UNIT in defs) and defs:
             sb, next_free = _alloc_sb(st, next_free, model.scoreboards)
             ctrl.wr_sb = sb
             for u in defs:
@@ -352,15 +356,16 @@ def _block(
                     st.guard_ready[u] = max(lat.guard, st.guard_ready.get(u, 0))
                     st.done[u] = max(lat.data, st.done.get(u, 0))
                     st.prod[u] = ((ckey, 0), *st.prod.get(u, ()))
-        if is_late_reader(ins, model) and uses:
+        ruses = [u for u in uses if u != ORDER_UNIT]  # (waited for, not read)
+        if is_late_reader(ins, model) and ruses:
             if ins.uid in needs_rd:
                 sb, next_free = _alloc_sb(st, next_free, model.scoreboards)
                 ctrl.rd_sb = sb
-                for u in uses:
+                for u in ruses:
                     st.rsb[u] = st.rsb.get(u, frozenset()) | {sb}
                 st.sb_age[sb] = 0
             else:
-                for u in uses:
+                for u in ruses:
                     st.reads[u] = (0, ins.uid, read_window(ins, model))
         for u in defs:
             st.reads.pop(u, None)
@@ -379,6 +384,27 @@ def _block(
     if emit:
         instrs[:] = out
     return st
+
+
+# Completion of memory-ordering work: an mbarrier initialisation (SYNCS.EXCH) and fences
+# (MEMBAR, FENCE.VIEW.ASYNC) complete through a write scoreboard that the next CTA barrier,
+# fence, mbarrier operation or copy-engine instruction waits on, as in ptxas 13.0's code
+# ("SYNCS.EXCH.64 URZ, [UR11], UR6 [W3]; BAR.SYNC [wait SB3]"; "MEMBAR.ALL.CTA; FENCE.VIEW.ASYNC.S
+# [wait, W4]; BAR.SYNC [wait SB4]"), so that no thread of another warp uses an mbarrier whose
+# initialisation has not completed. A pseudo register unit carries it: written by the former,
+# read by the latter.
+ORDER_UNIT: Unit = (RC.B, 1 << 16)
+ORDER_WAITERS = frozenset(
+    {"BAR", "FENCE", "SYNCS", "UCGABAR_ARV", "UBLKCP", "UBLKRED", "UTMALDG", "UTMASTG",
+     "UTMAREDG", "STAS", "REDAS", "ARRIVES"}
+)  # fmt: skip
+
+# The copy engines' uniform-register operands (sizes, CTA masks, im2col offsets) are read as
+# addresses are (ptxas: "UPRMT UR8 ... UBLKPF.L2 [UR4], UR8" 9 cycles apart; the emulator's
+# checkers read them with the address role: openptxas/emu/ops_async.py)
+UNIFORM_COPY_OPS = frozenset(
+    {"UBLKCP", "UBLKRED", "UBLKPF", "UTMALDG", "UTMASTG", "UTMAREDG", "UTMAPF", "UTMACCTL"}
+)
 
 
 def operand_roles(ins: Instr, urz: int) -> dict[Unit, tuple[str, ...]]:
@@ -403,7 +429,8 @@ def operand_roles(ins: Instr, urz: int) -> dict[Unit, tuple[str, ...]]:
         elif isinstance(src, Src):
             add(src.x, "pred" if isinstance(src.x, Reg) and src.x.rc in (RC.P, RC.UP) else "data")
         elif isinstance(src, Reg):
-            add(src, "pred" if src.rc in (RC.P, RC.UP) else "data")
+            role = "addr" if ins.op in UNIFORM_COPY_OPS else "data"
+            add(src, "pred" if src.rc in (RC.P, RC.UP) else role)
     if ins.op in ("BRA", "BRX") and ins.guard is not None:
         add(ins.guard.pred, "guard")
     return {u: tuple(dict.fromkeys(rs)) for u, rs in roles.items()}

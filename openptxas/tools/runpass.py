@@ -51,6 +51,7 @@ def _sched(fn: Function, ctx: PassContext) -> None:
 PASSES: dict[str, PassFn] = {
     "addr_fold": _single("addr_fold", "addr_fold"),
     "branch_opt": _single("branch_opt", "branch_opt"),
+    "bulk_uniform": _single("bulk_uniform", "hoist_bulk_operands"),
     "const_fold": _single("const_fold", "const_fold"),
     "convergence": _single("convergence", "insert_convergence_barriers"),
     "copy_prop": _single("copy_prop", "copy_prop"),
