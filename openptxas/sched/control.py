@@ -51,6 +51,9 @@ class Latency:
     guard: int  # predicate result read as a guard or branch condition
 
 
+_GMMA = frozenset({"HGMMA", "IGMMA", "QGMMA"})
+
+
 def is_variable(ins: Instr, model: LatencyModel) -> bool:
     """Results delivered through a write scoreboard."""
     return model.is_variable(ins.op) or model.is_variable(ins.name)
@@ -339,6 +342,12 @@ def _block(
                     st.guard_ready.pop(u, None)
                     st.done.pop(u, None)
             st.sb_age[sb] = 0
+        elif ins.op in _GMMA:
+            # wgmma results are due at the WARPGROUP.DEPBAR that waits for their group (and the
+            # next wgmma chains on its accumulator): no scoreboard, no latency
+            for u in defs:
+                for table in (st.prod, st.data_ready, st.guard_ready, st.done):
+                    table.pop(u, None)
         else:
             lat = fixed_latency(ins, model)
             for u in defs:

@@ -43,11 +43,6 @@ KNOWN_GAPS: dict[str, str] = {  # kernel -> what is refused (" is not supported 
     "t4/tma_more": "instruction 'cp.async.bulk.tensor.2d.shared::cluster.global....",
     "t4/tma_multicast": "instruction 'cp.async.bulk.tensor.3d.shared::cluster.global....",
     "t4/tma_tensor": "instruction 'prefetch.tensormap'",
-    "t4/triton_matmul_kmajor": "instruction 'wgmma.fence.sync.aligned'",
-    "t4/triton_matmul_wgmma": "instruction 'wgmma.fence.sync.aligned'",
-    "t4/wgmma": "instruction 'wgmma.fence.sync.aligned'",
-    "t4/wgmma_layouts": "instruction 'wgmma.fence.sync.aligned'",
-    "t4/wgmma_swizzle": "instruction 'wgmma.fence.sync.aligned'",
 }
 
 
