@@ -47,6 +47,7 @@ def rule_table() -> RuleTable:
         tex_rules,
         warp_rules,
         wgmma_rules,
+        wmma_rules,
     )
     from openptxas.lower.calls import RULES as CALL_RULES
 
@@ -67,6 +68,7 @@ def rule_table() -> RuleTable:
             *mma_ext_rules.RULES,
             *tensor_rules.RULES,
             *wgmma_rules.RULES,
+            *wmma_rules.RULES,
             *cluster_rules.RULES,
             *mem_rules.RULES,
             *local_rules.RULES,

@@ -33,7 +33,6 @@ KNOWN_GAPS: dict[str, str] = {  # kernel -> what is refused (" is not supported 
     "t2/spill_maxrreg": "Register allocation failed for function 'spill_maxrreg_acc':...",
     "t2/spill_pressure": "Register allocation failed for function 'spill_pressure_maxn...",
     "t3/async_barrier": "instruction 'cp.async.bulk.shared::cluster.global.mbarrier::...",
-    "t3/wmma": "instruction 'wmma.load.a.sync.aligned.row.m8n8k4.f64'",
     "t4/bulk_copy": "instruction 'cp.async.bulk.shared::cluster.shared::cta.mbarr...",
     "t4/cluster_async": "instruction 'st.async.shared::cluster.mbarrier::complete_tx:...",
     "t4/fence_proxy_async": "instruction 'cp.async.bulk.shared::cluster.global.mbarrier::...",
