@@ -28,6 +28,9 @@ group, waits for itself and copies it back):
   between start and end of the pipeline stage: an instruction writes an accumulator register
   between a wgmma and the next ``wait_group``.
 
+An instruction that reads an accumulator register before its ``wait_group`` makes ptxas inject a
+wait there (note C7517); here it serialises the wgmmas (without a note).
+
 The registers an asynchronous wgmma reads or writes stay allocated until the ``wait_group``
 that completes it: the ``WARPGROUP.DEPBAR`` lists them as sources (the encoder drops them).
 """
@@ -66,7 +69,7 @@ class WgmmaState:
     """What the lowering of one function's wgmmas needs: the accumulator groups (pipelined) or
     the reason they are serialised."""
 
-    serial: str | None = None  # ptxas's note when the wgmmas are serialised
+    serial: str | None = None  # ptxas's note when the wgmmas are serialised ("": none)
     lists: dict[tuple[str, ...], VReg] = field(default_factory=dict)  # accumulator list -> group
     inflight: list[RegLike] = field(default_factory=list)  # read/written by unfinished wgmmas
     since_commit: list[Instr] = field(default_factory=list)  # wgmmas of the open group
@@ -92,6 +95,31 @@ def _written(ins: ast.Instruction) -> list[str]:
     out = [it.name for it in items if isinstance(it, ast.Reg)]
     if isinstance(d, ast.Pair):
         out += [x.name for x in (d.first, d.second) if isinstance(x, ast.Reg)]
+    return out
+
+
+def _named(ins: ast.Instruction) -> set[str]:
+    """Every PTX register an instruction names."""
+    out: set[str] = set()
+
+    def visit(op: ast.Operand) -> None:
+        if isinstance(op, ast.Reg):
+            out.add(op.name)
+        elif isinstance(op, ast.Address) and isinstance(op.base, ast.Reg):
+            out.add(op.base.name)
+        elif isinstance(op, ast.Vector | ast.ArgList | ast.MemList):
+            for it in op.items:
+                visit(it)
+        elif isinstance(op, ast.Pair):
+            visit(op.first)
+            visit(op.second)
+        elif isinstance(op, ast.Not):
+            visit(op.operand)
+
+    for op in ins.operands:
+        visit(op)
+    if ins.guard is not None:
+        out.add(ins.guard.reg)
     return out
 
 
@@ -126,6 +154,11 @@ def prepare(c: LowerCtx, stmts: list[ast.Stmt]) -> None:
         elif pending & set(_written(ins)):
             st.serial = _SERIAL_DEFS.format(c.func.name)
             c.fn.notes.append(st.serial)
+            return
+        elif pending & _named(ins):
+            # read before its wait_group: ptxas injects a wait there ("(C7517) warpgroup.wait
+            # is injected ..."); serialised here (no note: ptxas's code differs)
+            st.serial = ""
             return
     for ins in mmas:
         names = _acc_names(ins)

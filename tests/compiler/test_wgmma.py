@@ -127,6 +127,10 @@ CASES: dict[str, tuple[str, int, bool, str]] = {
     "serialised_c7515": (
         f"{FENCE}\n{_mma('m64n8k16', 'f32.f16.f16', 4, '1, 1, 1, 0, 0')}\n"
         "\tmov.f32 %a1, 0f3F800000;\n" + SYNC, 4, False, "f16"),
+    # an accumulator register read before the wait_group (ptxas injects a wait: C7517)
+    "read_before_wait": (
+        f"{FENCE}\n{_mma('m64n8k16', 'f32.f16.f16', 4, '1, 1, 1, 0, 0')}\n"
+        "\tmov.f32 %a4, %a1;\n" + SYNC, 5, False, "f16"),
     # overlapping accumulator lists: serialised (C7511). (With the permuted list {a0,a1,a3,a2}
     # and scale-d 1, ptxas 13.0.88 copies the second wgmma's accumulator before the first one
     # wrote it, across the wait_group between them: a stale read; ours accumulates.)
