@@ -145,12 +145,19 @@ def prepare(c: LowerCtx, stmts: list[ast.Stmt]) -> None:
             c.fn.notes.append(st.serial)
             return
     # a non-wgmma instruction writing an accumulator register of a wgmma not yet waited for
-    pending: set[str] = set()
+    # (in program order: the open group, and the committed groups a wait_group N leaves)
+    open_: set[str] = set()
+    groups: list[set[str]] = []
     for ins in instrs:
+        pending = open_.union(*groups)
         if ins.opcode == "wgmma.mma_async":
-            pending |= set(_acc_names(ins) or ())
+            open_ |= set(_acc_names(ins) or ())
+        elif ins.opcode == "wgmma.commit_group":
+            groups.append(open_)
+            open_ = set()
         elif ins.opcode == "wgmma.wait_group":
-            pending = set()
+            left = ins.operands[0].value if isinstance(ins.operands[0], ast.IntImm) else 0
+            groups = groups[max(0, len(groups) - left) :] if left else []
         elif pending & set(_written(ins)):
             st.serial = _SERIAL_DEFS.format(c.func.name)
             c.fn.notes.append(st.serial)
