@@ -105,6 +105,9 @@ _FILE = {RC.R: isa.RegFile.R, RC.UR: isa.RegFile.UR, RC.P: isa.RegFile.P, RC.UP:
 _FILE[RC.B] = isa.RegFile.B
 
 
+_GMMA = frozenset({"HGMMA", "IGMMA", "QGMMA"})
+
+
 class _Unencodable(Exception):
     """An IR operand with no machine form (a virtual register left after allocation)."""
 
@@ -125,6 +128,9 @@ class _Operands:
         return isa.Reg(_FILE[x.rc], index, src.neg, src.abs, src.inv, src.sel)
 
     def operand(self, op: Operand, ins: Instr) -> isa.Operand:
+        if ins.op in _GMMA and isinstance(op, Src) and isinstance(op.x, Reg) and op.x.rc is RC.UR:
+            # the wgmma descriptor quad: gdesc[UR4][.negA.negB.tnspA.tnspB] (lower/wgmma_rules)
+            return isa.GDesc(self.reg(op.x), op.sel)
         if isinstance(op, Reg | VReg | Part):
             return self.reg(op)
         if isinstance(op, Src):
@@ -243,6 +249,10 @@ def _encode(ins: Instr, fam: Family, conv: _Operands, at: int, fname: str) -> in
         elif ins.op == "RET" and len(ins.srcs) == 2:
             # RET.REL.NODEC Rra `(f): the return address is relative to the function's start
             ops = (conv.operand(ins.srcs[0], ins), isa.Label(0))
+        elif ins.op == "WARPGROUP":
+            # DEPBAR's register sources only keep wgmma registers allocated (lower/wgmma_rules)
+            keep = [o for o in ins.srcs if not isinstance(o, Reg | Part | VReg)]
+            ops = tuple(conv.operand(o, ins) for o in keep)
         elif ins.op == "MOV" and len(ins.srcs) == 1 and isinstance(ins.srcs[0], Label):
             # a return address: the code offset of the return site
             ops = (conv.operand(ins.dsts[0], ins), isa.Imm(conv.addrs[ins.srcs[0].block]))

@@ -231,6 +231,7 @@ def _compile_module(
         t0 = time.perf_counter()
         fn = lower_function(module, func, target)
         fn.maxnreg = func.maxnreg
+        result.diagnostics.extend(Diagnostic(Severity.INFO, n) for n in fn.notes)
         ctx = PassContext(target, options)
         run_phases(fn, ctx, phases)
         if on_dump is not None:

@@ -54,7 +54,7 @@ NSB = 6
 # carries ``gsb0``) outstanding. wgmma instructions themselves chain on pending results (the
 # accumulator of the next one).
 GSB = NSB
-GMMA = frozenset({"HGMMA", "IGMMA", "BGMMA"})
+GMMA = frozenset({"HGMMA", "IGMMA", "QGMMA", "BGMMA"})
 
 RULES = ("raw-latency", "raw-scoreboard", "waw-scoreboard", "war-scoreboard")
 

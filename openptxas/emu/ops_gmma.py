@@ -155,7 +155,8 @@ def bind_gmma(ctx: Ctx) -> Bound:
     if a_reg is not None:
         a_row = reg_row(a_reg)
         ctx.read(a_row, 4)
-    neg_a = a_reg is not None and a_reg.neg
+    neg_a = (a_reg is not None and a_reg.neg) or "negA" in g_op.sel  # imm-scale-a = -1
+    neg_b = "negB" in g_op.sel
     lpc = m.lanes_per_cta
     lane_t = np.arange(32)
     g_, t_ = lane_t >> 2, lane_t & 3
@@ -196,6 +197,8 @@ def bind_gmma(ctx: Ctx) -> Bound:
                 raise ctx.unsupported(f"{ins.mnemonic}: {exc}") from None
             if neg_a:
                 amat = -amat
+            if neg_b:
+                bmat = -bmat
             prod = amat @ bmat.T  # [16, N]
             vals = prod[frag_r, frag_c]  # [32, ndreg]
             use_c = acc_row is not None

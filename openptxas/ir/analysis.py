@@ -64,6 +64,8 @@ SIDE_EFFECTS = frozenset(
         "USETMAXREG",
         "WARPGROUP",
         "HGMMA",
+        "IGMMA",
+        "QGMMA",
         "ELECT",
         "VOTE",
         "SHFL",

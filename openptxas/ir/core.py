@@ -375,6 +375,7 @@ class Function:
     jump_tables: list[tuple[str, ...]] = field(default_factory=list)
     maxnreg: int | None = None  # the function's .maxnreg (the register allocator's budget)
     registers: int = 0  # "Used N registers", set by the register allocator
+    notes: list[str] = field(default_factory=list)  # ptxas's info lines about it (C75xx)
 
     def new_vreg(self, rc: RC, width: int = 1) -> VReg:
         v = VReg(rc, self.next_vreg, width)

@@ -57,10 +57,13 @@ def rule_table() -> RuleTable:
         int_rules,
         local_rules,
         mem_rules,
+        mma_ext_rules,
         mufu_rules,
         tensor_rules,
         tex_rules,
         warp_rules,
+        wgmma_rules,
+        wmma_rules,
     )
     from openptxas.lower.calls import RULES as CALL_RULES
 
@@ -79,7 +82,10 @@ def rule_table() -> RuleTable:
             *bulk_rules.RULES,
             *warp_rules.RULES,
             *async_rules.RULES,
+            *mma_ext_rules.RULES,
             *tensor_rules.RULES,
+            *wgmma_rules.RULES,
+            *wmma_rules.RULES,
             *cluster_rules.RULES,
             *mem_rules.RULES,
             *local_rules.RULES,
@@ -335,6 +341,9 @@ def lower_body(ctx: LowerCtx) -> None:
         [*ctx.frame_params, *(v for v in shared if v.space is StateSpace.LOCAL)]
     )
 
+    from openptxas.lower import wgmma_rules
+
+    wgmma_rules.prepare(ctx, stmts)
     table = rule_table()
     entry = Block(".L_entry")
     fn.blocks.append(entry)
@@ -373,6 +382,7 @@ def lower_body(ctx: LowerCtx) -> None:
             nb = ctx.new_block()
             fn.blocks.append(nb)
             ctx.block = nb
+    wgmma_rules.bind(ctx)
     _drop_empty_blocks(fn, ctx.cold_blocks)
     last = fn.blocks[-1]
     t = last.instrs[-1] if last.instrs else None

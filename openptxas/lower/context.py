@@ -37,6 +37,7 @@ from openptxas.targets import SMInfo
 
 if TYPE_CHECKING:
     from openptxas.lower.calls import CallState, ParamWords, Sub
+    from openptxas.lower.wgmma_rules import WgmmaState
 
 
 def _call_state() -> CallState:
@@ -76,6 +77,7 @@ class LowerCtx:
     _label_count: int = 0
     # blocks placed after the function's last block (slow paths: lower/fpseq.py)
     cold_blocks: list[Block] = field(default_factory=list)
+    wgmma: WgmmaState | None = None  # the function's wgmmas (lower/wgmma_rules.py)
 
     # ------------------------------------------------------------------ emission
     def emit(

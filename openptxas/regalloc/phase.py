@@ -27,7 +27,7 @@ def register_budget(fn: Function, ctx: PassContext) -> int:
 
 def allocate_registers(fn: Function, ctx: PassContext) -> None:
     limits = limits_for(register_budget(fn, ctx), ctx.target)
-    for _ in range(64):
+    for _ in range(256):
         try:
             alloc = allocate(fn, limits, naive=ctx.options.ra == "naive")
             break

@@ -51,6 +51,9 @@ class Latency:
     guard: int  # predicate result read as a guard or branch condition
 
 
+_GMMA = frozenset({"HGMMA", "IGMMA", "QGMMA"})
+
+
 def is_variable(ins: Instr, model: LatencyModel) -> bool:
     """Results delivered through a write scoreboard."""
     return model.is_variable(ins.op) or model.is_variable(ins.name)
@@ -219,16 +222,29 @@ def assign_control(fn: Function, target: SMInfo, *, serial: bool = False) -> Non
     """Set ``ins.ctrl`` on every instruction of the allocated function ``fn``, with the target's
     latency model."""
     needs_rd: set[int] = set()
-    for _ in range(1000):
+    # Each restart gives one more late reader a read scoreboard; after 100 (large unrolled
+    # kernels: cuda-samples' bf16TensorCoreGemm needed over 1000, one full pass each) a pass
+    # collects all it finds before restarting, so the restarts stay within the instructions.
+    count = sum(len(b.instrs) for b in fn.blocks)
+    for k in range(100 + count + 1):
         try:
-            _assign(fn, target.urz, target.latency, serial, needs_rd)
+            _assign(fn, target.urz, target.latency, serial, needs_rd, batch=k >= 100)
             return
         except _Restart:
             continue
     raise InternalError(f"control codes: {fn.name}: no fixed point")
 
 
-def _assign(fn: Function, urz: int, model: LatencyModel, serial: bool, needs_rd: set[int]) -> None:
+def _assign(
+    fn: Function,
+    urz: int,
+    model: LatencyModel,
+    serial: bool,
+    needs_rd: set[int],
+    *,
+    batch: bool = False,
+) -> None:
+    known = len(needs_rd)
     n = len(fn.blocks)
     # a subroutine's RET may return to any call's return site (as the hazard checkers assume)
     succs = [successors(fn, i, any_return=True) for i in range(n)]
@@ -244,7 +260,9 @@ def _assign(fn: Function, urz: int, model: LatencyModel, serial: bool, needs_rd:
             raise InternalError(f"control codes: {fn.name}: no fixed point over the CFG")
         i = work.pop(0)
         st = merge([s for p in preds[i] if (s := out_states[p]) is not None])
-        new_out = _block(fn.blocks[i].instrs, st, urz, model, serial, needs_rd, emit=False)
+        new_out = _block(
+            fn.blocks[i].instrs, st, urz, model, serial, needs_rd, emit=False, batch=batch
+        )
         old = out_states[i]
         visits[i] += 1
         if old is not None and visits[i] > WIDEN_AFTER:
@@ -256,10 +274,14 @@ def _assign(fn: Function, urz: int, model: LatencyModel, serial: bool, needs_rd:
             for s2 in succs[i]:
                 if s2 not in work:
                     work.append(s2)
+    if len(needs_rd) > known:
+        raise _Restart
     # 2. Emit the control codes (and any NOPs) from the converged entry states.
     for i, b in enumerate(fn.blocks):
         st = merge([s for p in preds[i] if (s := out_states[p]) is not None])
-        _block(b.instrs, st, urz, model, serial, needs_rd, emit=True)
+        _block(b.instrs, st, urz, model, serial, needs_rd, emit=True, batch=batch)
+    if len(needs_rd) > known:
+        raise _Restart
 
 
 def _block(
@@ -271,6 +293,7 @@ def _block(
     needs_rd: set[int],
     *,
     emit: bool,
+    batch: bool = False,
 ) -> State:
     """Simulate (and with ``emit`` annotate) one block from entry state ``st``."""
     prev: Instr | None = None
@@ -303,7 +326,8 @@ def _block(
                 delay = max(delay, st.done[u] - _own_latency(ins, model) + 1)
             if u in st.reads:
                 needs_rd.add(st.reads[u][1])
-                raise _Restart
+                if not batch:
+                    raise _Restart
         for sb in wait:
             delay = max(delay, model.sb_setup - st.sb_age.get(sb, model.sb_setup))
         if serial and prev is not None:
@@ -343,6 +367,12 @@ def _block(
                     st.guard_ready.pop(u, None)
                     st.done.pop(u, None)
             st.sb_age[sb] = 0
+        elif ins.op in _GMMA:
+            # wgmma results are due at the WARPGROUP.DEPBAR that waits for their group (and the
+            # next wgmma chains on its accumulator): no scoreboard, no latency
+            for u in defs:
+                for table in (st.prod, st.data_ready, st.guard_ready, st.done):
+                    table.pop(u, None)
         else:
             lat = fixed_latency(ins, model)
             for u in defs:

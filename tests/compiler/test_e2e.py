@@ -32,14 +32,6 @@ KNOWN_GAPS: dict[str, str] = {  # kernel -> what is refused (" is not supported 
     "t2/recursion": "recursive call of '_Z3fibi'",
     "t2/spill_maxrreg": "Register allocation failed for function 'spill_maxrreg_acc':...",
     "t2/spill_pressure": "Register allocation failed for function 'spill_pressure_maxn...",
-    "t3/mma_fp8": "instruction 'mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2...",
-    "t3/mma_shapes": "instruction 'mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s3...",
-    "t3/wmma": "instruction 'wmma.load.a.sync.aligned.row.m8n8k4.f64'",
-    "t4/triton_matmul_kmajor": "instruction 'wgmma.fence.sync.aligned'",
-    "t4/triton_matmul_wgmma": "instruction 'wgmma.fence.sync.aligned'",
-    "t4/wgmma": "instruction 'wgmma.fence.sync.aligned'",
-    "t4/wgmma_layouts": "instruction 'wgmma.fence.sync.aligned'",
-    "t4/wgmma_swizzle": "instruction 'wgmma.fence.sync.aligned'",
 }
 
 

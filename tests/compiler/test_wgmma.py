@@ -1,0 +1,216 @@
+"""Warpgroup MMA (sm_90a wgmma) and the mma.sync forms sm_90 emulates (issue 20): small PTX
+probes compiled by openptxas and by ptxas, both cubins run in the emulator (ours with the hazard
+checker, 0 reports); every output word equal. Each probe fills shared memory from its input,
+builds no-swizzle K-major descriptors and runs one or more wgmmas on accumulators read from
+the input (a 128-thread warpgroup)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tests.conftest import need_tools
+
+SMEM = 4096 + 8192  # A (64 x 32 bytes) at 0, B (up to 256 x 32 bytes) at 2048 (aligned 128)
+B_AT = 2048
+
+
+def _kernel(body: str, nacc: int, *, ints: bool = False) -> str:
+    """A kernel: smem <- in[0:SMEM], acc registers %a0.. <- in[SMEM + 4 (tid nacc + i)],
+    %p1 = flag != 0, ``body``, out[tid nacc + i] <- %a_i."""
+    loads = "\n".join(f"\tld.global.b32 %a{i}, [%rd4+{4 * i}];" for i in range(nacc))
+    stores = "\n".join(f"\tst.global.b32 [%rd5+{4 * i}], %a{i};" for i in range(nacc))
+    return f""".version 8.7
+.target sm_90a
+.address_size 64
+.visible .entry k(.param .u64 out, .param .u64 in, .param .u32 flag)
+{{
+\t.reg .b32 %r<40>;
+\t.reg .{"b32" if ints else "f32"} %a<{nacc}>;
+\t.reg .b32 %b<{nacc}>;
+\t.reg .b32 %x<8>;
+\t.reg .b64 %rd<20>;
+\t.reg .pred %p<4>;
+\t.shared .align 128 .b8 smem[{SMEM}];
+\tld.param.u64 %rd1, [out];
+\tld.param.u64 %rd2, [in];
+\tld.param.u32 %r1, [flag];
+\tcvta.to.global.u64 %rd1, %rd1;
+\tcvta.to.global.u64 %rd2, %rd2;
+\tmov.u32 %r2, %tid.x;
+\tmov.u32 %r3, smem;
+\tmov.u32 %r4, %r2;
+$copy:
+\tshl.b32 %r5, %r4, 2;
+\tcvt.u64.u32 %rd3, %r5;
+\tadd.s64 %rd3, %rd2, %rd3;
+\tld.global.b32 %r6, [%rd3];
+\tadd.s32 %r7, %r3, %r5;
+\tst.shared.b32 [%r7], %r6;
+\tadd.s32 %r4, %r4, 128;
+\tsetp.lt.u32 %p2, %r4, {SMEM // 4};
+\t@%p2 bra $copy;
+\tfence.proxy.async.shared::cta;
+\tbar.sync 0;
+\tmul.lo.u32 %r8, %r2, {4 * nacc};
+\tcvt.u64.u32 %rd6, %r8;
+\tadd.s64 %rd4, %rd2, %rd6;
+\tadd.s64 %rd4, %rd4, {SMEM};
+\tadd.s64 %rd5, %rd1, %rd6;
+{loads}
+\tshr.u32 %r10, %r3, 4;
+\tand.b32 %r10, %r10, 0x3fff;
+\tor.b32 %r10, %r10, 0x80000;
+\tmov.b64 %rd7, {{%r10, 16}};
+\tadd.s32 %r11, %r3, {B_AT};
+\tshr.u32 %r11, %r11, 4;
+\tand.b32 %r11, %r11, 0x3fff;
+\tor.b32 %r11, %r11, 0x80000;
+\tmov.b64 %rd8, {{%r11, 16}};
+\tsetp.ne.u32 %p1, %r1, 0;
+\tld.global.b32 %x0, [%rd4];
+\tld.global.b32 %x1, [%rd4+4];
+\tld.global.b32 %x2, [%rd4+8];
+\tld.global.b32 %x3, [%rd4+12];
+{body}
+{stores}
+\tret;
+}}
+"""
+
+
+def _acc(n: int) -> str:
+    return "{" + ", ".join(f"%a{i}" for i in range(n)) + "}"
+
+
+def _mma(shape: str, types: str, n: int, rest: str, a: str = "%rd7") -> str:
+    return f"\twgmma.mma_async.sync.aligned.{shape}.{types} {_acc(n)}, {a}, %rd8, {rest};"
+
+
+SYNC = "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;"
+FENCE = "\twgmma.fence.sync.aligned;"
+
+# name -> (body, accumulator registers, integer accumulator, element kind of shared memory)
+CASES: dict[str, tuple[str, int, bool, str]] = {
+    "f16_scale_d_pred_negA": (
+        f"{FENCE}\n{_mma('m64n8k16', 'f32.f16.f16', 4, '%p1, -1, 1, 0, 0')}\n{SYNC}", 4, False,
+        "f16"),
+    "bf16_transB_negB_n16": (
+        f"{FENCE}\n{_mma('m64n16k16', 'f32.bf16.bf16', 8, '1, 1, -1, 0, 1')}\n{SYNC}", 8, False,
+        "bf16"),
+    "f16_acc_f16_n32_transA": (
+        f"{FENCE}\n{_mma('m64n32k16', 'f16.f16.f16', 8, '1, 1, 1, 1, 0')}\n{SYNC}", 8, True,
+        "f16"),
+    "tf32_scale_d_0": (
+        f"{FENCE}\n{_mma('m64n8k8', 'f32.tf32.tf32', 4, '0, 1, 1')}\n{SYNC}", 4, False, "tf32"),
+    "e4m3_e5m2_f32": (
+        f"{FENCE}\n{_mma('m64n8k32', 'f32.e4m3.e5m2', 4, '1, 1, -1')}\n{SYNC}", 4, False, "fp8"),
+    "e5m2_e4m3_f16": (
+        f"{FENCE}\n{_mma('m64n16k32', 'f16.e5m2.e4m3', 4, '%p1, -1, 1')}\n{SYNC}", 4, True,
+        "fp8"),
+    "s8_u8": (f"{FENCE}\n{_mma('m64n8k32', 's32.s8.u8', 4, '1')}\n{SYNC}", 4, True, "int"),
+    "bf16_A_in_registers_neg": (
+        f"{FENCE}\n{_mma('m64n8k16', 'f32.bf16.bf16', 4, '1, -1, 1, 0', '{%x0, %x1, %x2, %x3}')}"
+        f"\n{SYNC}", 4, False, "bf16"),
+    # two chained k-steps, then a second group on other accumulators: wait 1, wait 0
+    "n128_two_groups": (
+        f"{FENCE}\n{_mma('m64n128k16', 'f32.f16.f16', 64, '1, 1, 1, 0, 0')}\n"
+        f"{_mma('m64n128k16', 'f32.f16.f16', 64, '1, 1, 1, 0, 1')}\n"
+        "\twgmma.commit_group.sync.aligned;\n"
+        "\twgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%a64, %a65, %a66, %a67}, %rd7, "
+        "%rd8, 0, 1, 1, 0, 0;\n"
+        "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 1;\n"
+        "\twgmma.wait_group.sync.aligned 0;", 68, False, "f16"),
+    # an accumulator register written between the wgmma and its wait: serialised (C7515)
+    "serialised_c7515": (
+        f"{FENCE}\n{_mma('m64n8k16', 'f32.f16.f16', 4, '1, 1, 1, 0, 0')}\n"
+        "\tmov.f32 %a1, 0f3F800000;\n" + SYNC, 4, False, "f16"),
+    # an accumulator register read before the wait_group (ptxas injects a wait: C7517)
+    "read_before_wait": (
+        f"{FENCE}\n{_mma('m64n8k16', 'f32.f16.f16', 4, '1, 1, 1, 0, 0')}\n"
+        "\tmov.f32 %a4, %a1;\n" + SYNC, 5, False, "f16"),
+    # overlapping accumulator lists: serialised (C7511). (With the permuted list {a0,a1,a3,a2}
+    # and scale-d 1, ptxas 13.0.88 copies the second wgmma's accumulator before the first one
+    # wrote it, across the wait_group between them: a stale read; ours accumulates.)
+    "serialised_c7511": (
+        f"{FENCE}\n{_mma('m64n8k16', 'f32.f16.f16', 4, '1, 1, 1, 0, 0')}\n{SYNC}\n"
+        "\twgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%a3, %a2, %a4, %a5}, %rd7, %rd8, "
+        "0, 1, 1, 0, 1;\n" + SYNC, 6, False, "f16"),
+}  # fmt: skip
+
+
+def _input(kind: str, nacc: int, ints: bool, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    if kind == "f16":
+        sm = rng.integers(-8, 8, SMEM // 2).astype(np.float16).view(np.uint8)
+    elif kind == "bf16":
+        f = rng.integers(-8, 8, SMEM // 2).astype(np.float32).view(np.uint32)
+        sm = (f >> 16).astype(np.uint16).view(np.uint8)
+    elif kind == "tf32":
+        sm = (rng.integers(-8, 8, SMEM // 4).astype(np.float32) * 0.375).view(np.uint8)
+    else:  # fp8 (every byte, NaNs included) and 8-bit integers
+        sm = rng.integers(0, 256, SMEM).astype(np.uint8)
+    n = 128 * nacc
+    if ints:  # s32 accumulators, or f16x2 pairs of small values
+        acc = rng.integers(-1000, 1000, n).astype(np.int32).view(np.uint8)
+        if kind in ("f16", "fp8"):
+            acc = rng.integers(-4, 4, 2 * n).astype(np.float16).view(np.uint8)
+    else:
+        acc = (rng.integers(-64, 64, n).astype(np.float32) * 0.5).view(np.uint8)
+    return np.concatenate([sm, acc])
+
+
+def _spec(name: str) -> tuple[str, dict[str, Any]]:
+    body, nacc, ints, kind = CASES[name]
+    data = _input(kind, nacc, ints, seed=len(name))
+    spec = {
+        "kernel": "k",
+        "grid": [1, 1, 1],
+        "block": [128, 1, 1],
+        "args": [
+            {"kind": "buffer", "dtype": "u32", "count": 128 * nacc, "init": "zeros"},
+            {"kind": "buffer", "dtype": "u8", "count": data.size,
+             "init": {"hex": data.tobytes().hex()}},
+            {"kind": "scalar", "dtype": "u32", "value": 1},
+        ],
+    }  # fmt: skip
+    return _kernel(body, nacc, ints=ints), spec
+
+
+@pytest.mark.parametrize("opt", [3, 0])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_wgmma_equals_ptxas(name: str, opt: int, oracle: Any) -> None:
+    need_tools("ptxas")
+    from openptxas.driver import compile_ptx
+    from openptxas.emu import run_launch
+    from openptxas.options import Options
+
+    ptx, spec = _spec(name)
+    theirs = oracle.ptxas(ptx, "sm_90a")
+    want = run_launch(theirs.cubin, spec, hazards=True)
+    assert not want.hazards, want.hazards[:3]
+    res = compile_ptx(ptx, Options(arch="sm_90a", opt_level=opt, verify=True), "k.ptx")
+    got = run_launch(res.cubin, spec, hazards=True)
+    assert not got.hazards, "\n".join(str(h) for h in got.hazards[:5])
+    assert sorted(got.outputs) == sorted(want.outputs)
+    for k in sorted(got.outputs):
+        g, w = got.outputs[k], want.outputs[k]
+        assert np.array_equal(g, w), (k, np.nonzero(g != w)[0][:10])
+    assert got.outputs[sorted(got.outputs)[0]].any()
+    notes = [d.message for d in res.diagnostics]
+    code = {"serialised_c7515": "(C7515)", "serialised_c7511": "(C7511)"}.get(name)
+    assert [n[:7] for n in notes] == ([code] if code else [])
+    if code:  # ptxas prints the same line
+        assert notes[0] in theirs.log, theirs.log
+
+
+def test_wgmma_refusals() -> None:
+    from openptxas.diag import UnsupportedFeature
+    from openptxas.driver import compile_ptx
+    from openptxas.options import Options
+
+    body = f"{FENCE}\n{_mma('m64n8k16', 'f32.f16.f16', 4, '1, 2, 1, 0, 0')}\n{SYNC}"
+    with pytest.raises(UnsupportedFeature, match="imm-scale-a"):
+        compile_ptx(_kernel(body, 4), Options(arch="sm_90a"), "k.ptx")
