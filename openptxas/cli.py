@@ -129,6 +129,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(d.render(), file=sys.stderr)
     if opts.verbose:
         sys.stderr.write(result.verbose_report())
+    elif not opts.disable_warnings:
+        for d in result.late_warnings:
+            print(d.render(), file=sys.stderr)
     try:
         _write_atomic(opts.output, result.cubin)
     except OSError as exc:

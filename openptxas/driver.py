@@ -57,10 +57,13 @@ class CompileResult:
     timings: dict[str, float] = field(default_factory=dict)
     # ``-v`` lines ptxas prints before the report (register-limit overrides, in compile order)
     notes: list[str] = field(default_factory=list)
+    # warnings ptxas prints after those notes (--warn-on-spills, --warn-on-local-memory-usage)
+    late_warnings: list[Diagnostic] = field(default_factory=list)
 
     def verbose_report(self) -> str:
         """The ``-v`` report in ptxas 13.0.88's format."""
         lines = [f"ptxas info    : {n}" for n in self.notes]
+        lines += [d.render() for d in self.late_warnings]
         lines.append(f"ptxas info    : {self.gmem} bytes gmem")
         for f in self.functions:
             if not f.is_entry:
@@ -135,6 +138,7 @@ def _compile_module(
 ) -> CompileResult:
     from openptxas.lower import lower_function
     from openptxas.passes.manager import PassContext, run_phases
+    from openptxas.regalloc.budget import Budget, register_budget, spill_warnings
 
     _check(module, options, filename)
     result = CompileResult(b"", target.name)
@@ -144,20 +148,12 @@ def _compile_module(
     for func in reversed(module.entries):
         if options.entries and func.name not in options.entries:
             continue
-        if maxrreg is not None and func.is_entry:
-            if func.maxnreg is not None:
-                result.notes.append(
-                    f"Overriding global maxrregcount {maxrreg} with entry-specific value "
-                    f"{func.maxnreg} of .maxnreg"
-                )
-            elif target.reports_regcount_override:
-                result.notes.append(
-                    f"Overriding maximum register limit 256 for '{func.name}' with  {maxrreg} "
-                    "of maxrregcount option"
-                )
+        budget = register_budget(func, maxrreg, target) if func.is_entry else Budget(maxrreg)
+        result.diagnostics += budget.warnings
+        result.notes += budget.notes
         t0 = time.perf_counter()
         fn = lower_function(module, func, target)
-        fn.maxnreg = func.maxnreg
+        fn.maxnreg = budget.registers
         ctx = PassContext(target, options)
         run_phases(fn, ctx, phases)
         if on_dump is not None:
@@ -168,6 +164,14 @@ def _compile_module(
         for k, v in ctx.timings.items():
             result.timings[k] = result.timings.get(k, 0.0) + v
         compiled.append((func, fn))
+        result.late_warnings += spill_warnings(
+            fn.name,
+            fn.local_bytes + fn.call_stack,
+            fn.spill_stores,
+            fn.spill_loads,
+            local=options.warn_local_memory,
+            spills=options.warn_spills,
+        )
         result.functions.append(
             FunctionReport(
                 fn.name,
@@ -177,6 +181,8 @@ def _compile_module(
                 # ptxas counts the subroutines' frames in the kernel's (whole program)
                 stack_frame=fn.local_bytes + fn.call_stack,
                 cumulative_stack=fn.local_bytes + fn.call_stack,
+                spill_stores=fn.spill_stores,
+                spill_loads=fn.spill_loads,
                 smem=fn.shared_static,
                 compile_ms=(time.perf_counter() - t0) * 1000.0,
             )

@@ -26,6 +26,8 @@ class Options:
     device_debug: bool = False  # -g
     lineinfo: bool = False
     fmad: bool = True
+    warn_spills: bool = False  # --warn-on-spills
+    warn_local_memory: bool = False  # --warn-on-local-memory-usage
     entries: tuple[str, ...] = ()  # -e: compile only these entries
     inputs: tuple[str, ...] = ()
     # openptxas extensions (knobs ptxas does not have)
@@ -68,8 +70,6 @@ _opt("help", False, "--help", "-h")
 # Accepted and without effect on our output so far (documented in the README).
 for _n, _v in (
     ("--allow-expensive-optimizations", True),
-    ("--warn-on-spills", False),
-    ("--warn-on-local-memory-usage", False),
     ("--warn-on-double-precision-use", False),
     ("--suppress-stack-size-warning", False),
     ("--position-independent-code", True),
@@ -77,7 +77,9 @@ for _n, _v in (
     ("--split-compile", True),
 ):
     _opt("ignored", _v, _n)
-_opt("ignored", False, "-warn-spills", "-warn-lmem-usage", "-warn-double-usage")
+_opt("ignored", False, "-warn-double-usage")
+_opt("warn_spills", False, "--warn-on-spills", "-warn-spills")
+_opt("warn_lmem", False, "--warn-on-local-memory-usage", "-warn-lmem-usage")
 _opt("ignored", True, "-pic", "-regUsageLevel", "-split-compile", "-allow-expensive-optimizations")
 # openptxas's own knobs.
 _opt("dump_phase", True, "--dump-phase")
@@ -180,6 +182,10 @@ def parse_args(argv: Sequence[str]) -> ParsedArgs:
             o["maxrregcount"] = int(val)
         elif canon == "nowarn":
             o["disable_warnings"] = True
+        elif canon == "warn_spills":
+            o["warn_spills"] = True
+        elif canon == "warn_lmem":
+            o["warn_local_memory"] = True
         elif canon == "werror":
             o["warning_as_error"] = True
         elif canon == "compile_only":

@@ -375,6 +375,8 @@ class Function:
     jump_tables: list[tuple[str, ...]] = field(default_factory=list)
     maxnreg: int | None = None  # the function's .maxnreg (the register allocator's budget)
     registers: int = 0  # "Used N registers", set by the register allocator
+    spill_stores: int = 0  # bytes of the allocator's STLs (-v "bytes spill stores")
+    spill_loads: int = 0  # bytes of its LDLs
 
     def new_vreg(self, rc: RC, width: int = 1) -> VReg:
         v = VReg(rc, self.next_vreg, width)

@@ -298,7 +298,7 @@ class _BlockRewriter:
             assert isinstance(x, Part)
             return load(v, x.k, x.n)
 
-        map_regs(ins, use)  # type: ignore[arg-type]
+        map_regs(ins, use)
         defined: list[int] = []
 
         def define(x: VReg | Part | Reg) -> VReg | Part | Reg:
@@ -320,7 +320,7 @@ class _BlockRewriter:
                 self.held[v.id] = (t, self.pos)
             return t
 
-        map_regs(ins, define, dsts=True, srcs=False)  # type: ignore[arg-type]
+        map_regs(ins, define, dsts=True, srcs=False)
         for vid in defined:
             h = self.held.get(vid)
             if h is not None and h[1] != self.pos:

@@ -30,8 +30,6 @@ KNOWN_GAPS: dict[str, str] = {  # kernel -> what is refused (" is not supported 
     "t2/mulhi64": "instruction 'mad.hi.s64'",
     "t2/printf": "call to 'vprintf' (a function without a body here)",
     "t2/recursion": "recursive call of '_Z3fibi'",
-    "t2/spill_maxrreg": "Register allocation failed for function 'spill_maxrreg_acc':...",
-    "t2/spill_pressure": "Register allocation failed for function 'spill_pressure_maxn...",
     "t3/async_barrier": "instruction 'cp.async.bulk.shared::cluster.global.mbarrier::...",
     "t3/mma_fp8": "instruction 'mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2...",
     "t3/mma_shapes": "instruction 'mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s3...",
