@@ -299,7 +299,7 @@ class _BlockRewriter:
             return load(v, x.k, x.n)
 
         map_regs(ins, use)
-        defined: list[int] = []
+        defined: list[tuple[int, VReg | None]] = []
 
         def define(x: VReg | Part | Reg) -> VReg | Part | Reg:
             v = _vreg(x)
@@ -315,16 +315,17 @@ class _BlockRewriter:
                 self.state.loads += 4 * n
             after.append(Instr("STL", _SIZE[n], [], [addr, t], guard=ins.guard, line=ins.line))
             self.state.stores += 4 * n
-            defined.append(v.id)
-            if (k, n) == (0, v.width) and ins.guard is None:
-                self.held[v.id] = (t, self.pos)
+            defined.append((v.id, t if (k, n) == (0, v.width) and ins.guard is None else None))
             return t
 
         map_regs(ins, define, dsts=True, srcs=False)
-        for vid in defined:
-            h = self.held.get(vid)
-            if h is not None and h[1] != self.pos:
-                del self.held[vid]  # a partial or guarded write: the held copy is stale
+        for vid, whole_def in defined:
+            if whole_def is not None:
+                self.held[vid] = (whole_def, self.pos)
+            else:
+                # a partial or guarded write: a copy held from before (or loaded for this
+                # very instruction) is stale
+                self.held.pop(vid, None)
         self.out += before
         self.out.append(ins)
         self.out += after
