@@ -84,6 +84,10 @@ def main(argv: list[str] | None = None) -> int:
                 (ns.out / f"{status}-{seed}.ptx").write_text(head + text)
             elif text and len(seeds) == 1:
                 print(text)
+            done = sum(counts.values())
+            if done % 100 == 0:
+                summary = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+                print(f"... {done} programs, {time.time() - t0:.0f} s: {summary}", flush=True)
     dt = time.time() - t0
     summary = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
     print(f"{len(seeds)} programs in {dt:.0f} s: {summary}")

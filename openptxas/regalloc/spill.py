@@ -309,10 +309,18 @@ class _BlockRewriter:
             t = self._new(n)
             addr = self._addr(v, k)
             if ins.guard is not None:
-                # a skipped definition keeps the slot's value: a load first makes the
-                # temporary's range start here (not at the function's entry)
-                before.append(Instr("LDL", _SIZE[n], [t], [addr], line=ins.line))
-                self.state.loads += 4 * n
+                # a skipped definition keeps the slot's value: the temporary starts as it (a
+                # copy of the value loaded for this instruction or held, else a load), so that
+                # its range starts here and not at the function's entry
+                src = loaded.get((v.id, 0, v.width))
+                if src is None and v.id in self.held and self.pos - self.held[v.id][1] <= window:
+                    src = self.held[v.id][0]
+                if src is not None and n == 1 == v.width:
+                    # (a pair copied word by word would be partly written, not killed)
+                    before.append(Instr("MOV", (), [t], [src], line=ins.line))
+                else:
+                    before.append(Instr("LDL", _SIZE[n], [t], [addr], line=ins.line))
+                    self.state.loads += 4 * n
             after.append(Instr("STL", _SIZE[n], [], [addr, t], guard=ins.guard, line=ins.line))
             self.state.stores += 4 * n
             defined.append((v.id, t if (k, n) == (0, v.width) and ins.guard is None else None))
