@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
             elif text and len(seeds) == 1:
                 print(text)
             done = sum(counts.values())
-            if done % 100 == 0:
+            if done % 25 == 0:
                 summary = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
                 print(f"... {done} programs, {time.time() - t0:.0f} s: {summary}", flush=True)
     dt = time.time() - t0

@@ -1,8 +1,11 @@
 """The AllocateRegisters phase: fat-point allocation, the independent checker (with
 ``--verify``), and the rewrite to physical registers.
 
-The register budget is ``.maxnreg`` if the function has one, else ``-maxrregcount``, else the
-target's register count; ptxas raises budgets below the target's minimum (24 on sm_90) to it.
+The register budget is the driver's (``Function.maxnreg``: ``.maxnreg``, ``.maxntid`` with
+``.minnctapersm``, see regalloc/budget.py) or ``-maxrregcount``, else the target's register count;
+ptxas raises budgets below the target's minimum (24 on sm_90) to it. When R registers run out,
+values are spilled to local memory (regalloc/spill.py) and allocation runs again; predicates go
+to R registers (regalloc/predspill.py); uniform registers are not spilled (refused).
 """
 
 from __future__ import annotations
@@ -46,6 +49,13 @@ def allocate_registers(fn: Function, ctx: PassContext) -> None:
                 spill_predicate(fn, _longest_lived(fn, exc.rc))
             elif exc.rc == RC.R and ctx.options.ra != "naive":
                 _spill_general(fn, limits[RC.R], state, sp, exc)
+            elif exc.rc == RC.UR:
+                raise RegAllocError(
+                    str(exc).replace(
+                        "spilling is not supported yet",
+                        "spilling uniform registers is not supported by openptxas yet",
+                    )
+                ) from exc
             else:
                 raise
     else:
