@@ -59,12 +59,12 @@ def main(argv: list[str] | None = None) -> int:
         assert isinstance(b, dict), b
         for k in sorted(b):
             o, t = a.get(k), b[k]
-            tag = "same-regs" if o is not None and o[4] == t[4] else "DIFF-regs"
+            tag = "same-regs" if o is not None and o[3] == t[3] else "DIFF-regs"
             same += tag == "same-regs"
             differ += tag != "same-regs"
             print(
-                f"{name} {k[:40]}: {tag} ours regs {o and o[4]} frame/st/ld {o and o[:4]}"
-                f" | ptxas regs {t[4]} frame/st/ld {t[:4]}"
+                f"{name} {k[:40]}: {tag} ours regs {o and o[3]} frame/st/ld {o and o[:3]}"
+                f" | ptxas regs {t[3]} frame/st/ld {t[:3]}"
             )
     print(
         f"{len(files)} files: kernels with ptxas's register count {same}, other {differ}; "
