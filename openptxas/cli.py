@@ -196,6 +196,9 @@ def _main(args: list[str]) -> int:
         return EXIT_ERROR
     if opts.verbose:
         sys.stderr.write(result.verbose_report())
+    elif not opts.disable_warnings:
+        for d in result.late_warnings:
+            print(d.render(), file=sys.stderr)
     for stat in opts.compiler_stats:
         if stat == "time":
             print(f"ptxas info    : STAT: CompileTime = {elapsed_ms:.6f} ms", file=sys.stderr)

@@ -60,10 +60,13 @@ class CompileResult:
     notes: list[str] = field(default_factory=list)
     # False for a virtual target (compute_XX, lto_XX): the PTX was only checked, no cubin
     generated: bool = True
+    # warnings ptxas prints after those notes (--warn-on-spills, --warn-on-local-memory-usage)
+    late_warnings: list[Diagnostic] = field(default_factory=list)
 
     def verbose_report(self) -> str:
         """The ``-v`` report in ptxas 13.0.88's format."""
         lines = [f"ptxas info    : {n}" for n in self.notes]
+        lines += [d.render() for d in self.late_warnings]
         lines.append(f"ptxas info    : {self.gmem} bytes gmem")
         for f in self.functions:
             if not f.is_entry:
@@ -192,6 +195,7 @@ def _compile_module(
 ) -> CompileResult:
     from openptxas.lower import lower_function
     from openptxas.passes.manager import PassContext, run_phases
+    from openptxas.regalloc.budget import Budget, register_budget, spill_warnings
 
     _check(module, options)
     _check_entries(module, options)
@@ -217,20 +221,12 @@ def _compile_module(
     for func in reversed(module.entries):
         if options.entries and func.name not in options.entries:
             continue
-        if maxrreg is not None and func.is_entry:
-            if func.maxnreg is not None:
-                result.notes.append(
-                    f"Overriding global maxrregcount {maxrreg} with entry-specific value "
-                    f"{func.maxnreg} of .maxnreg"
-                )
-            elif target.reports_regcount_override:
-                result.notes.append(
-                    f"Overriding maximum register limit 256 for '{func.name}' with  {maxrreg} "
-                    "of maxrregcount option"
-                )
+        budget = register_budget(func, maxrreg, target) if func.is_entry else Budget(maxrreg)
+        result.diagnostics += budget.warnings
+        result.notes += budget.notes
         t0 = time.perf_counter()
         fn = lower_function(module, func, target)
-        fn.maxnreg = func.maxnreg
+        fn.maxnreg = budget.registers
         result.diagnostics.extend(Diagnostic(Severity.INFO, n) for n in fn.notes)
         ctx = PassContext(target, options)
         run_phases(fn, ctx, phases)
@@ -242,6 +238,14 @@ def _compile_module(
         for k, v in ctx.timings.items():
             result.timings[k] = result.timings.get(k, 0.0) + v
         compiled.append((func, fn))
+        result.late_warnings += spill_warnings(
+            fn.name,
+            fn.local_bytes + fn.call_stack,
+            fn.spill_stores,
+            fn.spill_loads,
+            local=False,  # (before everything: the loop after this one, as ptxas)
+            spills=options.has("warn-on-spills"),
+        )
         result.functions.append(
             FunctionReport(
                 fn.name,
@@ -251,6 +255,8 @@ def _compile_module(
                 # ptxas counts the subroutines' frames in the kernel's (whole program)
                 stack_frame=fn.local_bytes + fn.call_stack,
                 cumulative_stack=fn.local_bytes + fn.call_stack,
+                spill_stores=fn.spill_stores,
+                spill_loads=fn.spill_loads,
                 smem=fn.shared_static,
                 compile_ms=(time.perf_counter() - t0) * 1000.0,
             )

@@ -492,9 +492,8 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
         "warn-on-spills",
         "warn-spills",
         _F,
-        _T,
+        _I,
         "Warn when registers are spilled.",
-        note="openptxas never spills to local memory (it refuses a kernel that would): no warning",
     ),
     OptionSpec("warning-as-error", "Werror", _F, _I, "Make all warnings into errors."),
 )

@@ -7,6 +7,7 @@ hazards in our code) are reduced to a minimal program and written to --out as
 
     python scripts/difffuzz.py --seeds 0:10000 --jobs 2 --out /tmp/difffuzz [--opt 3,0]
     python scripts/difffuzz.py --seeds 17 --reduce       # one seed, reduced, printed
+    python scripts/difffuzz.py --pressure --seeds 0:2000 # high register pressure, -maxrregcount
 
 The summary counts programs by status: ok, mismatch, hazard, ours-error (our compiler refused
 or failed), ptxas-error (ptxas rejected the program: a generator bug), emu-error (the emulator
@@ -37,9 +38,9 @@ def _seeds(text: str) -> list[int]:
     return [int(x) for x in text.split(",")]
 
 
-def _one(args: tuple[int, tuple[int, ...], bool]) -> tuple[int, str, str, str]:
-    seed, opts, reduce = args
-    prog = generate(seed)
+def _one(args: tuple[int, tuple[int, ...], bool, bool]) -> tuple[int, str, str, str]:
+    seed, opts, reduce, pressure = args
+    prog = generate(seed, pressure=pressure)
     res = check(prog, opts)
     text = ""
     if res.status in FINDINGS and reduce:
@@ -60,13 +61,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--opt", default="3", help="openptxas -O levels to compare, e.g. 3,0")
     ap.add_argument("--out", type=Path, help="directory for reduced findings")
     ap.add_argument("--reduce", action="store_true", help="reduce findings (slower)")
+    ap.add_argument(
+        "--pressure",
+        action="store_true",
+        help="high register pressure: 24-56 live integers, 3-12 predicates, -maxrregcount 16-40",
+    )
     ns = ap.parse_args(argv)
     opts = tuple(int(x) for x in ns.opt.split(","))
     seeds = _seeds(ns.seeds)
     reduce = ns.reduce or ns.out is not None
     t0 = time.time()
     counts: Counter[str] = Counter()
-    jobs = [(s, opts, reduce) for s in seeds]
+    jobs = [(s, opts, reduce, ns.pressure) for s in seeds]
     with mp.Pool(ns.jobs) as pool:
         for seed, status, detail, text in pool.imap_unordered(_one, jobs):
             counts[status] += 1
@@ -78,6 +84,10 @@ def main(argv: list[str] | None = None) -> int:
                 (ns.out / f"{status}-{seed}.ptx").write_text(head + text)
             elif text and len(seeds) == 1:
                 print(text)
+            done = sum(counts.values())
+            if done % 25 == 0:
+                summary = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+                print(f"... {done} programs, {time.time() - t0:.0f} s: {summary}", flush=True)
     dt = time.time() - t0
     summary = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
     print(f"{len(seeds)} programs in {dt:.0f} s: {summary}")

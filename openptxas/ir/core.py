@@ -376,6 +376,8 @@ class Function:
     maxnreg: int | None = None  # the function's .maxnreg (the register allocator's budget)
     registers: int = 0  # "Used N registers", set by the register allocator
     notes: list[str] = field(default_factory=list)  # ptxas's info lines about it (C75xx)
+    spill_stores: int = 0  # bytes of the allocator's STLs (-v "bytes spill stores")
+    spill_loads: int = 0  # bytes of its LDLs
 
     def new_vreg(self, rc: RC, width: int = 1) -> VReg:
         v = VReg(rc, self.next_vreg, width)

@@ -1,18 +1,29 @@
 """The AllocateRegisters phase: fat-point allocation, the independent checker (with
 ``--verify``), and the rewrite to physical registers.
 
-The register budget is ``.maxnreg`` if the function has one, else ``-maxrregcount``, else the
-target's register count; ptxas raises budgets below the target's minimum (24 on sm_90) to it.
+The register budget is the driver's (``Function.maxnreg``: ``.maxnreg``, ``.maxntid`` with
+``.minnctapersm``, see regalloc/budget.py) or ``-maxrregcount``, else the target's register count;
+ptxas raises budgets below the target's minimum (24 on sm_90) to it. When R registers run out,
+values are spilled to local memory (regalloc/spill.py) and allocation runs again; predicates go
+to R registers (regalloc/predspill.py); uniform registers are not spilled (refused).
 """
 
 from __future__ import annotations
 
 from openptxas.diag import RegAllocError
-from openptxas.ir.core import RC, Function, VReg
+from openptxas.ir.core import RC, Function, Reg, VReg
 from openptxas.passes.manager import PassContext, verify_enabled
 from openptxas.regalloc.check import check_allocation
-from openptxas.regalloc.fatpoint import ClassExhausted, allocate, limits_for, occupancy, rewrite
+from openptxas.regalloc.fatpoint import (
+    ClassExhausted,
+    ClassLimits,
+    allocate,
+    limits_for,
+    occupancy,
+    rewrite,
+)
 from openptxas.regalloc.predspill import spill_predicate
+from openptxas.regalloc.spill import SpillState, choose_spills, frame_with_spills, spill
 
 
 def register_budget(fn: Function, ctx: PassContext) -> int:
@@ -27,22 +38,59 @@ def register_budget(fn: Function, ctx: PassContext) -> int:
 
 def allocate_registers(fn: Function, ctx: PassContext) -> None:
     limits = limits_for(register_budget(fn, ctx), ctx.target)
+    state = SpillState()
+    sp = Reg(RC.R, ctx.target.abi.stack_pointer)
     for _ in range(256):
         try:
             alloc = allocate(fn, limits, naive=ctx.options.ra == "naive")
             break
         except ClassExhausted as exc:
-            if exc.rc not in (RC.P, RC.UP):
+            if exc.rc in (RC.P, RC.UP):
+                spill_predicate(fn, _longest_lived(fn, exc.rc))
+            elif exc.rc == RC.R and ctx.options.ra != "naive":
+                _spill_general(fn, limits[RC.R], state, sp, exc)
+            elif exc.rc == RC.UR:
+                raise RegAllocError(
+                    str(exc).replace(
+                        "spilling is not supported yet",
+                        "spilling uniform registers is not supported by openptxas yet",
+                    )
+                ) from exc
+            else:
                 raise
-            spill_predicate(fn, _longest_lived(fn, exc.rc))
     else:
         raise RegAllocError(
-            f"Register allocation failed for function '{fn.name}': too many predicates live at once"
+            f"Register allocation failed for function '{fn.name}': too many values live at once"
         )
+    frame_with_spills(fn, state, sp)
+    fn.spill_stores, fn.spill_loads = state.stores, state.loads
     if verify_enabled(ctx.options):
         check_allocation(fn, alloc)
     rewrite(fn, alloc)
     fn.registers = alloc.registers(ctx.target.abi)
+
+
+def _spill_general(
+    fn: Function, lim: ClassLimits, state: SpillState, sp: Reg, exc: ClassExhausted
+) -> None:
+    """Spill R registers to local memory until the pressure fits the budget (one round)."""
+    if fn.subroutines or any(i.op in ("CALL", "RET") for i in fn.instrs()):
+        raise RegAllocError(
+            f"Register allocation failed for function '{fn.name}': spilling in a function with "
+            "subroutine calls is not supported by openptxas yet"
+        ) from exc
+    capacity = sum(1 for i in range(lim.first, lim.last + 1) if i not in lim.reserved)
+    occ, order = occupancy(fn)
+    victims = choose_spills(fn, occ, order, capacity - state.slack, state)
+    if not victims:
+        # the pressure fits but the allocator did not (alignment, fat points): keep more free
+        state.slack += 1
+        state.window //= 2
+        if capacity - state.slack < 8:
+            raise exc
+        victims = choose_spills(fn, occ, order, capacity - state.slack, state)
+    if victims:
+        spill(fn, victims, state, sp, occ)
 
 
 def _longest_lived(fn: Function, rc: RC) -> VReg:

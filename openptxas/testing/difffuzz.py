@@ -42,6 +42,58 @@ PBASE = DBASE + 2 * ND
 NIN = PBASE + NP + 1  # input words per thread (even)
 NOUT = NIN  # output words per thread
 
+
+@dataclass(frozen=True)
+class Shape:
+    """The register pool of a program and the words of its interface. The default is the
+    everyday shape; ``PRESSURE`` keeps many more values live at once (all registers are loaded
+    first and stored last), compiled under a low ``-maxrregcount`` by both compilers: spilling
+    of R registers to local memory and of predicates."""
+
+    nr: int = NR
+    nf: int = NF
+    nd: int = ND
+    np: int = NP
+    maxrreg: int | None = None  # -maxrregcount for both compilers
+
+    @property
+    def fbase(self) -> int:
+        return self.nr
+
+    @property
+    def dbase(self) -> int:
+        return self.nr + self.nf + (self.nr + self.nf) % 2  # 64-bit words 8-byte aligned
+
+    @property
+    def pbase(self) -> int:
+        return self.dbase + 2 * self.nd
+
+    @property
+    def nin(self) -> int:
+        n = self.pbase + self.np + 1
+        return n + n % 2
+
+    @property
+    def flags(self) -> tuple[str, ...]:
+        return (f"-maxrregcount={self.maxrreg}",) if self.maxrreg is not None else ()
+
+
+DEFAULT = Shape()
+# the high-pressure shapes, picked by seed: more live values than the budget holds
+PRESSURE_REGS = (16, 24, 32, 40)
+
+
+def pressure_shape(seed: int) -> Shape:
+    r = random.Random(seed * 7919 + 1)
+    return Shape(
+        nr=r.randrange(24, 56),
+        nf=r.randrange(4, 16),
+        nd=r.randrange(3, 10),
+        np=r.randrange(3, 12),
+        maxrreg=r.choice(PRESSURE_REGS),
+    )
+
+
 SPECIAL = [
     0, 1, 2, 3, 0xFFFFFFFF, 0x7FFFFFFF, 0x80000000, 0x80000001, 31, 32, 33, 0xFF, 0x100, 0xFFFF,
     0x3F800000, 0xBF800000, 0x7F800000, 0xFF800000, 0x7FC00000, 0x00000001, 0x807FFFFF,
@@ -71,13 +123,15 @@ class Program:
     seed: int
     stmts: list[Stmt]
     inputs: np.ndarray[Any, Any]
+    shape: Shape = DEFAULT
 
     def ptx(self) -> str:
         return render(self)
 
 
 class _Gen:
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int, shape: Shape = DEFAULT) -> None:
+        self.shape = shape
         self.r = random.Random(seed)
         self.uid = 0
         self.depth = 0
@@ -327,12 +381,14 @@ class _Gen:
         return [f"{g}mov.b32 {d}, {self.src()};"]
 
 
-def generate(seed: int, size: int | None = None) -> Program:
-    g = _Gen(seed)
+def generate(seed: int, size: int | None = None, *, pressure: bool = False) -> Program:
+    """A random program; ``pressure``: in a high-register-pressure shape (``pressure_shape``)."""
+    shape = pressure_shape(seed) if pressure else DEFAULT
+    g = _Gen(seed, shape)
     n = size if size is not None else g.r.randrange(6, 30)
     stmts = [g.stmt() for _ in range(n)]
-    words = inputs_for(seed, NIN)
-    return Program(seed, stmts, words)
+    words = inputs_for(seed, shape.nin)
+    return Program(seed, stmts, words, shape)
 
 
 def _emit(stmts: list[Stmt], out: list[str], depth: int) -> None:
@@ -368,6 +424,7 @@ def _emit(stmts: list[Stmt], out: list[str], depth: int) -> None:
 
 
 def render(prog: Program) -> str:
+    sh = prog.shape
     body: list[str] = []
     _emit(prog.stmts, body, 0)
     lines = [
@@ -376,10 +433,10 @@ def render(prog: Program) -> str:
         ".address_size 64",
         ".visible .entry fuzz(.param .u64 out, .param .u64 inp)",
         "{",
-        f"  .reg .b32 %r<{NR}>;",
-        f"  .reg .f32 %f<{NF}>;",
-        f"  .reg .b64 %rd<{ND}>;",
-        f"  .reg .pred %p<{NP}>;",
+        f"  .reg .b32 %r<{sh.nr}>;",
+        f"  .reg .f32 %f<{sh.nf}>;",
+        f"  .reg .b64 %rd<{sh.nd}>;",
+        f"  .reg .pred %p<{sh.np}>;",
         "  .reg .b32 %t<2>;",
         "  .reg .b32 %lc<3>;",
         "  .reg .pred %lp<3>;",
@@ -391,9 +448,9 @@ def render(prog: Program) -> str:
         "  cvta.to.global.u64 %pout, %pout;",
         "  cvta.to.global.u64 %pin, %pin;",
         "  mov.u32 %tx, %tid.x;",
-        f"  mul.wide.u32 %off, %tx, {4 * NIN};",
+        f"  mul.wide.u32 %off, %tx, {4 * sh.nin};",
         "  add.s64 %pin, %pin, %off;",
-        f"  mul.wide.u32 %off, %tx, {4 * NOUT};",
+        f"  mul.wide.u32 %off, %tx, {4 * sh.nin};",
         "  add.s64 %pout, %pout, %off;",
         "  mov.u32 %sa, xbuf;",
         "  shl.b32 %w, %tx, 2;",
@@ -404,31 +461,31 @@ def render(prog: Program) -> str:
         "  mov.u32 %sb, xbuf;",
         "  add.u32 %sb, %sb, %w;",
     ]
-    for i in range(NR):
+    for i in range(sh.nr):
         lines.append(f"  ld.global.u32 %r{i}, [%pin+{4 * i}];")
-    for i in range(NF):
-        lines.append(f"  ld.global.f32 %f{i}, [%pin+{4 * (FBASE + i)}];")
-    for i in range(ND):
-        lines.append(f"  ld.global.u64 %rd{i}, [%pin+{4 * (DBASE + 2 * i)}];")
-    for i in range(NP):
-        lines.append(f"  ld.global.u32 %w, [%pin+{4 * (PBASE + i)}];")
+    for i in range(sh.nf):
+        lines.append(f"  ld.global.f32 %f{i}, [%pin+{4 * (sh.fbase + i)}];")
+    for i in range(sh.nd):
+        lines.append(f"  ld.global.u64 %rd{i}, [%pin+{4 * (sh.dbase + 2 * i)}];")
+    for i in range(sh.np):
+        lines.append(f"  ld.global.u32 %w, [%pin+{4 * (sh.pbase + i)}];")
         lines.append(f"  setp.ne.u32 %p{i}, %w, {i + 1};")  # differs between threads
     lines.extend(body)
-    for i in range(NR):
+    for i in range(sh.nr):
         lines.append(f"  st.global.u32 [%pout+{4 * i}], %r{i};")
-    for i in range(NF):
-        lines.append(f"  st.global.f32 [%pout+{4 * (FBASE + i)}], %f{i};")
-    for i in range(ND):
-        lines.append(f"  st.global.u64 [%pout+{4 * (DBASE + 2 * i)}], %rd{i};")
-    for i in range(NP):
+    for i in range(sh.nf):
+        lines.append(f"  st.global.f32 [%pout+{4 * (sh.fbase + i)}], %f{i};")
+    for i in range(sh.nd):
+        lines.append(f"  st.global.u64 [%pout+{4 * (sh.dbase + 2 * i)}], %rd{i};")
+    for i in range(sh.np):
         lines.append(f"  selp.u32 %w, 1, 0, %p{i};")
-        lines.append(f"  st.global.u32 [%pout+{4 * (PBASE + i)}], %w;")
+        lines.append(f"  st.global.u32 [%pout+{4 * (sh.pbase + i)}], %w;")
     lines += ["  ret;", "}", ""]
     return "\n".join(lines)
 
 
 def spec(prog: Program) -> dict[str, Any]:
-    return _spec(prog.inputs, NOUT)
+    return _spec(prog.inputs, prog.shape.nin)
 
 
 def _spec(inputs: np.ndarray[Any, Any], nout: int) -> dict[str, Any]:
@@ -467,9 +524,12 @@ class Result:
 
 def check(prog: Program, opt_levels: tuple[int, ...] = (3,), oracle: Any = None) -> Result:
     """Compile with ptxas and openptxas (each -O level), run both in the emulator, compare."""
-    nan_ok = np.zeros((NTHREADS, NOUT), dtype=bool)
-    nan_ok[:, FBASE : FBASE + NF] = True
-    return check_ptx(render(prog), prog.inputs, NOUT, opt_levels, oracle, nan_ok.reshape(-1))
+    sh = prog.shape
+    nan_ok = np.zeros((NTHREADS, sh.nin), dtype=bool)
+    nan_ok[:, sh.fbase : sh.fbase + sh.nf] = True
+    return check_ptx(
+        render(prog), prog.inputs, sh.nin, opt_levels, oracle, nan_ok.reshape(-1), sh.maxrreg
+    )
 
 
 def check_ptx(
@@ -479,10 +539,11 @@ def check_ptx(
     opt_levels: tuple[int, ...] = (3,),
     oracle: Any = None,
     nan_ok: np.ndarray[Any, Any] | None = None,
+    maxrreg: int | None = None,
 ) -> Result:
     """``check`` for any kernel of the fuzzer's interface: ``fuzz(out, inp)`` launched as one CTA
     of NTHREADS threads, ``nout`` output words per thread; words marked in ``nan_ok`` compare
-    equal when both are f32 NaNs."""
+    equal when both are f32 NaNs; ``maxrreg``: both compile under that ``-maxrregcount``."""
     from openptxas.diag import OpenPtxasError
     from openptxas.driver import compile_ptx
     from openptxas.emu import run_launch
@@ -492,7 +553,8 @@ def check_ptx(
     sp = _spec(inputs, nout)
     orc = oracle or Oracle()
     try:
-        theirs = orc.ptxas(ptx, "sm_90").cubin
+        flags = [f"-maxrregcount={maxrreg}"] if maxrreg is not None else []
+        theirs = orc.ptxas(ptx, "sm_90", flags).cubin
     except OracleError as e:
         return Result("ptxas-error", str(e))
     try:
@@ -501,7 +563,8 @@ def check_ptx(
         return Result("emu-error", f"ptxas cubin: {e}")
     for opt in opt_levels:
         try:
-            ours = compile_ptx(ptx, Options(arch="sm_90", opt_level=opt, verify=True), "f.ptx")
+            o = Options(arch="sm_90", opt_level=opt, verify=True, maxrregcount=maxrreg)
+            ours = compile_ptx(ptx, o, "f.ptx")
         except OpenPtxasError as e:
             return Result("ours-error", f"-O{opt}: {e}")
         except Exception as e:  # an internal error is a finding too

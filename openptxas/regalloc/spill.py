@@ -1,0 +1,364 @@
+"""Spilling general registers to local memory.
+
+When the fat-point allocator runs out of R registers (``-maxrregcount``, ``.maxnreg``,
+``.maxntid``/``.minnctapersm``), some virtual registers are kept in stack slots instead: each
+definition is followed by an ``STL [SP+slot]`` of a fresh short-lived register and each use is
+preceded by an ``LDL`` into another (spill everywhere). A value defined once from constants
+(``MOV``/``IMAD.MOV.U32`` of an immediate, ``LDC`` of a fixed bank address) is *rematerialised*
+instead: its definition is repeated before each use and nothing goes to memory.
+
+Which values: at every program point where more R registers are live than the budget holds,
+the live values not written there are candidates; the cheapest per register freed is taken
+first, cost being the uses and definitions weighted by loop depth (10 per level, as ptxas's
+spill cost heuristics) and divided by the length of the live range (long, rarely used ranges go
+first; rematerialisable values cost a quarter). The rewrite adds short ranges of its own, so
+the phase allocates again and spills more while the allocator still fails.
+
+The slots follow the function's ``.local`` variables in its frame (the stack pointer, lowered
+once at entry, addresses both); a pair is stored with ``STL.64`` at an 8-byte aligned slot, a
+quad with ``STL.128`` at a 16-byte one. The spill instructions' bytes are the ``-v`` figures
+"N bytes spill stores, M bytes spill loads".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from openptxas.diag import RegAllocError
+from openptxas.ir.core import (
+    RC,
+    RZ,
+    Addr,
+    CBank,
+    Function,
+    Imm,
+    Instr,
+    Part,
+    Reg,
+    VReg,
+    successors,
+)
+from openptxas.ir.liveness import defs_mask
+
+_SIZE = {1: (), 2: ("64",), 4: ("128",)}
+_REMAT_OPS = frozenset({"MOV", "IMAD.MOV.U32", "LDC"})
+
+
+@dataclass
+class SpillState:
+    """What the spiller has done to a function so far (kept across allocation attempts)."""
+
+    temps: set[int] = field(default_factory=set)  # ids of its own short-lived registers
+    slots: dict[int, int] = field(default_factory=dict)  # vreg id -> frame offset
+    area: int = 0  # bytes of spill slots
+    base: int = -1  # frame offset of the first slot (after the .local variables)
+    stores: int = 0  # bytes of spill stores (STL)
+    loads: int = 0  # bytes of spill loads (LDL)
+    slack: int = 0  # registers kept free beyond the pressure estimate
+    align: int = 8  # the largest slot's alignment
+    window: int = 6  # instructions over which a reloaded value is reused (shrinks on failure)
+
+
+def loop_depths(fn: Function) -> list[int]:
+    """Loop depth of each block: how many back edges (a branch to itself or an earlier block)
+    span it in layout order."""
+    n = len(fn.blocks)
+    depth = [0] * n
+    for i in range(n):
+        for s in successors(fn, i):
+            if s <= i:
+                for j in range(s, i + 1):
+                    depth[j] += 1
+    return depth
+
+
+def _vreg(x: object) -> VReg | None:
+    if isinstance(x, VReg):
+        return x
+    if isinstance(x, Part):
+        return x.v
+    return None
+
+
+def remat_defs(fn: Function) -> dict[int, Instr]:
+    """The virtual R registers defined once, unguarded, from constants only (a ``MOV`` or
+    ``IMAD.MOV.U32`` of an immediate, an ``LDC`` of a fixed bank address): their definitions."""
+    defs: dict[int, Instr | None] = {}
+    for ins in fn.instrs():
+        for r in ins.def_regs():
+            v = _vreg(r)
+            if v is not None and v.rc == RC.R:
+                defs[v.id] = None if v.id in defs else ins
+    out: dict[int, Instr] = {}
+    for vid, d in defs.items():
+        if d is None or d.guard is not None or d.name not in _REMAT_OPS or len(d.dsts) != 1:
+            continue
+        dst = d.dsts[0]
+        if not isinstance(dst, VReg) or dst.id != vid:
+            continue
+        if all(
+            isinstance(s, Imm) or s == RZ or (isinstance(s, CBank) and s.reg is None)
+            for s in d.srcs
+        ):
+            out[vid] = d
+    return out
+
+
+def choose_spills(
+    fn: Function, occ: dict[VReg, int], order: list[Instr], capacity: int, state: SpillState
+) -> list[VReg]:
+    """Virtual R registers to spill so that at most ``capacity`` registers are live at any
+    point (as far as the spill code's own short ranges allow)."""
+    npts = len(order)
+    depth_of_block = loop_depths(fn)
+    point_depth: list[int] = []
+    for bi, b in enumerate(fn.blocks):
+        point_depth += [depth_of_block[bi]] * len(b.instrs)
+    written_at: dict[int, int] = {}  # vreg id -> points that write it
+    cost: dict[int, float] = {}
+    for p, ins in enumerate(order):
+        w = 10.0 ** min(point_depth[p], 4)
+        seen: set[int] = set()
+        for r in (*ins.def_regs(), *ins.use_regs()):
+            v = _vreg(r)
+            if v is not None and v.rc == RC.R and v.id not in seen:
+                seen.add(v.id)
+                cost[v.id] = cost.get(v.id, 0.0) + w
+        wm, _ = defs_mask(ins)
+        m = wm
+        while m:
+            low = m & -m
+            vid = low.bit_length() - 1
+            written_at[vid] = written_at.get(vid, 0) | (1 << p)
+            m ^= low
+    pressure = [0] * npts
+    cands: list[VReg] = []
+    for v, m in occ.items():
+        if v.rc != RC.R:
+            continue
+        if v.id not in state.temps:
+            cands.append(v)
+        mm = m
+        while mm:
+            low = mm & -mm
+            pressure[low.bit_length() - 1] += v.width
+            mm ^= low
+    remat = remat_defs(fn)
+    freed = {v.id: occ[v] & ~written_at.get(v.id, 0) for v in cands}
+    over = 0  # the points still above the capacity
+    for p in range(npts):
+        if pressure[p] > capacity:
+            over |= 1 << p
+    chosen: list[VReg] = []
+    left = sorted(cands, key=lambda v: v.id)
+    while over:
+        best: VReg | None = None
+        best_score = 0.0
+        for v in left:
+            gain = (freed[v.id] & over).bit_count()
+            if not gain:
+                continue
+            c = cost.get(v.id, 1.0) * (0.25 if v.id in remat else 1.0)
+            score = c / (gain * v.width)
+            if best is None or score < best_score:
+                best, best_score = v, score
+        if best is None:
+            break
+        chosen.append(best)
+        left.remove(best)
+        m = freed[best.id]
+        while m:
+            low = m & -m
+            p = low.bit_length() - 1
+            pressure[p] -= best.width
+            if pressure[p] <= capacity:
+                over &= ~low
+            m ^= low
+    return chosen
+
+
+def _slot(state: SpillState, v: VReg) -> int:
+    if v.id not in state.slots:
+        size = 4 * v.width
+        off = (state.area + size - 1) // size * size
+        state.slots[v.id] = state.base + off
+        state.area = off + size
+        state.align = max(state.align, size)
+    return state.slots[v.id]
+
+
+def spill(
+    fn: Function,
+    victims: list[VReg],
+    state: SpillState,
+    sp: Reg,
+    occ: dict[VReg, int] | None = None,
+) -> None:
+    """Rewrite ``fn`` so that each of ``victims`` lives in a stack slot (or is recomputed).
+    ``occ`` (their occupancy in ``fn``): victims whose ranges are disjoint share a slot."""
+    if state.base < 0:
+        state.base = (fn.local_bytes + 15) // 16 * 16 if fn.local_bytes else 0
+    every = remat_defs(fn)
+    remat = {v.id: every[v.id] for v in victims if v.id in every}
+    _assign_slots([v for v in victims if v.id not in remat], state, occ)
+    ids = {v.id for v in victims}
+    dropped = {id(d) for d in remat.values()}
+    for b in fn.blocks:
+        rw = _BlockRewriter(fn, ids, remat, state, sp)
+        for ins in b.instrs:
+            if id(ins) in dropped:
+                continue  # every use recomputes it
+            rw.rewrite(ins)
+        b.instrs = rw.out
+
+
+def _assign_slots(victims: list[VReg], state: SpillState, occ: dict[VReg, int] | None) -> None:
+    """Slots for this round's victims: a victim takes the slot of an earlier one of the same
+    size whose range it does not overlap, else a new one."""
+    shared: list[tuple[int, int, int]] = []  # (offset, size, occupancy so far)
+    for v in sorted(victims, key=lambda v: (-v.width, v.id)):
+        size = 4 * v.width
+        m = occ.get(v, -1) if occ is not None else -1
+        for k, (off, sz, busy) in enumerate(shared):
+            if sz == size and not busy & m:
+                shared[k] = (off, sz, busy | m)
+                state.slots[v.id] = off
+                break
+        else:
+            off = _slot(state, v)
+            shared.append((off, size, m))
+
+
+class _BlockRewriter:
+    """The spill code of one block: loads before uses, stores after definitions, and reuse of
+    a value still held in a temporary from a recent load or definition."""
+
+    def __init__(
+        self,
+        fn: Function,
+        ids: set[int],
+        remat: dict[int, Instr],
+        state: SpillState,
+        sp: Reg,
+    ) -> None:
+        self.fn, self.ids, self.remat, self.state, self.sp = fn, ids, remat, state, sp
+        self.out: list[Instr] = []
+        self.held: dict[int, tuple[VReg, int]] = {}  # vreg id -> (temp, position it was set)
+        self.pos = 0
+
+    def _new(self, n: int) -> VReg:
+        t = self.fn.new_vreg(RC.R, n)
+        self.state.temps.add(t.id)
+        return t
+
+    def _addr(self, v: VReg, k: int) -> Addr:
+        return Addr(self.sp, self.state.slots[v.id] + 4 * k)
+
+    def rewrite(self, ins: Instr) -> None:
+        from openptxas.ir.analysis import map_regs
+
+        self.pos += 1
+        window = self.state.window
+        before: list[Instr] = []
+        after: list[Instr] = []
+        whole = {v.id for r in ins.use_regs() if isinstance(r, VReg) and (v := r).id in self.ids}
+        loaded: dict[tuple[int, int, int], VReg] = {}
+
+        def load(v: VReg, k: int, n: int) -> VReg:
+            key = (v.id, k, n)
+            if key in loaded:
+                return loaded[key]
+            h = self.held.get(v.id)
+            if h is not None and self.pos - h[1] <= window and (k, n) == (0, v.width):
+                loaded[key] = h[0]
+                return h[0]
+            t = self._new(n)
+            d = self.remat.get(v.id)
+            if d is not None:
+                before.append(Instr(d.op, d.mods, [t], list(d.srcs), line=ins.line))
+            else:
+                before.append(Instr("LDL", _SIZE[n], [t], [self._addr(v, k)], line=ins.line))
+                self.state.loads += 4 * n
+            if (k, n) == (0, v.width):
+                self.held[v.id] = (t, self.pos)
+            loaded[key] = t
+            return t
+
+        def use(x: VReg | Part | Reg) -> VReg | Part | Reg:
+            v = _vreg(x)
+            if v is None or v.id not in self.ids:
+                return x
+            if v.id in whole or (
+                isinstance(x, Part)
+                and v.id in self.held
+                and self.pos - self.held[v.id][1] <= window
+            ):
+                t = load(v, 0, v.width)
+                return Part(t, x.k, x.n) if isinstance(x, Part) else t
+            assert isinstance(x, Part)
+            return load(v, x.k, x.n)
+
+        map_regs(ins, use)
+        defined: list[tuple[int, VReg | None]] = []
+
+        def define(x: VReg | Part | Reg) -> VReg | Part | Reg:
+            v = _vreg(x)
+            if v is None or v.id not in self.ids:
+                return x
+            k, n = (x.k, x.n) if isinstance(x, Part) else (0, v.width)
+            t = self._new(n)
+            addr = self._addr(v, k)
+            if ins.guard is not None:
+                # a skipped definition keeps the slot's value: the temporary starts as it (a
+                # copy of the value loaded for this instruction or held, else a load), so that
+                # its range starts here and not at the function's entry
+                src = loaded.get((v.id, 0, v.width))
+                if src is None and v.id in self.held and self.pos - self.held[v.id][1] <= window:
+                    src = self.held[v.id][0]
+                if src is not None and n == 1 == v.width:
+                    # (a pair copied word by word would be partly written, not killed)
+                    before.append(Instr("MOV", (), [t], [src], line=ins.line))
+                else:
+                    before.append(Instr("LDL", _SIZE[n], [t], [addr], line=ins.line))
+                    self.state.loads += 4 * n
+            after.append(Instr("STL", _SIZE[n], [], [addr, t], guard=ins.guard, line=ins.line))
+            self.state.stores += 4 * n
+            defined.append((v.id, t if (k, n) == (0, v.width) and ins.guard is None else None))
+            return t
+
+        map_regs(ins, define, dsts=True, srcs=False)
+        for vid, whole_def in defined:
+            if whole_def is not None:
+                self.held[vid] = (whole_def, self.pos)
+            else:
+                # a partial or guarded write: a copy held from before (or loaded for this
+                # very instruction) is stale
+                self.held.pop(vid, None)
+        self.out += before
+        self.out.append(ins)
+        self.out += after
+
+
+def frame_with_spills(fn: Function, state: SpillState, sp: Reg) -> None:
+    """Grow the function's frame by the spill area and lower the stack pointer by the new size
+    (the adjustment after the stack pointer's load at entry)."""
+    if not state.area:
+        return
+    a = state.align
+    frame = (state.base + state.area + a - 1) // a * a
+    entry = fn.blocks[0].instrs
+    for k, ins in enumerate(entry):
+        if ins.op == "IADD3" and ins.dsts == [sp] and ins.srcs and ins.srcs[0] == sp:
+            entry[k] = Instr("IADD3", (), [sp], [sp, Imm((-frame) & 0xFFFFFFFF), RZ], line=ins.line)
+            break
+    else:
+        at = next(
+            (k + 1 for k, ins in enumerate(entry) if ins.op == "LDC" and ins.dsts == [sp]), None
+        )
+        if at is None:
+            raise RegAllocError(
+                f"Register allocation failed for function '{fn.name}': spilling in a function "
+                "without its own stack pointer is not supported by openptxas yet"
+            )
+        entry.insert(at, Instr("IADD3", (), [sp], [sp, Imm((-frame) & 0xFFFFFFFF), RZ]))
+    fn.local_bytes = frame
