@@ -194,11 +194,19 @@ def _main(args: list[str]) -> int:
         return 0  # compute_XX / lto_XX: checked only, as ptxas (no report, no file)
     if not _print_warnings(result.diagnostics[len(early) :], opts, footer=False):
         return EXIT_ERROR
+    # warnings of code generation (--warn-on-spills, --warn-on-local-memory-usage): after the
+    # register-limit notes, inside the -v report; -w drops them, -Werror makes them errors
+    late = [] if opts.disable_warnings else result.late_warnings
+    if opts.warning_as_error:
+        late = [Diagnostic(Severity.ERROR, d.message, d.span) for d in late]
     if opts.verbose:
+        result.late_warnings = late
         sys.stderr.write(result.verbose_report())
-    elif not opts.disable_warnings:
-        for d in result.late_warnings:
+    else:
+        for d in late:
             print(d.render(), file=sys.stderr)
+    if late and opts.warning_as_error:
+        return EXIT_ERROR
     for stat in opts.compiler_stats:
         if stat == "time":
             print(f"ptxas info    : STAT: CompileTime = {elapsed_ms:.6f} ms", file=sys.stderr)

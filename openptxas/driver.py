@@ -243,7 +243,7 @@ def _compile_module(
             fn.local_bytes + fn.call_stack,
             fn.spill_stores,
             fn.spill_loads,
-            local=False,  # (before everything: the loop after this one, as ptxas)
+            local=options.has("warn-on-local-memory-usage"),
             spills=options.has("warn-on-spills"),
         )
         result.functions.append(
@@ -261,16 +261,6 @@ def _compile_module(
                 compile_ms=(time.perf_counter() - t0) * 1000.0,
             )
         )
-    if options.has("warn-on-local-memory-usage"):
-        for f in result.functions:
-            if f.stack_frame:
-                result.diagnostics.append(
-                    Diagnostic(
-                        Severity.WARNING,
-                        f"Local memory used for function '{f.name}', size of stack frame: "
-                        f"{f.stack_frame} bytes",
-                    )
-                )
     # then each device function a kernel calls (ptxas: by name), whose frame the kernels' include
     called = {name for _, fn in compiled for name, _entry in fn.subroutines}
     for name in sorted(called):
