@@ -100,6 +100,7 @@ def build_cubin(
                 # ptxas counts its subroutines' frames in the kernel's (whole program)
                 frame_size=fn.local_bytes + fn.call_stack,
                 subroutines=_subroutines(fn, enc),
+                externs=tuple(fn.externs),
                 # ptxas records CRS_STACK_SIZE 0 for functions with convergence barriers or calls
                 crs_stack=0 if any(i.op in ("BSSY", "CALL") for i in fn.instrs()) else None,
                 frame=(

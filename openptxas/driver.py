@@ -190,7 +190,20 @@ def _compile_module(
     if not compiled:
         _refuse_global_data_without_kernels(module)
     result.cubin = build_cubin(module, compiled, target, options)
+    result.gmem = _gmem(module)
     return result
+
+
+def _gmem(module: Module) -> int:
+    """ptxas's ``N bytes gmem``: the size of the module's .global data (.nv.global and
+    .nv.global.init as laid out)."""
+    from openptxas.lower.layout import module_layout
+
+    ends: dict[str, int] = {}
+    for v in module_layout(module):
+        if v.section != "const" and v.offset is not None:
+            ends[v.section] = max(ends.get(v.section, 0), v.offset + v.size)
+    return sum(ends.values())
 
 
 def _refuse_global_data_without_kernels(module: Module) -> None:

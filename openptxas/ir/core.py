@@ -369,6 +369,7 @@ class Function:
     local_bytes: int = 0
     call_stack: int = 0  # the deepest chain of subroutine frames below this function's
     subroutines: list[tuple[str, str]] = field(default_factory=list)  # (.func, entry block)
+    externs: list[str] = field(default_factory=list)  # functions the driver resolves (called)
     barriers: int = 0
     # brx.idx jump tables, in order: each is its target blocks; they fill constant bank 2
     # (.nv.constant2.<f>) one after another, 4 bytes (the target's code offset) per entry.
@@ -407,6 +408,9 @@ def successors(
     out: list[int] = []
     t = b.terminator()
     fallthrough = True
+    if t is not None and t.op == "CALL" and len(t.srcs) < 2:
+        # a call of a function the driver resolves (lower.extcalls) returns to the next block
+        return [i + 1] if i + 1 < len(fn.blocks) else []
     if over_calls and t is not None and t.op in ("CALL", "RET") and len(t.srcs) >= 2:
         r = t.srcs[1]
         if t.op == "CALL" and isinstance(r, Label):

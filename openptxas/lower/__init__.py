@@ -14,6 +14,7 @@ from openptxas.diag import UnsupportedFeature
 from openptxas.ir.core import PT, RC, Block, CBank, Function, Guard, Imm, Instr, Label, Param, Src
 from openptxas.lower.calls import append_subs, declare_param, emit_ret
 from openptxas.lower.context import LowerCtx
+from openptxas.lower.extcalls import module_externs, pic_slots
 from openptxas.lower.layout import const_offsets, global_slots, module_layout
 from openptxas.lower.local_rules import adjust_stack, frame_layout
 from openptxas.lower.rules import RuleTable
@@ -237,7 +238,7 @@ def _layout_variables(ctx: LowerCtx, decls: list[ast.VarDecl]) -> None:
         ctx.shared[v.name] = (off + a - 1) // a * a
     layout = module_layout(ctx.module)
     ctx.consts.update(const_offsets(layout))
-    ctx.globals.update(global_slots(layout))
+    ctx.globals.update(pic_slots(ctx.module, global_slots(layout)))
 
 
 def lower_function(module: ast.Module, func: ast.Function, target: SMInfo) -> Function:
@@ -248,6 +249,7 @@ def lower_function(module: ast.Module, func: ast.Function, target: SMInfo) -> Fu
     for slot in func.param_layout():
         ctx.params[slot.param.name] = (slot.offset, slot.size)
         fn.params.append(Param(slot.param.name, slot.offset, slot.size, slot.param.alignment))
+    fn.externs = module_externs(module, func)
     lower_body(ctx)
     append_subs(ctx)
     return fn

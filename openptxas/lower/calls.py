@@ -214,7 +214,25 @@ def call(ins: ast.Instruction, c: LowerCtx) -> None:
     args = list(ops[1].items) if len(ops) > 1 and isinstance(ops[1], ast.ArgList) else []
     callee = next((f for f in c.module.functions if f.name == target and f.body), None)
     if callee is None:
-        raise c.unsupported(f"call to '{target}' (a function without a body here)")
+        decl = next((f for f in c.module.functions if f.name == target), None)
+        if decl is None:
+            raise c.unsupported(f"call to '{target}' (a function without a body here)")
+        from openptxas.lower.extcalls import call_extern
+
+        if len(args) != len(decl.params) or len(rets) != len(decl.rets):
+            raise c.unsupported(f"call to '{target}' with this argument list")
+        words = []
+        for op, p in zip(args, decl.params, strict=True):
+            src = _arg_words(c, op)
+            n = (p.size + 3) // 4
+            words.append([src.words[j] if j < len(src.words) else None for j in range(n)])
+        outs = []
+        for op in rets:
+            dst = _arg_words(c, op)
+            dst.written.update(range(len(dst.words)))
+            outs.append(list(dst.words))
+        call_extern(c, decl, words, outs)
+        return
     sub = lower_sub(c, callee)
     (c.sub.callees if c.sub is not None else c.calls.callees).add(callee.name)
     if len(args) != len(sub.params) or len(rets) != len(sub.rets):

@@ -11,6 +11,7 @@ from openptxas.diag import RegAllocError
 from openptxas.ir.core import RC, Function, VReg
 from openptxas.passes.manager import PassContext, verify_enabled
 from openptxas.regalloc.check import check_allocation
+from openptxas.regalloc.clobbers import forbidden_registers, live_across_all_predicates
 from openptxas.regalloc.fatpoint import ClassExhausted, allocate, limits_for, occupancy, rewrite
 from openptxas.regalloc.predspill import spill_predicate
 
@@ -27,9 +28,16 @@ def register_budget(fn: Function, ctx: PassContext) -> int:
 
 def allocate_registers(fn: Function, ctx: PassContext) -> None:
     limits = limits_for(register_budget(fn, ctx), ctx.target)
+    abi = ctx.target.abi
+    for _ in range(64):  # predicates live across a call live in general registers there
+        occ, order = occupancy(fn)
+        across = live_across_all_predicates(forbidden_registers(fn, occ, order, abi))
+        if not across:
+            break
+        spill_predicate(fn, across[0])
     for _ in range(64):
         try:
-            alloc = allocate(fn, limits, naive=ctx.options.ra == "naive")
+            alloc = allocate(fn, limits, naive=ctx.options.ra == "naive", abi=abi)
             break
         except ClassExhausted as exc:
             if exc.rc not in (RC.P, RC.UP):

@@ -28,7 +28,6 @@ KNOWN_GAPS: dict[str, str] = {  # kernel -> what is refused (" is not supported 
     "t2/f16_math": "instruction 'set.eq.f16.f16'",
     "t2/indirect_calls": "initializer of 'g_ops' (addresses, texture fields)",
     "t2/mulhi64": "instruction 'mad.hi.s64'",
-    "t2/printf": "call to 'vprintf' (a function without a body here)",
     "t2/recursion": "recursive call of '_Z3fibi'",
     "t2/spill_maxrreg": "Register allocation failed for function 'spill_maxrreg_acc':...",
     "t2/spill_pressure": "Register allocation failed for function 'spill_pressure_maxn...",
