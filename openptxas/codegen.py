@@ -18,6 +18,7 @@ from openptxas.ptx.types import Linkage as PtxLinkage
 from openptxas.targets import SMInfo
 
 if TYPE_CHECKING:
+    from openptxas.lower.layout import VarPlace
     from openptxas.elf.description import GlobalVar, Subroutine
     from openptxas.elf.nvinfo import Attribute
 
@@ -135,16 +136,46 @@ def build_cubin(
         relocatable=False,
         options=_tkinfo_options(options, target),
         functions=tuple(funcs),
-        globals=tuple(module_variables(module)),
+        globals=tuple(module_variables(module, _function_offsets(compiled))),
     )
     return build(desc)
 
 
-def module_variables(module: ast.Module) -> list[GlobalVar]:
+def _function_offsets(compiled: list[tuple[ast.Function, Function]]) -> dict[str, int]:
+    """Each subroutine's code offset in the first kernel (in the cubin's order) that has it:
+    what a function pointer in a variable's initializer holds (ptxas writes the offset, with no
+    relocation)."""
+    out: dict[str, int] = {}
+    for _func, fn in compiled:
+        addr: dict[str, int] = {}
+        at = 0
+        for b in fn.blocks:
+            addr[b.name] = at
+            at += 16 * len(b.instrs)
+        for name, entry in fn.subroutines:
+            out.setdefault(name, addr[entry])
+    return out
+
+
+def module_variables(
+    module: ast.Module, functions: dict[str, int] | None = None
+) -> list[GlobalVar]:
     """The module's .global and .const variables, placed as the lowering addressed them
-    (``lower.layout.module_layout``, the one layout both use)."""
+    (``lower.layout.module_layout``, the one layout both use); ``functions``: the code offsets
+    written for function addresses in initializers."""
     from openptxas.elf.description import GlobalVar, Linkage, Space
-    from openptxas.lower.layout import module_layout
+    from openptxas.lower.layout import function_fixups, module_layout
+
+    names = frozenset(f.name for f in module.functions if f.body is not None)
+
+    def init(v: VarPlace) -> bytes | None:
+        if v.init is None:
+            return None
+        data = bytearray(v.init)
+        for at, name in function_fixups(v.decl, names):
+            off = (functions or {}).get(name, 0)
+            data[at : at + 8] = off.to_bytes(8, "little")
+        return bytes(data)
 
     link = {
         None: Linkage.LOCAL,
@@ -159,7 +190,7 @@ def module_variables(module: ast.Module) -> list[GlobalVar]:
             Space.CONST if v.section == "const" else Space.GLOBAL,
             v.size,
             v.decl.alignment,
-            v.init,
+            init(v),
             linkage=link[v.decl.linkage],
             offset=v.offset,
         )

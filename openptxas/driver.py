@@ -182,8 +182,12 @@ def _compile_module(
             )
         )
     # then each device function a kernel calls (ptxas: by name), whose frame the kernels' include
+    from openptxas.lower.calls import taken_functions
+
     called = {name for _, fn in compiled for name, _entry in fn.subroutines}
-    for name in sorted(called):
+    taken = taken_functions(module)
+    # ptxas: by name, the functions reached through their address first
+    for name in sorted(called, key=lambda n: (n not in taken, n)):
         result.functions.append(FunctionReport(name, False))
     from openptxas.codegen import build_cubin
 

@@ -419,13 +419,21 @@ def successors(
     if t is not None and t.op in ("CALL", "RET") and len(t.srcs) >= 2:
         # a subroutine call (lower.calls): CALL `(sub), `(return site) goes to the subroutine;
         # its RET Rra, `(sub) to the return site of every call of it (a guarded one also on)
+        # an indirect call (CALL Rf, `(return site), `(f1), `(f2)...) goes to each function it
+        # may reach, and their returns to its return site
         if t.op == "CALL":
             s0 = t.srcs[0]
-            return [_index_of(fn, s0.block)] if isinstance(s0, Label) else []
+            if isinstance(s0, Label):
+                return [_index_of(fn, s0.block)]
+            return [_index_of(fn, x.block) for x in t.srcs[2:] if isinstance(x, Label)]
         sub = t.srcs[1]
         if isinstance(sub, Label):
             for c in fn.instrs():
-                if c.op == "CALL" and len(c.srcs) >= 2 and (any_return or c.srcs[0] == sub):
+                if (
+                    c.op == "CALL"
+                    and len(c.srcs) >= 2
+                    and (any_return or c.srcs[0] == sub or sub in c.srcs[2:])
+                ):
                     r = c.srcs[1]
                     if isinstance(r, Label):
                         out.append(_index_of(fn, r.block))

@@ -23,6 +23,7 @@ from openptxas.ptx.types import PtxType, StateSpace
 from openptxas.targets import SMInfo
 
 ENDS_BLOCK = frozenset({"bra", "ret", "exit", "brx.idx", "trap"})
+BRANCH_AROUND = frozenset({"call", "trap", "brkpt"})  # predicated: a branch around them
 
 
 @functools.cache
@@ -332,6 +333,18 @@ def lower_body(ctx: LowerCtx) -> None:
                 f"instruction '{s.name}' is not supported by openptxas yet", s.span
             )
         assert ctx.block is not None
+        if s.guard is not None and s.opcode in BRANCH_AROUND:
+            # a predicated call or trap: a branch around it (as ptxas does)
+            skip = ctx.new_block()
+            g = Guard(ctx.reg(s.guard.reg), not s.guard.negated)
+            ctx.emit("BRA", (), [], [Label(skip.name)]).guard = g
+            fall = ctx.new_block()
+            fn.blocks.append(fall)
+            ctx.block = fall
+            rule.emit(replace(s, guard=None), ctx)
+            fn.blocks.append(skip)
+            ctx.block = skip
+            continue
         start = len(ctx.block.instrs)
         cur = ctx.block
         rule.emit(s, ctx)

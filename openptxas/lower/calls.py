@@ -72,6 +72,19 @@ class Sub:
     callees: set[str] = field(default_factory=set)
 
 
+Signature = tuple[tuple[int, ...], tuple[int, ...]]  # words of each parameter, of each result
+
+
+@dataclass
+class Convention:
+    """The registers shared by every function an indirect call may reach (one signature): its
+    parameters, results and return address are the same virtual registers in all of them."""
+
+    params: list[ParamWords]
+    rets: list[ParamWords]
+    ra: VReg
+
+
 @dataclass
 class CallState:
     """Per kernel: its subroutines, in the order their code follows the kernel's."""
@@ -79,6 +92,8 @@ class CallState:
     subs: dict[str, Sub] = field(default_factory=dict)
     active: list[str] = field(default_factory=list)  # functions being lowered (recursion)
     callees: set[str] = field(default_factory=set)  # the kernel's own
+    conventions: dict[Signature, Convention] = field(default_factory=dict)
+    taken: set[str] | None = None  # functions whose address the module takes
 
     def depth(self, names: set[str]) -> int:
         """The deepest chain of subroutine frames below a function calling ``names``."""
@@ -205,13 +220,21 @@ def declare_param(c: LowerCtx, decl: ast.VarDecl) -> None:
 def call(ins: ast.Instruction, c: LowerCtx) -> None:
     ops = list(ins.operands)
     rets: list[ast.Operand] = []
-    if ops and isinstance(ops[0], ast.ArgList) and len(ops) > 1 and isinstance(ops[1], ast.Sym):
+    if (
+        ops
+        and isinstance(ops[0], ast.ArgList)
+        and len(ops) > 1
+        and isinstance(ops[1], ast.Sym | ast.Reg)
+    ):
         rets = list(ops[0].items)
         ops = ops[1:]
+    args = list(ops[1].items) if len(ops) > 1 and isinstance(ops[1], ast.ArgList) else []
+    if ops and isinstance(ops[0], ast.Reg):
+        indirect_call(c, ops[0], args, rets)
+        return
     if not ops or not isinstance(ops[0], ast.Sym):
         raise c.unsupported("indirect call")
     target = ops[0].name
-    args = list(ops[1].items) if len(ops) > 1 and isinstance(ops[1], ast.ArgList) else []
     callee = next((f for f in c.module.functions if f.name == target and f.body), None)
     if callee is None:
         decl = next((f for f in c.module.functions if f.name == target), None)
@@ -256,6 +279,118 @@ def call(ins: ast.Instruction, c: LowerCtx) -> None:
     c.block = ret_block
     for op, pw in zip(rets, sub.rets, strict=True):
         dst = _arg_words(c, op)
+        for j, w in enumerate(dst.words):
+            c.emit("MOV", (), [w], [pw.words[j]])
+            dst.written.add(j)
+
+
+def _signature(params: list[int], rets: list[int]) -> Signature:
+    return tuple((n + 3) // 4 for n in params), tuple((n + 3) // 4 for n in rets)
+
+
+def _func_signature(f: ast.Function) -> Signature:
+    return _signature([p.size for p in f.params], [p.size for p in f.rets])
+
+
+def taken_functions(module: ast.Module) -> set[str]:
+    """Functions (with a body) whose address the module takes: named in a variable's
+    initializer or as an operand other than a call's target."""
+    bodies = {f.name for f in module.functions if f.body is not None}
+    out: set[str] = set()
+
+    def init(v: object) -> None:
+        if isinstance(v, ast.InitList):
+            for it in v.items:
+                init(it)
+        elif isinstance(v, ast.SymInit) and v.name in bodies:
+            out.add(v.name)
+
+    for g in module.globals:
+        if g.init is not None:
+            init(g.init)
+
+    def walk(b: ast.Block) -> None:
+        for st in b.stmts:
+            if isinstance(st, ast.Block):
+                walk(st)
+            elif isinstance(st, ast.Instruction) and st.opcode != "call":
+                for op in st.operands:
+                    if isinstance(op, ast.Sym) and op.name in bodies:
+                        out.add(op.name)
+
+    for f in module.functions:
+        if f.body is not None:
+            walk(f.body)
+    return out
+
+
+def _taken(c: LowerCtx) -> set[str]:
+    if c.calls.taken is None:
+        c.calls.taken = taken_functions(c.module)
+    return c.calls.taken
+
+
+def _convention(c: LowerCtx, sig: Signature) -> Convention:
+    conv = c.calls.conventions.get(sig)
+    if conv is None:
+        conv = Convention(
+            [param_words(c, 4 * n) for n in sig[0]],
+            [param_words(c, 4 * n) for n in sig[1]],
+            c.new(RC.R, 2),
+        )
+        c.calls.conventions[sig] = conv
+    return conv
+
+
+def function_address(c: LowerCtx, dst: VReg, name: str) -> None:
+    """``mov.u64 d, f``: the code offset of f's subroutine in the kernel's section (what ptxas
+    writes; an indirect ``CALL.REL.NOINC Rf `(kernel)`` adds the kernel's start)."""
+    func = next(f for f in c.module.functions if f.name == name and f.body is not None)
+    sub = lower_sub(c, func)
+    lo = dst.lo if dst.width == 2 else dst
+    c.emit("MOV", (), [lo], [Label(sub.entry)])
+    if dst.width == 2:
+        c.emit("MOV", (), [dst.hi], [RZ])
+
+
+def indirect_call(
+    c: LowerCtx, target: ast.Reg, args: list[ast.Operand], rets: list[ast.Operand]
+) -> None:
+    """``call (r), %rd, (a, b), proto``: a call through a function's address. Every function of
+    the module whose address is taken and whose signature matches may be reached; they share
+    one convention (``Convention``), and the CFG goes from the call to each of them."""
+    srcs = [_arg_words(c, op) for op in args]
+    dsts = [_arg_words(c, op) for op in rets]
+    sig = _signature([4 * len(w.words) for w in srcs], [4 * len(w.words) for w in dsts])
+    cands = sorted(
+        f.name
+        for f in c.module.functions
+        if f.body is not None and f.name in _taken(c) and _func_signature(f) == sig
+    )
+    if not cands:
+        raise c.unsupported("indirect call without a function it may reach")
+    subs = [lower_sub(c, next(f for f in c.module.functions if f.name == n and f.body)) for n in cands]
+    for n in cands:
+        (c.sub.callees if c.sub is not None else c.calls.callees).add(n)
+    conv = _convention(c, sig)
+    addr = c.rvalue(target, T.U64)
+    if not isinstance(addr, VReg) or addr.width != 2:
+        raise c.unsupported("indirect call through this operand")
+    for src, pw in zip(srcs, conv.params, strict=True):
+        for j, w in enumerate(pw.words):
+            c.emit("MOV", (), [w], [src.words[j] if j < len(src.words) else RZ])
+    ret_block = c.new_block("ret_")
+    c.emit("MOV", (), [conv.ra.lo], [Label(ret_block.name)])
+    c.emit("MOV", (), [conv.ra.hi], [RZ])
+    c.emit(
+        "CALL",
+        ("REL", "NOINC"),
+        [],
+        [addr, Label(ret_block.name), *(Label(s.entry) for s in subs)],
+    )
+    c.fn.blocks.append(ret_block)
+    c.block = ret_block
+    for dst, pw in zip(dsts, conv.rets, strict=True):
         for j, w in enumerate(dst.words):
             c.emit("MOV", (), [w], [pw.words[j]])
             dst.written.add(j)
@@ -347,13 +482,24 @@ def lower_sub(c: LowerCtx, func: ast.Function) -> Sub:
                 f"register parameter '{p.name}' is not supported by openptxas yet", c.span
             )
     taken = _address_taken(func)
-    sub = Sub(
-        func.name,
-        f"$sub${func.name}",
-        [param_words(c, 0 if p.name in taken else p.size) for p in func.params],
-        [param_words(c, p.size) for p in func.rets],
-        c.new(RC.R, 2),
-    )
+    if func.name in _taken(c):
+        # reachable through its address: the convention of its signature
+        if taken:
+            raise UnsupportedFeature(
+                f"address of '{func.name}' (parameters in its frame) is not supported by "
+                "openptxas yet",
+                c.span,
+            )
+        conv = _convention(c, _func_signature(func))
+        sub = Sub(func.name, f"$sub${func.name}", list(conv.params), list(conv.rets), conv.ra)
+    else:
+        sub = Sub(
+            func.name,
+            f"$sub${func.name}",
+            [param_words(c, 0 if p.name in taken else p.size) for p in func.params],
+            [param_words(c, p.size) for p in func.rets],
+            c.new(RC.R, 2),
+        )
     sub.memory = [p for p in func.params if p.name in taken]
     st.subs[func.name] = sub
     st.active.append(func.name)
@@ -400,13 +546,22 @@ def emit_ret(c: LowerCtx) -> None:
 
 def append_subs(c: LowerCtx) -> None:
     """Place every subroutine's blocks after the kernel's."""
-    for sub in sorted(c.calls.subs.values(), key=lambda x: x.name):  # ptxas: by name
+    taken = _taken(c)
+    # ptxas: by name, the functions reached through their address last
+    for sub in sorted(c.calls.subs.values(), key=lambda x: (x.name in taken, x.name)):
         c.fn.blocks.extend(sub.blocks)
         c.fn.subroutines.append((sub.name, sub.entry))
     c.fn.call_stack = c.calls.depth(c.calls.callees)
 
 
+def _ext_rules() -> list[Rule]:
+    from openptxas.lower.extcalls import RULES as EXT
+
+    return EXT
+
+
 RULES: list[Rule] = [
+    *_ext_rules(),
     Rule(
         "st.param.reg",
         "st",

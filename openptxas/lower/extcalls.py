@@ -19,8 +19,9 @@ the first kernel's externals, the .global variables, the other kernels' external
 
 from __future__ import annotations
 
-from openptxas.ir.core import RC, CBank, Label, Reg, VReg
+from openptxas.ir.core import RC, CBank, Imm, Label, Reg, VReg
 from openptxas.lower.context import LowerCtx
+from openptxas.lower.rules import Rule, always
 from openptxas.ptx import ast
 
 
@@ -133,4 +134,16 @@ def call_extern(
             c.emit("MOV", (), [w], [Reg(RC.R, first + j)])
 
 
-__all__ = ["call_extern", "module_externs", "pic_externs", "pic_slots"]
+def trap(ins: ast.Instruction, c: LowerCtx) -> None:
+    """``trap`` and ``brkpt``: ``BPT.TRAP 0x1`` (ptxas 13.0 writes the same for both; the code
+    after it stays reachable)."""
+    c.emit("BPT", ("TRAP",), [], [Imm(1)])
+
+
+RULES: list[Rule] = [
+    Rule("trap", "trap", always, trap, "trap;"),
+    Rule("brkpt", "brkpt", always, trap, "brkpt;"),
+]
+
+
+__all__ = ["RULES", "call_extern", "module_externs", "pic_externs", "pic_slots"]
