@@ -370,6 +370,11 @@ class Function:
     call_stack: int = 0  # the deepest chain of subroutine frames below this function's
     subroutines: list[tuple[str, str]] = field(default_factory=list)  # (.func, entry block)
     externs: list[str] = field(default_factory=list)  # functions the driver resolves (called)
+    # recursion (lower.calls, passes/recursion.py): CALL uid -> (the function it is in, the
+    # callee's result registers) for calls within a cycle; each recursive function's (entry
+    # block, frame size)
+    cycle_calls: dict[int, tuple[str, tuple[int, ...]]] = field(default_factory=dict)
+    frames: dict[str, tuple[str, int]] = field(default_factory=dict)
     barriers: int = 0
     # brx.idx jump tables, in order: each is its target blocks; they fill constant bank 2
     # (.nv.constant2.<f>) one after another, 4 bytes (the target's code offset) per entry.

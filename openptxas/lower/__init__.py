@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from openptxas.diag import UnsupportedFeature
 from openptxas.ir.core import PT, RC, Block, CBank, Function, Guard, Imm, Instr, Label, Param, Src
-from openptxas.lower.calls import append_subs, declare_param, emit_ret
+from openptxas.lower.calls import append_subs, declare_param, emit_ret, private_entry
 from openptxas.lower.context import LowerCtx
 from openptxas.lower.extcalls import module_externs, pic_slots
 from openptxas.lower.layout import const_offsets, global_slots, module_layout
@@ -253,6 +253,10 @@ def lower_function(module: ast.Module, func: ast.Function, target: SMInfo) -> Fu
     fn.externs = module_externs(module, func)
     lower_body(ctx)
     append_subs(ctx)
+    if fn.cycle_calls:
+        from openptxas.lower.recursion import save_across_cycle_calls
+
+        save_across_cycle_calls(fn, target)
     return fn
 
 
@@ -315,6 +319,7 @@ def lower_body(ctx: LowerCtx) -> None:
     if func.is_entry:
         ctx.emit("LDC", (), [ctx.sp], [CBank(0, target.abi.cb_stack)])
     adjust_stack(ctx, fn.local_bytes)
+    private_entry(ctx)
     for s in stmts:
         if isinstance(s, ast.LabelDef):
             b = Block(s.name)

@@ -70,6 +70,7 @@ class Sub:
     memory: list[ast.Param] = field(default_factory=list)
     slots: dict[str, int] = field(default_factory=dict)
     callees: set[str] = field(default_factory=set)
+    shared: Sub | None = None  # a recursive function's registers: the ones its callers use
 
 
 Signature = tuple[tuple[int, ...], tuple[int, ...]]  # words of each parameter, of each result
@@ -94,11 +95,21 @@ class CallState:
     callees: set[str] = field(default_factory=set)  # the kernel's own
     conventions: dict[Signature, Convention] = field(default_factory=dict)
     taken: set[str] | None = None  # functions whose address the module takes
+    recursive: set[str] | None = None  # functions on a cycle of calls
+    graph: dict[str, set[str]] = field(default_factory=dict)  # direct calls
+    # CALL uid -> (the function it is in, the result registers it returns in)
+    cycle_calls: dict[int, tuple[str, tuple[int, ...]]] = field(default_factory=dict)
 
-    def depth(self, names: set[str]) -> int:
-        """The deepest chain of subroutine frames below a function calling ``names``."""
+    def depth(self, names: set[str], path: frozenset[str] = frozenset()) -> int:
+        """The deepest chain of subroutine frames below a function calling ``names`` (a cycle
+        counted once: recursion's depth is not known)."""
         return max(
-            (self.subs[n].frame + self.depth(self.subs[n].callees) for n in names), default=0
+            (
+                self.subs[n].frame + self.depth(self.subs[n].callees, path | {n})
+                for n in names
+                if n not in path
+            ),
+            default=0,
         )
 
 
@@ -274,7 +285,10 @@ def call(ins: ast.Instruction, c: LowerCtx) -> None:
     ret_block = c.new_block("ret_")
     c.emit("MOV", (), [sub.ra.lo], [Label(ret_block.name)])
     c.emit("MOV", (), [sub.ra.hi], [RZ])
-    c.emit("CALL", ("REL", "NOINC"), [], [Label(sub.entry), Label(ret_block.name)])
+    ins = c.emit("CALL", ("REL", "NOINC"), [], [Label(sub.entry), Label(ret_block.name)])
+    if c.sub is not None and _reaches(c, callee.name, c.sub.name):
+        # a call within a cycle: what lives across it is saved (passes/recursion.py)
+        c.calls.cycle_calls[ins.uid] = (c.sub.name, tuple(w.id for r in sub.rets for w in r.words))
     c.fn.blocks.append(ret_block)
     c.block = ret_block
     for op, pw in zip(rets, sub.rets, strict=True):
@@ -469,10 +483,6 @@ def lower_sub(c: LowerCtx, func: ast.Function) -> Sub:
     st = c.calls
     sub = st.subs.get(func.name)
     if sub is not None:
-        if func.name in st.active:
-            raise UnsupportedFeature(
-                f"recursive call of '{func.name}' is not supported by openptxas yet", c.span
-            )
         return sub
     from openptxas.lower import lower_body
 
@@ -516,6 +526,22 @@ def lower_sub(c: LowerCtx, func: ast.Function) -> Sub:
         ictx.param_regs[p.name] = pw
     ictx.sub = sub
     ictx.frame_params = sub.memory
+    if func.name in _recursive(c):
+        # a function in a cycle of calls keeps its parameters, results and return address in
+        # registers of its own (the call sequences of inner activations overwrite the shared
+        # ones); passes/recursion.py saves what lives across the calls of the cycle
+        if sub.memory:
+            raise UnsupportedFeature(
+                f"recursive function '{func.name}' with parameters in its frame is not "
+                "supported by openptxas yet",
+                c.span,
+            )
+        own = _private(inner, sub)
+        for p, pw in zip(func.params, own.params, strict=True):
+            ictx.param_regs[p.name] = pw
+        for p, pw in zip(func.rets, own.rets, strict=True):
+            ictx.param_regs[p.name] = pw
+        ictx.sub = own
     lower_body(ictx)
     sub.slots = {p.name: ictx.locals[p.name] for p in sub.memory}
     st.active.pop()
@@ -534,11 +560,101 @@ def lower_sub(c: LowerCtx, func: ast.Function) -> Sub:
     return sub
 
 
+def _recursive(c: LowerCtx) -> set[str]:
+    """Functions on a cycle of direct calls (the module's call graph)."""
+    if c.calls.recursive is None:
+        graph: dict[str, set[str]] = {}
+        for f in c.module.functions:
+            if f.body is None:
+                continue
+            out = graph.setdefault(f.name, set())
+            for st in _instructions(f.body):
+                if st.opcode == "call":
+                    out.update(
+                        op.name for op in st.operands if isinstance(op, ast.Sym)
+                    )
+        c.calls.graph = graph
+        rec: set[str] = set()
+        for name in graph:
+            seen: set[str] = set()
+            todo = list(graph[name])
+            while todo:
+                n = todo.pop()
+                if n == name:
+                    rec.add(name)
+                    break
+                if n in seen or n not in graph:
+                    continue
+                seen.add(n)
+                todo.extend(graph[n])
+        c.calls.recursive = rec
+    return c.calls.recursive
+
+
+def _reaches(c: LowerCtx, a: str, b: str) -> bool:
+    """Whether ``a`` calls ``b`` directly or through other functions (or is ``b``)."""
+    _recursive(c)
+    seen: set[str] = set()
+    todo = [a]
+    while todo:
+        n = todo.pop()
+        if n == b:
+            return True
+        if n in seen:
+            continue
+        seen.add(n)
+        todo.extend(c.calls.graph.get(n, ()))
+    return False
+
+
+def _instructions(b: ast.Block) -> list[ast.Instruction]:
+    out: list[ast.Instruction] = []
+    for st in b.stmts:
+        if isinstance(st, ast.Block):
+            out.extend(_instructions(st))
+        elif isinstance(st, ast.Instruction):
+            out.append(st)
+    return out
+
+
+def _private(inner: Function, sub: Sub) -> Sub:
+    """The registers a recursive function works in: copies of its parameters (made at its
+    entry), its results (copied out at its ``ret``) and its return address."""
+    def fresh(pw: ParamWords) -> ParamWords:
+        return ParamWords(pw.size, [inner.new_vreg(RC.R) for _ in pw.words], set(pw.written))
+
+    own = Sub(
+        sub.name,
+        sub.entry,
+        [fresh(p) for p in sub.params],
+        [fresh(r) for r in sub.rets],
+        inner.new_vreg(RC.R, 2),
+    )
+    own.shared = sub
+    return own
+
+
+def private_entry(c: LowerCtx) -> None:
+    """A recursive function's entry: copy the shared parameters and return address."""
+    own = c.sub
+    if own is None or own.shared is None:
+        return
+    for mine, theirs in zip(own.params, own.shared.params, strict=True):
+        for a, b in zip(mine.words, theirs.words, strict=True):
+            c.emit("MOV", (), [a], [b])
+    c.emit("MOV", (), [own.ra.lo], [own.shared.ra.lo])
+    c.emit("MOV", (), [own.ra.hi], [own.shared.ra.hi])
+
+
 def emit_ret(c: LowerCtx) -> None:
     """A device function's ``ret``: restore the stack pointer, return through the address the
     caller left (relative to the kernel's start)."""
     sub = c.sub
     assert sub is not None
+    if sub.shared is not None:
+        for mine, theirs in zip(sub.rets, sub.shared.rets, strict=True):
+            for a, b in zip(mine.words, theirs.words, strict=True):
+                c.emit("MOV", (), [b], [a])
     if c.fn.local_bytes:
         c.emit("IADD3", (), [c.sp], [c.sp, Imm(c.fn.local_bytes), RZ])
     c.emit("RET", ("REL", "NODEC"), [], [sub.ra, Label(sub.entry)])
@@ -552,6 +668,10 @@ def append_subs(c: LowerCtx) -> None:
         c.fn.blocks.extend(sub.blocks)
         c.fn.subroutines.append((sub.name, sub.entry))
     c.fn.call_stack = c.calls.depth(c.calls.callees)
+    c.fn.cycle_calls = dict(c.calls.cycle_calls)
+    c.fn.frames = {
+        s.name: (s.entry, s.frame) for s in c.calls.subs.values() if s.name in _recursive(c)
+    }
 
 
 def _ext_rules() -> list[Rule]:

@@ -27,7 +27,6 @@ KNOWN_GAPS: dict[str, str] = {  # kernel -> what is refused (" is not supported 
     "t2/f16_arith": "instruction 'set.nan.f16.f16'",
     "t2/f16_math": "instruction 'set.eq.f16.f16'",
     "t2/mulhi64": "instruction 'mad.hi.s64'",
-    "t2/recursion": "recursive call of '_Z3fibi'",
     "t2/spill_maxrreg": "Register allocation failed for function 'spill_maxrreg_acc':...",
     "t2/spill_pressure": "Register allocation failed for function 'spill_pressure_maxn...",
     "t3/async_barrier": "instruction 'cp.async.bulk.shared::cluster.global.mbarrier::...",
