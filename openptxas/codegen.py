@@ -18,9 +18,9 @@ from openptxas.ptx.types import Linkage as PtxLinkage
 from openptxas.targets import SMInfo
 
 if TYPE_CHECKING:
-    from openptxas.lower.layout import VarPlace
     from openptxas.elf.description import GlobalVar, Subroutine
     from openptxas.elf.nvinfo import Attribute
+    from openptxas.lower.layout import VarPlace
 
 # .debug_frame as ptxas 13.0 writes it for a function without a stack frame (observed on the
 # corpus; docs/elf.md): the target's fixed CIE (``Abi.frame_cie``), and an FDE that defines the

@@ -187,8 +187,13 @@ def _compile_module(
     called = {name for _, fn in compiled for name, _entry in fn.subroutines}
     taken = taken_functions(module)
     # ptxas: by name, the functions reached through their address first
+    own = {n: v for _, fn in compiled for n, v in fn.sub_frames.items()}
     for name in sorted(called, key=lambda n: (n not in taken, n)):
-        result.functions.append(FunctionReport(name, False))
+        frame, saved = own.get(name, (0, 0))
+        # a recursive function's own frame (its saves: the spill figures), as ptxas reports
+        result.functions.append(
+            FunctionReport(name, False, stack_frame=frame, spill_stores=saved, spill_loads=saved)
+        )
     from openptxas.codegen import build_cubin
 
     if not compiled:

@@ -37,9 +37,9 @@ def _seeds(text: str) -> list[int]:
     return [int(x) for x in text.split(",")]
 
 
-def _one(args: tuple[int, tuple[int, ...], bool]) -> tuple[int, str, str, str]:
-    seed, opts, reduce = args
-    prog = generate(seed)
+def _one(args: tuple[int, tuple[int, ...], bool, bool]) -> tuple[int, str, str, str]:
+    seed, opts, reduce, calls = args
+    prog = generate(seed, calls=calls)
     res = check(prog, opts)
     text = ""
     if res.status in FINDINGS and reduce:
@@ -60,13 +60,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--opt", default="3", help="openptxas -O levels to compare, e.g. 3,0")
     ap.add_argument("--out", type=Path, help="directory for reduced findings")
     ap.add_argument("--reduce", action="store_true", help="reduce findings (slower)")
+    ap.add_argument(
+        "--calls",
+        action="store_true",
+        help="programs with device functions (direct, guarded and "
+        "indirect calls, arguments, results, nested calls)",
+    )
     ns = ap.parse_args(argv)
     opts = tuple(int(x) for x in ns.opt.split(","))
     seeds = _seeds(ns.seeds)
     reduce = ns.reduce or ns.out is not None
     t0 = time.time()
     counts: Counter[str] = Counter()
-    jobs = [(s, opts, reduce) for s in seeds]
+    jobs = [(s, opts, reduce, ns.calls) for s in seeds]
     with mp.Pool(ns.jobs) as pool:
         for seed, status, detail, text in pool.imap_unordered(_one, jobs):
             counts[status] += 1

@@ -375,6 +375,8 @@ class Function:
     # block, frame size)
     cycle_calls: dict[int, tuple[str, tuple[int, ...]]] = field(default_factory=dict)
     frames: dict[str, tuple[str, int]] = field(default_factory=dict)
+    # -v of each recursive function: (its frame with the saves, bytes saved)
+    sub_frames: dict[str, tuple[int, int]] = field(default_factory=dict)
     barriers: int = 0
     # brx.idx jump tables, in order: each is its target blocks; they fill constant bank 2
     # (.nv.constant2.<f>) one after another, 4 bytes (the target's code offset) per entry.

@@ -285,10 +285,11 @@ def call(ins: ast.Instruction, c: LowerCtx) -> None:
     ret_block = c.new_block("ret_")
     c.emit("MOV", (), [sub.ra.lo], [Label(ret_block.name)])
     c.emit("MOV", (), [sub.ra.hi], [RZ])
-    ins = c.emit("CALL", ("REL", "NOINC"), [], [Label(sub.entry), Label(ret_block.name)])
+    cins = c.emit("CALL", ("REL", "NOINC"), [], [Label(sub.entry), Label(ret_block.name)])
     if c.sub is not None and _reaches(c, callee.name, c.sub.name):
-        # a call within a cycle: what lives across it is saved (passes/recursion.py)
-        c.calls.cycle_calls[ins.uid] = (c.sub.name, tuple(w.id for r in sub.rets for w in r.words))
+        # a call within a cycle: what lives across it is saved (lower/recursion.py)
+        results = tuple(w.id for r in sub.rets for w in r.words)
+        c.calls.cycle_calls[cins.uid] = (c.sub.name, results)
     c.fn.blocks.append(ret_block)
     c.block = ret_block
     for op, pw in zip(rets, sub.rets, strict=True):
@@ -383,7 +384,9 @@ def indirect_call(
     )
     if not cands:
         raise c.unsupported("indirect call without a function it may reach")
-    subs = [lower_sub(c, next(f for f in c.module.functions if f.name == n and f.body)) for n in cands]
+    subs = [
+        lower_sub(c, next(f for f in c.module.functions if f.name == n and f.body)) for n in cands
+    ]
     for n in cands:
         (c.sub.callees if c.sub is not None else c.calls.callees).add(n)
     conv = _convention(c, sig)
@@ -570,9 +573,7 @@ def _recursive(c: LowerCtx) -> set[str]:
             out = graph.setdefault(f.name, set())
             for st in _instructions(f.body):
                 if st.opcode == "call":
-                    out.update(
-                        op.name for op in st.operands if isinstance(op, ast.Sym)
-                    )
+                    out.update(op.name for op in st.operands if isinstance(op, ast.Sym))
         c.calls.graph = graph
         rec: set[str] = set()
         for name in graph:
@@ -620,6 +621,7 @@ def _instructions(b: ast.Block) -> list[ast.Instruction]:
 def _private(inner: Function, sub: Sub) -> Sub:
     """The registers a recursive function works in: copies of its parameters (made at its
     entry), its results (copied out at its ``ret``) and its return address."""
+
     def fresh(pw: ParamWords) -> ParamWords:
         return ParamWords(pw.size, [inner.new_vreg(RC.R) for _ in pw.words], set(pw.written))
 

@@ -106,7 +106,7 @@ def arg_registers(c: LowerCtx, sizes: list[int]) -> list[int]:
 def call_extern(
     c: LowerCtx,
     callee: ast.Function,
-    args: list[list[object]],
+    args: list[list[VReg | None]],
     rets: list[list[VReg]],
 ) -> None:
     """A call of ``callee`` (no body here): ``args``/``rets`` are the argument and result words
@@ -119,19 +119,17 @@ def call_extern(
         raise c.unsupported(f"call to '{callee.name}' here")
     target = c.new(RC.R, 2)
     c.emit("LDC", ("64",), [target], [CBank(4, slot)])
-    for first, words in zip(
-        arg_registers(c, [4 * len(w) for w in args]), args, strict=True
-    ):
-        for j, w in enumerate(words):
-            c.emit("MOV", (), [Reg(RC.R, first + j)], [w if w is not None else RZ])  # type: ignore[list-item]
+    for first, words in zip(arg_registers(c, [4 * len(w) for w in args]), args, strict=True):
+        for j, a in enumerate(words):
+            c.emit("MOV", (), [Reg(RC.R, first + j)], [a if a is not None else RZ])
     ret_block = c.new_block("ret_")
     c.emit("LEPC", (), [Reg(RC.R, abi.call_return_address, 2)], [Label(ret_block.name)])
     c.emit("CALL", ("ABS", "NOINC"), [], [target])
     c.fn.blocks.append(ret_block)
     c.block = ret_block
-    for first, words in zip(arg_registers(c, [4 * len(w) for w in rets]), rets, strict=True):
-        for j, w in enumerate(words):
-            c.emit("MOV", (), [w], [Reg(RC.R, first + j)])
+    for first, outs in zip(arg_registers(c, [4 * len(w) for w in rets]), rets, strict=True):
+        for j, r in enumerate(outs):
+            c.emit("MOV", (), [r], [Reg(RC.R, first + j)])
 
 
 def trap(ins: ast.Instruction, c: LowerCtx) -> None:

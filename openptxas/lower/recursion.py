@@ -77,6 +77,7 @@ def save_across_cycle_calls(fn: Function, target: SMInfo) -> None:
                         defined[name].add(v.id)
     own_live = {name: _own_liveness(fn, blocks) for name, blocks in members.items()}
     area: dict[str, int] = {}
+    stored: dict[str, int] = {}  # bytes of saves per function (-v's spill stores and loads)
     for b in list(fn.blocks):
         t = b.terminator()
         if t is None or t.uid not in fn.cycle_calls:
@@ -128,6 +129,7 @@ def save_across_cycle_calls(fn: Function, target: SMInfo) -> None:
                     "supported by openptxas yet"
                 )
         b.instrs[-1:-1] = before
+        stored[owner] = stored.get(owner, 0) + 4 * sum(1 for i in before if i.op == "STL")
         # after the copies of the callee's results (a restored value may share their register)
         k = 0
         res = set(results)
@@ -135,14 +137,15 @@ def save_across_cycle_calls(fn: Function, target: SMInfo) -> None:
             k += 1
         rb.instrs[k:k] = after
         area[owner] = max(area.get(owner, 0), off - base)
+    for owner, (_start, frame) in fn.frames.items():
+        fn.sub_frames[owner] = (frame, 0)
     for owner, size in area.items():
         size = (size + 7) // 8 * 8
+        fn.sub_frames[owner] = (fn.frames[owner][1] + size, stored.get(owner, 0))
         if not size:
             continue
-        entry = fn.blocks[idx[fn.frames[owner][0]]]
-        entry.instrs.insert(
-            0, Instr("IADD3", (), [sp], [sp, Imm((-size) & 0xFFFFFFFF), RZ])
-        )
+        first = fn.blocks[idx[fn.frames[owner][0]]]
+        first.instrs.insert(0, Instr("IADD3", (), [sp], [sp, Imm((-size) & 0xFFFFFFFF), RZ]))
         for i in members[owner]:
             b = fn.blocks[i]
             for k in range(len(b.instrs) - 1, -1, -1):

@@ -50,7 +50,9 @@ def forbidden_registers(
         fixed = written_fixed(ins, abi)
         if not fixed:
             continue
-        mine = {(r.v if isinstance(r, Part) else r).id for r in ins.def_regs() if not isinstance(r, Reg)}
+        mine = {
+            (r.v if isinstance(r, Part) else r).id for r in ins.def_regs() if not isinstance(r, Reg)
+        }
         bit = 1 << p
         for v, m in occ.items():
             if m & bit and v.id not in mine and v.rc in fixed:
@@ -61,6 +63,6 @@ def forbidden_registers(
 def live_across_all_predicates(forbidden: dict[VReg, frozenset[int]]) -> list[VReg]:
     """Predicates live across a call: none of P0-P6 survives it (they go to a general register)."""
     return sorted(
-        (v for v, s in forbidden.items() if v.rc in (RC.P, RC.UP) and _ALL_PREDICATES <= s),
+        (v for v, s in forbidden.items() if v.rc in (RC.P, RC.UP) and s >= _ALL_PREDICATES),
         key=lambda v: v.id,
     )

@@ -150,9 +150,9 @@ def allocate(
     naive: bool = False,
     abi: Abi | None = None,
 ) -> Allocation:
-    occ, order = occupancy(fn)
+    occ, points = occupancy(fn)
     # registers written by fixed-register code a value lives across (calls: regalloc/clobbers)
-    avoid = {} if abi is None else forbidden_registers(fn, occ, order, abi)
+    avoid = {} if abi is None else forbidden_registers(fn, occ, points, abi)
     prefs = _copy_pairs(fn)
     alloc = Allocation()
     # phys[rc][index] = occupancy of that physical register so far
