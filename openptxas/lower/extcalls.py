@@ -28,6 +28,8 @@ from openptxas.ptx import ast
 def module_externs(module: ast.Module, func: ast.Function) -> list[str]:
     """The functions without a body that ``func`` calls, directly or through the device
     functions it calls, in order of first call."""
+    from openptxas.lower.calls import taken_functions
+
     bodies = {f.name: f for f in module.functions if f.body is not None}
     out: list[str] = []
     seen: set[str] = set()
@@ -40,6 +42,10 @@ def module_externs(module: ast.Module, func: ast.Function) -> list[str]:
             if st.opcode != "call":
                 continue
             for op in st.operands:
+                if isinstance(op, ast.Reg):  # an indirect call: any function whose address
+                    for name in sorted(taken_functions(module)):  # is taken
+                        walk(bodies[name])
+                    break
                 if isinstance(op, ast.Sym):
                     if op.name in bodies:
                         walk(bodies[op.name])
