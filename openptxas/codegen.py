@@ -141,11 +141,10 @@ def build_cubin(
     return build(desc)
 
 
-def _function_offsets(compiled: list[tuple[ast.Function, Function]]) -> dict[str, int]:
-    """Each subroutine's code offset in the first kernel (in the cubin's order) that has it:
-    what a function pointer in a variable's initializer holds (ptxas writes the offset, with no
-    relocation)."""
-    out: dict[str, int] = {}
+def _function_offsets(compiled: list[tuple[ast.Function, Function]]) -> dict[str, set[int]]:
+    """Each subroutine's code offsets in the kernels that have it: what a function pointer in a
+    variable's initializer holds (ptxas writes the offset, with no relocation)."""
+    out: dict[str, set[int]] = {}
     for _func, fn in compiled:
         addr: dict[str, int] = {}
         at = 0
@@ -153,12 +152,12 @@ def _function_offsets(compiled: list[tuple[ast.Function, Function]]) -> dict[str
             addr[b.name] = at
             at += 16 * len(b.instrs)
         for name, entry in fn.subroutines:
-            out.setdefault(name, addr[entry])
+            out.setdefault(name, set()).add(addr[entry])
     return out
 
 
 def module_variables(
-    module: ast.Module, functions: dict[str, int] | None = None
+    module: ast.Module, functions: dict[str, set[int]] | None = None
 ) -> list[GlobalVar]:
     """The module's .global and .const variables, placed as the lowering addressed them
     (``lower.layout.module_layout``, the one layout both use); ``functions``: the code offsets
@@ -173,8 +172,17 @@ def module_variables(
             return None
         data = bytearray(v.init)
         for at, name in function_fixups(v.decl, names):
-            off = (functions or {}).get(name, 0)
-            data[at : at + 8] = off.to_bytes(8, "little")
+            offs = (functions or {}).get(name, {0})
+            if len(offs) > 1:
+                from openptxas.diag import UnsupportedFeature
+
+                raise UnsupportedFeature(
+                    f"address of '{name}' in the initializer of '{v.decl.name}' with the "
+                    "function in several kernels at different places is not supported by "
+                    "openptxas yet",
+                    v.decl.span,
+                )
+            data[at : at + 8] = min(offs).to_bytes(8, "little")
         return bytes(data)
 
     link = {

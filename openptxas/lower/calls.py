@@ -399,12 +399,16 @@ def indirect_call(
     ret_block = c.new_block("ret_")
     c.emit("MOV", (), [conv.ra.lo], [Label(ret_block.name)])
     c.emit("MOV", (), [conv.ra.hi], [RZ])
-    c.emit(
+    cins = c.emit(
         "CALL",
         ("REL", "NOINC"),
         [],
         [addr, Label(ret_block.name), *(Label(s.entry) for s in subs)],
     )
+    if c.sub is not None and any(_reaches(c, n, c.sub.name) for n in cands):
+        # within a cycle of calls: what lives across it is saved (lower/recursion.py)
+        results = tuple(w.id for r in conv.rets for w in r.words)
+        c.calls.cycle_calls[cins.uid] = (c.sub.name, results)
     c.fn.blocks.append(ret_block)
     c.block = ret_block
     for dst, pw in zip(dsts, conv.rets, strict=True):
@@ -529,10 +533,12 @@ def lower_sub(c: LowerCtx, func: ast.Function) -> Sub:
         ictx.param_regs[p.name] = pw
     ictx.sub = sub
     ictx.frame_params = sub.memory
-    if func.name in _recursive(c):
+    if func.name in _recursive(c) or func.name in _taken(c):
         # a function in a cycle of calls keeps its parameters, results and return address in
         # registers of its own (the call sequences of inner activations overwrite the shared
-        # ones); passes/recursion.py saves what lives across the calls of the cycle
+        # ones); lower/recursion.py saves what lives across the calls of the cycle. So does a
+        # function reached through its address: the functions of its convention share those
+        # registers, and it may call one of them
         if sub.memory:
             raise UnsupportedFeature(
                 f"recursive function '{func.name}' with parameters in its frame is not "
@@ -574,6 +580,8 @@ def _recursive(c: LowerCtx) -> set[str]:
             for st in _instructions(f.body):
                 if st.opcode == "call":
                     out.update(op.name for op in st.operands if isinstance(op, ast.Sym))
+                    if any(isinstance(op, ast.Reg) for op in st.operands):
+                        out.update(_taken(c))  # an indirect call may reach any of them
         c.calls.graph = graph
         rec: set[str] = set()
         for name in graph:

@@ -29,7 +29,8 @@ def register_budget(fn: Function, ctx: PassContext) -> int:
 def allocate_registers(fn: Function, ctx: PassContext) -> None:
     limits = limits_for(register_budget(fn, ctx), ctx.target)
     abi = ctx.target.abi
-    for _ in range(64):  # predicates live across a call live in general registers there
+    calls = any(i.op == "CALL" and "ABS" in i.mods for i in fn.instrs())
+    for _ in range(64 if calls else 0):  # predicates live across a call go to general registers
         occ, order = occupancy(fn)
         across = live_across_all_predicates(forbidden_registers(fn, occ, order, abi))
         if not across:

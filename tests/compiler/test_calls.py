@@ -121,8 +121,9 @@ def test_uncalled_function_has_no_verbose_block(oracle) -> None:  # type: ignore
         ),
     ],
 )  # fmt: skip
-def test_refusals(edit: tuple[str, str], message: str) -> None:
-    from openptxas.diag import UnsupportedFeature
+def test_recursion_compiles(edit: tuple[str, str], message: str) -> None:
+    """A function calling itself (refused before lower/recursion.py): it compiles, and its
+    -v block shows the frame its saves take."""
     from openptxas.driver import compile_ptx
     from openptxas.options import Options
 
@@ -132,8 +133,10 @@ def test_refusals(edit: tuple[str, str], message: str) -> None:
         "st.param.b32 	[param1+0], 7;\n\t.param .b32 retval0;\n\tcall.uni (retval0), chain",
         ".param .b32 retval0;\n\tcall.uni (retval0), chain",
     )
-    with pytest.raises(UnsupportedFeature, match=message):
-        compile_ptx(ptx, Options(arch="sm_90"), "k.ptx")
+    assert message in "recursive call of 'chain'"
+    rep = compile_ptx(ptx, Options(arch="sm_90", verbose=True), "k.ptx").verbose_report()
+    block = rep.split("Function properties for chain\n")[1].splitlines()[0]
+    assert int(block.split()[0]) > 0, block
 
 
 @pytest.mark.parametrize("opt", [3, 0])
