@@ -151,6 +151,14 @@ def test_guarded_and_indirect_calls(opt: int, oracle) -> None:  # type: ignore[n
     _same((DATA / "guarded_calls.ptx").read_text(), _spec("k", 128, 128), opt, oracle)
 
 
+@pytest.mark.parametrize("opt", [3, 0])
+def test_convention_call_within(opt: int, oracle) -> None:  # type: ignore[no-untyped-def]
+    """A function reached through its address calling another of its convention (they share
+    the argument and return-address registers): each keeps its own return address."""
+    need_tools("ptxas")
+    _same((DATA / "convention_nested.ptx").read_text(), _spec("k", 64, 64), opt, oracle)
+
+
 def _kernel_ptx(name: str, oracle: Any) -> str:
     from openptxas.testing.corpus import discover
 
