@@ -20,6 +20,7 @@ from openptxas.targets import SMInfo
 if TYPE_CHECKING:
     from openptxas.elf.description import GlobalVar, OpaqueSection, Subroutine
     from openptxas.elf.nvinfo import Attribute
+    from openptxas.lower.layout import VarPlace
 
 # .debug_frame as ptxas 13.0 writes it for a function without a stack frame (observed on the
 # corpus; docs/elf.md): the target's fixed CIE (``Abi.frame_cie``), and an FDE that defines the
@@ -103,6 +104,7 @@ def build_cubin(
                 # ptxas counts its subroutines' frames in the kernel's (whole program)
                 frame_size=fn.local_bytes + fn.call_stack,
                 subroutines=_subroutines(fn, enc),
+                externs=tuple(fn.externs),
                 # ptxas records CRS_STACK_SIZE 0 for functions with convergence barriers or calls
                 crs_stack=0 if any(i.op in ("BSSY", "CALL") for i in fn.instrs()) else None,
                 frame=(
@@ -138,7 +140,7 @@ def build_cubin(
         relocatable=False,
         options=_tkinfo_options(options, target),
         functions=tuple(funcs),
-        globals=tuple(module_variables(module)),
+        globals=tuple(module_variables(module, _function_offsets(compiled))),
         debug_sections=debug,
         e_flags_kind=0x09 if debug else 0x06,
     )
@@ -176,11 +178,49 @@ def _line_info(
     return tuple(out)
 
 
-def module_variables(module: ast.Module) -> list[GlobalVar]:
+def _function_offsets(compiled: list[tuple[ast.Function, Function]]) -> dict[str, set[int]]:
+    """Each subroutine's code offsets in the kernels that have it: what a function pointer in a
+    variable's initializer holds (ptxas writes the offset, with no relocation)."""
+    out: dict[str, set[int]] = {}
+    for _func, fn in compiled:
+        addr: dict[str, int] = {}
+        at = 0
+        for b in fn.blocks:
+            addr[b.name] = at
+            at += 16 * len(b.instrs)
+        for name, entry in fn.subroutines:
+            out.setdefault(name, set()).add(addr[entry])
+    return out
+
+
+def module_variables(
+    module: ast.Module, functions: dict[str, set[int]] | None = None
+) -> list[GlobalVar]:
     """The module's .global and .const variables, placed as the lowering addressed them
-    (``lower.layout.module_layout``, the one layout both use)."""
+    (``lower.layout.module_layout``, the one layout both use); ``functions``: the code offsets
+    written for function addresses in initializers."""
     from openptxas.elf.description import GlobalVar, Linkage, Space
-    from openptxas.lower.layout import module_layout
+    from openptxas.lower.layout import function_fixups, module_layout
+
+    names = frozenset(f.name for f in module.functions if f.body is not None)
+
+    def init(v: VarPlace) -> bytes | None:
+        if v.init is None:
+            return None
+        data = bytearray(v.init)
+        for at, name in function_fixups(v.decl, names):
+            offs = (functions or {}).get(name, {0})
+            if len(offs) > 1:
+                from openptxas.diag import UnsupportedFeature
+
+                raise UnsupportedFeature(
+                    f"address of '{name}' in the initializer of '{v.decl.name}' with the "
+                    "function in several kernels at different places is not supported by "
+                    "openptxas yet",
+                    v.decl.span,
+                )
+            data[at : at + 8] = min(offs).to_bytes(8, "little")
+        return bytes(data)
 
     link = {
         None: Linkage.LOCAL,
@@ -195,7 +235,7 @@ def module_variables(module: ast.Module) -> list[GlobalVar]:
             Space.CONST if v.section == "const" else Space.GLOBAL,
             v.size,
             v.decl.alignment,
-            v.init,
+            init(v),
             linkage=link[v.decl.linkage],
             offset=v.offset,
         )

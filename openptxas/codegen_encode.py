@@ -243,9 +243,12 @@ def _encode(ins: Instr, fam: Family, conv: _Operands, at: int, fname: str) -> in
                 conv.operand(ins.srcs[0], ins),
                 isa.Imm(-(at + INSTR_BYTES)),
             )
-        elif ins.op == "CALL" and len(ins.srcs) == 2:
+        elif ins.op == "CALL" and len(ins.srcs) >= 2 and isinstance(ins.srcs[0], Label):
             # CALL.REL.NOINC `(sub): the return site (the second label) is in the CFG only
             ops = (conv.operand(ins.srcs[0], ins),)
+        elif ins.op == "CALL" and len(ins.srcs) >= 2:
+            # CALL.REL.NOINC Rf `(kernel): an indirect call, Rf relative to the function's start
+            ops = (conv.operand(ins.srcs[0], ins), isa.Label(0))
         elif ins.op == "RET" and len(ins.srcs) == 2:
             # RET.REL.NODEC Rra `(f): the return address is relative to the function's start
             ops = (conv.operand(ins.srcs[0], ins), isa.Label(0))

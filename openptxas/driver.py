@@ -262,15 +262,37 @@ def _compile_module(
             )
         )
     # then each device function a kernel calls (ptxas: by name), whose frame the kernels' include
+    from openptxas.lower.calls import taken_functions
+
     called = {name for _, fn in compiled for name, _entry in fn.subroutines}
-    for name in sorted(called):
-        result.functions.append(FunctionReport(name, False))
+    taken = taken_functions(module)
+    # ptxas: by name, the functions reached through their address first
+    own = {n: v for _, fn in compiled for n, v in fn.sub_frames.items()}
+    for name in sorted(called, key=lambda n: (n not in taken, n)):
+        frame, saved = own.get(name, (0, 0))
+        # a recursive function's own frame (its saves: the spill figures), as ptxas reports
+        result.functions.append(
+            FunctionReport(name, False, stack_frame=frame, spill_stores=saved, spill_loads=saved)
+        )
     from openptxas.codegen import build_cubin
 
     if not compiled:
         _refuse_global_data_without_kernels(module)
     result.cubin = build_cubin(module, compiled, target, options, source)
+    result.gmem = _gmem(module)
     return result
+
+
+def _gmem(module: Module) -> int:
+    """ptxas's ``N bytes gmem``: the size of the module's .global data (.nv.global and
+    .nv.global.init as laid out)."""
+    from openptxas.lower.layout import module_layout
+
+    ends: dict[str, int] = {}
+    for v in module_layout(module):
+        if v.section != "const" and v.offset is not None:
+            ends[v.section] = max(ends.get(v.section, 0), v.offset + v.size)
+    return sum(ends.values())
 
 
 def _refuse_global_data_without_kernels(module: Module) -> None:

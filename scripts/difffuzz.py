@@ -38,9 +38,9 @@ def _seeds(text: str) -> list[int]:
     return [int(x) for x in text.split(",")]
 
 
-def _one(args: tuple[int, tuple[int, ...], bool, bool]) -> tuple[int, str, str, str]:
-    seed, opts, reduce, pressure = args
-    prog = generate(seed, pressure=pressure)
+def _one(args: tuple[int, tuple[int, ...], bool, bool, bool]) -> tuple[int, str, str, str]:
+    seed, opts, reduce, pressure, calls = args
+    prog = generate(seed, pressure=pressure, calls=calls)
     res = check(prog, opts)
     text = ""
     if res.status in FINDINGS and reduce:
@@ -66,13 +66,19 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="high register pressure: 24-56 live integers, 3-12 predicates, -maxrregcount 16-40",
     )
+    ap.add_argument(
+        "--calls",
+        action="store_true",
+        help="programs with device functions (direct, guarded and "
+        "indirect calls, arguments, results, nested calls)",
+    )
     ns = ap.parse_args(argv)
     opts = tuple(int(x) for x in ns.opt.split(","))
     seeds = _seeds(ns.seeds)
     reduce = ns.reduce or ns.out is not None
     t0 = time.time()
     counts: Counter[str] = Counter()
-    jobs = [(s, opts, reduce, ns.pressure) for s in seeds]
+    jobs = [(s, opts, reduce, ns.pressure, ns.calls) for s in seeds]
     with mp.Pool(ns.jobs) as pool:
         for seed, status, detail, text in pool.imap_unordered(_one, jobs):
             counts[status] += 1

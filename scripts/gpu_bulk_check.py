@@ -25,8 +25,9 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-KERNELS = ("t4/mbarrier", "t4/cluster", "t3/async_barrier", "t4/bulk_copy", "t4/cluster_async", "t4/fence_proxy_async",
-           "t4/tma_bulk", "t4/tma_more", "t4/tma_multicast", "t4/tma_tensor")  # fmt: skip
+KERNELS = ("t4/mbarrier", "t4/cluster", "t3/async_barrier", "t4/bulk_copy", "t4/cluster_async",
+           "t4/fence_proxy_async", "t4/tma_bulk", "t4/tma_more", "t4/tma_multicast",
+           "t4/tma_tensor")  # fmt: skip
 
 
 def prep(out: Path) -> None:
@@ -64,7 +65,8 @@ def prep(out: Path) -> None:
         add(f"tma {rank}d", ptx, spec)
     add("st.async/red.async", tb._spell(tb.ASYNC.format()), {
         "kernel": "k", "grid": [2, 1, 1], "block": [tb.NT, 1, 1],
-        "args": [tb._buf("u32", 2 * tb.NT * 4, 9), tb._buf("u8", 2 * (tb.NT * 44 + 32))]})  # fmt: skip
+        "args": [tb._buf("u32", 2 * tb.NT * 4, 9),
+                 tb._buf("u8", 2 * (tb.NT * 44 + 32))]})  # fmt: skip
     for mask in ("%rs1", "3"):
         add(f"multicast mask {mask}", tb._spell(tb.MCAST.format(mask=mask)), {
             "kernel": "k", "grid": [2, 1, 1], "block": [64, 1, 1],

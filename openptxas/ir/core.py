@@ -369,6 +369,14 @@ class Function:
     local_bytes: int = 0
     call_stack: int = 0  # the deepest chain of subroutine frames below this function's
     subroutines: list[tuple[str, str]] = field(default_factory=list)  # (.func, entry block)
+    externs: list[str] = field(default_factory=list)  # functions the driver resolves (called)
+    # recursion (lower.calls, passes/recursion.py): CALL uid -> (the function it is in, the
+    # callee's result registers) for calls within a cycle; each recursive function's (entry
+    # block, frame size)
+    cycle_calls: dict[int, tuple[str, tuple[int, ...]]] = field(default_factory=dict)
+    frames: dict[str, tuple[str, int]] = field(default_factory=dict)
+    # -v of each recursive function: (its frame with the saves, bytes saved)
+    sub_frames: dict[str, tuple[int, int]] = field(default_factory=dict)
     barriers: int = 0
     # brx.idx jump tables, in order: each is its target blocks; they fill constant bank 2
     # (.nv.constant2.<f>) one after another, 4 bytes (the target's code offset) per entry.
@@ -410,6 +418,9 @@ def successors(
     out: list[int] = []
     t = b.terminator()
     fallthrough = True
+    if t is not None and t.op == "CALL" and len(t.srcs) < 2:
+        # a call of a function the driver resolves (lower.extcalls) returns to the next block
+        return [i + 1] if i + 1 < len(fn.blocks) else []
     if over_calls and t is not None and t.op in ("CALL", "RET") and len(t.srcs) >= 2:
         r = t.srcs[1]
         if t.op == "CALL" and isinstance(r, Label):
@@ -418,13 +429,21 @@ def successors(
     if t is not None and t.op in ("CALL", "RET") and len(t.srcs) >= 2:
         # a subroutine call (lower.calls): CALL `(sub), `(return site) goes to the subroutine;
         # its RET Rra, `(sub) to the return site of every call of it (a guarded one also on)
+        # an indirect call (CALL Rf, `(return site), `(f1), `(f2)...) goes to each function it
+        # may reach, and their returns to its return site
         if t.op == "CALL":
             s0 = t.srcs[0]
-            return [_index_of(fn, s0.block)] if isinstance(s0, Label) else []
+            if isinstance(s0, Label):
+                return [_index_of(fn, s0.block)]
+            return [_index_of(fn, x.block) for x in t.srcs[2:] if isinstance(x, Label)]
         sub = t.srcs[1]
         if isinstance(sub, Label):
             for c in fn.instrs():
-                if c.op == "CALL" and len(c.srcs) >= 2 and (any_return or c.srcs[0] == sub):
+                if (
+                    c.op == "CALL"
+                    and len(c.srcs) >= 2
+                    and (any_return or c.srcs[0] == sub or sub in c.srcs[2:])
+                ):
                     r = c.srcs[1]
                     if isinstance(r, Label):
                         out.append(_index_of(fn, r.block))

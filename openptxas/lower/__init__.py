@@ -27,8 +27,9 @@ from openptxas.ir.core import (
     Src,
     VReg,
 )
-from openptxas.lower.calls import append_subs, declare_param, emit_ret
+from openptxas.lower.calls import append_subs, declare_param, emit_ret, private_entry
 from openptxas.lower.context import LowerCtx
+from openptxas.lower.extcalls import module_externs, pic_slots
 from openptxas.lower.layout import const_offsets, global_slots, module_layout
 from openptxas.lower.local_rules import adjust_stack, frame_layout
 from openptxas.lower.rules import RuleTable
@@ -37,6 +38,7 @@ from openptxas.ptx.types import PtxType, StateSpace
 from openptxas.targets import SMInfo
 
 ENDS_BLOCK = frozenset({"bra", "ret", "exit", "brx.idx", "trap"})
+BRANCH_AROUND = frozenset({"call", "trap", "brkpt"})  # predicated: a branch around them
 
 
 @functools.cache
@@ -273,7 +275,7 @@ def _layout_variables(ctx: LowerCtx, decls: list[ast.VarDecl]) -> None:
         ctx.shared[v.name] = (off + a - 1) // a * a
     layout = module_layout(ctx.module)
     ctx.consts.update(const_offsets(layout))
-    ctx.globals.update(global_slots(layout))
+    ctx.globals.update(pic_slots(ctx.module, global_slots(layout)))
 
 
 def lower_function(module: ast.Module, func: ast.Function, target: SMInfo) -> Function:
@@ -284,8 +286,13 @@ def lower_function(module: ast.Module, func: ast.Function, target: SMInfo) -> Fu
     for slot in func.param_layout(target.param_base):
         ctx.params[slot.param.name] = (slot.offset, slot.size)
         fn.params.append(Param(slot.param.name, slot.offset, slot.size, slot.param.alignment))
+    fn.externs = module_externs(module, func)
     lower_body(ctx)
     append_subs(ctx)
+    if fn.cycle_calls:
+        from openptxas.lower.recursion import save_across_cycle_calls
+
+        save_across_cycle_calls(fn, target)
     return fn
 
 
@@ -351,6 +358,7 @@ def lower_body(ctx: LowerCtx) -> None:
     if func.is_entry:
         ctx.emit("LDC", (), [ctx.sp], [CBank(0, target.abi.cb_stack)])
     adjust_stack(ctx, fn.local_bytes)
+    private_entry(ctx)
     for s in stmts:
         if isinstance(s, ast.LabelDef):
             b = Block(s.name)
@@ -369,6 +377,18 @@ def lower_body(ctx: LowerCtx) -> None:
                 f"instruction '{s.name}' is not supported by openptxas yet", s.span
             )
         assert ctx.block is not None
+        if s.guard is not None and s.opcode in BRANCH_AROUND:
+            # a predicated call or trap: a branch around it (as ptxas does)
+            skip = ctx.new_block()
+            g = Guard(ctx.reg(s.guard.reg), not s.guard.negated)
+            ctx.emit("BRA", (), [], [Label(skip.name)]).guard = g
+            fall = ctx.new_block()
+            fn.blocks.append(fall)
+            ctx.block = fall
+            rule.emit(replace(s, guard=None), ctx)
+            fn.blocks.append(skip)
+            ctx.block = skip
+            continue
         start = len(ctx.block.instrs)
         cur = ctx.block
         rule.emit(s, ctx)

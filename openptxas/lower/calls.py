@@ -70,6 +70,20 @@ class Sub:
     memory: list[ast.Param] = field(default_factory=list)
     slots: dict[str, int] = field(default_factory=dict)
     callees: set[str] = field(default_factory=set)
+    shared: Sub | None = None  # a recursive function's registers: the ones its callers use
+
+
+Signature = tuple[tuple[int, ...], tuple[int, ...]]  # words of each parameter, of each result
+
+
+@dataclass
+class Convention:
+    """The registers shared by every function an indirect call may reach (one signature): its
+    parameters, results and return address are the same virtual registers in all of them."""
+
+    params: list[ParamWords]
+    rets: list[ParamWords]
+    ra: VReg
 
 
 @dataclass
@@ -79,11 +93,23 @@ class CallState:
     subs: dict[str, Sub] = field(default_factory=dict)
     active: list[str] = field(default_factory=list)  # functions being lowered (recursion)
     callees: set[str] = field(default_factory=set)  # the kernel's own
+    conventions: dict[Signature, Convention] = field(default_factory=dict)
+    taken: set[str] | None = None  # functions whose address the module takes
+    recursive: set[str] | None = None  # functions on a cycle of calls
+    graph: dict[str, set[str]] = field(default_factory=dict)  # direct calls
+    # CALL uid -> (the function it is in, the result registers it returns in)
+    cycle_calls: dict[int, tuple[str, tuple[int, ...]]] = field(default_factory=dict)
 
-    def depth(self, names: set[str]) -> int:
-        """The deepest chain of subroutine frames below a function calling ``names``."""
+    def depth(self, names: set[str], path: frozenset[str] = frozenset()) -> int:
+        """The deepest chain of subroutine frames below a function calling ``names`` (a cycle
+        counted once: recursion's depth is not known)."""
         return max(
-            (self.subs[n].frame + self.depth(self.subs[n].callees) for n in names), default=0
+            (
+                self.subs[n].frame + self.depth(self.subs[n].callees, path | {n})
+                for n in names
+                if n not in path
+            ),
+            default=0,
         )
 
 
@@ -205,16 +231,42 @@ def declare_param(c: LowerCtx, decl: ast.VarDecl) -> None:
 def call(ins: ast.Instruction, c: LowerCtx) -> None:
     ops = list(ins.operands)
     rets: list[ast.Operand] = []
-    if ops and isinstance(ops[0], ast.ArgList) and len(ops) > 1 and isinstance(ops[1], ast.Sym):
+    if (
+        ops
+        and isinstance(ops[0], ast.ArgList)
+        and len(ops) > 1
+        and isinstance(ops[1], ast.Sym | ast.Reg)
+    ):
         rets = list(ops[0].items)
         ops = ops[1:]
+    args = list(ops[1].items) if len(ops) > 1 and isinstance(ops[1], ast.ArgList) else []
+    if ops and isinstance(ops[0], ast.Reg):
+        indirect_call(c, ops[0], args, rets)
+        return
     if not ops or not isinstance(ops[0], ast.Sym):
         raise c.unsupported("indirect call")
     target = ops[0].name
-    args = list(ops[1].items) if len(ops) > 1 and isinstance(ops[1], ast.ArgList) else []
     callee = next((f for f in c.module.functions if f.name == target and f.body), None)
     if callee is None:
-        raise c.unsupported(f"call to '{target}' (a function without a body here)")
+        decl = next((f for f in c.module.functions if f.name == target), None)
+        if decl is None:
+            raise c.unsupported(f"call to '{target}' (a function without a body here)")
+        from openptxas.lower.extcalls import call_extern
+
+        if len(args) != len(decl.params) or len(rets) != len(decl.rets):
+            raise c.unsupported(f"call to '{target}' with this argument list")
+        words = []
+        for op, p in zip(args, decl.params, strict=True):
+            src = _arg_words(c, op)
+            n = (p.size + 3) // 4
+            words.append([src.words[j] if j < len(src.words) else None for j in range(n)])
+        outs = []
+        for op in rets:
+            dst = _arg_words(c, op)
+            dst.written.update(range(len(dst.words)))
+            outs.append(list(dst.words))
+        call_extern(c, decl, words, outs)
+        return
     sub = lower_sub(c, callee)
     (c.sub.callees if c.sub is not None else c.calls.callees).add(callee.name)
     if len(args) != len(sub.params) or len(rets) != len(sub.rets):
@@ -233,11 +285,133 @@ def call(ins: ast.Instruction, c: LowerCtx) -> None:
     ret_block = c.new_block("ret_")
     c.emit("MOV", (), [sub.ra.lo], [Label(ret_block.name)])
     c.emit("MOV", (), [sub.ra.hi], [RZ])
-    c.emit("CALL", ("REL", "NOINC"), [], [Label(sub.entry), Label(ret_block.name)])
+    cins = c.emit("CALL", ("REL", "NOINC"), [], [Label(sub.entry), Label(ret_block.name)])
+    if c.sub is not None and _reaches(c, callee.name, c.sub.name):
+        # a call within a cycle: what lives across it is saved (lower/recursion.py)
+        results = tuple(w.id for r in sub.rets for w in r.words)
+        c.calls.cycle_calls[cins.uid] = (c.sub.name, results)
     c.fn.blocks.append(ret_block)
     c.block = ret_block
     for op, pw in zip(rets, sub.rets, strict=True):
         dst = _arg_words(c, op)
+        for j, w in enumerate(dst.words):
+            c.emit("MOV", (), [w], [pw.words[j]])
+            dst.written.add(j)
+
+
+def _signature(params: list[int], rets: list[int]) -> Signature:
+    return tuple((n + 3) // 4 for n in params), tuple((n + 3) // 4 for n in rets)
+
+
+def _func_signature(f: ast.Function) -> Signature:
+    return _signature([p.size for p in f.params], [p.size for p in f.rets])
+
+
+def taken_functions(module: ast.Module) -> set[str]:
+    """Functions (with a body) whose address the module takes: named in a variable's
+    initializer or as an operand other than a call's target."""
+    bodies = {f.name for f in module.functions if f.body is not None}
+    out: set[str] = set()
+
+    def init(v: object) -> None:
+        if isinstance(v, ast.InitList):
+            for it in v.items:
+                init(it)
+        elif isinstance(v, ast.SymInit) and v.name in bodies:
+            out.add(v.name)
+
+    for g in module.globals:
+        if g.init is not None:
+            init(g.init)
+
+    def walk(b: ast.Block) -> None:
+        for st in b.stmts:
+            if isinstance(st, ast.Block):
+                walk(st)
+            elif isinstance(st, ast.Instruction) and st.opcode != "call":
+                for op in st.operands:
+                    if isinstance(op, ast.Sym) and op.name in bodies:
+                        out.add(op.name)
+
+    for f in module.functions:
+        if f.body is not None:
+            walk(f.body)
+    return out
+
+
+def _taken(c: LowerCtx) -> set[str]:
+    if c.calls.taken is None:
+        c.calls.taken = taken_functions(c.module)
+    return c.calls.taken
+
+
+def _convention(c: LowerCtx, sig: Signature) -> Convention:
+    conv = c.calls.conventions.get(sig)
+    if conv is None:
+        conv = Convention(
+            [param_words(c, 4 * n) for n in sig[0]],
+            [param_words(c, 4 * n) for n in sig[1]],
+            c.new(RC.R, 2),
+        )
+        c.calls.conventions[sig] = conv
+    return conv
+
+
+def function_address(c: LowerCtx, dst: VReg, name: str) -> None:
+    """``mov.u64 d, f``: the code offset of f's subroutine in the kernel's section (what ptxas
+    writes; an indirect ``CALL.REL.NOINC Rf `(kernel)`` adds the kernel's start)."""
+    func = next(f for f in c.module.functions if f.name == name and f.body is not None)
+    sub = lower_sub(c, func)
+    lo = dst.lo if dst.width == 2 else dst
+    c.emit("MOV", (), [lo], [Label(sub.entry)])
+    if dst.width == 2:
+        c.emit("MOV", (), [dst.hi], [RZ])
+
+
+def indirect_call(
+    c: LowerCtx, target: ast.Reg, args: list[ast.Operand], rets: list[ast.Operand]
+) -> None:
+    """``call (r), %rd, (a, b), proto``: a call through a function's address. Every function of
+    the module whose address is taken and whose signature matches may be reached; they share
+    one convention (``Convention``), and the CFG goes from the call to each of them."""
+    srcs = [_arg_words(c, op) for op in args]
+    dsts = [_arg_words(c, op) for op in rets]
+    sig = _signature([4 * len(w.words) for w in srcs], [4 * len(w.words) for w in dsts])
+    cands = sorted(
+        f.name
+        for f in c.module.functions
+        if f.body is not None and f.name in _taken(c) and _func_signature(f) == sig
+    )
+    if not cands:
+        raise c.unsupported("indirect call without a function it may reach")
+    subs = [
+        lower_sub(c, next(f for f in c.module.functions if f.name == n and f.body)) for n in cands
+    ]
+    for n in cands:
+        (c.sub.callees if c.sub is not None else c.calls.callees).add(n)
+    conv = _convention(c, sig)
+    addr = c.rvalue(target, T.U64)
+    if not isinstance(addr, VReg) or addr.width != 2:
+        raise c.unsupported("indirect call through this operand")
+    for src, pw in zip(srcs, conv.params, strict=True):
+        for j, w in enumerate(pw.words):
+            c.emit("MOV", (), [w], [src.words[j] if j < len(src.words) else RZ])
+    ret_block = c.new_block("ret_")
+    c.emit("MOV", (), [conv.ra.lo], [Label(ret_block.name)])
+    c.emit("MOV", (), [conv.ra.hi], [RZ])
+    cins = c.emit(
+        "CALL",
+        ("REL", "NOINC"),
+        [],
+        [addr, Label(ret_block.name), *(Label(s.entry) for s in subs)],
+    )
+    if c.sub is not None and any(_reaches(c, n, c.sub.name) for n in cands):
+        # within a cycle of calls: what lives across it is saved (lower/recursion.py)
+        results = tuple(w.id for r in conv.rets for w in r.words)
+        c.calls.cycle_calls[cins.uid] = (c.sub.name, results)
+    c.fn.blocks.append(ret_block)
+    c.block = ret_block
+    for dst, pw in zip(dsts, conv.rets, strict=True):
         for j, w in enumerate(dst.words):
             c.emit("MOV", (), [w], [pw.words[j]])
             dst.written.add(j)
@@ -316,10 +490,6 @@ def lower_sub(c: LowerCtx, func: ast.Function) -> Sub:
     st = c.calls
     sub = st.subs.get(func.name)
     if sub is not None:
-        if func.name in st.active:
-            raise UnsupportedFeature(
-                f"recursive call of '{func.name}' is not supported by openptxas yet", c.span
-            )
         return sub
     from openptxas.lower import lower_body
 
@@ -329,13 +499,24 @@ def lower_sub(c: LowerCtx, func: ast.Function) -> Sub:
                 f"register parameter '{p.name}' is not supported by openptxas yet", c.span
             )
     taken = _address_taken(func)
-    sub = Sub(
-        func.name,
-        f"$sub${func.name}",
-        [param_words(c, 0 if p.name in taken else p.size) for p in func.params],
-        [param_words(c, p.size) for p in func.rets],
-        c.new(RC.R, 2),
-    )
+    if func.name in _taken(c):
+        # reachable through its address: the convention of its signature
+        if taken:
+            raise UnsupportedFeature(
+                f"address of '{func.name}' (parameters in its frame) is not supported by "
+                "openptxas yet",
+                c.span,
+            )
+        conv = _convention(c, _func_signature(func))
+        sub = Sub(func.name, f"$sub${func.name}", list(conv.params), list(conv.rets), conv.ra)
+    else:
+        sub = Sub(
+            func.name,
+            f"$sub${func.name}",
+            [param_words(c, 0 if p.name in taken else p.size) for p in func.params],
+            [param_words(c, p.size) for p in func.rets],
+            c.new(RC.R, 2),
+        )
     sub.memory = [p for p in func.params if p.name in taken]
     st.subs[func.name] = sub
     st.active.append(func.name)
@@ -352,6 +533,24 @@ def lower_sub(c: LowerCtx, func: ast.Function) -> Sub:
         ictx.param_regs[p.name] = pw
     ictx.sub = sub
     ictx.frame_params = sub.memory
+    if func.name in _recursive(c) or func.name in _taken(c):
+        # a function in a cycle of calls keeps its parameters, results and return address in
+        # registers of its own (the call sequences of inner activations overwrite the shared
+        # ones); lower/recursion.py saves what lives across the calls of the cycle. So does a
+        # function reached through its address: the functions of its convention share those
+        # registers, and it may call one of them
+        if sub.memory:
+            raise UnsupportedFeature(
+                f"recursive function '{func.name}' with parameters in its frame is not "
+                "supported by openptxas yet",
+                c.span,
+            )
+        own = _private(inner, sub)
+        for p, pw in zip(func.params, own.params, strict=True):
+            ictx.param_regs[p.name] = pw
+        for p, pw in zip(func.rets, own.rets, strict=True):
+            ictx.param_regs[p.name] = pw
+        ictx.sub = own
     lower_body(ictx)
     sub.slots = {p.name: ictx.locals[p.name] for p in sub.memory}
     st.active.pop()
@@ -370,11 +569,102 @@ def lower_sub(c: LowerCtx, func: ast.Function) -> Sub:
     return sub
 
 
+def _recursive(c: LowerCtx) -> set[str]:
+    """Functions on a cycle of direct calls (the module's call graph)."""
+    if c.calls.recursive is None:
+        graph: dict[str, set[str]] = {}
+        for f in c.module.functions:
+            if f.body is None:
+                continue
+            out = graph.setdefault(f.name, set())
+            for st in _instructions(f.body):
+                if st.opcode == "call":
+                    out.update(op.name for op in st.operands if isinstance(op, ast.Sym))
+                    if any(isinstance(op, ast.Reg) for op in st.operands):
+                        out.update(_taken(c))  # an indirect call may reach any of them
+        c.calls.graph = graph
+        rec: set[str] = set()
+        for name in graph:
+            seen: set[str] = set()
+            todo = list(graph[name])
+            while todo:
+                n = todo.pop()
+                if n == name:
+                    rec.add(name)
+                    break
+                if n in seen or n not in graph:
+                    continue
+                seen.add(n)
+                todo.extend(graph[n])
+        c.calls.recursive = rec
+    return c.calls.recursive
+
+
+def _reaches(c: LowerCtx, a: str, b: str) -> bool:
+    """Whether ``a`` calls ``b`` directly or through other functions (or is ``b``)."""
+    _recursive(c)
+    seen: set[str] = set()
+    todo = [a]
+    while todo:
+        n = todo.pop()
+        if n == b:
+            return True
+        if n in seen:
+            continue
+        seen.add(n)
+        todo.extend(c.calls.graph.get(n, ()))
+    return False
+
+
+def _instructions(b: ast.Block) -> list[ast.Instruction]:
+    out: list[ast.Instruction] = []
+    for st in b.stmts:
+        if isinstance(st, ast.Block):
+            out.extend(_instructions(st))
+        elif isinstance(st, ast.Instruction):
+            out.append(st)
+    return out
+
+
+def _private(inner: Function, sub: Sub) -> Sub:
+    """The registers a recursive function works in: copies of its parameters (made at its
+    entry), its results (copied out at its ``ret``) and its return address."""
+
+    def fresh(pw: ParamWords) -> ParamWords:
+        return ParamWords(pw.size, [inner.new_vreg(RC.R) for _ in pw.words], set(pw.written))
+
+    own = Sub(
+        sub.name,
+        sub.entry,
+        [fresh(p) for p in sub.params],
+        [fresh(r) for r in sub.rets],
+        inner.new_vreg(RC.R, 2),
+    )
+    own.shared = sub
+    return own
+
+
+def private_entry(c: LowerCtx) -> None:
+    """A recursive function's entry: copy the shared parameters and return address."""
+    own = c.sub
+    if own is None or own.shared is None:
+        return
+    for mine, theirs in zip(own.params, own.shared.params, strict=True):
+        for a, b in zip(mine.words, theirs.words, strict=True):
+            c.emit("MOV", (), [a], [b])
+    c.emit("MOV", (), [own.ra.lo], [own.shared.ra.lo])
+    c.emit("MOV", (), [own.ra.hi], [own.shared.ra.hi])
+
+
 def emit_ret(c: LowerCtx) -> None:
     """A device function's ``ret``: restore the stack pointer, return through the address the
     caller left (relative to the kernel's start)."""
     sub = c.sub
     assert sub is not None
+    if sub.shared is not None:
+        for mine, theirs in zip(sub.rets, sub.shared.rets, strict=True):
+            for a, b in zip(mine.words, theirs.words, strict=True):
+                c.emit("MOV", (), [b], [a])
     if c.fn.local_bytes:
         c.emit("IADD3", (), [c.sp], [c.sp, Imm(c.fn.local_bytes), RZ])
     c.emit("RET", ("REL", "NODEC"), [], [sub.ra, Label(sub.entry)])
@@ -382,13 +672,26 @@ def emit_ret(c: LowerCtx) -> None:
 
 def append_subs(c: LowerCtx) -> None:
     """Place every subroutine's blocks after the kernel's."""
-    for sub in sorted(c.calls.subs.values(), key=lambda x: x.name):  # ptxas: by name
+    taken = _taken(c)
+    # ptxas: by name, the functions reached through their address last
+    for sub in sorted(c.calls.subs.values(), key=lambda x: (x.name in taken, x.name)):
         c.fn.blocks.extend(sub.blocks)
         c.fn.subroutines.append((sub.name, sub.entry))
     c.fn.call_stack = c.calls.depth(c.calls.callees)
+    c.fn.cycle_calls = dict(c.calls.cycle_calls)
+    c.fn.frames = {
+        s.name: (s.entry, s.frame) for s in c.calls.subs.values() if s.name in _recursive(c)
+    }
+
+
+def _ext_rules() -> list[Rule]:
+    from openptxas.lower.extcalls import RULES as EXT
+
+    return EXT
 
 
 RULES: list[Rule] = [
+    *_ext_rules(),
     Rule(
         "st.param.reg",
         "st",

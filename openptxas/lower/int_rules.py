@@ -493,6 +493,11 @@ def mov(ins: ast.Instruction, c: LowerCtx) -> None:
                 c.emit("MOV", (), [dv.lo], [ptr.lo])
                 c.emit("MOV", (), [dv.hi], [ptr.hi])
             return
+        if dv.width == 2 and any(f.name == a.name and f.body for f in c.module.functions):
+            from openptxas.lower.calls import function_address
+
+            function_address(c, dv, a.name)
+            return
         raise c.unsupported(f"address of '{a.name}'")
     dv = c.dst(d)
     if t is T.PRED:

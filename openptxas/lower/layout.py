@@ -28,6 +28,7 @@ class VarPlace:
 def module_layout(module: ast.Module) -> list[VarPlace]:
     offsets: dict[str, int] = {}
     out: list[VarPlace] = []
+    funcs = frozenset(f.name for f in module.functions if f.body is not None)
     for g in module.globals:
         if g.space is StateSpace.CONST:
             section = "const"
@@ -35,7 +36,7 @@ def module_layout(module: ast.Module) -> list[VarPlace]:
             section = "global" if g.init is None else "init"
         else:
             continue
-        init = None if g.init is None else init_bytes(g)
+        init = None if g.init is None else init_bytes(g, funcs)
         size = g.size or (len(init) if init is not None else 0)
         off: int | None = None
         if g.linkage is not Linkage.EXTERN:
@@ -57,7 +58,7 @@ def global_slots(layout: list[VarPlace]) -> dict[str, int]:
     return {name: 8 * k for k, name in enumerate(placed)}
 
 
-def init_bytes(g: ast.VarDecl) -> bytes:
+def init_bytes(g: ast.VarDecl, functions: frozenset[str] | None = None) -> bytes:
     """A variable's initializer as little-endian bytes, zero-padded to the variable's size."""
     t = g.type
     es = t.size
@@ -72,6 +73,10 @@ def init_bytes(g: ast.VarDecl) -> bytes:
                 out.extend(_float_bytes(float(v.value), es))
             else:
                 out.extend((v.value & ((1 << (8 * es)) - 1)).to_bytes(es, "little"))
+        elif isinstance(v, ast.SymInit) and v.name in funcs and es == 8 and not v.generic:
+            # a function's address: its code offset, written when the code is placed
+            # (``function_fixups``)
+            out.extend(bytes(8))
         elif isinstance(v, ast.FloatImm):
             if t.is_float:
                 if v.width == 8 * es:
@@ -88,6 +93,7 @@ def init_bytes(g: ast.VarDecl) -> bytes:
             )
 
     assert g.init is not None
+    funcs = functions or frozenset()
     put(g.init)
     return bytes(out) + bytes(max(0, g.size - len(out)))
 
@@ -96,3 +102,24 @@ def _float_bytes(v: float, size: int) -> bytes:
     if size == 2:
         return struct.pack("<e", v)
     return struct.pack("<f" if size == 4 else "<d", v)
+
+
+def function_fixups(g: ast.VarDecl, functions: frozenset[str]) -> list[tuple[int, str]]:
+    """(byte offset in ``g``, function) for each function address in its initializer."""
+    out: list[tuple[int, str]] = []
+    es = g.type.size
+    pos = 0
+
+    def walk(v: ast.Init) -> None:
+        nonlocal pos
+        if isinstance(v, ast.InitList):
+            for it in v.items:
+                walk(it)
+            return
+        if isinstance(v, ast.SymInit) and v.name in functions:
+            out.append((pos, v.name))
+        pos += es
+
+    if g.init is not None:
+        walk(g.init)
+    return out

@@ -63,8 +63,18 @@ def branch_opt(fn: Function, ctx: PassContext) -> None:
 
 
 def _remove_unreachable(fn: Function) -> bool:
-    seen = {0}
-    stack = [0]
+    # a block whose address is taken (a return address: MOV Rra, `(site); LEPC) stays, even
+    # where no return can reach it (a function that never returns)
+    index = {b.name: i for i, b in enumerate(fn.blocks)}
+    taken = {
+        index[s.block]
+        for ins in fn.instrs()
+        if ins.op in ("MOV", "LEPC")
+        for s in ins.srcs
+        if isinstance(s, Label) and s.block in index
+    }
+    seen = {0, *taken}
+    stack = [0, *sorted(taken)]
     while stack:
         i = stack.pop()
         for s in successors(fn, i):

@@ -41,7 +41,7 @@ def _writes_live(ins: object, live: int) -> bool:
         v = r.v if isinstance(r, Part) else r
         if not isinstance(v, VReg):
             # a fixed register (R1, a zero register) is written on purpose
-            if getattr(v, "index", 255) not in (255, 7):
+            if not _zero_register(v):
                 return True
             continue
         if live >> v.id & 1:
@@ -54,3 +54,12 @@ def _reduction(ins: object) -> bool:
 
     assert isinstance(ins, Instr)
     return not any(m in ("CAS", "EXCH") for m in ins.mods)
+
+
+def _zero_register(r: object) -> bool:
+    """RZ/URZ (index 255) or PT/UPT (P7): writes to them are discarded."""
+    from openptxas.ir.core import RC, Reg
+
+    if not isinstance(r, Reg):
+        return True
+    return r.index == 255 or (r.rc in (RC.P, RC.UP) and r.index == 7)

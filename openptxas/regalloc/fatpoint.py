@@ -32,6 +32,7 @@ from openptxas.ir.core import (
     operand_regs,
 )
 from openptxas.ir.liveness import compute_liveness, defs_mask, live_after_each
+from openptxas.regalloc.clobbers import forbidden_registers
 from openptxas.targets import Abi, SMInfo
 
 
@@ -142,8 +143,16 @@ def _first_point(mask: int) -> int:
     return (mask & -mask).bit_length() - 1 if mask else 1 << 30
 
 
-def allocate(fn: Function, limits: dict[RC, ClassLimits], *, naive: bool = False) -> Allocation:
-    occ, _ = occupancy(fn)
+def allocate(
+    fn: Function,
+    limits: dict[RC, ClassLimits],
+    *,
+    naive: bool = False,
+    abi: Abi | None = None,
+) -> Allocation:
+    occ, points = occupancy(fn)
+    # registers written by fixed-register code a value lives across (calls: regalloc/clobbers)
+    avoid = {} if abi is None else forbidden_registers(fn, occ, points, abi)
     prefs = _copy_pairs(fn)
     alloc = Allocation()
     # phys[rc][index] = occupancy of that physical register so far
@@ -155,6 +164,8 @@ def allocate(fn: Function, limits: dict[RC, ClassLimits], *, naive: bool = False
         mask = occ[v] if not naive else -1
         table = phys[v.rc]
 
+        if v in avoid:
+            lim = ClassLimits(lim.first, lim.last, lim.reserved | avoid[v])
         chosen = None
         for other in prefs.get(v, ()):
             r = alloc.regs.get(other)

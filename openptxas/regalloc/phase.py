@@ -14,6 +14,7 @@ from openptxas.diag import RegAllocError
 from openptxas.ir.core import RC, Function, Reg, VReg
 from openptxas.passes.manager import PassContext, verify_enabled
 from openptxas.regalloc.check import check_allocation
+from openptxas.regalloc.clobbers import forbidden_registers, live_across_all_predicates
 from openptxas.regalloc.fatpoint import (
     ClassExhausted,
     ClassLimits,
@@ -38,11 +39,19 @@ def register_budget(fn: Function, ctx: PassContext) -> int:
 
 def allocate_registers(fn: Function, ctx: PassContext) -> None:
     limits = limits_for(register_budget(fn, ctx), ctx.target)
+    abi = ctx.target.abi
+    calls = any(i.op == "CALL" and "ABS" in i.mods for i in fn.instrs())
+    for _ in range(64 if calls else 0):  # predicates live across a call go to general registers
+        occ, order = occupancy(fn)
+        across = live_across_all_predicates(forbidden_registers(fn, occ, order, abi))
+        if not across:
+            break
+        spill_predicate(fn, across[0])
     state = SpillState()
     sp = Reg(RC.R, ctx.target.abi.stack_pointer)
     for _ in range(256):
         try:
-            alloc = allocate(fn, limits, naive=ctx.options.ra == "naive")
+            alloc = allocate(fn, limits, naive=ctx.options.ra == "naive", abi=abi)
             break
         except ClassExhausted as exc:
             if exc.rc in (RC.P, RC.UP):

@@ -62,6 +62,14 @@ class Abi:
     cb_cluster_rcp: int = -1  # ... of f32 1/%cluster_nctaid.x (rounded up; .y, .z follow)
     cb_sreg: dict[str, int] = field(default_factory=dict, hash=False)  # others in bank 0
     sreg_const: dict[str, int] = field(default_factory=dict, hash=False)  # folded to constants
+    # Calls to functions the driver resolves (vprintf, __assertfail; lower/extcalls.py), as
+    # ptxas 13.0.88 makes them on sm_90 (scripts/call_probes): arguments from R<call_first_arg>
+    # (each aligned to its size), the result there too, the return address in the pair
+    # R<call_return_address> (LEPC), and registers the callee may change (inclusive ranges).
+    call_first_arg: int = 4
+    call_return_address: int = 20
+    call_clobbers_r: tuple[tuple[int, int], ...] = ((0, 15), (20, 21))
+    call_clobbers_ur: tuple[tuple[int, int], ...] = ((0, 35),)
 
     @property
     def reserved_gprs(self) -> frozenset[int]:

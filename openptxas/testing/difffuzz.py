@@ -124,13 +124,33 @@ class Program:
     stmts: list[Stmt]
     inputs: np.ndarray[Any, Any]
     shape: Shape = DEFAULT
+    funcs: list[str] = field(default_factory=list)  # device functions' PTX (generate(calls=))
 
     def ptx(self) -> str:
         return render(self)
 
 
+@dataclass(frozen=True)
+class FuncSig:
+    """A generated device function: ``nargs`` .b32 arguments, a .b64 one if ``wide``, one .b32
+    result or none."""
+
+    name: str
+    nargs: int
+    wide: bool
+    ret: bool
+
+    @property
+    def proto(self) -> str:
+        ins = [".param .b32 _"] * self.nargs + ([".param .b64 _"] if self.wide else [])
+        out = "(.param .b32 _) " if self.ret else "() "
+        return f".callprototype {out}_ ({', '.join(ins)})"
+
+
 class _Gen:
-    def __init__(self, seed: int, shape: Shape = DEFAULT) -> None:
+    def __init__(
+        self, seed: int, shape: Shape = DEFAULT, funcs: list[FuncSig] | None = None
+    ) -> None:
         self.shape = shape
         self.r = random.Random(seed)
         self.uid = 0
@@ -138,6 +158,11 @@ class _Gen:
         self.labels = 0
         self.loops = 0  # loops around the statement being generated
         self.hi_pairs: set[frozenset[str]] = set()  # multiplicands of hi multiplies so far
+        # calls (generate(calls=True)): the functions a statement may call, decided by their
+        # own random stream so that programs without functions stay as they were
+        self.funcs = funcs or []
+        self.cr = random.Random(seed ^ 0x5EED)
+        self.in_func = False
 
     def reg(self) -> str:
         return f"%r{self.r.randrange(NR)}"
@@ -184,14 +209,56 @@ class _Gen:
 
     def stmt(self) -> Stmt:
         self.uid += 1
+        if self.funcs and self.cr.random() < 0.15:
+            return Stmt("ins", self.call(), uid=self.uid)
         r = self.r.random()
         if self.depth < 2 and r < 0.10:
             return self.if_stmt()
         if self.depth < 2 and r < 0.17:
             return self.loop_stmt()
-        if self.depth == 0 and r < 0.20:
+        if self.depth == 0 and r < 0.20 and not self.in_func:
             return Stmt("xchg", uid=self.uid)
         return Stmt("ins", self.instruction(), uid=self.uid)
+
+    def call(self) -> list[str]:
+        """A call of a generated function: direct (``call.uni``, or ``call`` when guarded),
+        or through its address with a prototype; arguments from registers, the result into
+        one."""
+        cr = self.cr
+        f = cr.choice(self.funcs)
+        self.labels += 1
+        k = self.labels
+        out = ["{"]
+        names = []
+        for i in range(f.nargs):
+            out.append(f".param .b32 a{k}_{i};")
+            out.append(f"st.param.b32 [a{k}_{i}], {self.src()};")
+            names.append(f"a{k}_{i}")
+        if f.wide:
+            out.append(f".param .b64 a{k}_w;")
+            out.append(f"st.param.b64 [a{k}_w], {self.rd()};")
+            names.append(f"a{k}_w")
+        if f.ret:
+            out.append(f".param .b32 r{k};")
+        guard = f"@{'!' if cr.random() < 0.5 else ''}{self.pred()} " if cr.random() < 0.2 else ""
+        rets = f"(r{k}), " if f.ret else ""
+        args = f"({', '.join(names)})"
+        if cr.random() < 0.3:
+            out.append(f"proto{k} : {f.proto};")
+            out.append(f"mov.u64 %fp, {f.name};")
+            out.append(f"{guard}call {rets}%fp, {args}, proto{k};")
+        else:
+            # .uni only where every thread of the warp calls (the kernel's top level)
+            uni = ".uni" if not guard and self.depth == 0 and not self.in_func else ""
+            out.append(f"{guard}call{uni} {rets}{f.name}, {args};")
+        if f.ret and guard:
+            # the result exists only where the call ran (ld.param cannot be guarded)
+            out.append(f"ld.param.b32 %w, [r{k}];")
+            out.append(f"{guard}mov.b32 {self.reg()}, %w;")
+        elif f.ret:
+            out.append(f"ld.param.b32 {self.reg()}, [r{k}];")
+        out.append("}")
+        return out
 
     def block(self, n: int) -> list[Stmt]:
         self.depth += 1
@@ -381,14 +448,81 @@ class _Gen:
         return [f"{g}mov.b32 {d}, {self.src()};"]
 
 
-def generate(seed: int, size: int | None = None, *, pressure: bool = False) -> Program:
-    """A random program; ``pressure``: in a high-register-pressure shape (``pressure_shape``)."""
+def generate(
+    seed: int, size: int | None = None, *, pressure: bool = False, calls: bool = False
+) -> Program:
+    """A random program; ``pressure``: in a high-register-pressure shape (``pressure_shape``);
+    ``calls``: with 1-3 device functions (arguments, a result, calls of the functions defined
+    before them) that statements call directly, guarded or through their address."""
     shape = pressure_shape(seed) if pressure else DEFAULT
-    g = _Gen(seed, shape)
+    funcs: list[str] = []
+    sigs: list[FuncSig] = []
+    if calls:
+        fr = random.Random(seed ^ 0xF00D)
+        for k in range(fr.randrange(1, 4)):
+            sig = FuncSig(f"fn{k}", fr.randrange(1, 4), fr.random() < 0.3, fr.random() < 0.8)
+            funcs.append(_render_func(sig, seed * 8 + k + 1, list(sigs)))
+            sigs.append(sig)
+    g = _Gen(seed, shape, sigs)
     n = size if size is not None else g.r.randrange(6, 30)
     stmts = [g.stmt() for _ in range(n)]
     words = inputs_for(seed, shape.nin)
-    return Program(seed, stmts, words, shape)
+    return Program(seed, stmts, words, shape, funcs)
+
+
+_LOCAL_REGS = [
+    f"  .reg .b32 %r<{NR}>;",
+    f"  .reg .f32 %f<{NF}>;",
+    f"  .reg .b64 %rd<{ND}>;",
+    f"  .reg .pred %p<{NP}>;",
+    "  .reg .b32 %t<2>;",
+    "  .reg .b32 %lc<3>;",
+    "  .reg .pred %lp<3>;",
+    "  .reg .b32 %w;",
+    "  .reg .b64 %fp;",
+]
+
+
+def _render_func(sig: FuncSig, seed: int, callees: list[FuncSig]) -> str:
+    """A device function: its registers all set from its arguments, random statements (calls
+    only of ``callees``; no barrier), the result a mix of its registers."""
+    g = _Gen(seed, funcs=callees)
+    g.in_func = True
+    params = [f".param .b32 {sig.name}_a{i}" for i in range(sig.nargs)]
+    if sig.wide:
+        params.append(f".param .b64 {sig.name}_w")
+    ret = f"(.param .b32 {sig.name}_ret) " if sig.ret else ""
+    lines = [f".func {ret}{sig.name}({', '.join(params)})", "{", *_LOCAL_REGS]
+    for i in range(sig.nargs):
+        lines.append(f"  ld.param.b32 %r{i}, [{sig.name}_a{i}];")
+    for i in range(sig.nargs, NR):
+        lines.append(f"  mul.lo.u32 %r{i}, %r{i - 1}, {2 * i + 1};")
+        lines.append(f"  xor.b32 %r{i}, %r{i}, {g.r.getrandbits(32)};")
+    for i in range(NF):
+        lines.append(f"  cvt.rn.f32.s32 %f{i}, %r{i};")
+    for i in range(ND):
+        if sig.wide and i == 0:
+            lines.append(f"  ld.param.b64 %rd0, [{sig.name}_w];")
+        else:
+            lines.append(f"  mov.b64 %rd{i}, {{%r{i + 1}, %r{i + 2}}};")
+    for i in range(NP):
+        lines.append(f"  setp.lt.u32 %p{i}, %r{i}, %r{i + 3};")
+    stmts = [g.stmt() for _ in range(g.r.randrange(2, 10))]
+    body: list[str] = []
+    _emit(stmts, body, 0)
+    lines.extend(body)
+    if sig.ret:
+        lines.append("  cvt.rzi.s32.f32 %w, %f0;")
+        lines.append("  xor.b32 %r0, %r0, %w;")
+        lines.append("  cvt.u32.u64 %w, %rd1;")
+        lines.append("  add.u32 %r0, %r0, %w;")
+        lines.append("  selp.u32 %w, 7, 0, %p1;")
+        lines.append("  xor.b32 %r0, %r0, %w;")
+        for i in range(1, NR):
+            lines.append(f"  xor.b32 %r0, %r0, %r{i};")
+        lines.append(f"  st.param.b32 [{sig.name}_ret], %r0;")
+    lines += ["  ret;", "}", ""]
+    return "\n".join(lines)
 
 
 def _emit(stmts: list[Stmt], out: list[str], depth: int) -> None:
@@ -431,8 +565,10 @@ def render(prog: Program) -> str:
         ".version 9.0",
         ".target sm_90",
         ".address_size 64",
+        *prog.funcs,
         ".visible .entry fuzz(.param .u64 out, .param .u64 inp)",
         "{",
+        "  .reg .b64 %fp;",
         f"  .reg .b32 %r<{sh.nr}>;",
         f"  .reg .f32 %f<{sh.nf}>;",
         f"  .reg .b64 %rd<{sh.nd}>;",

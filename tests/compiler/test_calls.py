@@ -121,8 +121,9 @@ def test_uncalled_function_has_no_verbose_block(oracle) -> None:  # type: ignore
         ),
     ],
 )  # fmt: skip
-def test_refusals(edit: tuple[str, str], message: str) -> None:
-    from openptxas.diag import UnsupportedFeature
+def test_recursion_compiles(edit: tuple[str, str], message: str) -> None:
+    """A function calling itself (refused before lower/recursion.py): it compiles, and its
+    -v block shows the frame its saves take."""
     from openptxas.driver import compile_ptx
     from openptxas.options import Options
 
@@ -132,14 +133,18 @@ def test_refusals(edit: tuple[str, str], message: str) -> None:
         "st.param.b32 	[param1+0], 7;\n\t.param .b32 retval0;\n\tcall.uni (retval0), chain",
         ".param .b32 retval0;\n\tcall.uni (retval0), chain",
     )
-    with pytest.raises(UnsupportedFeature, match=message):
-        compile_ptx(ptx, Options(arch="sm_90"), "k.ptx")
+    assert message in "recursive call of 'chain'"
+    rep = compile_ptx(ptx, Options(arch="sm_90", verbose=True), "k.ptx").verbose_report()
+    block = rep.split("Function properties for chain\n")[1].splitlines()[0]
+    assert int(block.split()[0]) > 0, block
 
 
-def test_indirect_call_refused() -> None:
-    from openptxas.diag import UnsupportedFeature
-    from openptxas.driver import compile_ptx
-    from openptxas.options import Options
+@pytest.mark.parametrize("opt", [3, 0])
+def test_indirect_call_same_as_ptxas(opt: int, oracle) -> None:  # type: ignore[no-untyped-def]
+    """A call through a function's address (``mov.u64 %rd, scale``; ``call %rd, (..), proto``):
+    the address is the subroutine's code offset, ``CALL.REL.NOINC Rf `(k)``."""
+    need_tools("ptxas")
+    from openptxas.emu import run_launch
 
     ptx = CALLS.replace(
         "\t{\n\t.param .b64 param0;\n\tst.param.b64 	[param0+0], %rd10;\n"
@@ -149,9 +154,10 @@ def test_indirect_call_refused() -> None:
         "\tcall %rd19, (param0), proto_0;",
     )
     assert ptx != CALLS
-    # a function's address (the pointer an indirect call goes through) is refused first
-    with pytest.raises(UnsupportedFeature, match="address of 'scale'"):
-        compile_ptx(ptx, Options(arch="sm_90"), "k.ptx")
+    spec = _calls_spec()
+    want = run_launch(oracle.ptxas(ptx, "sm_90").cubin, spec).outputs[1]
+    got = run_ours(ptx, spec, opt).outputs[1]
+    assert np.array_equal(got, want), np.nonzero(got != want)[0][:10]
 
 
 @pytest.mark.parametrize("opt", [3, 0])

@@ -54,6 +54,16 @@ def test_random_program(seed: int, oracle) -> None:
     assert r.status == "ok", f"seed {seed}: {r.status}: {r.detail}"
 
 
+@pytest.mark.parametrize("seed", [1, 2])
+def test_random_program_with_calls(seed: int, oracle) -> None:  # type: ignore[no-untyped-def]
+    """Programs with device functions: direct, guarded and indirect calls (issue 18)."""
+    need_tools("ptxas")
+    prog = generate(seed, calls=True)
+    assert prog.funcs and "call" in prog.ptx()
+    r = check(prog, (3,), oracle)
+    assert r.status == "ok", f"seed {seed}: {r.status}: {r.detail}"
+
+
 def test_reducer_keeps_the_failure_and_shrinks() -> None:
     prog = generate(11, size=20)
     marked = [s for s in prog.stmts if s.kind == "ins"][3]
