@@ -24,10 +24,7 @@ KERNELS = [k for k in discover() if emu_target(k) is not None]
 # kernel name -> why openptxas refuses it yet (the first diagnostic; `python scripts/e2e_sweep.py`
 # lists them): strict xfails, so a kernel that starts to compile must leave this list
 KNOWN_GAPS: dict[str, str] = {  # kernel -> what is refused (" is not supported yet")
-    "t2/f16_arith": "instruction 'set.nan.f16.f16'",
-    "t2/f16_math": "instruction 'set.eq.f16.f16'",
     "t2/indirect_calls": "initializer of 'g_ops' (addresses, texture fields)",
-    "t2/mulhi64": "instruction 'mad.hi.s64'",
     "t2/printf": "call to 'vprintf' (a function without a body here)",
     "t2/recursion": "recursive call of '_Z3fibi'",
     "t2/spill_maxrreg": "Register allocation failed for function 'spill_maxrreg_acc':...",
