@@ -182,7 +182,12 @@ def _compile_module(
             )
         )
     # then each device function a kernel calls (ptxas: by name), whose frame the kernels' include
-    called = {name for _, fn in compiled for name, _entry in fn.subroutines}
+    called = {
+        name
+        for _, fn in compiled
+        for name, _entry in fn.subroutines
+        if not name.startswith("$")  # lower/fpslow.py's slow paths: no report
+    }
     for name in sorted(called):
         result.functions.append(FunctionReport(name, False))
     from openptxas.codegen import build_cubin

@@ -334,8 +334,11 @@ def lower_body(ctx: LowerCtx) -> None:
         assert ctx.block is not None
         start = len(ctx.block.instrs)
         cur = ctx.block
+        ctx.guard_tail = None
         rule.emit(s, ctx)
         if s.guard is not None:
+            if ctx.block is not cur and ctx.guard_tail is not None:
+                cur, start = ctx.guard_tail
             if ctx.block is not cur:
                 raise UnsupportedFeature(
                     f"predicated '{s.name}' is not supported by openptxas yet", s.span

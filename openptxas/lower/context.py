@@ -76,6 +76,9 @@ class LowerCtx:
     _label_count: int = 0
     # blocks placed after the function's last block (slow paths: lower/fpseq.py)
     cold_blocks: list[Block] = field(default_factory=list)
+    # a predicated instruction whose lowering spans blocks guards only its tail: from this
+    # (block, index) on (lower/fpdiv.py: a predicated division's copy of the result)
+    guard_tail: tuple[Block, int] | None = None
 
     # ------------------------------------------------------------------ emission
     def emit(
