@@ -77,3 +77,17 @@ def test_same_as_ptxas(name: str, opt: int) -> None:
     need_tools("ptxas")
     r = run_case(CASES[name], n=512, seed=3, opt=opt)
     assert r.mismatches == 0, r.first
+
+
+def test_checker_rejects_a_clobbered_value_live_across_a_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without the call conflicts (ir/liveness.py call_conflicts) the allocator gives the
+    subroutine registers that hold values live across a call; the independent checker
+    (regalloc/check.py, which follows each return to its own call) must catch it."""
+    import openptxas.regalloc.fatpoint as fatpoint
+    from openptxas.diag import InternalError
+
+    monkeypatch.setattr(fatpoint, "call_conflicts", lambda fn: ({}, set()))
+    with pytest.raises(InternalError, match="overwritten by the subroutine"):
+        compile_ptx(PTX.read_text(), Options(arch="sm_90", verify=True), "t.ptx")
