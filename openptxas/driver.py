@@ -186,7 +186,7 @@ def _compile_module(
         name
         for _, fn in compiled
         for name, _entry in fn.subroutines
-        if not name.startswith("$")  # lower/fpslow.py's slow paths: no report
+        if not name.startswith("$__cuda")  # lower/fpslow.py's slow paths: no report
     }
     for name in sorted(called):
         result.functions.append(FunctionReport(name, False))
