@@ -84,6 +84,7 @@ def build_cubin(
 
     funcs = []
     code_lines = []
+    internal = [0]  # ptxas numbers its internal subroutines over the module
     for func, fn in compiled:
         enc = encode_function(fn, target)
         code_lines.append((func, fn, len(enc.code)))
@@ -103,7 +104,7 @@ def build_cubin(
                 min_stack=fn.local_bytes + fn.call_stack,
                 # ptxas counts its subroutines' frames in the kernel's (whole program)
                 frame_size=fn.local_bytes + fn.call_stack,
-                subroutines=_subroutines(fn, enc),
+                subroutines=_subroutines(fn, enc, internal),
                 externs=tuple(fn.externs),
                 # ptxas records CRS_STACK_SIZE 0 for functions with convergence barriers or calls
                 crs_stack=0 if any(i.op in ("BSSY", "CALL") for i in fn.instrs()) else None,
@@ -243,9 +244,11 @@ def module_variables(
     ]
 
 
-def _subroutines(fn: Function, enc: EncodedFunction) -> tuple[Subroutine, ...]:
+def _subroutines(fn: Function, enc: EncodedFunction, internal: list[int]) -> tuple[Subroutine, ...]:
     """The subroutines placed after the kernel's code (lower.calls): ``$kernel$func`` from its
     entry block to the next one (or the end of the section), each recording the kernel's frame.
+    The shared slow paths of division and square root (lower/fpslow.py, ``$__cuda_...``) are
+    ``$__internal_N_$__cuda_...``, weak, N counting over the module (``internal``).
     (ptxas also writes a .debug_frame CIE/FDE for each; openptxas does not yet.)"""
     from openptxas.elf.consts import SymbolBind
     from openptxas.elf.description import Subroutine
@@ -262,14 +265,12 @@ def _subroutines(fn: Function, enc: EncodedFunction) -> tuple[Subroutine, ...]:
     for k, (start, name) in enumerate(starts):
         # the last one runs to the end of the section (ptxas counts the padding in it)
         end = starts[k + 1][0] if k + 1 < len(starts) else len(enc.code)
+        sym, bind = f"${fn.name}${name}", SymbolBind.LOCAL
+        if name.startswith("$__cuda"):
+            sym, bind = f"$__internal_{internal[0]}_{name}", SymbolBind.WEAK
+            internal[0] += 1
         out.append(
-            Subroutine(
-                f"${fn.name}${name}",
-                start,
-                end - start,
-                SymbolBind.LOCAL,
-                frame_size=fn.local_bytes + fn.call_stack,
-            )
+            Subroutine(sym, start, end - start, bind, frame_size=fn.local_bytes + fn.call_stack)
         )
     return tuple(out)
 

@@ -264,7 +264,12 @@ def _compile_module(
     # then each device function a kernel calls (ptxas: by name), whose frame the kernels' include
     from openptxas.lower.calls import taken_functions
 
-    called = {name for _, fn in compiled for name, _entry in fn.subroutines}
+    called = {
+        name
+        for _, fn in compiled
+        for name, _entry in fn.subroutines
+        if not name.startswith("$__cuda")  # lower/fpslow.py's slow paths: no report
+    }
     taken = taken_functions(module)
     # ptxas: by name, the functions reached through their address first
     own = {n: v for _, fn in compiled for n, v in fn.sub_frames.items()}

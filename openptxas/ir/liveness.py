@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
-from openptxas.ir.core import Function, Instr, Part, VReg, predecessors, successors
+from openptxas.ir.core import Function, Instr, Label, Part, VReg, predecessors, successors
 
 
 def _bit(v: VReg) -> int:
@@ -82,6 +82,184 @@ def compute_liveness(fn: Function) -> Liveness:
                     killed |= 1 << vid
             k |= killed
         gen[i], kill[i] = g, k
+    calls = _call_sites(fn)
+    if not calls:
+        live_in, live_out = _fixpoint(gen, kill, succs, {}, {}, {})
+        return Liveness(live_in, live_out, succs, preds)
+    # Calls of the shared slow paths of division (lower/fpslow.py), context by context: a call
+    # needs its subroutine's reads (its arguments) and what is live at its own return site,
+    # less what the subroutine always writes; a subroutine's return passes on only its own
+    # results. The values live across a call are kept apart from the subroutine's registers by
+    # the call's clobbers (every register the subroutine writes occupies the call point:
+    # live_after_each). Following each return to every call's site instead made the values
+    # live across any call live in the subroutine, so all of them interfered with each other
+    # (t2/f32_div_sqrt: 48 registers, ptxas 20). The allocator keeps the values live across a
+    # call out of the subroutine's registers (call_conflicts).
+    entries = {e for e, _ in calls.values()}
+    defs = {e: _sub_defs(fn, e) for e in entries}
+    must = {e: _must_write(fn, e, kill) for e in entries}
+    owner: dict[int, int] = {}
+    for e in entries:
+        for x in _sub_blocks(fn, e):
+            t = fn.blocks[x].terminator()
+            if t is not None and t.op == "RET":
+                owner[x] = e
+    ret_mask = {x: defs[e] for x, e in owner.items()}
+    live_in, live_out = _fixpoint(gen, kill, succs, calls, must, ret_mask)
+    return Liveness(live_in, live_out, succs, preds)
+
+
+def call_conflicts(fn: Function) -> tuple[dict[int, int], set[int]]:
+    """Extra program points (in the allocator's numbering: every instruction of fn.blocks in
+    order) each register must be free over, for the calls of shared slow paths: a value live
+    across a call (live at its return site, not written by the subroutine) over every point of
+    the subroutine, and a register the subroutine writes over each call point of it. The two
+    then never share a register, while values live across different calls, or the
+    subroutine's registers among themselves, share as their own points allow. Also the
+    subroutines' registers (allocated first, as ptxas: the low registers for the subroutine, the
+    caller's values around them)."""
+    calls = _call_sites(fn)
+    if not calls:
+        return {}, set()
+    lv = compute_liveness(fn)
+    first: list[int] = []
+    p = 0
+    for b in fn.blocks:
+        first.append(p)
+        p += len(b.instrs)
+    out: dict[int, int] = {}
+    sub_regs = 0
+
+    def add(m: int, bits: int) -> None:
+        while m:
+            low = m & -m
+            vid = low.bit_length() - 1
+            out[vid] = out.get(vid, 0) | bits
+            m ^= low
+
+    for e in sorted({e for e, _ in calls.values()}):
+        blocks = _sub_blocks(fn, e)
+        inside = 0
+        for x in blocks:
+            n = len(fn.blocks[x].instrs)
+            inside |= ((1 << n) - 1) << first[x]
+        defs = _sub_defs(fn, e)
+        at_calls = 0
+        through = 0
+        for i, (ee, r) in calls.items():
+            if ee != e:
+                continue
+            at_calls |= 1 << (first[i] + len(fn.blocks[i].instrs) - 1)
+            through |= lv.live_in[r] & ~defs
+        add(through, inside)
+        add(defs, at_calls)
+        sub_regs |= defs
+    return out, {k for k in range(sub_regs.bit_length()) if sub_regs >> k & 1}
+
+
+def _call_sites(fn: Function) -> dict[int, tuple[int, int]]:
+    """Blocks that end in a call of a shared slow path -> (its entry, the return site)."""
+    index = {b.name: i for i, b in enumerate(fn.blocks)}
+    slow = {entry for name, entry in fn.subroutines if name.startswith("$__cuda")}
+    out: dict[int, tuple[int, int]] = {}
+    for i, b in enumerate(fn.blocks):
+        t = b.terminator()
+        if t is None or t.op != "CALL" or len(t.srcs) < 2 or t.guard is not None:
+            continue
+        e, r = t.srcs[0], t.srcs[1]
+        if isinstance(e, Label) and isinstance(r, Label) and e.block in slow:
+            out[i] = (index[e.block], index[r.block])
+    return out
+
+
+def _sub_blocks(fn: Function, entry: int) -> set[int]:
+    """The blocks of the subroutine at ``entry`` and of those it calls."""
+    blocks = {entry}
+    stack = [entry]
+    while stack:
+        i = stack.pop()
+        nxt = successors(fn, i, over_calls=True)
+        t = fn.blocks[i].terminator()
+        if t is not None and t.op == "CALL":
+            nxt = nxt + successors(fn, i)
+        for s in nxt:
+            if s not in blocks:
+                blocks.add(s)
+                stack.append(s)
+    return blocks
+
+
+def _sub_defs(fn: Function, entry: int) -> int:
+    m = 0
+    for b in _sub_blocks(fn, entry):
+        for ins in fn.blocks[b].instrs:
+            m |= defs_mask(ins)[0]
+    return m
+
+
+def _must_write(fn: Function, entry: int, kill: list[int]) -> int:
+    """Registers every path through the subroutine at ``entry`` writes completely (the
+    intersection at its returns; none when it has no return)."""
+    n = len(fn.blocks)
+    own = [successors(fn, i, over_calls=True) for i in range(n)]
+    blocks = {entry}
+    stack = [entry]
+    while stack:
+        for s in own[stack.pop()]:
+            if s not in blocks:
+                blocks.add(s)
+                stack.append(s)
+    top = -1  # every register
+    md_out = dict.fromkeys(blocks, top)
+    inner_preds: dict[int, list[int]] = {b: [] for b in blocks}
+    for b in blocks:
+        for s in own[b]:
+            if s in blocks:
+                inner_preds[s].append(b)
+    changed = True
+    while changed:
+        changed = False
+        for b in sorted(blocks):
+            md_in = 0
+            if b != entry and inner_preds[b]:
+                md_in = top
+                for p in inner_preds[b]:
+                    md_in &= md_out[p]
+            new = md_in | kill[b]
+            if new != md_out[b]:
+                md_out[b] = new
+                changed = True
+    ends = [md_out[b] for b in blocks if (t := fn.blocks[b].terminator()) and t.op == "RET"]
+    if not ends:
+        return 0
+    out = top
+    for x in ends:
+        out &= x
+    return out if out != top else 0
+
+
+def _fixpoint(
+    gen: list[int],
+    kill: list[int],
+    succs: list[list[int]],
+    calls: dict[int, tuple[int, int]],
+    must: dict[int, int],
+    ret_mask: dict[int, int],
+) -> tuple[list[int], list[int]]:
+    """Backward liveness to a fixed point; a call block's live-out is what its subroutine reads
+    (the entry's live-in) and what is live at its return site that the subroutine does not
+    always write; a return block's is what is live at the return
+    sites, restricted to ``ret_mask`` (the subroutine's own registers)."""
+    n = len(gen)
+    deps: list[list[int]] = [[] for _ in range(n)]  # blocks whose live-out reads live_in[x]
+    for i in range(n):
+        if i in calls:
+            e, r = calls[i]
+            deps[e].append(i)
+            deps[r].append(i)
+        else:
+            for s in succs[i]:
+                deps[s].append(i)
     live_in = [0] * n
     live_out = [0] * n
     # Iterate in reverse layout order until nothing changes (reducible CFGs converge fast).
@@ -91,17 +269,23 @@ def compute_liveness(fn: Function) -> Liveness:
         i = work.popleft()
         in_work[i] = False
         out = 0
-        for s in succs[i]:
-            out |= live_in[s]
+        if i in calls:
+            e, r = calls[i]
+            out = live_in[e] | (live_in[r] & ~must[e])
+        else:
+            for s in succs[i]:
+                out |= live_in[s]
+            if i in ret_mask:
+                out &= ret_mask[i]
         new_in = gen[i] | (out & ~kill[i])
         live_out[i] = out
         if new_in != live_in[i]:
             live_in[i] = new_in
-            for p in preds[i]:
+            for p in deps[i]:
                 if not in_work[p]:
                     in_work[p] = True
                     work.append(p)
-    return Liveness(live_in, live_out, succs, preds)
+    return live_in, live_out
 
 
 def live_after_each(fn: Function, lv: Liveness) -> list[list[int]]:

@@ -61,6 +61,7 @@ def rule_table() -> RuleTable:
         mem_rules,
         mma_ext_rules,
         mufu_rules,
+        set_rules,
         tensor_rules,
         tex_rules,
         warp_rules,
@@ -77,6 +78,7 @@ def rule_table() -> RuleTable:
             *fp_extras.RULES,
             *mufu_rules.RULES,
             *half_rules.RULES,
+            *set_rules.RULES,
             *divide.RULES,
             *fpdiv.RULES,
             *bit_rules.RULES,
@@ -391,8 +393,11 @@ def lower_body(ctx: LowerCtx) -> None:
             continue
         start = len(ctx.block.instrs)
         cur = ctx.block
+        ctx.guard_tail = None
         rule.emit(s, ctx)
         if s.guard is not None and not getattr(rule.emit, "own_guard", False):
+            if ctx.block is not cur and ctx.guard_tail is not None:
+                cur, start = ctx.guard_tail
             if ctx.block is not cur:
                 raise UnsupportedFeature(
                     f"predicated '{s.name}' is not supported by openptxas yet", s.span

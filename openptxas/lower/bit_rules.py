@@ -425,12 +425,18 @@ def _pair(c: LowerCtx, lo: Operand) -> VReg:
 
 
 def mulhi_u64(
-    c: LowerCtx, a: RegLike, b: RegLike, bhalves: tuple[Operand, Operand] | None = None
+    c: LowerCtx,
+    a: RegLike,
+    b: RegLike,
+    bhalves: tuple[Operand, Operand] | None = None,
+    addend: RegLike | None = None,
 ) -> VReg:
     """The high 64 bits of the 128-bit product of two 64-bit values (unsigned), as ptxas: the
     two cross products summed with a carry out (``IMAD.WIDE.U32 R, P``), the carry of adding
     the low product's high word, and the high product accumulating both
-    (``IMAD.WIDE.U32.X``). ``bhalves`` gives b as (lo, hi) operands, immediates allowed."""
+    (``IMAD.WIDE.U32.X``). ``bhalves`` gives b as (lo, hi) operands, immediates allowed.
+    ``addend`` (mad.hi) joins the word pair the high product accumulates, as ptxas does it:
+    ``IADD3 w.lo, P, c.lo, u.hi`` and ``IADD3.X w.hi, RZ, c.hi, RZ, cu, P``."""
     al, ah = half(a, 0), half(a, 1)
     bl, bh = bhalves if bhalves is not None else (half(b, 0), half(b, 1))
     t = c.new(RC.R, 2)
@@ -441,8 +447,13 @@ def mulhi_u64(
     v = c.new(RC.R, 2)
     c.emit("IMAD", ("WIDE", "U32"), [v], [al, bl, RZ])
     w = c.new(RC.R, 2)
-    c.emit("MOV", (), [w.lo], [u.hi])
-    c.emit("IMAD", ("X",), [w.hi], [RZ, RZ, RZ, cu])
+    if addend is None:
+        c.emit("MOV", (), [w.lo], [u.hi])
+        c.emit("IMAD", ("X",), [w.hi], [RZ, RZ, RZ, cu])
+    else:
+        cw = c.new(RC.P)
+        c.emit("IADD3", (), [w.lo, cw], [half(addend, 0), u.hi, RZ])
+        c.emit("IADD3", ("X",), [w.hi], [RZ, half(addend, 1), RZ, cu, cw])
     cv = c.new(RC.P)
     c.emit("IADD3", (), [RZ, cv], [v.hi, u.lo, RZ])
     r = c.new(RC.R, 2)
@@ -455,7 +466,9 @@ def _imm_or_rz(v: int) -> Operand:
 
 
 def mulhi64(ins: ast.Instruction, c: LowerCtx) -> None:
-    d, a, b = ins.operands
+    """mul.hi and mad.hi on 64-bit integers (mad.hi: the addend joins the unsigned high
+    product, then the signed corrections, as ptxas)."""
+    d, a, b, *e = ins.operands
     t = ins.type
     assert t is not None
     ra, rb = c.rvalue(a, t), c.rvalue(b, t)
@@ -463,7 +476,7 @@ def mulhi64(ins: ast.Instruction, c: LowerCtx) -> None:
     bits = b.value & ((1 << 64) - 1) if isinstance(b, ast.IntImm) else None
     if bits is not None:
         halves = (_imm_or_rz(bits & 0xFFFFFFFF), _imm_or_rz(bits >> 32))
-    hi = mulhi_u64(c, ra, rb, halves)
+    hi = mulhi_u64(c, ra, rb, halves, c.rvalue(e[0], t) if e else None)
     dv = c.dst(d)
     if not is_signed(t):
         c.emit("MOV", (), [dv.lo], [half(hi, 0)])
@@ -659,6 +672,13 @@ RULES: list[Rule] = [
     Rule("lop3", "lop3", always, lop3, "lop3.b32 %r1, %r2, %r3, %r4, 0xe8;"),
     Rule("bfind", "bfind", always, bfind, "bfind.shiftamt.u32 %r1, %r2;"),
     Rule("mul.hi.64", "mul", both(types(*I64), has("hi")), mulhi64, "mul.hi.u64 %rd1, %rd2, %rd3;"),
+    Rule(
+        "mad.hi.64",
+        "mad",
+        both(types(*I64), has("hi")),
+        mulhi64,
+        "mad.hi.s64 %rd1, %rd2, %rd3, %rd4;",
+    ),
 ]
 
 _ = S32

@@ -78,6 +78,9 @@ class LowerCtx:
     # blocks placed after the function's last block (slow paths: lower/fpseq.py)
     cold_blocks: list[Block] = field(default_factory=list)
     wgmma: WgmmaState | None = None  # the function's wgmmas (lower/wgmma_rules.py)
+    # a predicated instruction whose lowering spans blocks guards only its tail: from this
+    # (block, index) on (lower/fpdiv.py: a predicated division's copy of the result)
+    guard_tail: tuple[Block, int] | None = None
 
     # ------------------------------------------------------------------ emission
     def emit(

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from openptxas.ir.core import RC, RegLike
 from openptxas.lower.context import LowerCtx
 from openptxas.lower.fpseq import expand
+from openptxas.lower.fpslow import NAMES, expand_shared
 from openptxas.lower.rules import Rule, both, types
 from openptxas.ptx import ast
 from openptxas.ptx.types import PtxType, Rounding
@@ -346,13 +347,33 @@ def _seq(text: str, text_ftz: str) -> Callable[[ast.Instruction, LowerCtx], None
         # contraction pass from fusing a last multiply into the add that reads the result
         names = {s.name for s in srcs if isinstance(s, ast.Reg)}
         direct = isinstance(d, ast.Reg) and not d.comp and d.name not in names
+        # predicated: computed for every thread into a temporary, then a guarded copy (ptxas:
+        # the same sequence and an FSEL)
+        direct = direct and ins.guard is None
         q = c.dst(d) if direct else c.new(RC.R, 2 if t is T.F64 else 1)
         bound["Dq" if t is T.F64 else "q"] = q
-        expand(c, text_ftz if ins.has("ftz") else text, bound)
+        seq = text_ftz if ins.has("ftz") else text
+        name = NAMES.get(_form(ins))
+        if name is None or ".cold" not in seq or not expand_shared(c, seq, bound, name):
+            expand(c, seq, bound)
         if not direct:
-            c.emit("MOV", (), [c.dst(d)], [q])
+            if ins.guard is not None:
+                c.guard_tail = (c.block, len(c.block.instrs)) if c.block is not None else None
+            dv = c.dst(d)
+            if t is T.F64:  # word by word (a MOV of a pair copied its low word only)
+                c.emit("MOV", (), [dv.lo], [q.part(0)])
+                c.emit("MOV", (), [dv.hi], [q.part(1)])
+            else:
+                c.emit("MOV", (), [dv], [q])
 
     return emit
+
+
+def _form(ins: ast.Instruction) -> str:
+    """``div.rn.ftz.f32``, ``rsqrt.approx.f64``: the key of lower/fpslow.py's NAMES."""
+    mode = ins.rnd.value if ins.rnd is not None else "approx" if ins.has("approx") else ""
+    t = "f64" if ins.type is T.F64 else "f32"
+    return ".".join(x for x in (ins.opcode, mode, "ftz" if ins.has("ftz") else "", t) if x)
 
 
 def _approx(i: ast.Instruction) -> bool:

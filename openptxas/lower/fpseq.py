@@ -13,12 +13,15 @@ f32:0x7f800000, PT``) with three kinds of names in it:
 - ``.cold`` on a line of its own: the blocks that follow go after the function's last block
   (a slow path that the fast path branches to and that branches back, where ptxas calls a
   subroutine), until ``.hot``.
+- ``!word ...``: a line the caller's ``hook`` emits (lower/fpslow.py: the call of a shared
+  slow path and its return), given the line and functions from a ``$name`` (without ``$``) to
+  its register and from a label to its block.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from openptxas.ir.core import RC, Block, RegLike, VReg
 from openptxas.ir.reader import read_instr
@@ -29,10 +32,14 @@ _LABEL = re.compile(r"`\(([A-Za-z_][A-Za-z0-9_]*)\)")
 _PRED = re.compile(r"p(\d|_)")
 
 
+Hook = Callable[[str, Callable[[str], RegLike], Callable[[str], Block]], None]
+
+
 def expand(
     c: LowerCtx,
     text: str,
     bound: Mapping[str, RegLike],
+    hook: Hook | None = None,
 ) -> dict[str, RegLike]:
     """Append the sequence ``text`` to the current block (and new blocks after it), with the
     ``$names`` of ``bound`` standing for the caller's registers; returns every name's register.
@@ -43,8 +50,7 @@ def expand(
     c._label_count += 1
     tag = c._label_count
 
-    def reg(m: re.Match[str]) -> str:
-        n = m.group(1)
+    def lookup(n: str) -> RegLike:
         r = regs.get(n)
         if r is None:
             if _PRED.match(n):
@@ -52,7 +58,10 @@ def expand(
             else:
                 r = c.new(RC.R, 2 if n.startswith("D") else 1)
             regs[n] = r
-        return str(r)
+        return r
+
+    def reg(m: re.Match[str]) -> str:
+        return str(lookup(m.group(1)))
 
     def block(name: str) -> Block:
         b = blocks.get(name)
@@ -75,6 +84,10 @@ def expand(
             else:
                 c.fn.blocks.append(b)
             c.block = b
+            continue
+        if line.startswith("!"):
+            assert hook is not None, line
+            hook(line, lookup, block)
             continue
         line = _LABEL.sub(lambda m: f"`({block(m.group(1)).name})", line)
         line = _NAME.sub(reg, line)

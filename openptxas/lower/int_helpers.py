@@ -91,12 +91,46 @@ def mad_cc(ins: ast.Instruction, c: LowerCtx) -> None:
     ``IMAD.X`` or ``IMAD.HI.U32`` with a carry; the same value)."""
     d, a, b, e = ins.operands
     t = ins.type or T.U32
+    if t in (T.U64, T.S64) and (ins.has("lo") or ins.has("hi")):
+        _mad_cc64(ins, c)
+        return
     if t not in (T.U32, T.S32, T.B32) or not (ins.has("lo") or ins.has("hi")):
         raise c.unsupported(f"{ins.opcode}.{'.'.join(ins.mods.raw)}")
     prod = c.new()
     hi = ("HI",) if is_signed(t) else ("HI", "U32")
     c.emit("IMAD", hi if ins.has("hi") else (), [prod], [c.rvalue(a, t), c.value(b, t), RZ])
     _add_words(ins, c, c.dst(d), prod, c.value(e, t), T.U32, False)
+
+
+def _mad_cc64(ins: ast.Instruction, c: LowerCtx) -> None:
+    """mad{.lo,.hi}.cc / madc on 64-bit integers: the product's 64-bit word as ``mul.lo`` /
+    ``mul.hi`` lowers it (by the rule table), then the add of c word by word as add.cc/addc
+    (ptxas computes the same sum and carry; for mad.hi.cc it also folds c into the high
+    product for the value and adds again for the carry)."""
+    from dataclasses import replace
+
+    from openptxas.lower import rule_table
+    from openptxas.ptx.modifiers import decode
+
+    d, a, b, e = ins.operands
+    t = ins.type
+    assert t is not None
+    name = "%%mad.prod"  # not a PTX identifier
+    prod = c.new(RC.R, 2)
+    c.regs[name] = prod
+    mode = "hi" if ins.has("hi") else "lo"
+    mul = replace(
+        ins,
+        opcode="mul",
+        mods=decode("mul", (mode, t.value)),
+        operands=(ast.Reg(name), a, b),
+    )
+    rule = rule_table().select(mul)
+    if rule is None:
+        raise c.unsupported(f"{ins.opcode}.{'.'.join(ins.mods.raw)}")
+    rule.emit(mul, c)
+    del c.regs[name]
+    _add_words(ins, c, c.dst(d), prod, c.rvalue(e, T.U64), T.U64, False)
 
 
 def _add_words(

@@ -68,6 +68,20 @@ def _barrier_registers(regions: list[tuple[int, int]]) -> dict[tuple[int, int], 
     return out
 
 
+def _slow_path_calls(fn: Function) -> set[int]:
+    """Blocks that call a shared slow path of division or square root (lower/fpslow.py)."""
+    entries = {entry for name, entry in fn.subroutines if name.startswith("$__cuda")}
+    out = set()
+    for k, blk in enumerate(fn.blocks):
+        t = blk.terminator()
+        if t is None or t.op != "CALL" or not t.srcs:
+            continue
+        s0 = t.srcs[0]
+        if isinstance(s0, Label) and s0.block in entries:
+            out.add(k)
+    return out
+
+
 def insert_convergence_barriers(fn: Function, ctx: PassContext) -> None:
     info = analyze(fn)
     if not info.divergent:
@@ -76,11 +90,14 @@ def insert_convergence_barriers(fn: Function, ctx: PassContext) -> None:
     idom = dominators(cfg)
     # (branch block, reconvergence block) pairs, outermost first in layout order.
     candidates: set[tuple[int, int]] = set()
+    slow = _slow_path_calls(fn)
     for bb in sorted(info.divergent):
         r = info.ipdom[bb]
         b = _barrier_block(fn, cfg, idom, bb)
         if b is None or r == EXIT_NODE or r <= b or not dominates(idom, b, r):
             continue
+        if b + 1 in slow:
+            continue  # ptxas: no barrier around the call of a division's slow path
         candidates.add((b, r))
     regions: list[tuple[int, int]] = []
     for b, r in sorted(candidates):

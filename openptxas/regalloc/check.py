@@ -82,11 +82,39 @@ def check_allocation(fn: Function, alloc: Allocation) -> None:
     preds = predecessors(fn)
     d_in = _maybe_defined(fn)
     writes = {ins.uid: _writes(ins, alloc) for ins in fn.instrs()}
+    calls = _slow_calls(fn, writes)
     for bi, b in enumerate(fn.blocks):
         for k, ins in enumerate(b.instrs):
             for r in ins.use_regs():
                 if isinstance(r, VReg | Part):
-                    _check_use(fn, alloc, preds, d_in, writes, bi, k, ins, r)
+                    _check_use(fn, alloc, preds, d_in, writes, calls, bi, k, ins, r)
+
+
+Site = tuple[int, frozenset[int], frozenset[Unit]]
+
+
+def _slow_calls(
+    fn: Function, writes: dict[int, list[tuple[Unit, int | None, int]]]
+) -> dict[int, Site]:
+    """Return sites of the calls of shared slow paths (lower/fpslow.py) -> (the call block, the
+    virtual registers the subroutine writes, the units it writes)."""
+    from openptxas.ir.liveness import _call_sites, _sub_blocks
+
+    out: dict[int, Site] = {}
+    subs: dict[int, tuple[frozenset[int], frozenset[Unit]]] = {}
+    for i, (e, r) in _call_sites(fn).items():
+        if e not in subs:
+            vids: set[int] = set()
+            units: set[Unit] = set()
+            for x in _sub_blocks(fn, e):
+                for ins in fn.blocks[x].instrs:
+                    for unit, vid, _k in writes[ins.uid]:
+                        units.add(unit)
+                        if vid is not None:
+                            vids.add(vid)
+            subs[e] = (frozenset(vids), frozenset(units))
+        out[r] = (i, *subs[e])
+    return out
 
 
 def _defined_before(fn: Function, d_in: list[set[int]], bi: int, k: int, vid: int) -> bool:
@@ -106,6 +134,7 @@ def _check_use(
     preds: list[list[int]],
     d_in: list[set[int]],
     writes: dict[int, list[tuple[Unit, int | None, int]]],
+    calls: dict[int, Site],
     bi: int,
     k: int,
     use: Instr,
@@ -140,7 +169,21 @@ def _check_use(
                 break
         if not units:
             continue
-        for p in preds[b]:
+        site = calls.get(b)
+        nxt = preds[b]
+        if site is not None and v.id not in site[1]:
+            # the return site of a shared slow path's call, and v is not the subroutine's: the
+            # subroutine must leave v's units alone, and the walk goes on at this call (the
+            # return does not lead back to the other calls)
+            for unit in units & site[2]:
+                if _defined_before(fn, d_in, site[0], len(fn.blocks[site[0]].instrs), v.id):
+                    raise InternalError(
+                        f"RA checker: {fn.name}: {fn.blocks[bi].name}: '{use}': {r} in "
+                        f"{unit[0].name}{unit[1]} is overwritten by the subroutine called "
+                        f"in {fn.blocks[site[0]].name}"
+                    )
+            nxt = [site[0]]
+        for p in nxt:
             key = (p, units)
             if key not in seen:
                 seen.add(key)

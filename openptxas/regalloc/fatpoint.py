@@ -31,7 +31,7 @@ from openptxas.ir.core import (
     VReg,
     operand_regs,
 )
-from openptxas.ir.liveness import compute_liveness, defs_mask, live_after_each
+from openptxas.ir.liveness import call_conflicts, compute_liveness, defs_mask, live_after_each
 from openptxas.regalloc.clobbers import forbidden_registers
 from openptxas.targets import Abi, SMInfo
 
@@ -153,15 +153,18 @@ def allocate(
     occ, points = occupancy(fn)
     # registers written by fixed-register code a value lives across (calls: regalloc/clobbers)
     avoid = {} if abi is None else forbidden_registers(fn, occ, points, abi)
+    extra, first = call_conflicts(fn)  # calls of shared slow paths (ir/liveness.py)
     prefs = _copy_pairs(fn)
     alloc = Allocation()
     # phys[rc][index] = occupancy of that physical register so far
     phys: dict[RC, dict[int, int]] = {rc: {} for rc in RC}
-    order = sorted(occ, key=lambda v: (_first_point(occ[v]), -v.width, v.rc, v.id))
+    order = sorted(
+        occ, key=lambda v: (v.id not in first, _first_point(occ[v]), -v.width, v.rc, v.id)
+    )
     for v in order:
         lim = limits[v.rc]
         align = 1 if v.width == 1 else (2 if v.width == 2 else 4)
-        mask = occ[v] if not naive else -1
+        mask = (occ[v] | extra.get(v.id, 0)) if not naive else -1
         table = phys[v.rc]
 
         if v in avoid:

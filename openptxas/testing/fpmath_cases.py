@@ -464,6 +464,9 @@ def _cases() -> list[Case]:
                 for sat in ("", ".sat") if ft != "bf16" else ("",):
                     body = f"cvt.{rnd}{sat}.{it}.{ft} {dsts}, {fsrc}; {store}".rstrip("; ")
                     out.append(_c(body, fmt, "f64"))
+    from openptxas.testing.fp19_cases import cases as fp19_cases
+
+    out += fp19_cases()
     return out
 
 

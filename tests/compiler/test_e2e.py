@@ -24,9 +24,6 @@ KERNELS = [k for k in discover() if emu_target(k) is not None]
 # kernel name -> why openptxas refuses it yet (the first diagnostic; `python scripts/e2e_sweep.py`
 # lists them): strict xfails, so a kernel that starts to compile must leave this list
 KNOWN_GAPS: dict[str, str] = {  # kernel -> what is refused (" is not supported yet")
-    "t2/f16_arith": "instruction 'set.nan.f16.f16'",
-    "t2/f16_math": "instruction 'set.eq.f16.f16'",
-    "t2/mulhi64": "instruction 'mad.hi.s64'",
 }
 
 

@@ -40,6 +40,11 @@ FIRST = [
     "min.xorsign.abs.f32",
     "neg.f64",
     "testp.normal.f64",
+    "set.nan.u32.f16",
+    "set.gtu.and.bf16.bf16",
+    "set.lt.u32.s32",
+    "mad.hi.s64",
+    "mad.hi.cc.u64",
 ]
 REST = [n for n in CASES if n not in FIRST]
 SAMPLE = FIRST + REST[::12]

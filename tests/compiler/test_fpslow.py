@@ -1,0 +1,93 @@
+"""The slow paths of IEEE division, reciprocal and square root as one shared subroutine per kernel
+(lower/fpslow.py), as ptxas 13.0 places them: the same weak ``$__internal_N_$__cuda_...``
+symbols (numbered over the module in compile order), one CALL per instruction, no
+``Function properties`` line for them in ``-v``; the results equal ptxas's cubin in the emulator
+(kernels with several slow paths, predicated division: openptxas/testing/fp19_cases.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from openptxas.driver import compile_ptx
+from openptxas.elf.consts import SymbolBind
+from openptxas.elf.describe import describe
+from openptxas.elf.reader import read_cubin
+from openptxas.options import Options
+from openptxas.testing.fpmath_cases import CASES, run_case
+from tests.conftest import need_tools
+
+PTX = Path(__file__).parent / "data" / "fpslow_two_kernels.ptx"
+
+
+def _subs(cubin: bytes) -> dict[str, list[tuple[str, int]]]:
+    return {
+        f.name: [(s.name, s.bind) for s in f.subroutines]
+        for f in describe(read_cubin(cubin)).functions
+    }
+
+
+def test_one_subroutine_per_slow_path_as_ptxas() -> None:
+    need_tools("ptxas")
+    from openptxas.testing.oracle import Oracle
+
+    text = PTX.read_text()
+    ours = compile_ptx(text, Options(arch="sm_90"), "t.ptx")
+    theirs = Oracle().ptxas(text, "sm_90", ())
+    assert _subs(ours.cubin) == _subs(theirs.cubin)
+    k1 = dict(_subs(ours.cubin)["k1"])
+    assert k1["$__internal_6_$__cuda_sm3x_div_rn_noftz_f32_slowpath"] == SymbolBind.WEAK
+    assert len(k1) == 6
+    report = ours.verbose_report()
+    assert "Function properties for k1" in report
+    assert "__cuda" not in report and "__internal" not in report
+
+
+def test_one_call_per_instruction() -> None:
+    """k1: 3 div.rn.f32, 2 sqrt.rn.f32, 1 rcp.rn.f32, 2 div.rn.f64, 1 sqrt.rn.f64, 1 rcp.rn.f64:
+    ten calls of six subroutines."""
+    from openptxas.lower import lower_function
+    from openptxas.ptx import parse_and_check
+    from openptxas.targets import get_target
+
+    m = parse_and_check(PTX.read_text())
+    k1 = next(f for f in m.entries if f.name == "k1")
+    fn = lower_function(m, k1, get_target("sm_90"))
+    assert sum(i.op == "CALL" for i in fn.instrs()) == 10
+    assert len(fn.subroutines) == 6
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "many.f32",
+        "many.ftz.f32",
+        "many.f64",
+        "pred.div.rn.f32",
+        "pred.div.rn.f64",
+        "pred.sqrt.rn.f32",
+        "pred.div.rz.f32",
+        "alias.div.rn.f64",
+        "alias.rsqrt.approx.f64",
+    ],
+)
+@pytest.mark.parametrize("opt", [3, 0])
+def test_same_as_ptxas(name: str, opt: int) -> None:
+    need_tools("ptxas")
+    r = run_case(CASES[name], n=512, seed=3, opt=opt)
+    assert r.mismatches == 0, r.first
+
+
+def test_checker_rejects_a_clobbered_value_live_across_a_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without the call conflicts (ir/liveness.py call_conflicts) the allocator gives the
+    subroutine registers that hold values live across a call; the independent checker
+    (regalloc/check.py, which follows each return to its own call) must catch it."""
+    import openptxas.regalloc.fatpoint as fatpoint
+    from openptxas.diag import InternalError
+
+    monkeypatch.setattr(fatpoint, "call_conflicts", lambda fn: ({}, set()))
+    with pytest.raises(InternalError, match="overwritten by the subroutine"):
+        compile_ptx(PTX.read_text(), Options(arch="sm_90", verify=True), "t.ptx")
