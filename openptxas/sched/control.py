@@ -387,7 +387,8 @@ def _block(
 
 
 # Completion of memory-ordering work: an mbarrier initialisation (SYNCS.EXCH) and fences
-# (FENCE.VIEW.ASYNC; a MEMBAR takes no write scoreboard: nvdisasm rejects one) complete through a write scoreboard that the next CTA barrier,
+# (FENCE.VIEW.ASYNC; not MEMBAR: nvdisasm rejects a write scoreboard on it) complete through a
+# write scoreboard that the next CTA barrier,
 # fence, mbarrier operation or copy-engine instruction waits on, as in ptxas 13.0's code
 # ("SYNCS.EXCH.64 URZ, [UR11], UR6 [W3]; BAR.SYNC [wait SB3]"; "MEMBAR.ALL.CTA; FENCE.VIEW.ASYNC.S
 # [wait, W4]; BAR.SYNC [wait SB4]"), so that no thread of another warp uses an mbarrier whose
