@@ -305,7 +305,7 @@ def _block(
         defs = reg_units(ins, urz, defs=True)
         if ins.op in ORDER_WAITERS:
             uses.append(ORDER_UNIT)
-        if ins.op in ("MEMBAR", "FENCE") or (ins.op == "SYNCS" and "EXCH" in ins.mods):
+        if ins.op == "FENCE" or (ins.op == "SYNCS" and "EXCH" in ins.mods):
             defs.append(ORDER_UNIT)
         wait: set[int] = set()
         delay = 1 if prev is not None else 0
@@ -417,7 +417,8 @@ def _block(
 
 
 # Completion of memory-ordering work: an mbarrier initialisation (SYNCS.EXCH) and fences
-# (MEMBAR, FENCE.VIEW.ASYNC) complete through a write scoreboard that the next CTA barrier,
+# (FENCE.VIEW.ASYNC; not MEMBAR: nvdisasm rejects a write scoreboard on it) complete through a
+# write scoreboard that the next CTA barrier,
 # fence, mbarrier operation or copy-engine instruction waits on, as in ptxas 13.0's code
 # ("SYNCS.EXCH.64 URZ, [UR11], UR6 [W3]; BAR.SYNC [wait SB3]"; "MEMBAR.ALL.CTA; FENCE.VIEW.ASYNC.S
 # [wait, W4]; BAR.SYNC [wait SB4]"), so that no thread of another warp uses an mbarrier whose
