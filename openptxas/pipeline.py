@@ -93,6 +93,14 @@ def _allocate(fn: Function, ctx: PassContext) -> None:
     allocate_registers(fn, ctx)
 
 
+def _post_schedule(fn: Function, ctx: PassContext) -> None:
+    if ctx.options.sched == "serial":
+        return  # today's order, for bisecting
+    from openptxas.sched.listsched import post_schedule
+
+    post_schedule(fn, ctx.target)
+
+
 def _control(fn: Function, ctx: PassContext) -> None:
     from openptxas.sched import control
 
@@ -152,6 +160,12 @@ def pipeline() -> list[Phase]:
             essential=True,
             allocated=True,
             doc="fat-point register allocation (checked)",
+        ),
+        Phase(
+            "PostSchedule",
+            _post_schedule,
+            1,
+            doc="list scheduling of the allocated code (--sched=serial: the lowering's order)",
         ),
         Phase(
             "ScoreboardsAndOpexes",
