@@ -69,6 +69,16 @@ def sp_adjust_offset(fn: Function, target: SMInfo) -> int:
     return 0
 
 
+def reuse_flags(options: Options) -> bool:
+    """Operand-reuse flags go with the scheduler (off at -O0, with --sched=serial and with
+    --disable-phase PostSchedule)."""
+    return (
+        options.opt_level > 0
+        and options.sched != "serial"
+        and "PostSchedule" not in options.disable_phases
+    )
+
+
 def build_cubin(
     module: ast.Module,
     compiled: list[tuple[ast.Function, Function]],
@@ -82,7 +92,7 @@ def build_cubin(
 
     funcs = []
     for func, fn in compiled:
-        enc = encode_function(fn, target)
+        enc = encode_function(fn, target, reuse=reuse_flags(options))
         params = tuple(ElfParam(offset=p.offset, size=p.size) for p in fn.params)
         funcs.append(
             ElfFunction(

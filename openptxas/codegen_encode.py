@@ -166,8 +166,9 @@ def _control(c: Control | None) -> isa.Control:
     return isa.Control(stall=c.stall, yield_=c.yield_, wr=c.wr_sb, rd=c.rd_sb, wait=c.wait)
 
 
-def encode_function(fn: Function, target: SMInfo) -> EncodedFunction:
-    """Encode ``fn``'s instructions (registers allocated, control codes set) for ``target``."""
+def encode_function(fn: Function, target: SMInfo, *, reuse: bool = False) -> EncodedFunction:
+    """Encode ``fn``'s instructions (registers allocated, control codes set) for ``target``;
+    ``reuse``: with operand-reuse flags (``sched.reuse``)."""
     fam = load_family(target.family)
     # A block's label is the address of its first instruction.
     addrs: dict[str, int] = {}
@@ -199,6 +200,10 @@ def encode_function(fn: Function, target: SMInfo) -> EncodedFunction:
             if first_branch < 0 and ins.op in _BLOCK_ENDS:
                 first_branch = at
             at += INSTR_BYTES
+    if reuse:
+        from openptxas.sched.reuse import set_reuse_flags
+
+        words = set_reuse_flags(fn, words, fam, target.latency)
     # End padding: BRA to itself, then NOPs to the 128-byte boundary (stall 0, as ptxas).
     pad = isa.Control(stall=0, yield_=True)
     tail: list[tuple[str, tuple[isa.Operand, ...]]] = [("BRA", (isa.Label(end),))]
