@@ -32,7 +32,7 @@ class Options:
     dump_phases: tuple[str, ...] = ()  # --dump-phase NAME (or "all")
     disable_phases: tuple[str, ...] = ()  # --disable-phase NAME
     verify: bool = False  # run the IR verifier after every phase
-    sched: str = "list"  # --sched=list|serial
+    sched: str = "list"  # --sched=list|prera|serial (prera: also before allocation)
     ra: str = "fatpoint"  # --ra=fatpoint|naive
     command_line: str = ""  # as given (recorded in .note.nv.tkinfo)
     warnings: tuple[Diagnostic, ...] = field(default=())
@@ -208,7 +208,7 @@ def parse_args(argv: Sequence[str]) -> ParsedArgs:
         elif canon == "verify":
             o["verify"] = True
         elif canon == "sched":
-            if val not in ("list", "serial"):
+            if val not in ("list", "prera", "serial"):
                 raise UsageError(f"Value '{val}' is not defined for option 'sched'")
             o["sched"] = val
         elif canon == "ra":

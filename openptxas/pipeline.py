@@ -93,6 +93,14 @@ def _allocate(fn: Function, ctx: PassContext) -> None:
     allocate_registers(fn, ctx)
 
 
+def _pre_schedule(fn: Function, ctx: PassContext) -> None:
+    if ctx.options.sched != "prera":
+        return
+    from openptxas.sched.listsched import pre_schedule
+
+    pre_schedule(fn, ctx.target)
+
+
 def _post_schedule(fn: Function, ctx: PassContext) -> None:
     if ctx.options.sched == "serial":
         return  # today's order, for bisecting
@@ -152,6 +160,12 @@ def pipeline() -> list[Phase]:
             0,
             essential=True,
             doc="BSSY/BSYNC around divergent regions",
+        ),
+        Phase(
+            "ScheduleInstructions",
+            _pre_schedule,
+            1,
+            doc="list scheduling within the register pressure (--sched=prera)",
         ),
         Phase(
             "AllocateRegisters",
