@@ -23,7 +23,7 @@ from openptxas.ir.analysis import SIDE_EFFECTS
 from openptxas.ir.core import RC, TERMINATORS, Function, Instr, Part, Reg, VReg
 from openptxas.ir.reader import read_dump
 from openptxas.options import parse_args
-from openptxas.sched.listsched import schedule_block
+from openptxas.sched.listsched import pre_schedule, schedule_block
 from openptxas.targets import get_target
 from tests.conftest import need_tools
 
@@ -56,11 +56,11 @@ def _words(regs: Any) -> set[tuple[object, ...]]:
                 r.rc in (RC.P, RC.UP) and r.index == 7
             ):
                 continue
-            out |= {(int(r.rc), r.index + k) for k in range(r.width)}
+            out |= {("p", int(r.rc), r.index + k) for k in range(r.width)}
         elif isinstance(r, VReg):
-            out |= {(r.id, k) for k in range(r.width)}
+            out |= {("v", r.id, k) for k in range(r.width)}
         elif isinstance(r, Part):
-            out |= {(r.v.id, r.k + k) for k in range(r.n)}
+            out |= {("v", r.v.id, r.k + k) for k in range(r.n)}
     return out
 
 
@@ -91,25 +91,33 @@ def _conflict(a: Instr, b: Instr) -> bool:
     return _memory(a) and _memory(b) and not (a.op in LOADS and b.op in LOADS)
 
 
-def _allocated(ptx: str) -> list[Function]:
-    opts = parse_args(
-        ["-arch=sm_90", "--disable-phase", "PostSchedule", "--dump-phase", "AllocateRegisters"]
-    ).options
+def _ir_after(ptx: str, phase: str) -> list[Function]:
+    opts = parse_args(["-arch=sm_90", "--sched=serial", "--dump-phase", phase]).options
     res = compile_ptx(ptx, opts, "in.ptx")
     return [fn for _name, fn in read_dump("\n".join(res.dumps))]
 
 
+@pytest.mark.parametrize("mode", ["post", "pre"])
 @pytest.mark.parametrize("name", FILES)
-def test_schedule_keeps_every_dependence(name: str) -> None:
+def test_schedule_keeps_every_dependence(name: str, mode: str) -> None:
+    """After allocation (physical registers) and before it (virtual registers, within the
+    register pressure)."""
     moved = 0
-    for fn in _allocated((DATA / name).read_text()):
-        for b in fn.blocks:
-            new = schedule_block(list(b.instrs), SM90)
-            assert sorted(i.uid for i in new) == sorted(i.uid for i in b.instrs)
+    phase = "AllocateRegisters" if mode == "post" else "InsertConvergenceBarriers"
+    for fn in _ir_after((DATA / name).read_text(), phase):
+        before = [list(b.instrs) for b in fn.blocks]
+        if mode == "post":
+            for b in fn.blocks:
+                b.instrs = schedule_block(list(b.instrs), SM90)
+        else:
+            pre_schedule(fn, SM90)
+        for b, old in zip(fn.blocks, before, strict=True):
+            new = b.instrs
+            assert sorted(i.uid for i in new) == sorted(i.uid for i in old)
             pos = {ins.uid: k for k, ins in enumerate(new)}
-            moved += sum(x is not y for x, y in zip(new, b.instrs, strict=True))
-            for i, a in enumerate(b.instrs):
-                for c in b.instrs[i + 1 :]:
+            moved += sum(x is not y for x, y in zip(new, old, strict=True))
+            for i, a in enumerate(old):
+                for c in old[i + 1 :]:
                     if _conflict(a, c):
                         assert pos[a.uid] < pos[c.uid], (fn.name, b.name, str(a), str(c))
     assert moved or name.startswith("difffuzz"), "nothing was reordered: the test checks nothing"
