@@ -55,13 +55,29 @@ def _ours(ptx: str, flags: list[str]) -> tuple[bytes, int] | str:
     return r.cubin, sum(f.registers for f in r.functions if f.is_entry)
 
 
-def _figures(oracle: Oracle, cubin: bytes, regs: int, specs: Any, subject: str) -> dict[str, Any]:
+def static_hazards(cubin: bytes) -> int:
+    """Reports of the static hazard checker (every path of every kernel) on ``cubin``."""
+    from openptxas.emu.decode import isa_decoder
+    from openptxas.emu.program import load_module
+    from openptxas.emu.static_hazards import StaticChecker
+    from openptxas.targets import get_target
+
+    ck = StaticChecker(get_target("sm_90").latency)
+    mod = load_module(cubin, isa_decoder("sm90"), relocatable=True)
+    return sum(len(ck.check_kernel(mod, k).reports) for _n, k in sorted(mod.kernels.items()))
+
+
+def _figures(
+    oracle: Oracle, cubin: bytes, regs: int, specs: Any, subject: str, hazards: bool = False
+) -> dict[str, Any]:
     sf = sass_figures(oracle, cubin, subject)
     out: dict[str, Any] = {
         "instrs": sum(s.instructions for s in sf.values()),
         "stall": sum(s.stall_cycles for s in sf.values()),
         "regs": regs,
     }
+    if hazards:
+        out["hazards"] = static_hazards(cubin)
     if specs:
         cyc = 0.0
         dyn = 0
@@ -107,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", help="write the per-file figures here")
     ap.add_argument("--worst", type=int, default=5)
     ap.add_argument("--no-emu", action="store_true")
+    ap.add_argument("--hazards", action="store_true", help="static hazard checker on ours")
     args = ap.parse_args(argv)
     variants = dict(VARIANTS)
     for v in args.variant:
@@ -131,7 +148,9 @@ def main(argv: list[str] | None = None) -> int:
                 row[vname] = got
                 continue
             try:
-                row[vname] = _figures(oracle, got[0], got[1], specs, f"{name} {vname}")
+                row[vname] = _figures(
+                    oracle, got[0], got[1], specs, f"{name} {vname}", args.hazards
+                )
             except Exception as exc:
                 row[vname] = f"{type(exc).__name__}: {exc}"
         row["seconds"] = round(time.time() - t0, 1)
@@ -163,6 +182,10 @@ def summarize(rows: list[dict[str, Any]], variants: list[str], nworst: int) -> N
             g = math.exp(sum(math.log(x) for x in rs) / len(rs)) if rs else None
             cells.append(f"{g:8.3f}" if g is not None else "     n/a")
         print(f"{v:<19}" + "  ".join(cells) + f"   (files: {len(both)})")
+    for v in variants:
+        hz = [r[v]["hazards"] for r in both if "hazards" in r[v]]
+        if hz:
+            print(f"static hazard reports on {v}'s cubins: {sum(hz)} ({len(hz)} files)")
     last = variants[-1]
     key = "cycles" if any("cycles" in r[last] for r in both) else "stall"
     ranked = sorted(both, key=lambda r: -(_ratio(r[last], r["ptxas"], key) or 0.0))
