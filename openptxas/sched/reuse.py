@@ -11,7 +11,10 @@ in the operand that owns the same reuse bit, when
 - neither is a memory, variable-latency or late-reading instruction, a branch or an instruction
   with side effects (they do not read through the ALU collectors ptxas caches);
 - the first does not write the register (the cache would hold the old value) and both read the
-  register with the same width.
+  register with the same width;
+- the first does not yield (nvdisasm does not even list the flags of a yielding instruction);
+- the forms have reuse bits for the operands (the ISA table's forms with a uniform-register
+  operand have none).
 
 ptxas also reuses across instructions that do not touch the slot (``FFMA R3, R2.reuse, ..``,
 ``LDC``, ..., ``FFMA R3, R2, ..``); openptxas sets the subset between neighbours.
@@ -20,11 +23,12 @@ ptxas also reuses across instructions that do not touch the slot (``FFMA R3, R2.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from openptxas.ir.analysis import has_side_effects
 from openptxas.ir.core import RC, TERMINATORS, Addr, Function, Instr, Reg, Src
 from openptxas.isa import model as isa
-from openptxas.isa.codec import decode_with, form_of
+from openptxas.isa.codec import decode_with, decode_word
 from openptxas.isa.family import Family
 from openptxas.isa.spec import OpKind
 from openptxas.targets.latency import LatencyModel
@@ -59,21 +63,37 @@ def _writes(ins: Instr, index: int, width: int) -> bool:
 
 
 def _slots(word: int, fam: Family) -> dict[int, int]:
-    """reuse bit -> the general register read by the operand that owns it."""
-    form = form_of(word, fam)
-    if form is None:
-        return {}
-    dec = decode_with(form, word, fam)
-    if dec is None:
-        return {}
-    out: dict[int, int] = {}
-    for spec, op in zip(form.operands, dec.operands, strict=False):
-        rs = spec.reg
-        if spec.kind is not OpKind.REG or rs is None or rs.reuse < 0:
+    """reuse bit -> the general register read by the operand that owns it, in the form of
+    ``word``'s that has reuse fields (the table keeps a twin without them, which the encoder
+    picks first)."""
+    best: dict[int, int] = {}
+    for form in fam.forms_for_key(word & 0xFFF):
+        dec = decode_with(form, word, fam)
+        if dec is None:
             continue
-        if isinstance(op, isa.Reg) and op.file is isa.RegFile.R and op.index != 255:
-            out[rs.reuse] = op.index
-    return out
+        out: dict[int, int] = {}
+        for spec, op in zip(form.operands, dec.operands, strict=False):
+            rs = spec.reg
+            if spec.kind is not OpKind.REG or rs is None or rs.reuse < 0:
+                continue
+            if isinstance(op, isa.Reg) and op.file is isa.RegFile.R and op.index != 255:
+                out[rs.reuse] = op.index
+        if len(out) > len(best):
+            best = out
+    return best
+
+
+def _same_but_reuse(old: int, new: int, fam: Family) -> bool:
+    """``new`` decodes to ``old``'s instruction, reuse flags aside."""
+    a, b = decode_word(old, fam), decode_word(new, fam)
+    if not isinstance(a, isa.Instruction) or not isinstance(b, isa.Instruction):
+        return False
+
+    def plain(ins: isa.Instruction) -> tuple[object, ...]:
+        ops = tuple(replace(o, reuse=False) if isinstance(o, isa.Reg) else o for o in ins.operands)
+        return (ins.opcode, ins.mods, ops, ins.guard, ins.control)
+
+    return plain(a) == plain(b)
 
 
 def set_reuse_flags(fn: Function, words: list[int], fam: Family, model: LatencyModel) -> list[int]:
@@ -87,6 +107,8 @@ def set_reuse_flags(fn: Function, words: list[int], fam: Family, model: LatencyM
             j = at + k
             if not (_eligible(a, model) and _eligible(c, model)):
                 continue
+            if a.ctrl is None or a.ctrl.yield_:
+                continue  # a yielding instruction's flags are not kept (nvdisasm hides them)
             wa, wc = _src_widths(a), _src_widths(c)
             sa, sc = _slots(out[j], fam), _slots(out[j + 1], fam)
             for bit, reg in sa.items():
@@ -95,6 +117,8 @@ def set_reuse_flags(fn: Function, words: list[int], fam: Family, model: LatencyM
                 w = wa.get(reg, 0)
                 if not w or wc.get(reg, 0) != w or _writes(a, reg, w):
                     continue
-                out[j] |= 1 << bit
+                new = out[j] | 1 << bit
+                if _same_but_reuse(out[j], new, fam):
+                    out[j] = new
         at += len(instrs)
     return out

@@ -198,3 +198,58 @@ def test_scheduled_code_equals_ptxas_and_issues_sooner(oracle: Any) -> None:
             assert np.array_equal(got.outputs[k], want.outputs[k]), (name, k)
         cycles[name] = got.cycles
     assert cycles["on"] < cycles["off"], cycles
+
+
+REUSE = """
+.version 8.5
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out, .param .u64 in)
+{
+  .reg .f32 %f<12>; .reg .b32 %r<4>; .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [out]; cvta.to.global.u64 %rd1, %rd1;
+  ld.param.u64 %rd4, [in]; cvta.to.global.u64 %rd4, %rd4;
+  mov.u32 %r1, %tid.x; cvt.rn.f32.u32 %f1, %r1;
+  ld.global.f32 %f2, [%rd4]; ld.global.f32 %f3, [%rd4+4];
+  fma.rn.f32 %f4, %f1, %f2, %f3; fma.rn.f32 %f5, %f1, %f3, %f2;
+  fma.rn.f32 %f6, %f1, %f4, %f5; fma.rn.f32 %f7, %f1, %f5, %f4;
+  add.rn.f32 %f8, %f6, %f7;
+  mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2; st.global.f32 [%rd3], %f8;
+  ret;
+}
+"""
+
+
+def test_reuse_flags_listed_as_nvdisasm_lists_them(oracle: Any) -> None:
+    """Neighbours reading one register in the same slot get a reuse flag (FFMA's A operand
+    here); nvdisasm lists our cubin exactly as our decoder does; none at -O0 or serial."""
+    need_tools("ptxas", "nvdisasm")
+    from openptxas.testing.sass_check import compare_cubin
+
+    def compile_(*flags: str) -> bytes:
+        return compile_ptx(REUSE, parse_args(["-arch=sm_90", *flags]).options, "in.ptx").cubin
+
+    cubin = compile_()
+    listing = oracle.nvdisasm(cubin, "reuse")
+    assert ".reuse" in listing
+    res = compare_cubin(cubin, listing)
+    assert not res.problems, "\n".join(res.problems[:20])
+    assert res.instructions == res.decoded == res.bit_exact == res.same_text > 0
+    spec = {
+        "kernel": "k",
+        "grid": [1, 1, 1],
+        "block": [64, 1, 1],
+        "args": [
+            {"kind": "buffer", "dtype": "f32", "count": 64, "init": "zeros"},
+            {"kind": "buffer", "dtype": "f32", "count": 2, "init": "random", "seed": 5},
+        ],
+    }
+    from openptxas.emu import run_launch
+
+    want = run_launch(oracle.ptxas(REUSE, "sm_90").cubin, spec)
+    got = run_launch(cubin, spec, hazards=True)
+    assert not got.hazards
+    for k in want.outputs:
+        assert np.array_equal(got.outputs[k], want.outputs[k])
+    for flags in (("-O0",), ("--sched=serial",), ("--disable-phase", "PostSchedule")):
+        assert ".reuse" not in oracle.nvdisasm(compile_(*flags), "reuse")
