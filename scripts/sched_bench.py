@@ -120,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=17)
     ap.add_argument("--grep", default="", help="only inputs whose name contains this")
     ap.add_argument("--variant", action="append", default=[], help="NAME=flag,flag (repeatable)")
+    ap.add_argument("--only", default="", help="comma-separated variants to run (default all)")
     ap.add_argument("--json", help="write the per-file figures here")
     ap.add_argument("--worst", type=int, default=5)
     ap.add_argument("--no-emu", action="store_true")
@@ -129,6 +130,8 @@ def main(argv: list[str] | None = None) -> int:
     for v in args.variant:
         name, _, flags = v.partition("=")
         variants[name] = [f for f in flags.split(",") if f]
+    if args.only:
+        variants = {k: v for k, v in variants.items() if k in args.only.split(",")}
     oracle = Oracle()
     rows: list[dict[str, Any]] = []
     for name, ptx, flags, specs in _inputs(args, oracle):
