@@ -9,9 +9,10 @@ scheduling, ``sched.control``, make every order correct in time). The edges:
   the target's latency model, an estimate for variable-latency producers), anti (read -> write)
   and output (write -> write) dependences. The guard predicate is a read; a guarded write is a
   write (and never removes the earlier writer's edges to later reads: it is ordered after it).
-- **memory**, conservatively: loads may pass loads; nothing passes a store, an atomic, a
-  warp-collective operation or any instruction with side effects (``ORDERED``), and those stay
-  in their order. Constant-bank loads (``LDC``/``ULDC``) read memory nothing writes.
+- **memory**, conservatively: weak loads may pass loads; nothing passes a store, a strong
+  (``.STRONG``, volatile) load, an atomic, a warp-collective operation or any instruction with
+  side effects (``ORDERED``), and those stay in their order. Constant-bank loads
+  (``LDC``/``ULDC``) read memory nothing writes.
 - **fences** (``FENCE``: branches, EXIT, calls, barriers and fences, convergence and
   warp-synchronisation, scoreboard counters, timers, NOP, and any instruction this module does
   not know to be free of side effects and without a result) end a region: nothing moves across
@@ -124,6 +125,8 @@ def kind(ins: Instr) -> Kind:
     if op in SIDE_EFFECTS:
         return Kind.FENCE
     if op in _LOADS:
+        if any(m.startswith(("STRONG", "VOLATILE", "MMIO")) for m in ins.mods):
+            return Kind.ORDERED  # morally strong loads keep their order (coherence)
         return Kind.LOAD
     if not any(True for _ in ins.def_regs()):
         # no result: it is there for its side effect, which this module does not know

@@ -77,6 +77,10 @@ def _fence(ins: Instr) -> bool:
     return ins.op in SIDE_EFFECTS or not ins.dsts
 
 
+def _strong(ins: Instr) -> bool:
+    return any(m.startswith(("STRONG", "VOLATILE", "MMIO")) for m in ins.mods)
+
+
 def _memory(ins: Instr) -> bool:
     return ins.op in STORES | WARP | LOADS
 
@@ -88,7 +92,8 @@ def _conflict(a: Instr, b: Instr) -> bool:
     db, ub = _words(b.def_regs()), _words(b.use_regs())
     if da & (ub | db) or ua & db:
         return True
-    return _memory(a) and _memory(b) and not (a.op in LOADS and b.op in LOADS)
+    weak = a.op in LOADS and b.op in LOADS and not (_strong(a) or _strong(b))
+    return _memory(a) and _memory(b) and not weak
 
 
 def _ir_after(ptx: str, phase: str) -> list[Function]:
