@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from openptxas.codegen_encode import EncodedFunction, encode_function
+from openptxas.codegen_encode import EncodedFunction, encode_function, with_reuse_flags
 from openptxas.ir.core import Function
 from openptxas.options import Options
 from openptxas.ptx import ast
@@ -92,7 +92,9 @@ def build_cubin(
 
     funcs = []
     for func, fn in compiled:
-        enc = encode_function(fn, target, reuse=reuse_flags(options))
+        enc = encode_function(fn, target)
+        if reuse_flags(options):
+            enc = with_reuse_flags(enc, fn, target)
         params = tuple(ElfParam(offset=p.offset, size=p.size) for p in fn.params)
         funcs.append(
             ElfFunction(

@@ -15,7 +15,7 @@ text of each encoded word, as nvdisasm prints it, written when first read.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import overload
 
 from openptxas.diag import EncodingError, InternalError
@@ -166,9 +166,8 @@ def _control(c: Control | None) -> isa.Control:
     return isa.Control(stall=c.stall, yield_=c.yield_, wr=c.wr_sb, rd=c.rd_sb, wait=c.wait)
 
 
-def encode_function(fn: Function, target: SMInfo, *, reuse: bool = False) -> EncodedFunction:
-    """Encode ``fn``'s instructions (registers allocated, control codes set) for ``target``;
-    ``reuse``: with operand-reuse flags (``sched.reuse``)."""
+def encode_function(fn: Function, target: SMInfo) -> EncodedFunction:
+    """Encode ``fn``'s instructions (registers allocated, control codes set) for ``target``."""
     fam = load_family(target.family)
     # A block's label is the address of its first instruction.
     addrs: dict[str, int] = {}
@@ -200,10 +199,6 @@ def encode_function(fn: Function, target: SMInfo, *, reuse: bool = False) -> Enc
             if first_branch < 0 and ins.op in _BLOCK_ENDS:
                 first_branch = at
             at += INSTR_BYTES
-    if reuse:
-        from openptxas.sched.reuse import set_reuse_flags
-
-        words = set_reuse_flags(fn, words, fam, target.latency)
     # End padding: BRA to itself, then NOPs to the 128-byte boundary (stall 0, as ptxas).
     pad = isa.Control(stall=0, yield_=True)
     tail: list[tuple[str, tuple[isa.Operand, ...]]] = [("BRA", (isa.Label(end),))]
@@ -223,6 +218,24 @@ def encode_function(fn: Function, target: SMInfo, *, reuse: bool = False) -> Enc
     return EncodedFunction(
         fn.name, code, tuple(exits), text, first_branch, tuple(branches), const2 or None
     )
+
+
+def with_reuse_flags(enc: EncodedFunction, fn: Function, target: SMInfo) -> EncodedFunction:
+    """``enc`` with operand-reuse flags (``sched.reuse``) on ``fn``'s instructions."""
+    from openptxas.sched.reuse import set_reuse_flags
+
+    fam = load_family(target.family)
+    n = sum(len(b.instrs) for b in fn.blocks)
+    words = [
+        int.from_bytes(enc.code[k : k + INSTR_BYTES], "little")
+        for k in range(0, len(enc.code), INSTR_BYTES)
+    ]
+    words[:n] = set_reuse_flags(fn, words[:n], fam, target.latency)
+    text = enc.text
+    if isinstance(text, Listing):
+        text = Listing(fam, text._names, words, text._notes)
+    code = b"".join(w.to_bytes(INSTR_BYTES, "little") for w in words)
+    return replace(enc, code=code, text=text)
 
 
 def _address(addrs: Mapping[str, int], block: str, fname: str) -> int:
