@@ -14,7 +14,8 @@ scheduling, ``sched.control``, make every order correct in time). The edges:
   side effects (``ORDERED``), and those stay in their order. Constant-bank loads
   (``LDC``/``ULDC``) read memory nothing writes.
 - **fences** (``FENCE``: branches, EXIT, calls, barriers and fences, convergence and
-  warp-synchronisation, scoreboard counters, timers, NOP, and any instruction this module does
+  warp-synchronisation, scoreboard counters, timers, NOP, writes of the stack pointer (the
+  frame record's CFA starts after its setup), and any instruction this module does
   not know to be free of side effects and without a result) end a region: nothing moves across
   them (``regions``).
 """
@@ -110,10 +111,16 @@ _VARIABLE_ESTIMATE = {
 _VARIABLE_DEFAULT = 16
 
 
-def kind(ins: Instr) -> Kind:
-    """How ``ins`` may move."""
+def kind(ins: Instr, sp: int = -1) -> Kind:
+    """How ``ins`` may move (``sp``: the stack pointer register, whose setup stays where the
+    frame's debug record says the frame starts)."""
     op = ins.op
     if op in TERMINATORS:
+        return Kind.FENCE
+    if sp >= 0 and any(
+        isinstance(r, Reg) and r.rc == RC.R and r.index <= sp < r.index + r.width
+        for r in ins.def_regs()
+    ):
         return Kind.FENCE
     if any(_is_barrier_reg(r) for r in (*ins.def_regs(), *ins.use_regs())):
         return Kind.FENCE  # convergence barriers (BSSY, BSYNC, BMOV): not tracked as units
@@ -225,7 +232,8 @@ def build(instrs: list[Instr], target: SMInfo, fence: Instr | None = None) -> li
     """The dependency graph of ``instrs`` (no FENCE among them), in their order; with
     ``fence``, the fence that ends the region as the last node, after every other."""
     model = target.latency
-    nodes = [Node(ins, i, kind(ins)) for i, ins in enumerate(instrs)]
+    sp = target.abi.stack_pointer
+    nodes = [Node(ins, i, kind(ins, sp)) for i, ins in enumerate(instrs)]
     if fence is not None:
         nodes.append(Node(fence, len(nodes), Kind.FENCE))
     last_write: dict[Unit, list[int]] = {}  # the writers since the last unguarded one
@@ -270,12 +278,12 @@ def build(instrs: list[Instr], target: SMInfo, fence: Instr | None = None) -> li
     return nodes
 
 
-def regions(instrs: list[Instr]) -> list[tuple[list[Instr], Instr | None]]:
+def regions(instrs: list[Instr], sp: int = -1) -> list[tuple[list[Instr], Instr | None]]:
     """A block cut at its fences: the runs between them, each with the fence that ends it."""
     out: list[tuple[list[Instr], Instr | None]] = []
     run: list[Instr] = []
     for ins in instrs:
-        if kind(ins) is Kind.FENCE:
+        if kind(ins, sp) is Kind.FENCE:
             out.append((run, ins))
             run = []
         else:

@@ -212,7 +212,7 @@ def schedule_block(
     peak in the region, or ``floor`` where that is higher. With ``peaks``, nothing is
     reordered: the original order's peaks are recorded there."""
     out: list[Instr] = []
-    parts = deps.regions(instrs)
+    parts = deps.regions(instrs, target.abi.stack_pointer)
     # words read by a later region of the block (live after an earlier one)
     later: list[set[Hashable]] = []
     acc: set[Hashable] = set(live_out or ())

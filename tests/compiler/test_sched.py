@@ -72,6 +72,8 @@ def _fence(ins: Instr) -> bool:
         for r in (*ins.def_regs(), *ins.use_regs())
     ):
         return True
+    if any(isinstance(r, Reg) and r.rc == RC.R and r.index == 1 for r in ins.def_regs()):
+        return True  # the stack pointer
     if ins.op in STORES | WARP:
         return False
     return ins.op in SIDE_EFFECTS or not ins.dsts
