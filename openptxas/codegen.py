@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from openptxas.codegen_encode import EncodedFunction, encode_function
+from openptxas.codegen_encode import EncodedFunction, encode_function, with_reuse_flags
 from openptxas.ir.core import Function
 from openptxas.options import Options
 from openptxas.ptx import ast
@@ -70,6 +70,16 @@ def sp_adjust_offset(fn: Function, target: SMInfo) -> int:
     return 0
 
 
+def reuse_flags(options: Options) -> bool:
+    """Operand-reuse flags go with the scheduler (off at -O0, with --sched=serial and with
+    --disable-phase PostSchedule)."""
+    return (
+        options.opt_level > 0
+        and options.sched != "serial"
+        and "PostSchedule" not in options.disable_phases
+    )
+
+
 def build_cubin(
     module: ast.Module,
     compiled: list[tuple[ast.Function, Function]],
@@ -87,6 +97,8 @@ def build_cubin(
     internal = [0]  # ptxas numbers its internal subroutines over the module
     for func, fn in compiled:
         enc = encode_function(fn, target)
+        if reuse_flags(options):
+            enc = with_reuse_flags(enc, fn, target)
         code_lines.append((func, fn, len(enc.code)))
         params = tuple(ElfParam(offset=p.offset, size=p.size) for p in fn.params)
         funcs.append(

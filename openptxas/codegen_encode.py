@@ -15,7 +15,7 @@ text of each encoded word, as nvdisasm prints it, written when first read.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import overload
 
 from openptxas.diag import EncodingError, InternalError
@@ -224,6 +224,24 @@ def encode_function(fn: Function, target: SMInfo) -> EncodedFunction:
     return EncodedFunction(
         fn.name, code, tuple(exits), text, first_branch, tuple(branches), const2 or None
     )
+
+
+def with_reuse_flags(enc: EncodedFunction, fn: Function, target: SMInfo) -> EncodedFunction:
+    """``enc`` with operand-reuse flags (``sched.reuse``) on ``fn``'s instructions."""
+    from openptxas.sched.reuse import set_reuse_flags
+
+    fam = load_family(target.family)
+    n = sum(len(b.instrs) for b in fn.blocks)
+    words = [
+        int.from_bytes(enc.code[k : k + INSTR_BYTES], "little")
+        for k in range(0, len(enc.code), INSTR_BYTES)
+    ]
+    words[:n] = set_reuse_flags(fn, words[:n], fam, target.latency)
+    text = enc.text
+    if isinstance(text, Listing):
+        text = Listing(fam, text._names, words, text._notes)
+    code = b"".join(w.to_bytes(INSTR_BYTES, "little") for w in words)
+    return replace(enc, code=code, text=text)
 
 
 def _address(addrs: Mapping[str, int], block: str, fname: str) -> int:

@@ -49,7 +49,7 @@ class Options:
     dump_phases: tuple[str, ...] = ()  # --dump-phase NAME (or "all")
     disable_phases: tuple[str, ...] = ()  # --disable-phase NAME
     verify: bool = False  # run the IR verifier after every phase
-    sched: str = "list"  # --sched=list|serial
+    sched: str = "list"  # --sched=list|prera|serial (prera: also before allocation)
     ra: str = "fatpoint"  # --ra=fatpoint|naive
     command_line: str = ""  # as given (recorded in .note.nv.tkinfo)
     warnings: tuple[Diagnostic, ...] = field(default=())
@@ -508,9 +508,9 @@ OWN_OPTIONS: tuple[OptionSpec, ...] = (
         "",
         Kind.CHOICE,
         _I,
-        "Scheduler (serial: safe mode).",
-        "<list|serial>",
-        ("list", "serial"),
+        "Scheduler (serial: the lowering's order, for bisecting; prera: also before allocation).",
+        "<list|prera|serial>",
+        ("list", "prera", "serial"),
     ),
     OptionSpec(
         "ra",

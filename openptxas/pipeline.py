@@ -95,6 +95,22 @@ def _allocate(fn: Function, ctx: PassContext) -> None:
     allocate_registers(fn, ctx)
 
 
+def _pre_schedule(fn: Function, ctx: PassContext) -> None:
+    if ctx.options.sched != "prera":
+        return
+    from openptxas.sched.listsched import pre_schedule
+
+    pre_schedule(fn, ctx.target)
+
+
+def _post_schedule(fn: Function, ctx: PassContext) -> None:
+    if ctx.options.sched == "serial":
+        return  # today's order, for bisecting
+    from openptxas.sched.listsched import post_schedule
+
+    post_schedule(fn, ctx.target)
+
+
 def _control(fn: Function, ctx: PassContext) -> None:
     from openptxas.sched import control
 
@@ -148,12 +164,24 @@ def pipeline() -> list[Phase]:
             doc="BSSY/BSYNC around divergent regions",
         ),
         Phase(
+            "ScheduleInstructions",
+            _pre_schedule,
+            1,
+            doc="list scheduling within the register pressure (--sched=prera)",
+        ),
+        Phase(
             "AllocateRegisters",
             _allocate,
             0,
             essential=True,
             allocated=True,
             doc="fat-point register allocation (checked)",
+        ),
+        Phase(
+            "PostSchedule",
+            _post_schedule,
+            1,
+            doc="list scheduling of the allocated code (--sched=serial: the lowering's order)",
         ),
         Phase(
             "ScoreboardsAndOpexes",

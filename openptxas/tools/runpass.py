@@ -47,6 +47,18 @@ def _sched(fn: Function, ctx: PassContext) -> None:
     assign_control(fn, ctx.target, serial=ctx.options.sched == "serial")
 
 
+def _postsched(fn: Function, ctx: PassContext) -> None:
+    from openptxas.sched.listsched import post_schedule
+
+    post_schedule(fn, ctx.target)
+
+
+def _presched(fn: Function, ctx: PassContext) -> None:
+    from openptxas.sched.listsched import pre_schedule
+
+    pre_schedule(fn, ctx.target)
+
+
 # One pass each (no dead-code clean-up after it, unlike the pipeline's phases).
 PASSES: dict[str, PassFn] = {
     "addr_fold": _single("addr_fold", "addr_fold"),
@@ -64,6 +76,8 @@ PASSES: dict[str, PassFn] = {
     "wide_add": _single("wide_add", "wide_add"),
     "regalloc": _regalloc,
     "sched": _sched,
+    "postsched": _postsched,
+    "presched": _presched,
 }
 # Passes whose output has physical registers only.
 ALLOCATED_AFTER = frozenset({"regalloc", "AllocateRegisters"})

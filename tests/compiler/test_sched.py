@@ -1,0 +1,262 @@
+"""The list scheduler (openptxas.sched.deps, sched.listsched; issue 17).
+
+- Every reordering keeps every dependence: the allocated IR of real PTX (tests/compiler/data,
+  the fuzzer's regression programs) is scheduled block by block and each pair of instructions
+  that conflict (a register word one writes and the other reads or writes, two memory accesses
+  that are not both loads, anything against a fence) is checked to keep its order, pair by pair,
+  independently of the graph the scheduler builds.
+- ``--sched=serial`` and ``--disable-phase PostSchedule`` keep the lowering's order.
+- Scheduled code computes what ptxas's code computes (emulator, hazard checker on) and issues
+  in fewer cycles than the lowering's order.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from openptxas.driver import compile_ptx
+from openptxas.ir.analysis import SIDE_EFFECTS
+from openptxas.ir.core import RC, TERMINATORS, Function, Instr, Part, Reg, VReg
+from openptxas.ir.reader import read_dump
+from openptxas.options import parse_args
+from openptxas.sched.listsched import pre_schedule, schedule_block
+from openptxas.targets import get_target
+from tests.conftest import need_tools
+
+DATA = Path(__file__).parent / "data"
+SM90 = get_target("sm_90")
+FILES = [
+    "atomics.ptx",
+    "warp_collectives.ptx",
+    "tensor_core.ptx",
+    "encode_ops.ptx",
+    "local_frame.ptx",
+    "cp_async.ptx",
+    "mbarrier.ptx",
+    "ldst_hints.ptx",
+    "calls.ptx",
+    *sorted(p.relative_to(DATA).as_posix() for p in (DATA / "difffuzz").glob("*.ptx"))[:6],
+]
+# Register-only side effects the scheduler may move pure instructions across (and the memory
+# instructions it keeps in order with each other).
+STORES = {"STG", "STS", "ST", "STL", "ATOMG", "ATOMS", "ATOM", "RED", "REDG", "SUST"}
+WARP = {"ELECT", "VOTE", "SHFL", "MATCH", "REDUX"}
+LOADS = {"LDG", "LDS", "LD", "LDL", "LDSM", "TEX", "TLD", "SULD"}
+
+
+def _words(regs: Any) -> set[tuple[object, ...]]:
+    out: set[tuple[object, ...]] = set()
+    for r in regs:
+        if isinstance(r, Reg):
+            if (r.rc in (RC.R, RC.UR) and r.index == 255) or (
+                r.rc in (RC.P, RC.UP) and r.index == 7
+            ):
+                continue
+            out |= {("p", int(r.rc), r.index + k) for k in range(r.width)}
+        elif isinstance(r, VReg):
+            out |= {("v", r.id, k) for k in range(r.width)}
+        elif isinstance(r, Part):
+            out |= {("v", r.v.id, r.k + k) for k in range(r.n)}
+    return out
+
+
+def _fence(ins: Instr) -> bool:
+    if ins.op in TERMINATORS or "CLOCK" in str(ins) or "GLOBALTIMER" in str(ins):
+        return True
+    if any(
+        (r.v.rc if isinstance(r, Part) else r.rc) == RC.B
+        for r in (*ins.def_regs(), *ins.use_regs())
+    ):
+        return True
+    if any(isinstance(r, Reg) and r.rc == RC.R and r.index == 1 for r in ins.def_regs()):
+        return True  # the stack pointer
+    if ins.op in STORES | WARP:
+        return False
+    return ins.op in SIDE_EFFECTS or not ins.dsts
+
+
+def _strong(ins: Instr) -> bool:
+    return any(m.startswith(("STRONG", "VOLATILE", "MMIO")) for m in ins.mods)
+
+
+def _memory(ins: Instr) -> bool:
+    return ins.op in STORES | WARP | LOADS
+
+
+def _conflict(a: Instr, b: Instr) -> bool:
+    if _fence(a) or _fence(b):
+        return True
+    da, ua = _words(a.def_regs()), _words(a.use_regs())
+    db, ub = _words(b.def_regs()), _words(b.use_regs())
+    if da & (ub | db) or ua & db:
+        return True
+    weak = a.op in LOADS and b.op in LOADS and not (_strong(a) or _strong(b))
+    return _memory(a) and _memory(b) and not weak
+
+
+def _ir_after(ptx: str, phase: str) -> list[Function]:
+    opts = parse_args(["-arch=sm_90", "--sched=serial", "--dump-phase", phase]).options
+    res = compile_ptx(ptx, opts, "in.ptx")
+    return [fn for _name, fn in read_dump("\n".join(res.dumps))]
+
+
+@pytest.mark.parametrize("mode", ["post", "pre"])
+@pytest.mark.parametrize("name", FILES)
+def test_schedule_keeps_every_dependence(name: str, mode: str) -> None:
+    """After allocation (physical registers) and before it (virtual registers, within the
+    register pressure)."""
+    moved = 0
+    phase = "AllocateRegisters" if mode == "post" else "InsertConvergenceBarriers"
+    for fn in _ir_after((DATA / name).read_text(), phase):
+        before = [list(b.instrs) for b in fn.blocks]
+        if mode == "post":
+            for b in fn.blocks:
+                b.instrs = schedule_block(list(b.instrs), SM90)
+        else:
+            pre_schedule(fn, SM90)
+        for b, old in zip(fn.blocks, before, strict=True):
+            new = b.instrs
+            assert sorted(i.uid for i in new) == sorted(i.uid for i in old)
+            pos = {ins.uid: k for k, ins in enumerate(new)}
+            moved += sum(x is not y for x, y in zip(new, old, strict=True))
+            for i, a in enumerate(old):
+                for c in old[i + 1 :]:
+                    if _conflict(a, c):
+                        assert pos[a.uid] < pos[c.uid], (fn.name, b.name, str(a), str(c))
+    assert moved or name.startswith("difffuzz"), "nothing was reordered: the test checks nothing"
+
+
+def _ir(ptx: str, *flags: str) -> dict[str, str]:
+    """The IR text after AllocateRegisters and after PostSchedule."""
+    opts = parse_args(
+        ["-arch=sm_90", *flags, "--dump-phase", "AllocateRegisters", "--dump-phase", "PostSchedule"]
+    ).options
+    res = compile_ptx(ptx, opts, "in.ptx")
+    out: dict[str, str] = {}
+    for d in res.dumps:
+        head, _, body = d.partition("\n")
+        out[head.rsplit(" ", 1)[-1]] = body
+    return out
+
+
+def test_serial_keeps_the_lowering_order() -> None:
+    ptx = (DATA / "atomics.ptx").read_text()
+    serial = _ir(ptx, "--sched=serial")
+    assert serial["PostSchedule"] == serial["AllocateRegisters"]
+    listed = _ir(ptx)
+    assert listed["PostSchedule"] != listed["AllocateRegisters"]
+    assert sorted(listed["PostSchedule"].splitlines()) == sorted(
+        listed["AllocateRegisters"].splitlines()
+    )
+    off = _ir(ptx, "--disable-phase", "PostSchedule")
+    assert "PostSchedule" not in off
+
+
+# Four independent chains of loads and arithmetic: the lowering emits them one after another,
+# the scheduler interleaves them.
+CHAINS = """
+.version 8.5
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out, .param .u64 in)
+{
+  .reg .b32 %r<40>; .reg .f32 %f<40>; .reg .b64 %rd<10>;
+  ld.param.u64 %rd1, [out]; ld.param.u64 %rd2, [in];
+  cvta.to.global.u64 %rd1, %rd1; cvta.to.global.u64 %rd2, %rd2;
+  mov.u32 %r1, %tid.x; mul.wide.u32 %rd3, %r1, 16;
+  add.s64 %rd4, %rd2, %rd3; add.s64 %rd5, %rd1, %rd3;
+  ld.global.f32 %f1, [%rd4]; mul.rn.f32 %f2, %f1, %f1; add.rn.f32 %f3, %f2, 0f3F800000;
+  mul.rn.f32 %f4, %f3, %f3; st.global.f32 [%rd5], %f4;
+  ld.global.f32 %f11, [%rd4+4]; mul.rn.f32 %f12, %f11, %f11; add.rn.f32 %f13, %f12, 0f40000000;
+  mul.rn.f32 %f14, %f13, %f13; st.global.f32 [%rd5+4], %f14;
+  ld.global.f32 %f21, [%rd4+8]; mul.rn.f32 %f22, %f21, %f21; add.rn.f32 %f23, %f22, 0f40400000;
+  mul.rn.f32 %f24, %f23, %f23; st.global.f32 [%rd5+8], %f24;
+  ld.global.f32 %f31, [%rd4+12]; mul.rn.f32 %f32, %f31, %f31; add.rn.f32 %f33, %f32, 0f40800000;
+  mul.rn.f32 %f34, %f33, %f33; st.global.f32 [%rd5+12], %f34;
+  ret;
+}
+"""
+
+
+def test_scheduled_code_equals_ptxas_and_issues_sooner(oracle: Any) -> None:
+    need_tools("ptxas")
+    from openptxas.emu import run_launch
+
+    spec = {
+        "kernel": "k",
+        "grid": [1, 1, 1],
+        "block": [64, 1, 1],
+        "args": [
+            {"kind": "buffer", "dtype": "f32", "count": 256, "init": "zeros"},
+            {"kind": "buffer", "dtype": "f32", "count": 256, "init": "random", "seed": 3},
+        ],
+    }
+    want = run_launch(oracle.ptxas(CHAINS, "sm_90").cubin, spec)
+    cycles = {}
+    for name, flags in (("off", ["--disable-phase", "PostSchedule"]), ("on", [])):
+        cubin = compile_ptx(CHAINS, parse_args(["-arch=sm_90", *flags]).options, "in.ptx").cubin
+        got = run_launch(cubin, spec, hazards=True)
+        assert not got.hazards, got.hazards[:3]
+        for k in want.outputs:
+            assert np.array_equal(got.outputs[k], want.outputs[k]), (name, k)
+        cycles[name] = got.cycles
+    assert cycles["on"] < cycles["off"], cycles
+
+
+REUSE = """
+.version 8.5
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out, .param .u64 in)
+{
+  .reg .f32 %f<12>; .reg .b32 %r<4>; .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [out]; cvta.to.global.u64 %rd1, %rd1;
+  ld.param.u64 %rd4, [in]; cvta.to.global.u64 %rd4, %rd4;
+  mov.u32 %r1, %tid.x; cvt.rn.f32.u32 %f1, %r1;
+  ld.global.f32 %f2, [%rd4]; ld.global.f32 %f3, [%rd4+4];
+  fma.rn.f32 %f4, %f1, %f2, %f3; fma.rn.f32 %f5, %f1, %f3, %f2;
+  fma.rn.f32 %f6, %f1, %f4, %f5; fma.rn.f32 %f7, %f1, %f5, %f4;
+  add.rn.f32 %f8, %f6, %f7;
+  mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2; st.global.f32 [%rd3], %f8;
+  ret;
+}
+"""
+
+
+def test_reuse_flags_listed_as_nvdisasm_lists_them(oracle: Any) -> None:
+    """Neighbours reading one register in the same slot get a reuse flag (FFMA's A operand
+    here); nvdisasm lists our cubin exactly as our decoder does; none at -O0 or serial."""
+    need_tools("ptxas", "nvdisasm")
+    from openptxas.testing.sass_check import compare_cubin
+
+    def compile_(*flags: str) -> bytes:
+        return compile_ptx(REUSE, parse_args(["-arch=sm_90", *flags]).options, "in.ptx").cubin
+
+    cubin = compile_()
+    listing = oracle.nvdisasm(cubin, "reuse")
+    assert ".reuse" in listing
+    res = compare_cubin(cubin, listing)
+    assert not res.problems, "\n".join(res.problems[:20])
+    assert res.instructions == res.decoded == res.bit_exact == res.same_text > 0
+    spec = {
+        "kernel": "k",
+        "grid": [1, 1, 1],
+        "block": [64, 1, 1],
+        "args": [
+            {"kind": "buffer", "dtype": "f32", "count": 64, "init": "zeros"},
+            {"kind": "buffer", "dtype": "f32", "count": 2, "init": "random", "seed": 5},
+        ],
+    }
+    from openptxas.emu import run_launch
+
+    want = run_launch(oracle.ptxas(REUSE, "sm_90").cubin, spec)
+    got = run_launch(cubin, spec, hazards=True)
+    assert not got.hazards
+    for k in want.outputs:
+        assert np.array_equal(got.outputs[k], want.outputs[k])
+    for flags in (("-O0",), ("--sched=serial",), ("--disable-phase", "PostSchedule")):
+        assert ".reuse" not in oracle.nvdisasm(compile_(*flags), "reuse")
