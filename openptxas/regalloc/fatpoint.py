@@ -24,6 +24,7 @@ from openptxas.ir.core import (
     RC,
     Function,
     Instr,
+    Label,
     Operand,
     Part,
     Reg,
@@ -124,7 +125,10 @@ def occupancy(fn: Function) -> tuple[dict[VReg, int], list[Instr]]:
     occ: dict[int, int] = {}
     order: list[Instr] = []
     p = 0
+    starts: dict[str, int] = {}
+    bssy: list[tuple[int, str]] = []
     for bi, b in enumerate(fn.blocks):
+        starts[b.name] = p
         for k, ins in enumerate(b.instrs):
             written, _ = defs_mask(ins)
             m = after[bi][k] | written
@@ -134,9 +138,35 @@ def occupancy(fn: Function) -> tuple[dict[VReg, int], list[Instr]]:
                 vid = low.bit_length() - 1
                 occ[vid] = occ.get(vid, 0) | bit
                 m ^= low
+            if ins.op == "BSSY":
+                label = next((o for o in ins.srcs if isinstance(o, Label)), None)
+                if label is not None:
+                    bssy.append((p, label.block))
             order.append(ins)
             p += 1
-    return {vregs[i]: occ.get(i, 0) for i in sorted(vregs)}, order
+    regions = [(s, starts[name]) for s, name in bssy if name in starts and starts[name] > s]
+    out = {vregs[i]: occ.get(i, 0) for i in sorted(vregs)}
+    if regions:
+        for v, m in out.items():
+            if v.rc in (RC.UR, RC.UP) and m:
+                out[v] = _uniform_regions(m, regions)
+    return out, order
+
+
+def _uniform_regions(mask: int, regions: list[tuple[int, int]]) -> int:
+    """A uniform register is one per warp: while a value in one is live anywhere in a divergent
+    region (BSSY .. its reconvergence point), code of the region's other paths, which the warp
+    runs before, after or interleaved with it, must not reuse the register. (Fuzz seed 170028:
+    a loop count kept in UR6 was overwritten by the other side of an if.)"""
+    changed = True
+    while changed:
+        changed = False
+        for s, e in regions:
+            span = ((1 << (e - s + 1)) - 1) << s
+            if mask & span and mask & span != span:
+                mask |= span
+                changed = True
+    return mask
 
 
 def _first_point(mask: int) -> int:
