@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from openptxas.codegen_encode import EncodedFunction, encode_function, with_reuse_flags
+from openptxas.elf.dwarfline import uleb
 from openptxas.ir.core import Function
 from openptxas.options import Options
 from openptxas.ptx import ast
@@ -41,20 +42,10 @@ def frame_program(first_branch: int, last_exit: int, frame: int = 0, sp_adjust: 
         at = sp_adjust + 16
         if first_branch == last_exit:
             return adv(at) + _DEF_CFA
-        return adv(at) + _DEF_CFA[:-1] + _uleb(frame) + adv(last_exit - at)
+        return adv(at) + _DEF_CFA[:-1] + uleb(frame) + adv(last_exit - at)
     if first_branch == last_exit:
         return adv(last_exit) + adv(16) + _DEF_CFA
     return adv(first_branch + 16) + _DEF_CFA + adv(last_exit - first_branch - 16)
-
-
-def _uleb(v: int) -> bytes:
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        out.append(b | (0x80 if v else 0))
-        if not v:
-            return bytes(out)
 
 
 def sp_adjust_offset(fn: Function, target: SMInfo) -> int:
