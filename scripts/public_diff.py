@@ -15,6 +15,8 @@ returns early); the figures say how many instructions ran.
 
 Results: ``same`` (equal outputs), ``DIFF`` (a miscompile, or an emulator bug: reduce it),
 ``DIFF-clock`` (a kernel that reads %clock/%globaltimer: times differ with the code, expected),
+``DIFF-undef`` (an output depends on a read PTX leaves undefined, e.g. a shuffle from a lane that
+is not executing it: each compilation's value differs, not a miscompile),
 ``HAZARD`` (our code has a hazard), ``ours-error`` (our cubin failed where ptxas's ran),
 ``no-launch`` (no derived launch ran ptxas's cubin), ``refused`` (openptxas refused the file).
 """
@@ -133,7 +135,12 @@ for variant in ("float", "int"):
         for i, a in enumerate(ref.args) if s["args"][i]["kind"] == "buffer")
     # a kernel that reads a clock writes times, which differ with the code (not a miscompile)
     clocked = any(c in text for c in ("%clock", "%globaltimer"))
-    status = ("DIFF-clock" if clocked else "DIFF") if diffs else "same"
+    # a read PTX leaves undefined (a shuffle from a lane not executing it) gives each compilation
+    # its own value: report it apart from a miscompile
+    undef = ref.undefined or got.undefined
+    status = ("DIFF-clock" if clocked else "DIFF-undef" if undef else "DIFF") if diffs else "same"
+    if diffs and undef and not clocked:
+        diffs.append("undefined read: " + (ref.undefined or got.undefined)[0])
     out(status=status, variant=variant, detail="; ".join(diffs)[:400],
         dyn=ref.dynamic_instructions, dyn_ours=got.dynamic_instructions,
         cycles=ref.issue_cycles, cycles_ours=got.issue_cycles, written=touched)

@@ -71,6 +71,8 @@ class LaunchResult:
     hazards: tuple[Hazard, ...] = ()  # hazard reports (``hazards=True``)
     child_grids: int = 0  # grids launched from the device (run after their parent; counted in
     # the instruction and cycle figures)
+    undefined: tuple[str, ...] = ()  # reads whose value PTX leaves undefined ("pc: what"), e.g.
+    # a shuffle from a lane not executing it: outputs depending on them are not comparable
 
     @property
     def outputs(self) -> dict[int, NDArray]:
@@ -345,6 +347,9 @@ def launch(
         run_seconds=t_end - t_run,
         hazards=tuple(checker.reports) if checker is not None else (),
         child_grids=len(machines) - 1,
+        undefined=tuple(
+            f"{pc:#06x}: {w}" for mm in machines for pc, w in sorted(mm.undefined.items())
+        ),
     )
 
 

@@ -155,6 +155,10 @@ class Machine:
         self.sync_wait: dict[int, Waiter] = {}  # BSYNC / WARPSYNC / cluster barriers, by pc
         self.releasers: dict[int, Callable[[Waiter], NDArray | None]] = {}
         self.printf: list[PrintfRecord] = []
+        # Reads whose value the PTX ISA leaves undefined (a shuffle from a lane that is not
+        # executing it): "pc: what", first occurrence per pc. Outputs that depend on them may
+        # differ between two correct compilations, so differential tests report them apart.
+        self.undefined: dict[int, str] = {}
         self.printf_seq: NDArray = np.zeros(L, dtype=np.int64)
         self.clock = 0
         self.issued = 0  # warp-instructions

@@ -58,6 +58,7 @@ def bind_shfl(ctx: Ctx) -> Bound:
     b_r = ctx.src(b_op)
     c_r = ctx.src(c_op)
     m = ctx.m
+    pc = ctx.pc
 
     def fn(sel: Sel) -> None:
         idx = m.index(sel)
@@ -82,6 +83,15 @@ def bind_shfl(ctx: Ctx) -> Bound:
             ok = j <= max_lane
         j = np.where(ok, j, lane)
         src = idx - lane + j
+        # idx is sorted, so a source lane is executing iff searchsorted finds it
+        if pc not in m.undefined and idx.size:
+            at = np.minimum(np.searchsorted(idx, src), idx.size - 1)
+            miss = idx[at] != src
+            if miss.any():
+                k = int(np.flatnonzero(miss)[0])
+                m.undefined[pc] = (
+                    f"SHFL: lane {int(lane[k])} reads lane {int(j[k])}, which is not executing it"
+                )
         val = a_row[src] if a_row is not None else np.zeros(idx.size, dtype=U32)
         wr(sel, val)
         if pw is not None:
