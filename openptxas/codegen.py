@@ -79,14 +79,18 @@ def build_cubin(
     source: str | None = None,
 ) -> bytes:
     from openptxas.elf.builder import build
-    from openptxas.elf.description import Frame, ModuleDescription
+    from openptxas.elf.description import Frame, ModuleDescription, Reloc
     from openptxas.elf.description import Function as ElfFunction
     from openptxas.elf.description import Param as ElfParam
+    from openptxas.lower.relocs import relocation_offsets, whole_program_check
 
+    rel = options.compile_only
     funcs = []
     code_lines = []
     internal = [0]  # ptxas numbers its internal subroutines over the module
     for func, fn in compiled:
+        if not rel:
+            whole_program_check(fn, module)
         enc = encode_function(fn, target)
         if reuse_flags(options):
             enc = with_reuse_flags(enc, fn, target)
@@ -133,18 +137,27 @@ def build_cubin(
                 # ptxas makes the (empty) relocation section of the jump-table bank
                 const2_reloc_names=("rela",) if enc.const2 else None,
                 attributes=_branch_attrs(enc),
+                # -c: the relocated immediates (lower.relocs), last made first as ptxas lists
+                relocs=tuple(Reloc(o, t, y) for o, t, y in reversed(relocation_offsets(fn))),
             )
         )
     ptx_target = module.target or target.name
     sm = int("".join(ch for ch in ptx_target.split("_")[-1] if ch.isdigit()) or target.sm)
     debug = _line_info(module, code_lines, options, source)
+    gvars = module_variables(module, _function_offsets(compiled))
+    callgraph = None
+    if rel:
+        from openptxas.lower.relocs import relocatable_module
+
+        funcs, gvars, callgraph = relocatable_module(funcs, gvars, module)
     desc = ModuleDescription(
         target=target.name,
         ptx_target=sm,
-        relocatable=False,
+        relocatable=rel,
         options=_tkinfo_options(options, target),
         functions=tuple(funcs),
-        globals=tuple(module_variables(module, _function_offsets(compiled))),
+        globals=tuple(gvars),
+        callgraph=callgraph,
         debug_sections=debug,
         e_flags_kind=0x09 if debug else 0x06,
     )

@@ -131,8 +131,6 @@ def compile_sources(
         options = options.with_(arch="sm_" + options.arch.split("_", 1)[1])
         return _check_only(sources, options)
     target = get_target(options.arch)
-    if options.compile_only:
-        raise UnsupportedFeature("relocatable output (-c) is not supported by openptxas yet")
     if options.device_debug:
         raise UnsupportedFeature("debug information (-g) is not supported by openptxas yet")
     phases = pipeline()
@@ -391,7 +389,7 @@ def _check(module: Module, options: Options, filename: str = "") -> None:
     """Run the PTX checker; collect its errors."""
     from openptxas.ptx import check as checker
 
-    diags = checker.check(module, options.arch)
+    diags = checker.check(module, options.arch, relocatable=options.compile_only)
     errors = [d for d in diags if d.severity in (Severity.ERROR, Severity.FATAL)]
     if errors:
         raise OpenPtxasError(errors[0].message, errors[0].span, errors)

@@ -22,6 +22,7 @@ from openptxas.emu.abi import Geometry, build_bank0
 from openptxas.emu.cdp import DEVICE_LAUNCH, ChildLaunch, DeviceRuntime, func_descs
 from openptxas.emu.errors import EmuLaunchError, EmuLoadError
 from openptxas.emu.hazards import Hazard
+from openptxas.emu.linked import link_functions
 from openptxas.emu.machine import Machine, default_local_size
 from openptxas.emu.memory import PARAM_WINDOW, GlobalMemory
 from openptxas.emu.model import Instruction
@@ -283,6 +284,7 @@ def launch(
         trace=trace,
         max_instructions=max_instructions,
     )
+    link_functions(m, symaddr)
     m.builtin_fns.update(BUILTIN_FUNCS)
     if runtime is not None:
         m.builtin_fns.update(runtime.builtins())
@@ -314,6 +316,7 @@ def launch(
             trace=trace,
             max_instructions=max_instructions,
         )
+        link_functions(mc, symaddr)
         mc.builtin_fns.update(BUILTIN_FUNCS)
         mc.builtin_fns.update(runtime.builtins())
         mc.textures.update(textures)

@@ -1,0 +1,156 @@
+"""Relocatable output (``-c``): symbol addresses as ptxas 13.0.88 writes them in a ``-c`` object
+for sm_90 (observed with ``scripts/link_probe.py --show``).
+
+In whole-program mode the address of a ``.global`` variable or of a function the driver resolves
+(``vprintf``) is read from the address table, ``LDC.64 R, c[0x4][slot]`` (lower.context,
+lower.extcalls). A ``-c`` object has no address table: ptxas materialises the address in two
+moves whose immediates the linker (nvlink) or the driver fills in::
+
+    UMOV UR4, 32@lo(gcount)      R_CUDA_ABS32_LO_32 gcount
+    UMOV UR5, 32@hi(gcount)      R_CUDA_ABS32_HI_32 gcount
+
+openptxas lowers both modes the same way (the slot loads) and, under ``-c``, rewrites each slot
+load after scheduling and before the control codes (:func:`expand_symbol_addresses`): a
+``LDC.64 Rd`` becomes ``MOV Rd`` / ``MOV Rd+1``, a ``ULDC.64 URd`` (the uniform pass moved it)
+``UMOV URd`` / ``UMOV URd+1``; the relocations are recorded by instruction (``Function.
+code_relocs``) and placed by code offset when the cubin is built (codegen).
+
+Slots: the address table's (``extcalls.pic_slots``), then one per ``.extern .global`` variable
+(``address_slots``): their loads only exist under ``-c`` (whole program: refused, as ptxas
+cannot compile them either).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from openptxas.diag import UnsupportedFeature
+from openptxas.ir.core import RC, CBank, Function, Imm, Instr, Reg
+from openptxas.ptx import ast
+from openptxas.ptx.types import Linkage, StateSpace
+
+if TYPE_CHECKING:
+    from openptxas.elf.description import Function as ElfFunction
+    from openptxas.elf.description import GlobalVar
+
+R_CUDA_ABS32_LO_32 = 56
+R_CUDA_ABS32_HI_32 = 57
+
+
+def extern_globals(module: ast.Module) -> list[str]:
+    """The module's ``.extern .global`` variables (declared, defined elsewhere), in order."""
+    defined = {
+        it.name
+        for it in module.items
+        if isinstance(it, ast.VarDecl) and it.linkage is not Linkage.EXTERN
+    }
+    out: list[str] = []
+    for it in module.items:
+        if (
+            isinstance(it, ast.VarDecl)
+            and it.space is StateSpace.GLOBAL
+            and it.linkage is Linkage.EXTERN
+            and it.name not in defined
+            and it.name not in out
+        ):
+            out.append(it.name)
+    return out
+
+
+def address_slots(module: ast.Module, slots: dict[str, int]) -> dict[str, int]:
+    """``slots`` (the address table's) and a slot after them for each extern variable."""
+    out = dict(slots)
+    end = max(slots.values(), default=-8) + 8
+    for name in extern_globals(module):
+        if name not in out:
+            out[name] = end
+            end += 8
+    return out
+
+
+def expand_symbol_addresses(fn: Function) -> None:
+    """Rewrite every address-table load of ``fn`` (allocated, scheduled) into the relocated
+    move pair of a ``-c`` object. Any other use of constant bank 4 is refused."""
+    for b in fn.blocks:
+        out: list[Instr] = []
+        for ins in b.instrs:
+            slot = _slot_load(ins)
+            if slot is None:
+                if any(isinstance(s, CBank) and s.bank == 4 for s in ins.srcs):
+                    raise UnsupportedFeature(
+                        f"relocatable output (-c): the address-table operand of '{ins}' is not "
+                        "supported by openptxas yet"
+                    )
+                out.append(ins)
+                continue
+            name = fn.symbol_slots.get(slot)
+            if name is None:
+                raise UnsupportedFeature(
+                    f"relocatable output (-c): constant bank 4 offset {slot:#x} names no symbol"
+                )
+            d = ins.dsts[0]
+            assert isinstance(d, Reg)
+            op = "UMOV" if d.rc == RC.UR else "MOV"
+            lo = Instr(op, (), [Reg(d.rc, d.index)], [Imm(0)], guard=ins.guard, line=ins.line)
+            hi = Instr(op, (), [Reg(d.rc, d.index + 1)], [Imm(0)], guard=ins.guard, line=ins.line)
+            fn.code_relocs.append((lo.uid, R_CUDA_ABS32_LO_32, name))
+            fn.code_relocs.append((hi.uid, R_CUDA_ABS32_HI_32, name))
+            out += [lo, hi]
+        b.instrs = out
+
+
+def _slot_load(ins: Instr) -> int | None:
+    if ins.op not in ("LDC", "ULDC") or ins.mods != ("64",) or len(ins.srcs) != 1:
+        return None
+    s = ins.srcs[0]
+    if not isinstance(s, CBank) or s.bank != 4 or s.reg is not None:
+        return None
+    return s.offset
+
+
+def relocation_offsets(fn: Function) -> list[tuple[int, int, str]]:
+    """``fn.code_relocs`` as (code offset, type, symbol), in code order."""
+    where: dict[int, int] = {}
+    at = 0
+    for ins in fn.instrs():
+        where[ins.uid] = at
+        at += 16
+    return sorted((where[uid], t, sym) for uid, t, sym in fn.code_relocs)
+
+
+def whole_program_check(fn: Function, module: ast.Module) -> None:
+    """Whole program: an extern variable must be defined by the program (ptxas 13.0.88 warns
+    'Unresolved extern variable' and then crashes)."""
+    ext = set(extern_globals(module))
+    for ins in fn.instrs():
+        slot = _slot_load(ins)
+        name = fn.symbol_slots.get(slot) if slot is not None else None
+        if name in ext:
+            raise UnsupportedFeature(
+                f"extern variable '{name}' in whole program compilation (use -c and link with "
+                "nvlink)"
+            )
+
+
+def relocatable_module(
+    funcs: list[ElfFunction], gvars: list[GlobalVar], module: ast.Module
+) -> tuple[list[ElfFunction], list[GlobalVar], tuple[tuple[tuple[str, str], ...], ...]]:
+    """The ELF description's ``-c`` differences (ptxas 13.0.88, sm_90): stack sizes left to the
+    linker (EIATTR_MAX_STACK_SIZE, no MIN_STACK_SIZE), variables as CUDA objects
+    (``STT_CUDA_OBJECT``, ``STO_CUDA_GLOBAL``/``STO_CUDA_CONSTANT``), and a call graph with an
+    edge from each function to each external function it calls, which nvlink follows to size
+    registers and stacks."""
+    from dataclasses import replace
+
+    out = [replace(f, min_stack=None, max_stack=f.frame_size) for f in funcs]
+    calls = tuple((f.name, x) for f in funcs for x in f.externs)
+    return out, [_cuda_object(g) for g in gvars], (calls, (), (), ())
+
+
+def _cuda_object(g: GlobalVar) -> GlobalVar:
+    from dataclasses import replace
+
+    from openptxas.elf.description import Space
+
+    other = 0x20 if g.space is Space.GLOBAL else 0x40
+    return replace(g, sym_type=13, sym_other=other | (g.sym_other or 0))
