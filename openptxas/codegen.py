@@ -100,6 +100,7 @@ def build_cubin(
             ElfFunction(
                 name=fn.name,
                 entry=func.is_entry,
+                bind=2 if func.linkage is PtxLinkage.WEAK and not func.is_entry else 1,
                 code=enc.code,
                 registers=fn.registers,
                 barriers=fn.barriers,

@@ -26,7 +26,9 @@ from openptxas.options import Options
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
+    from openptxas.ir.core import Function
     from openptxas.passes.manager import Phase
+    from openptxas.ptx import ast
     from openptxas.ptx.ast import Module
     from openptxas.targets import SMInfo
 
@@ -215,6 +217,12 @@ def _compile_module(
             )
         )
     compiled = []
+    if options.compile_only:  # calls to other objects' functions may change more registers
+        from openptxas.lower.relocs import call_target
+
+        pass_target = call_target(target)
+    else:
+        pass_target = target
     # ptxas compiles (and reports) functions in reverse order of definition.
     for func in reversed(module.entries):
         if options.entries and func.name not in options.entries:
@@ -226,7 +234,7 @@ def _compile_module(
         fn = lower_function(module, func, target)
         fn.maxnreg = budget.registers
         result.diagnostics.extend(Diagnostic(Severity.INFO, n) for n in fn.notes)
-        ctx = PassContext(target, options)
+        ctx = PassContext(pass_target, options)
         run_phases(fn, ctx, phases)
         if on_dump is not None:
             for dump in ctx.dumps:
@@ -259,6 +267,8 @@ def _compile_module(
                 compile_ms=(time.perf_counter() - t0) * 1000.0,
             )
         )
+    if options.compile_only:  # -c: the device functions other objects may call
+        _compile_standalone(module, options, pass_target, phases, compiled, result, on_dump)
     # then each device function a kernel calls (ptxas: by name), whose frame the kernels' include
     from openptxas.lower.calls import taken_functions
 
@@ -284,6 +294,33 @@ def _compile_module(
     result.cubin = build_cubin(module, compiled, target, options, source)
     result.gmem = _gmem(module)
     return result
+
+
+def _compile_standalone(
+    module: Module,
+    options: Options,
+    target: SMInfo,
+    phases: list[Phase],
+    compiled: list[tuple[ast.Function, Function]],
+    result: CompileResult,
+    on_dump: Callable[[str], None] | None,
+) -> None:
+    """``-c``: compile each ``.visible``/``.weak`` device function on its own
+    (lower/standalone.py)."""
+    from openptxas.lower.standalone import check_convention, lower_standalone, standalone_functions
+    from openptxas.passes.manager import PassContext, run_phases
+
+    for func in standalone_functions(module):
+        fn = lower_standalone(module, func, target)
+        ctx = PassContext(target, options)
+        run_phases(fn, ctx, phases)
+        if on_dump is not None:
+            for dump in ctx.dumps:
+                on_dump(dump)
+        else:
+            result.dumps.extend(ctx.dumps)
+        check_convention(fn, func)
+        compiled.append((func, fn))
 
 
 def _gmem(module: Module) -> int:

@@ -32,6 +32,7 @@ from openptxas.ptx.types import Linkage, StateSpace
 if TYPE_CHECKING:
     from openptxas.elf.description import Function as ElfFunction
     from openptxas.elf.description import GlobalVar
+    from openptxas.targets import SMInfo
 
 R_CUDA_ABS32_LO_32 = 56
 R_CUDA_ABS32_HI_32 = 57
@@ -154,3 +155,13 @@ def _cuda_object(g: GlobalVar) -> GlobalVar:
 
     other = 0x20 if g.space is Space.GLOBAL else 0x40
     return replace(g, sym_type=13, sym_other=other | (g.sym_other or 0))
+
+
+def call_target(target: SMInfo) -> SMInfo:
+    """``target`` with the registers a call to another object's function may change: besides
+    the whole-program set (``Abi.call_clobbers_r``), R32 and up (ptxas's -c callees use
+    R32-R35, R40-R43, ... without saving them; observed with scripts/link_probe.py)."""
+    from dataclasses import replace
+
+    abi = target.abi
+    return replace(target, abi_=replace(abi, call_clobbers_r=(*abi.call_clobbers_r, (32, 254))))

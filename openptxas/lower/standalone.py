@@ -1,0 +1,129 @@
+"""Device functions of a ``-c`` object: a ``.visible``/``.weak`` ``.func`` compiled on its own, in
+its own ``.text.<f>``, callable from other objects with ptxas 13.0.88's sm_90 calling convention
+(observed with ``scripts/link_probe.py --show``; the caller's side is lower/extcalls.py):
+
+- arguments in R4 onwards (each aligned to its size: a 64-bit one in an even pair), results from
+  R4 the same way, the return address in R20:R21 (``RET.ABS.NODEC R20``), the stack pointer R1;
+- the function may change R0, R3-R15, R20-R21, UR0-UR35 and the predicates (and, ptxas's
+  callees show, R32-R35, R40-R43, ...: callers keep nothing there); R2 and R16-R31 must hold the
+  caller's value when it returns (a ptxas caller keeps ``%tid.x`` in R2 across the call).
+
+openptxas builds it from what whole-program mode already does (lower/calls.py): a wrapper whose
+body copies the arguments, the return address and R2 out of the fixed registers, calls the
+function as a subroutine (``CALL.REL.NOINC``, its code after the wrapper's), copies the results
+into R4.., restores R2 and returns. The wrapper writes the registers it copied once it read them
+(``MOV Rk, RZ``), so the allocator (regalloc/clobbers.py) keeps every value copied out of them
+away from them; the register budget is R0-R15, and a function whose allocation goes outside the
+registers it may change, or uses convergence barriers (which the convention does not say the
+callee may change), is refused.
+"""
+
+from __future__ import annotations
+
+from openptxas.diag import UnsupportedFeature
+from openptxas.ir.core import RC, RZ, Block, Function, Label, Reg
+from openptxas.lower.context import LowerCtx
+from openptxas.ptx import ast
+from openptxas.ptx.types import Linkage
+from openptxas.targets import SMInfo
+
+# the R registers the function may use (R1 is the stack pointer)
+_BUDGET = 16
+# registers below the budget a ptxas caller keeps a value in across a call (observed: ptxas
+# keeps %tid.x in R2 across CALL.ABS; its callees use R0, R3-R15, R20, R32-R35, R40-R43, ...)
+_KEPT_LOW = (2,)
+
+
+def standalone_functions(module: ast.Module) -> list[ast.Function]:
+    """The device functions a ``-c`` object defines for other objects: ``.visible`` and
+    ``.weak`` ``.func`` definitions, in reverse order of definition (as ptxas compiles)."""
+    return [
+        f
+        for f in reversed(module.functions)
+        if not f.is_entry and f.body is not None and f.linkage in (Linkage.VISIBLE, Linkage.WEAK)
+    ]
+
+
+def lower_standalone(module: ast.Module, func: ast.Function, target: SMInfo) -> Function:
+    from openptxas.lower import _layout_variables
+    from openptxas.lower.calls import append_subs, lower_sub
+    from openptxas.lower.extcalls import arg_registers, module_externs
+
+    abi = target.abi
+    fn = Function(func.name, [], is_entry=False)
+    fn.maxnreg = _BUDGET
+    ctx = LowerCtx(target, module, func, fn)
+    _layout_variables(ctx, [])  # the module's address slots (fn.symbol_slots)
+    fn.externs = module_externs(module, func)
+    entry = Block(".L_entry")
+    fn.blocks.append(entry)
+    ctx.block = entry
+    sub = lower_sub(ctx, func)
+    ctx.calls.callees.add(func.name)
+    if sub.memory:
+        raise UnsupportedFeature(
+            f"relocatable output (-c): device function '{func.name}' taking the address of a "
+            "parameter is not supported by openptxas yet",
+            func.span,
+        )
+    fixed: list[int] = []
+    firsts = arg_registers(ctx, [p.size for p in func.params])
+    for first, pw in zip(firsts, sub.params, strict=True):
+        for j, w in enumerate(pw.words):
+            ctx.emit("MOV", (), [w], [Reg(RC.R, first + j)])
+            fixed.append(first + j)
+    ra = ctx.new(RC.R, 2)
+    ctx.emit("MOV", (), [ra.lo], [Reg(RC.R, abi.call_return_address)])
+    ctx.emit("MOV", (), [ra.hi], [Reg(RC.R, abi.call_return_address + 1)])
+    kept = [(k, ctx.new(RC.R)) for k in _KEPT_LOW]  # the caller's, restored before returning
+    for k, v in kept:
+        ctx.emit("MOV", (), [v], [Reg(RC.R, k)])
+    for k in [*fixed, *_KEPT_LOW, abi.call_return_address, abi.call_return_address + 1]:
+        ctx.emit("MOV", (), [Reg(RC.R, k)], [RZ])  # read: the values above stay out of them
+    ret_block = ctx.new_block("ret_")
+    ctx.emit("MOV", (), [sub.ra.lo], [Label(ret_block.name)])
+    ctx.emit("MOV", (), [sub.ra.hi], [RZ])
+    ctx.emit("CALL", ("REL", "NOINC"), [], [Label(sub.entry), Label(ret_block.name)])
+    fn.blocks.append(ret_block)
+    ctx.block = ret_block
+    for first, pw in zip(arg_registers(ctx, [p.size for p in func.rets]), sub.rets, strict=True):
+        for j, w in enumerate(pw.words):
+            ctx.emit("MOV", (), [Reg(RC.R, first + j)], [w])
+    for k, v in kept:
+        ctx.emit("MOV", (), [Reg(RC.R, k)], [v])
+    ctx.emit("RET", ("ABS", "NODEC"), [], [ra])
+    append_subs(ctx)
+    if fn.cycle_calls:
+        from openptxas.lower.recursion import save_across_cycle_calls
+
+        save_across_cycle_calls(fn, target)
+    return fn
+
+
+def check_convention(fn: Function, func: ast.Function) -> None:
+    """After allocation: the function changes only what the convention lets a callee change."""
+    for ins in fn.instrs():
+        if ins.op in ("BSSY", "BSYNC", "BMOV", "WARPSYNC"):
+            raise UnsupportedFeature(
+                f"relocatable output (-c): device function '{func.name}' with divergent "
+                "control flow (convergence barriers) is not supported by openptxas yet",
+                func.span,
+            )
+        for r in ins.def_regs():
+            if not isinstance(r, Reg):
+                continue
+            top = r.index + r.width - 1
+            if r.rc == RC.R and r.index != 255 and not (top < 16 or 20 <= r.index <= top <= 21):
+                raise UnsupportedFeature(
+                    f"relocatable output (-c): device function '{func.name}' needs registers "
+                    f"the calling convention keeps for the caller (R{r.index}); not supported "
+                    "by openptxas yet",
+                    func.span,
+                )
+            if r.rc == RC.UR and r.index != 63 and top > 35:
+                raise UnsupportedFeature(
+                    f"relocatable output (-c): device function '{func.name}' needs uniform "
+                    f"register UR{r.index}, which the calling convention keeps for the caller; "
+                    "not supported by openptxas yet",
+                    func.span,
+                )
