@@ -190,9 +190,10 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
         "compile-only",
         "c",
         _F,
-        _U,
+        _I,
         "Generate a relocatable object.",
-        note="relocatable output is not supported yet",
+        note="sm_90: objects nvlink 13.0 links (docs/elf.md, Relocatable output); "
+        "some device functions refused",
     ),
     OptionSpec(
         "compiler-annotations",

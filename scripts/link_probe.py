@@ -55,11 +55,11 @@ def nvlink(objs: list[Path], out: Path) -> str | None:
     return None if p.returncode == 0 else p.stderr.strip()
 
 
-def run(cubin: Path, spec: dict[str, object]) -> tuple[list[np.ndarray], list[str], int]:
+def run(cubin: Path, spec: dict[str, object]) -> tuple[list[np.ndarray], str, int]:
     from openptxas.emu import run_launch
 
     r = run_launch(cubin.read_bytes(), spec, hazards=True)
-    return list(r.outputs), [str(p) for p in r.printf], len(r.hazards)
+    return list(r.outputs), r.printf, len(r.hazards)
 
 
 def check_case(case: Path, work: Path) -> list[dict[str, object]]:

@@ -85,17 +85,17 @@ def link_functions(m: Machine, symaddr: Mapping[str, int]) -> None:
                 value = symaddr[r.symbol] + r.addend
             else:
                 continue
-            ins = code.get(at)
-            if ins is None:
+            target = code.get(at)
+            if target is None:
                 continue
             # the first immediate (MOV's second one is its lane mask, 0xf)
-            imms = [i for i, o in enumerate(ins.operands) if isinstance(o, Imm)]
+            imms = [i for i, o in enumerate(target.operands) if isinstance(o, Imm)]
             if not imms:
                 continue
             part = value if r.type.endswith("LO_32") else value >> 32
-            ops = list(ins.operands)
+            ops = list(target.operands)
             ops[imms[0]] = Imm(part & 0xFFFFFFFF, ImmKind.INT)
-            code[at] = replace(ins, operands=tuple(ops))
+            code[at] = replace(target, operands=tuple(ops))
     m.instructions = code
 
 

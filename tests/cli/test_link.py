@@ -1,0 +1,122 @@
+"""``-c`` (relocatable output): the objects' relocations and symbols, refusals, and objects that
+nvlink 13.0 links (alone and with ptxas's) into cubins whose emulator outputs equal those of
+ptxas+nvlink (the cases of scripts/link_cases; all of them: scripts/link_probe.py)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import openptxas
+from openptxas.diag import OpenPtxasError
+from openptxas.elf.consts import SymbolBind, SymbolType
+from openptxas.elf.model import RelocTable
+from openptxas.elf.reader import read_cubin
+from openptxas.emu import run_launch
+
+CASES = Path(__file__).resolve().parents[2] / "scripts" / "link_cases"
+
+
+def _c(path: Path) -> bytes:
+    return openptxas.compile(path.read_text(), args=["-c"], filename=path.name).cubin
+
+
+def _relocs(blob: bytes, section: str) -> list[tuple[int, str, str]]:
+    c = read_cubin(blob)
+    idx = c.section_index(section)
+    out = []
+    for s in c.sections:
+        if isinstance(s.content, RelocTable) and s.info == idx:
+            out += [(r.offset, r.type_name, c.symbol_name(r.sym)) for r in s.content.relocs]
+    return sorted(out)
+
+
+def test_kernel_object_relocations_and_undefined_symbols() -> None:
+    blob = _c(CASES / "call_global" / "a.ptx")
+    c = read_cubin(blob)
+    assert c.is_relocatable
+    relocs = _relocs(blob, ".text.kern")
+    kinds = {(t, y) for _, t, y in relocs}
+    # the callee's and the variables' addresses: relocated move pairs (as ptxas -c)
+    for sym in ("addone", "gcount", "gmine"):
+        assert {("R_CUDA_ABS32_LO_32", sym), ("R_CUDA_ABS32_HI_32", sym)} <= kinds
+    # each LO is followed by its HI in the next instruction
+    lo = {y: o for o, t, y in relocs if t.endswith("LO_32")}
+    hi = {y: o for o, t, y in relocs if t.endswith("HI_32")}
+    assert all(hi[y] == lo[y] + 16 for y in lo)
+    syms = {y.name: y for y in c.symtab.symbols if y.name}
+    assert syms["addone"].shndx == 0 and syms["addone"].type == SymbolType.FUNC
+    assert syms["gcount"].shndx == 0 and syms["gmine"].shndx != 0
+    assert syms["gcount"].type == syms["gmine"].type == 13  # STT_CUDA_OBJECT, as ptxas
+    assert b".nv.constant4" not in blob  # no address table in a -c object
+
+
+def test_device_function_object() -> None:
+    blob = _c(CASES / "call_global" / "b.ptx")
+    c = read_cubin(blob)
+    f = next(y for y in c.symtab.symbols if y.name == "addone")
+    assert f.type == SymbolType.FUNC and f.bind == SymbolBind.GLOBAL and f.shndx != 0
+    assert c.sections[f.shndx].name == ".text.addone"
+
+
+def test_refusals() -> None:
+    nested = """.version 8.8
+.target sm_90
+.address_size 64
+.extern .func (.param .b32 ret) twice(.param .b32 x);
+.visible .func (.param .b32 ret) quad(.param .b32 x)
+{
+  .reg .b32 %r<4>;
+  ld.param.b32 %r1, [x];
+  { .param .b32 p0; .param .b32 r0;
+    st.param.b32 [p0], %r1;
+    call.uni (r0), twice, (p0);
+    ld.param.b32 %r2, [r0]; }
+  st.param.b32 [ret], %r2;
+  ret;
+}
+"""
+    with pytest.raises(OpenPtxasError, match="not supported by openptxas yet"):
+        openptxas.compile(nested, args=["-c"])
+    # whole program: an extern variable nobody defines (ptxas 13.0.88 crashes on it)
+    kernel = (CASES / "table" / "a.ptx").read_text()
+    with pytest.raises(OpenPtxasError, match=r"extern variable 'table'|Unresolved extern"):
+        openptxas.compile(kernel)
+
+
+def _nvlink(objs: list[Path], out: Path) -> None:
+    subprocess.run(["nvlink", "-arch=sm_90", "-o", str(out), *map(str, objs)], check=True)
+
+
+@pytest.mark.parametrize("case", ["call_global", "printf"])
+def test_nvlink_links_and_runs(case: str, tmp_path: Path) -> None:
+    if shutil.which("nvlink") is None or shutil.which("ptxas") is None:
+        pytest.skip("nvlink (CUDA 13.0) not on PATH")
+    spec = json.loads((CASES / case / "spec.json").read_text())
+    files = sorted((CASES / case).glob("*.ptx"))
+    ours, theirs = [], []
+    for f in files:
+        o = tmp_path / f"{f.stem}.ours.o"
+        o.write_bytes(_c(f))
+        ours.append(o)
+        t = tmp_path / f"{f.stem}.ptxas.o"
+        subprocess.run(["ptxas", "-arch=sm_90", "-c", str(f), "-o", str(t)], check=True)
+        theirs.append(t)
+    _nvlink(theirs, tmp_path / "ref.cubin")
+    ref = run_launch((tmp_path / "ref.cubin").read_bytes(), spec, hazards=True)
+    combos = {"ours": ours, "ours:a": [ours[0], *theirs[1:]], "ours:b": [theirs[0], *ours[1:]]}
+    for name, objs in combos.items():
+        out = tmp_path / f"{name.replace(':', '_')}.cubin"
+        _nvlink(objs, out)
+        got = run_launch(out.read_bytes(), spec, hazards=True)
+        assert got.hazards == (), name
+        for a, b in zip(got.outputs, ref.outputs, strict=True):
+            assert np.array_equal(a, b), name
+        assert got.printf == ref.printf, name
+    if case == "printf":
+        assert ref.printf.count("\n") == spec["block"][0]  # the check saw printf lines
