@@ -289,7 +289,7 @@ def _compile_module(
         )
     from openptxas.codegen import build_cubin
 
-    if not compiled:
+    if not compiled and not options.compile_only:
         _refuse_global_data_without_kernels(module)
     result.cubin = build_cubin(module, compiled, target, options, source)
     result.gmem = _gmem(module)

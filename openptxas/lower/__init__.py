@@ -30,9 +30,9 @@ from openptxas.ir.core import (
 from openptxas.lower.calls import append_subs, declare_param, emit_ret, private_entry
 from openptxas.lower.context import LowerCtx
 from openptxas.lower.extcalls import module_externs, pic_slots
-from openptxas.lower.relocs import address_slots
 from openptxas.lower.layout import const_offsets, global_slots, module_layout
 from openptxas.lower.local_rules import adjust_stack, frame_layout
+from openptxas.lower.relocs import address_slots
 from openptxas.lower.rules import RuleTable
 from openptxas.ptx import ast
 from openptxas.ptx.types import PtxType, StateSpace

@@ -137,13 +137,23 @@ def relocatable_module(
     funcs: list[ElfFunction], gvars: list[GlobalVar], module: ast.Module
 ) -> tuple[list[ElfFunction], list[GlobalVar], tuple[tuple[tuple[str, str], ...], ...]]:
     """The ELF description's ``-c`` differences (ptxas 13.0.88, sm_90): stack sizes left to the
-    linker (EIATTR_MAX_STACK_SIZE, no MIN_STACK_SIZE), variables as CUDA objects
-    (``STT_CUDA_OBJECT``, ``STO_CUDA_GLOBAL``/``STO_CUDA_CONSTANT``), and a call graph with an
-    edge from each function to each external function it calls, which nvlink follows to size
-    registers and stacks."""
+    linker (EIATTR_MAX_STACK_SIZE 0, no MIN_STACK_SIZE; nvlink adds the frames along the call
+    graph and refuses a kernel whose total exceeds a nonzero MAX_STACK_SIZE), variables as CUDA
+    objects (``STT_CUDA_OBJECT``, ``STO_CUDA_GLOBAL``/``STO_CUDA_CONSTANT``), and a call graph
+    with an edge from each function to each external function it calls, which nvlink follows to
+    size registers and stacks."""
     from dataclasses import replace
 
-    out = [replace(f, min_stack=None, max_stack=f.frame_size) for f in funcs]
+    out = [
+        replace(
+            f,
+            min_stack=None,
+            max_stack=0,
+            # ptxas's figure for a function with calls or called (observed: 24 at least)
+            registers=max(f.registers, 24) if f.externs or not f.entry else f.registers,
+        )
+        for f in funcs
+    ]
     calls = tuple((f.name, x) for f in funcs for x in f.externs)
     return out, [_cuda_object(g) for g in gvars], (calls, (), (), ())
 

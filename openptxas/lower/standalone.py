@@ -13,22 +13,25 @@ body copies the arguments, the return address and R2 out of the fixed registers,
 function as a subroutine (``CALL.REL.NOINC``, its code after the wrapper's), copies the results
 into R4.., restores R2 and returns. The wrapper writes the registers it copied once it read them
 (``MOV Rk, RZ``), so the allocator (regalloc/clobbers.py) keeps every value copied out of them
-away from them; the register budget is R0-R15, and a function whose allocation goes outside the
-registers it may change, or uses convergence barriers (which the convention does not say the
-callee may change), is refused.
+away from them. The register budget is the allocator's minimum (24); the callee-saved registers
+the allocation writes (R16-R19, R22, R23) are stored below the caller's stack pointer at the entry
+and loaded back before the return (``save_callee_saved``, after scheduling). A function that
+uses convergence barriers (which the convention does not say the callee may change) or calls
+functions of other objects is refused.
 """
 
 from __future__ import annotations
 
 from openptxas.diag import UnsupportedFeature
-from openptxas.ir.core import RC, RZ, Block, Function, Label, Reg
+from openptxas.ir.core import RC, RZ, Addr, Block, Function, Imm, Instr, Label, Reg
 from openptxas.lower.context import LowerCtx
 from openptxas.ptx import ast
 from openptxas.ptx.types import Linkage
 from openptxas.targets import SMInfo
 
-# the R registers the function may use (R1 is the stack pointer)
-_BUDGET = 16
+# the register budget (the allocator's minimum); what it uses of R16-R31 is saved
+_BUDGET = 24
+_SAVED = frozenset(range(16, 32)) - {20, 21}  # callee-saved (R20:R21: the return address)
 # registers below the budget a ptxas caller keeps a value in across a call (observed: ptxas
 # keeps %tid.x in R2 across CALL.ABS; its callees use R0, R3-R15, R20, R32-R35, R40-R43, ...)
 _KEPT_LOW = (2,)
@@ -100,6 +103,40 @@ def lower_standalone(module: ast.Module, func: ast.Function, target: SMInfo) -> 
     return fn
 
 
+def save_callee_saved(fn: Function, sp: int) -> None:
+    """After allocation and scheduling (before the control codes): store the callee-saved
+    registers the function writes (R16-R31 but R20:R21) below the caller's stack pointer at the
+    entry, and load them back before the return; the function's frame grows by their size."""
+    regs = sorted(
+        {
+            r.index + k
+            for ins in fn.instrs()
+            for r in ins.def_regs()
+            if isinstance(r, Reg) and r.rc == RC.R
+            for k in range(r.width)
+            if r.index + k in _SAVED
+        }
+    )
+    if not regs:
+        return
+    size = (4 * len(regs) + 7) // 8 * 8
+    stack = Reg(RC.R, sp)
+    entry = [Instr("IADD3", (), [stack], [stack, Imm((-size) & 0xFFFFFFFF), RZ])]
+    entry += [Instr("STL", (), [], [Addr(stack, 4 * k), Reg(RC.R, r)]) for k, r in enumerate(regs)]
+    fn.blocks[0].instrs[0:0] = entry
+    for b in fn.blocks:
+        for i, ins in enumerate(b.instrs):
+            if ins.op == "RET" and "ABS" in ins.mods:
+                back = [
+                    Instr("LDL", (), [Reg(RC.R, r)], [Addr(stack, 4 * k)])
+                    for k, r in enumerate(regs)
+                ]
+                back.append(Instr("IADD3", (), [stack], [stack, Imm(size), RZ]))
+                b.instrs[i:i] = back
+                break
+    fn.local_bytes += size
+
+
 def check_convention(fn: Function, func: ast.Function) -> None:
     """After allocation: the function changes only what the convention lets a callee change."""
     for ins in fn.instrs():
@@ -113,7 +150,7 @@ def check_convention(fn: Function, func: ast.Function) -> None:
             if not isinstance(r, Reg):
                 continue
             top = r.index + r.width - 1
-            if r.rc == RC.R and r.index != 255 and not (top < 16 or 20 <= r.index <= top <= 21):
+            if r.rc == RC.R and r.index != 255 and top >= 32:
                 raise UnsupportedFeature(
                     f"relocatable output (-c): device function '{func.name}' needs registers "
                     f"the calling convention keeps for the caller (R{r.index}); not supported "
