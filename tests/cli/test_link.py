@@ -83,6 +83,9 @@ def test_refusals() -> None:
 """
     with pytest.raises(OpenPtxasError, match="not supported by openptxas yet"):
         openptxas.compile(nested, args=["-c"])
+    # other targets: not checked against nvlink yet
+    with pytest.raises(OpenPtxasError, match=r"relocatable output \(-c\) for sm_80"):
+        openptxas.compile(nested.replace("sm_90", "sm_80"), arch="sm_80", args=["-c"])
     # whole program: an extern variable nobody defines (ptxas 13.0.88 crashes on it)
     kernel = (CASES / "table" / "a.ptx").read_text()
     with pytest.raises(OpenPtxasError, match=r"extern variable 'table'|Unresolved extern"):
