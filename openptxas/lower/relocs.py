@@ -59,10 +59,14 @@ def extern_globals(module: ast.Module) -> list[str]:
 
 
 def address_slots(module: ast.Module, slots: dict[str, int]) -> dict[str, int]:
-    """``slots`` (the address table's) and a slot after them for each extern variable."""
+    """``slots`` (the address table's) and a slot after them for each extern variable and each
+    external function only device functions call (``-c``: their own code calls it)."""
+    from openptxas.lower.extcalls import module_externs
+
     out = dict(slots)
     end = max(slots.values(), default=-8) + 8
-    for name in extern_globals(module):
+    called = [x for f in module.functions if f.body is not None for x in module_externs(module, f)]
+    for name in [*extern_globals(module), *called]:
         if name not in out:
             out[name] = end
             end += 8

@@ -13,11 +13,11 @@ body copies the arguments, the return address and R2 out of the fixed registers,
 function as a subroutine (``CALL.REL.NOINC``, its code after the wrapper's), copies the results
 into R4.., restores R2 and returns. The wrapper writes the registers it copied once it read them
 (``MOV Rk, RZ``), so the allocator (regalloc/clobbers.py) keeps every value copied out of them
-away from them. The register budget is the allocator's minimum (24); the callee-saved registers
-the allocation writes (R16-R19, R22, R23) are stored below the caller's stack pointer at the entry
-and loaded back before the return (``save_callee_saved``, after scheduling). A function that
-uses convergence barriers (which the convention does not say the callee may change) or calls
-functions of other objects is refused.
+away from them. The register budget is R0-R31; the callee-saved registers the allocation writes
+(R16-R19, R22-R31: what lives across its own calls of other objects' functions goes there) are
+stored below the caller's stack pointer at the entry and loaded back before the return
+(``save_callee_saved``, after scheduling). A function that uses convergence barriers (ptxas
+saves the barrier register it uses; openptxas does not yet) is refused.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from openptxas.ptx import ast
 from openptxas.ptx.types import Linkage
 from openptxas.targets import SMInfo
 
-# the register budget (the allocator's minimum); what it uses of R16-R31 is saved
-_BUDGET = 24
+# the register budget: R0-R31 (what it uses of R16-R31 is saved)
+_BUDGET = 32
 _SAVED = frozenset(range(16, 32)) - {20, 21}  # callee-saved (R20:R21: the return address)
 # registers below the budget a ptxas caller keeps a value in across a call (observed: ptxas
 # keeps %tid.x in R2 across CALL.ABS; its callees use R0, R3-R15, R20, R32-R35, R40-R43, ...)
@@ -127,7 +127,17 @@ def save_callee_saved(fn: Function, sp: int) -> None:
     for b in fn.blocks:
         for i, ins in enumerate(b.instrs):
             if ins.op == "RET" and "ABS" in ins.mods:
-                back = [
+                back = []
+                ra = ins.srcs[0]
+                assert isinstance(ra, Reg)
+                if ra.index in regs or ra.index + 1 in regs:
+                    # the return address is in a register about to be restored: to R20:R21
+                    back += [
+                        Instr("MOV", (), [Reg(RC.R, 20 + k)], [Reg(RC.R, ra.index + k)])
+                        for k in range(2)
+                    ]
+                    ins.srcs[0] = Reg(RC.R, 20, 2)
+                back += [
                     Instr("LDL", (), [Reg(RC.R, r)], [Addr(stack, 4 * k)])
                     for k, r in enumerate(regs)
                 ]

@@ -64,25 +64,24 @@ def test_device_function_object() -> None:
     assert c.sections[f.shndx].name == ".text.addone"
 
 
+def test_device_function_calling_another_object_saves_what_it_uses() -> None:
+    from openptxas.emu.launch import default_decoder
+
+    blob = _c(CASES / "nested" / "b.ptx")  # quad calls twice (another object) and vprintf
+    assert {y for _, _, y in _relocs(blob, ".text.quad")} >= {"twice", "vprintf", "fmt"}
+    sec = read_cubin(blob).section(".text.quad")
+    code = [i for _, i in sorted(default_decoder(90)(".text.quad", sec.data()).items())]
+    ret = next(k for k, i in enumerate(code) if i.opcode == "RET" and "ABS" in i.mods)
+    # values live across the inner calls sit in R16-R31: stored at the entry, loaded back
+    # before the return (the return address moved to R20:R21 first)
+    saved = {str(i.operands[1]) for i in code[:ret] if i.opcode == "STL"}
+    loaded = {str(i.operands[0]) for i in code[:ret] if i.opcode == "LDL"}
+    assert saved and saved == loaded and "R16" in saved
+    assert "R20" in [str(o) for o in code[ret].operands]
+
+
 def test_refusals() -> None:
-    nested = """.version 8.8
-.target sm_90
-.address_size 64
-.extern .func (.param .b32 ret) twice(.param .b32 x);
-.visible .func (.param .b32 ret) quad(.param .b32 x)
-{
-  .reg .b32 %r<4>;
-  ld.param.b32 %r1, [x];
-  { .param .b32 p0; .param .b32 r0;
-    st.param.b32 [p0], %r1;
-    call.uni (r0), twice, (p0);
-    ld.param.b32 %r2, [r0]; }
-  st.param.b32 [ret], %r2;
-  ret;
-}
-"""
-    with pytest.raises(OpenPtxasError, match="not supported by openptxas yet"):
-        openptxas.compile(nested, args=["-c"])
+    nested = (CASES / "nested" / "b.ptx").read_text()
     # other targets: not checked against nvlink yet
     with pytest.raises(OpenPtxasError, match=r"relocatable output \(-c\) for sm_80"):
         openptxas.compile(nested.replace("sm_90", "sm_80"), arch="sm_80", args=["-c"])
@@ -96,7 +95,7 @@ def _nvlink(objs: list[Path], out: Path) -> None:
     subprocess.run(["nvlink", "-arch=sm_90", "-o", str(out), *map(str, objs)], check=True)
 
 
-@pytest.mark.parametrize("case", ["call_global", "printf"])
+@pytest.mark.parametrize("case", ["call_global", "nested", "branches"])
 def test_nvlink_links_and_runs(case: str, tmp_path: Path) -> None:
     if shutil.which("nvlink") is None or shutil.which("ptxas") is None:
         pytest.skip("nvlink (CUDA 13.0) not on PATH")
@@ -112,7 +111,9 @@ def test_nvlink_links_and_runs(case: str, tmp_path: Path) -> None:
         theirs.append(t)
     _nvlink(theirs, tmp_path / "ref.cubin")
     ref = run_launch((tmp_path / "ref.cubin").read_bytes(), spec, hazards=True)
-    combos = {"ours": ours, "ours:a": [ours[0], *theirs[1:]], "ours:b": [theirs[0], *ours[1:]]}
+    combos = {"ours": ours}
+    for k, f in enumerate(files):  # each file's object ours, the others ptxas's
+        combos[f"ours:{f.stem}"] = [*theirs[:k], ours[k], *theirs[k + 1 :]]
     for name, objs in combos.items():
         out = tmp_path / f"{name.replace(':', '_')}.cubin"
         _nvlink(objs, out)
@@ -121,5 +122,5 @@ def test_nvlink_links_and_runs(case: str, tmp_path: Path) -> None:
         for a, b in zip(got.outputs, ref.outputs, strict=True):
             assert np.array_equal(a, b), name
         assert got.printf == ref.printf, name
-    if case == "printf":
+    if case == "nested":
         assert ref.printf.count("\n") == spec["block"][0]  # the check saw printf lines
