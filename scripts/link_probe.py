@@ -9,7 +9,8 @@ hazards).
     python scripts/link_probe.py                 # every case: n/n linked, n/n equal
     python scripts/link_probe.py --show CASE     # ptxas's -c objects: relocations, symbols, SASS
 
-A case is a folder of PTX files plus ``spec.json`` (a launch spec: docs/launch-spec.md).
+A case is a folder of PTX files plus ``spec.json`` (a launch spec, or ``{"kernels": [...]}``
+for several launches: docs/launch-spec.md).
 Needs ptxas and nvlink on PATH (and nvdisasm/readelf for --show).
 """
 
@@ -57,10 +58,20 @@ def nvlink(objs: list[Path], out: Path) -> str | None:
 
 
 def run(cubin: Path, spec: dict[str, object]) -> tuple[list[np.ndarray], str, int]:
+    """Outputs, printf text and hazard count of each launch of the spec (``{"kernels": [...]}``:
+    one launch per kernel, each on fresh memory), concatenated."""
     from openptxas.emu import run_launch
 
-    r = run_launch(cubin.read_bytes(), spec, hazards=True)
-    return list(r.outputs), r.printf, len(r.hazards)
+    specs = spec.get("kernels", [spec])
+    assert isinstance(specs, list)
+    outs: list[np.ndarray] = []
+    text, hazards = "", 0
+    for one in specs:
+        r = run_launch(cubin.read_bytes(), one, hazards=True)
+        outs += list(r.outputs)
+        text += r.printf
+        hazards += len(r.hazards)
+    return outs, text, hazards
 
 
 def check_case(case: Path, work: Path) -> list[dict[str, object]]:
