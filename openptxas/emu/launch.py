@@ -284,10 +284,10 @@ def launch(
         trace=trace,
         max_instructions=max_instructions,
     )
-    link_functions(m, symaddr)
     m.builtin_fns.update(BUILTIN_FUNCS)
     if runtime is not None:
         m.builtin_fns.update(runtime.builtins())
+    link_functions(m, symaddr)
     m.tensor_maps.update(tensor_maps)
     m.textures.update(textures)
     t_run = time.perf_counter()
@@ -316,9 +316,9 @@ def launch(
             trace=trace,
             max_instructions=max_instructions,
         )
-        link_functions(mc, symaddr)
         mc.builtin_fns.update(BUILTIN_FUNCS)
         mc.builtin_fns.update(runtime.builtins())
+        link_functions(mc, symaddr)
         mc.textures.update(textures)
         mc.run()
         machines.append(mc)

@@ -62,7 +62,8 @@ def link_functions(m: Machine, symaddr: Mapping[str, int]) -> None:
     for y in cubin.symtab.symbols:
         if y.type == SymbolType.FUNC and 0 < y.shndx < len(cubin.sections):
             sec = cubin.sections[y.shndx].name
-            if sec in bases:
+            if sec in bases and y.name not in m.builtin_fns:
+                # (a function the emulator has a built-in of runs that: the device runtime's)
                 placed.setdefault(y.name, bases[sec] + y.value)
     for sec, base in bases.items():
         if base:
