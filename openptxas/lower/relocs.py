@@ -148,6 +148,24 @@ def relocatable_module(
     size registers and stacks."""
     from dataclasses import replace
 
+    from openptxas.lower.layout import function_fixups, module_layout
+
+    shared = _shared_variable(module)
+    if shared is not None:
+        raise UnsupportedFeature(
+            f"relocatable output (-c): shared variable '{shared.name}' (ptxas relocates shared "
+            "addresses for the linker) is not supported by openptxas yet",
+            shared.span,
+        )
+
+    names = frozenset(f.name for f in module.functions if f.body is not None)
+    for v in module_layout(module):
+        if function_fixups(v.decl, names):
+            raise UnsupportedFeature(
+                f"relocatable output (-c): function addresses in the initializer of "
+                f"'{v.decl.name}' are not supported by openptxas yet",
+                v.decl.span,
+            )
     out = [
         replace(
             f,
@@ -179,3 +197,29 @@ def call_target(target: SMInfo) -> SMInfo:
 
     abi = target.abi
     return replace(target, abi_=replace(abi, call_clobbers_r=(*abi.call_clobbers_r, (32, 254))))
+
+
+def _shared_variable(module: ast.Module) -> ast.VarDecl | None:
+    """The first ``.shared`` variable of the module or of a function body, if any."""
+
+    def walk(b: ast.Block) -> ast.VarDecl | None:
+        for st in b.stmts:
+            if isinstance(st, ast.Block):
+                got = walk(st)
+                if got is not None:
+                    return got
+            elif isinstance(st, ast.VarDecl) and st.space in (
+                StateSpace.SHARED,
+                StateSpace.SHARED_CTA,
+            ):
+                return st
+        return None
+
+    for it in module.items:
+        if isinstance(it, ast.VarDecl) and it.space in (StateSpace.SHARED, StateSpace.SHARED_CTA):
+            return it
+        if isinstance(it, ast.Function) and it.body is not None:
+            got = walk(it.body)
+            if got is not None:
+                return got
+    return None

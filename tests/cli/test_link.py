@@ -85,6 +85,30 @@ def test_refusals() -> None:
     # other targets: not checked against nvlink yet
     with pytest.raises(OpenPtxasError, match=r"relocatable output \(-c\) for sm_80"):
         openptxas.compile(nested.replace("sm_90", "sm_80"), arch="sm_80", args=["-c"])
+    # shared variables (ptxas relocates their addresses), kernels' addresses (function
+    # descriptors, device-side launches), function addresses in initializers
+    with pytest.raises(OpenPtxasError, match="shared variable 'sbuf'"):
+        _c(CASES / "shared" / "a.ptx")
+    desc = (
+        (CASES / "call_global" / "b.ptx").read_text()
+        + """
+.visible .entry k2(.param .u64 out)
+{
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u64 %rd2, k2;
+  st.global.u64 [%rd1], %rd2;
+  ret;
+}
+"""
+    )
+    with pytest.raises(OpenPtxasError, match="address of 'k2'"):
+        openptxas.compile(desc, args=["-c"])
+    table = (CASES / "call_global" / "b.ptx").read_text() + (
+        ".visible .global .align 8 .u64 tbl[1] = {addone};\n"
+    )
+    with pytest.raises(OpenPtxasError, match="function addresses in the initializer of 'tbl'"):
+        openptxas.compile(table, args=["-c"])
     # whole program: an extern variable nobody defines (ptxas 13.0.88 crashes on it)
     kernel = (CASES / "table" / "a.ptx").read_text()
     with pytest.raises(OpenPtxasError, match=r"extern variable 'table'|Unresolved extern"):
