@@ -47,6 +47,7 @@ class FunctionReport:
     cumulative_stack: int = 0
     smem: int = 0
     compile_ms: float = 0.0
+    standalone: bool = False  # -c: a device function compiled on its own (own compile time)
 
 
 @dataclass
@@ -77,6 +78,8 @@ class CompileResult:
                     f"    {f.stack_frame} bytes stack frame, {f.spill_stores} bytes spill "
                     f"stores, {f.spill_loads} bytes spill loads"
                 )
+                if f.standalone:
+                    lines.append(f"ptxas info    : Compile time = {f.compile_ms:.3f} ms")
                 continue
             kind = "entry function" if f.is_entry else "function"
             lines.append(f"ptxas info    : Compiling {kind} '{f.name}' for '{self.target}'")
@@ -261,7 +264,10 @@ def _compile_module(
             FunctionReport(
                 fn.name,
                 func.is_entry,
-                registers=fn.registers,
+                # -c: ptxas's floor for a function with calls (lower.relocs.relocatable_module)
+                registers=max(fn.registers, 24)
+                if options.compile_only and fn.externs
+                else fn.registers,
                 barriers=fn.barriers,
                 # ptxas counts the subroutines' frames in the kernel's (whole program)
                 stack_frame=fn.local_bytes + fn.call_stack,
@@ -272,8 +278,10 @@ def _compile_module(
                 compile_ms=(time.perf_counter() - t0) * 1000.0,
             )
         )
+    alone: set[str] = set()
     if options.compile_only:  # -c: the device functions other objects may call
         _compile_standalone(module, options, pass_target, phases, compiled, result, on_dump)
+        alone = {f.name for f in result.functions if f.standalone}
     # then each device function a kernel calls (ptxas: by name), whose frame the kernels' include
     from openptxas.lower.calls import taken_functions
 
@@ -282,6 +290,7 @@ def _compile_module(
         for _, fn in compiled
         for name, _entry in fn.subroutines
         if not name.startswith("$__cuda")  # lower/fpslow.py's slow paths: no report
+        and name not in alone  # -c: reported as compiled on their own
     }
     taken = taken_functions(module)
     # ptxas: by name, the functions reached through their address first
@@ -315,7 +324,9 @@ def _compile_standalone(
     from openptxas.lower.standalone import check_convention, lower_standalone, standalone_functions
     from openptxas.passes.manager import PassContext, run_phases
 
+    reports: list[FunctionReport] = []
     for func in standalone_functions(module):
+        t0 = time.perf_counter()
         fn = lower_standalone(module, func, target)
         ctx = PassContext(target, options)
         run_phases(fn, ctx, phases)
@@ -326,6 +337,20 @@ def _compile_standalone(
             result.dumps.extend(ctx.dumps)
         check_convention(fn, func)
         compiled.append((func, fn))
+        reports.append(
+            FunctionReport(
+                fn.name,
+                False,
+                registers=fn.registers,
+                stack_frame=fn.local_bytes + fn.call_stack,
+                spill_stores=fn.spill_stores,
+                spill_loads=fn.spill_loads,
+                standalone=True,
+                compile_ms=(time.perf_counter() - t0) * 1000.0,
+            )
+        )
+    # ptxas -v reports them before the kernels
+    result.functions[:0] = reports
 
 
 def _gmem(module: Module) -> int:

@@ -145,6 +145,9 @@ def save_callee_saved(fn: Function, sp: int) -> None:
                 b.instrs[i:i] = back
                 break
     fn.local_bytes += size
+    # (ptxas -v counts these saves as spill stores and loads)
+    fn.spill_stores += 4 * len(regs)
+    fn.spill_loads += 4 * len(regs)
 
 
 def check_convention(fn: Function, func: ast.Function) -> None:

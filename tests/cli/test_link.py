@@ -5,6 +5,7 @@ ptxas+nvlink (the cases of scripts/link_cases; all of them: scripts/link_probe.p
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -148,3 +149,25 @@ def test_nvlink_links_and_runs(case: str, tmp_path: Path) -> None:
         assert got.printf == ref.printf, name
     if case == "nested":
         assert ref.printf.count("\n") == spec["block"][0]  # the check saw printf lines
+
+
+@pytest.mark.parametrize("src", ["call_global/b.ptx", "three/a.ptx", "args64/a.ptx"])
+def test_verbose_report_as_ptxas(src: str) -> None:
+    """``-v -c``: a device function compiled on its own has its properties and compile time,
+    before the kernels; a kernel calling another object's function uses at least 24
+    registers (ptxas's figures)."""
+    if shutil.which("ptxas") is None:
+        pytest.skip("ptxas not on PATH")
+    path = CASES / src
+    got = openptxas.compile(path.read_text(), args=["-c", "-v"], filename=path.name)
+    p = subprocess.run(
+        ["ptxas", "-v", "-arch=sm_90", "-c", str(path), "-o", "/dev/null"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+
+    def norm(t: str) -> list[str]:
+        return [re.sub(r"= [0-9.]+ ms", "= T ms", line) for line in t.splitlines()]
+
+    assert norm(got.verbose_report()) == norm(p.stdout + p.stderr)
