@@ -136,10 +136,9 @@ def compile_sources(
         options = options.with_(arch="sm_" + options.arch.split("_", 1)[1])
         return _check_only(sources, options)
     target = get_target(options.arch)
-    if options.compile_only and target.name not in ("sm_90", "sm_90a"):
+    if options.compile_only and target.sm != 90:  # the targets checked against nvlink
         raise UnsupportedFeature(
-            f"relocatable output (-c) for {target.name} is not supported by openptxas yet "
-            "(sm_90 and sm_90a only)"
+            f"relocatable output (-c) for {target.name} is not supported by openptxas yet"
         )
     if options.device_debug:
         raise UnsupportedFeature("debug information (-g) is not supported by openptxas yet")
