@@ -19,6 +19,7 @@ from openptxas.ptx.types import Linkage as PtxLinkage
 from openptxas.targets import SMInfo
 
 if TYPE_CHECKING:
+    from openptxas.elf.description import Function as ElfFunction
     from openptxas.elf.description import GlobalVar, OpaqueSection, Subroutine
     from openptxas.elf.nvinfo import Attribute
     from openptxas.lower.layout import VarPlace
@@ -148,9 +149,7 @@ def build_cubin(
     gvars = module_variables(module, _function_offsets(compiled))
     callgraph = None
     if rel:
-        from openptxas.lower.relocs import relocatable_module
-
-        funcs, gvars, callgraph = relocatable_module(funcs, gvars, module)
+        funcs, gvars, callgraph = _relocatable_module(funcs, gvars, module)
     desc = ModuleDescription(
         target=target.name,
         ptx_target=sm,
@@ -311,3 +310,57 @@ def _dims(v: tuple[int, ...] | None) -> tuple[int, int, int] | None:
 def _tkinfo_options(options: Options, target: SMInfo) -> str:
     """The command line as ptxas records it in .note.nv.tkinfo (``-v  -arch sm_90 ``)."""
     return options.with_(arch=target.name).tkinfo_command_line()
+
+
+def _relocatable_module(
+    funcs: list[ElfFunction], gvars: list[GlobalVar], module: ast.Module
+) -> tuple[list[ElfFunction], list[GlobalVar], tuple[tuple[tuple[str, str], ...], ...]]:
+    """The ELF description's ``-c`` differences (ptxas 13.0.88, sm_90): stack sizes left to the
+    linker (EIATTR_MAX_STACK_SIZE 0, no MIN_STACK_SIZE; nvlink adds the frames along the call
+    graph and refuses a kernel whose total exceeds a nonzero MAX_STACK_SIZE), variables as CUDA
+    objects (``STT_CUDA_OBJECT``, ``STO_CUDA_GLOBAL``/``STO_CUDA_CONSTANT``), and a call graph
+    with an edge from each function to each external function it calls, which nvlink follows to
+    size registers and stacks."""
+    from dataclasses import replace
+
+    from openptxas.diag import UnsupportedFeature
+    from openptxas.lower.layout import function_fixups, module_layout
+    from openptxas.lower.relocs import shared_variable
+
+    shared = shared_variable(module)
+    if shared is not None:
+        raise UnsupportedFeature(
+            f"relocatable output (-c): shared variable '{shared.name}' (ptxas relocates shared "
+            "addresses for the linker) is not supported by openptxas yet",
+            shared.span,
+        )
+
+    names = frozenset(f.name for f in module.functions if f.body is not None)
+    for v in module_layout(module):
+        if function_fixups(v.decl, names):
+            raise UnsupportedFeature(
+                f"relocatable output (-c): function addresses in the initializer of "
+                f"'{v.decl.name}' are not supported by openptxas yet",
+                v.decl.span,
+            )
+    out = [
+        replace(
+            f,
+            min_stack=None,
+            max_stack=0,
+            # ptxas's figure for a function with calls or called (observed: 24 at least)
+            registers=max(f.registers, 24) if f.externs or not f.entry else f.registers,
+        )
+        for f in funcs
+    ]
+    calls = tuple((f.name, x) for f in funcs for x in f.externs)
+    return out, [_cuda_object(g) for g in gvars], (calls, (), (), ())
+
+
+def _cuda_object(g: GlobalVar) -> GlobalVar:
+    from dataclasses import replace
+
+    from openptxas.elf.description import Space
+
+    other = 0x20 if g.space is Space.GLOBAL else 0x40
+    return replace(g, sym_type=13, sym_other=other | (g.sym_other or 0))

@@ -30,8 +30,6 @@ from openptxas.ptx import ast
 from openptxas.ptx.types import Linkage, StateSpace
 
 if TYPE_CHECKING:
-    from openptxas.elf.description import Function as ElfFunction
-    from openptxas.elf.description import GlobalVar
     from openptxas.targets import SMInfo
 
 R_CUDA_ABS32_LO_32 = 56
@@ -137,58 +135,6 @@ def whole_program_check(fn: Function, module: ast.Module) -> None:
             )
 
 
-def relocatable_module(
-    funcs: list[ElfFunction], gvars: list[GlobalVar], module: ast.Module
-) -> tuple[list[ElfFunction], list[GlobalVar], tuple[tuple[tuple[str, str], ...], ...]]:
-    """The ELF description's ``-c`` differences (ptxas 13.0.88, sm_90): stack sizes left to the
-    linker (EIATTR_MAX_STACK_SIZE 0, no MIN_STACK_SIZE; nvlink adds the frames along the call
-    graph and refuses a kernel whose total exceeds a nonzero MAX_STACK_SIZE), variables as CUDA
-    objects (``STT_CUDA_OBJECT``, ``STO_CUDA_GLOBAL``/``STO_CUDA_CONSTANT``), and a call graph
-    with an edge from each function to each external function it calls, which nvlink follows to
-    size registers and stacks."""
-    from dataclasses import replace
-
-    from openptxas.lower.layout import function_fixups, module_layout
-
-    shared = _shared_variable(module)
-    if shared is not None:
-        raise UnsupportedFeature(
-            f"relocatable output (-c): shared variable '{shared.name}' (ptxas relocates shared "
-            "addresses for the linker) is not supported by openptxas yet",
-            shared.span,
-        )
-
-    names = frozenset(f.name for f in module.functions if f.body is not None)
-    for v in module_layout(module):
-        if function_fixups(v.decl, names):
-            raise UnsupportedFeature(
-                f"relocatable output (-c): function addresses in the initializer of "
-                f"'{v.decl.name}' are not supported by openptxas yet",
-                v.decl.span,
-            )
-    out = [
-        replace(
-            f,
-            min_stack=None,
-            max_stack=0,
-            # ptxas's figure for a function with calls or called (observed: 24 at least)
-            registers=max(f.registers, 24) if f.externs or not f.entry else f.registers,
-        )
-        for f in funcs
-    ]
-    calls = tuple((f.name, x) for f in funcs for x in f.externs)
-    return out, [_cuda_object(g) for g in gvars], (calls, (), (), ())
-
-
-def _cuda_object(g: GlobalVar) -> GlobalVar:
-    from dataclasses import replace
-
-    from openptxas.elf.description import Space
-
-    other = 0x20 if g.space is Space.GLOBAL else 0x40
-    return replace(g, sym_type=13, sym_other=other | (g.sym_other or 0))
-
-
 def call_target(target: SMInfo) -> SMInfo:
     """``target`` with the registers a call to another object's function may change: besides
     the whole-program set (``Abi.call_clobbers_r``), R32 and up (ptxas's -c callees use
@@ -199,7 +145,7 @@ def call_target(target: SMInfo) -> SMInfo:
     return replace(target, abi_=replace(abi, call_clobbers_r=(*abi.call_clobbers_r, (32, 254))))
 
 
-def _shared_variable(module: ast.Module) -> ast.VarDecl | None:
+def shared_variable(module: ast.Module) -> ast.VarDecl | None:
     """The first ``.shared`` variable of the module or of a function body, if any."""
 
     def walk(b: ast.Block) -> ast.VarDecl | None:
