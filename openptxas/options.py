@@ -192,8 +192,8 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
         _F,
         _I,
         "Generate a relocatable object.",
-        note="sm_90: objects nvlink 13.0 links (docs/elf.md, Relocatable output); "
-        "some device functions refused",
+        note="objects nvlink 13.0 links, for sm_90 and sm_90a (docs/elf.md, Relocatable "
+        "output); shared variables and kernel addresses refused",
     ),
     OptionSpec(
         "compiler-annotations",
