@@ -337,6 +337,12 @@ def _relocatable_module(
 
     names = frozenset(f.name for f in module.functions if f.body is not None)
     for v in module_layout(module):
+        if v.section == "const":
+            raise UnsupportedFeature(
+                f"relocatable output (-c): constant variable '{v.decl.name}' (ptxas relocates "
+                "constant bank 3 offsets for the linker) is not supported by openptxas yet",
+                v.decl.span,
+            )
         if function_fixups(v.decl, names):
             raise UnsupportedFeature(
                 f"relocatable output (-c): function addresses in the initializer of "

@@ -193,7 +193,7 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
         _I,
         "Generate a relocatable object.",
         note="objects nvlink 13.0 links, for sm_90 and sm_90a (docs/elf.md, Relocatable "
-        "output); shared variables and kernel addresses refused",
+        "output); shared and constant variables and kernel addresses refused",
     ),
     OptionSpec(
         "compiler-annotations",

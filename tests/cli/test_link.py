@@ -90,6 +90,8 @@ def test_refusals() -> None:
     # descriptors, device-side launches), function addresses in initializers
     with pytest.raises(OpenPtxasError, match="shared variable 'sbuf'"):
         _c(CASES / "shared" / "a.ptx")
+    with pytest.raises(OpenPtxasError, match="constant variable 'ka'"):
+        _c(CASES / "consts" / "a.ptx")
     desc = (
         (CASES / "call_global" / "b.ptx").read_text()
         + """
