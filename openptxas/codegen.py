@@ -335,6 +335,16 @@ def _relocatable_module(
             shared.span,
         )
 
+    from openptxas.ptx.types import PtxType
+
+    handles = (PtxType.TEXREF, PtxType.SAMPLERREF, PtxType.SURFREF)
+    for it in module.items:
+        if isinstance(it, ast.VarDecl) and it.type in handles:
+            raise UnsupportedFeature(
+                f"relocatable output (-c): {it.type.value} variable '{it.name}' is not "
+                "supported by openptxas yet",
+                it.span,
+            )
     names = frozenset(f.name for f in module.functions if f.body is not None)
     for v in module_layout(module):
         if v.section == "const":
