@@ -19,6 +19,7 @@ from openptxas.ptx.types import Linkage as PtxLinkage
 from openptxas.targets import SMInfo
 
 if TYPE_CHECKING:
+    from openptxas.elf.description import Function as ElfFunction
     from openptxas.elf.description import GlobalVar, OpaqueSection, Subroutine
     from openptxas.elf.nvinfo import Attribute
     from openptxas.lower.layout import VarPlace
@@ -79,14 +80,18 @@ def build_cubin(
     source: str | None = None,
 ) -> bytes:
     from openptxas.elf.builder import build
-    from openptxas.elf.description import Frame, ModuleDescription
+    from openptxas.elf.description import Frame, ModuleDescription, Reloc
     from openptxas.elf.description import Function as ElfFunction
     from openptxas.elf.description import Param as ElfParam
+    from openptxas.lower.relocs import relocation_offsets, whole_program_check
 
+    rel = options.compile_only
     funcs = []
     code_lines = []
     internal = [0]  # ptxas numbers its internal subroutines over the module
     for func, fn in compiled:
+        if not rel:
+            whole_program_check(fn, module)
         enc = encode_function(fn, target)
         if reuse_flags(options):
             enc = with_reuse_flags(enc, fn, target)
@@ -96,6 +101,7 @@ def build_cubin(
             ElfFunction(
                 name=fn.name,
                 entry=func.is_entry,
+                bind=2 if func.linkage is PtxLinkage.WEAK and not func.is_entry else 1,
                 code=enc.code,
                 registers=fn.registers,
                 barriers=fn.barriers,
@@ -133,18 +139,25 @@ def build_cubin(
                 # ptxas makes the (empty) relocation section of the jump-table bank
                 const2_reloc_names=("rela",) if enc.const2 else None,
                 attributes=_branch_attrs(enc),
+                # -c: the relocated immediates (lower.relocs), last made first as ptxas lists
+                relocs=tuple(Reloc(o, t, y) for o, t, y in reversed(relocation_offsets(fn))),
             )
         )
     ptx_target = module.target or target.name
     sm = int("".join(ch for ch in ptx_target.split("_")[-1] if ch.isdigit()) or target.sm)
     debug = _line_info(module, code_lines, options, source)
+    gvars = module_variables(module, _function_offsets(compiled))
+    callgraph = None
+    if rel:
+        funcs, gvars, callgraph = _relocatable_module(funcs, gvars, module)
     desc = ModuleDescription(
         target=target.name,
         ptx_target=sm,
-        relocatable=False,
+        relocatable=rel,
         options=_tkinfo_options(options, target),
         functions=tuple(funcs),
-        globals=tuple(module_variables(module, _function_offsets(compiled))),
+        globals=tuple(gvars),
+        callgraph=callgraph,
         debug_sections=debug,
         e_flags_kind=0x09 if debug else 0x06,
     )
@@ -297,3 +310,73 @@ def _dims(v: tuple[int, ...] | None) -> tuple[int, int, int] | None:
 def _tkinfo_options(options: Options, target: SMInfo) -> str:
     """The command line as ptxas records it in .note.nv.tkinfo (``-v  -arch sm_90 ``)."""
     return options.with_(arch=target.name).tkinfo_command_line()
+
+
+def _relocatable_module(
+    funcs: list[ElfFunction], gvars: list[GlobalVar], module: ast.Module
+) -> tuple[list[ElfFunction], list[GlobalVar], tuple[tuple[tuple[str, str], ...], ...]]:
+    """The ELF description's ``-c`` differences (ptxas 13.0.88, sm_90): stack sizes left to the
+    linker (EIATTR_MAX_STACK_SIZE 0, no MIN_STACK_SIZE; nvlink adds the frames along the call
+    graph and refuses a kernel whose total exceeds a nonzero MAX_STACK_SIZE), variables as CUDA
+    objects (``STT_CUDA_OBJECT``, ``STO_CUDA_GLOBAL``/``STO_CUDA_CONSTANT``), and a call graph
+    with an edge from each function to each external function it calls, which nvlink follows to
+    size registers and stacks."""
+    from dataclasses import replace
+
+    from openptxas.diag import UnsupportedFeature
+    from openptxas.lower.layout import function_fixups, module_layout
+    from openptxas.lower.relocs import shared_variable
+
+    shared = shared_variable(module)
+    if shared is not None:
+        raise UnsupportedFeature(
+            f"relocatable output (-c): shared variable '{shared.name}' (ptxas relocates shared "
+            "addresses for the linker) is not supported by openptxas yet",
+            shared.span,
+        )
+
+    from openptxas.ptx.types import PtxType
+
+    handles = (PtxType.TEXREF, PtxType.SAMPLERREF, PtxType.SURFREF)
+    for it in module.items:
+        if isinstance(it, ast.VarDecl) and it.type in handles:
+            raise UnsupportedFeature(
+                f"relocatable output (-c): {it.type.value} variable '{it.name}' is not "
+                "supported by openptxas yet",
+                it.span,
+            )
+    names = frozenset(f.name for f in module.functions if f.body is not None)
+    for v in module_layout(module):
+        if v.section == "const":
+            raise UnsupportedFeature(
+                f"relocatable output (-c): constant variable '{v.decl.name}' (ptxas relocates "
+                "constant bank 3 offsets for the linker) is not supported by openptxas yet",
+                v.decl.span,
+            )
+        if function_fixups(v.decl, names):
+            raise UnsupportedFeature(
+                f"relocatable output (-c): function addresses in the initializer of "
+                f"'{v.decl.name}' are not supported by openptxas yet",
+                v.decl.span,
+            )
+    out = [
+        replace(
+            f,
+            min_stack=None,
+            max_stack=0,
+            # ptxas's figure for a function with calls or called (observed: 24 at least)
+            registers=max(f.registers, 24) if f.externs or not f.entry else f.registers,
+        )
+        for f in funcs
+    ]
+    calls = tuple((f.name, x) for f in funcs for x in f.externs)
+    return out, [_cuda_object(g) for g in gvars], (calls, (), (), ())
+
+
+def _cuda_object(g: GlobalVar) -> GlobalVar:
+    from dataclasses import replace
+
+    from openptxas.elf.description import Space
+
+    other = 0x20 if g.space is Space.GLOBAL else 0x40
+    return replace(g, sym_type=13, sym_other=other | (g.sym_other or 0))

@@ -267,6 +267,9 @@ def _encode(ins: Instr, fam: Family, conv: _Operands, at: int, fname: str) -> in
         elif ins.op == "CALL" and len(ins.srcs) >= 2:
             # CALL.REL.NOINC Rf `(kernel): an indirect call, Rf relative to the function's start
             ops = (conv.operand(ins.srcs[0], ins), isa.Label(0))
+        elif ins.op == "RET" and "ABS" in ins.mods:
+            # RET.ABS.NODEC Rra 0x0: an absolute return address (-c device functions)
+            ops = (conv.operand(ins.srcs[0], ins), isa.Imm(0))
         elif ins.op == "RET" and len(ins.srcs) == 2:
             # RET.REL.NODEC Rra `(f): the return address is relative to the function's start
             ops = (conv.operand(ins.srcs[0], ins), isa.Label(0))

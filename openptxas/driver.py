@@ -26,7 +26,9 @@ from openptxas.options import Options
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
+    from openptxas.ir.core import Function
     from openptxas.passes.manager import Phase
+    from openptxas.ptx import ast
     from openptxas.ptx.ast import Module
     from openptxas.targets import SMInfo
 
@@ -45,6 +47,7 @@ class FunctionReport:
     cumulative_stack: int = 0
     smem: int = 0
     compile_ms: float = 0.0
+    standalone: bool = False  # -c: a device function compiled on its own (own compile time)
 
 
 @dataclass
@@ -75,6 +78,8 @@ class CompileResult:
                     f"    {f.stack_frame} bytes stack frame, {f.spill_stores} bytes spill "
                     f"stores, {f.spill_loads} bytes spill loads"
                 )
+                if f.standalone:
+                    lines.append(f"ptxas info    : Compile time = {f.compile_ms:.3f} ms")
                 continue
             kind = "entry function" if f.is_entry else "function"
             lines.append(f"ptxas info    : Compiling {kind} '{f.name}' for '{self.target}'")
@@ -131,8 +136,10 @@ def compile_sources(
         options = options.with_(arch="sm_" + options.arch.split("_", 1)[1])
         return _check_only(sources, options)
     target = get_target(options.arch)
-    if options.compile_only:
-        raise UnsupportedFeature("relocatable output (-c) is not supported by openptxas yet")
+    if options.compile_only and target.sm != 90:  # the targets checked against nvlink
+        raise UnsupportedFeature(
+            f"relocatable output (-c) for {target.name} is not supported by openptxas yet"
+        )
     if options.device_debug:
         raise UnsupportedFeature("debug information (-g) is not supported by openptxas yet")
     phases = pipeline()
@@ -217,6 +224,12 @@ def _compile_module(
             )
         )
     compiled = []
+    if options.compile_only:  # calls to other objects' functions may change more registers
+        from openptxas.lower.relocs import call_target
+
+        pass_target = call_target(target)
+    else:
+        pass_target = target
     # ptxas compiles (and reports) functions in reverse order of definition.
     for func in reversed(module.entries):
         if options.entries and func.name not in options.entries:
@@ -228,7 +241,7 @@ def _compile_module(
         fn = lower_function(module, func, target)
         fn.maxnreg = budget.registers
         result.diagnostics.extend(Diagnostic(Severity.INFO, n) for n in fn.notes)
-        ctx = PassContext(target, options)
+        ctx = PassContext(pass_target, options)
         run_phases(fn, ctx, phases)
         if on_dump is not None:
             for dump in ctx.dumps:
@@ -250,7 +263,10 @@ def _compile_module(
             FunctionReport(
                 fn.name,
                 func.is_entry,
-                registers=fn.registers,
+                # -c: ptxas's floor for a function with calls (lower.relocs.relocatable_module)
+                registers=max(fn.registers, 24)
+                if options.compile_only and fn.externs
+                else fn.registers,
                 barriers=fn.barriers,
                 # ptxas counts the subroutines' frames in the kernel's (whole program)
                 stack_frame=fn.local_bytes + fn.call_stack,
@@ -261,6 +277,10 @@ def _compile_module(
                 compile_ms=(time.perf_counter() - t0) * 1000.0,
             )
         )
+    alone: set[str] = set()
+    if options.compile_only:  # -c: the device functions other objects may call
+        _compile_standalone(module, options, pass_target, phases, compiled, result, on_dump)
+        alone = {f.name for f in result.functions if f.standalone}
     # then each device function a kernel calls (ptxas: by name), whose frame the kernels' include
     from openptxas.lower.calls import taken_functions
 
@@ -269,6 +289,7 @@ def _compile_module(
         for _, fn in compiled
         for name, _entry in fn.subroutines
         if not name.startswith("$__cuda")  # lower/fpslow.py's slow paths: no report
+        and name not in alone  # -c: reported as compiled on their own
     }
     taken = taken_functions(module)
     # ptxas: by name, the functions reached through their address first
@@ -281,11 +302,54 @@ def _compile_module(
         )
     from openptxas.codegen import build_cubin
 
-    if not compiled:
+    if not compiled and not options.compile_only:
         _refuse_global_data_without_kernels(module)
     result.cubin = build_cubin(module, compiled, target, options, source)
     result.gmem = _gmem(module)
     return result
+
+
+def _compile_standalone(
+    module: Module,
+    options: Options,
+    target: SMInfo,
+    phases: list[Phase],
+    compiled: list[tuple[ast.Function, Function]],
+    result: CompileResult,
+    on_dump: Callable[[str], None] | None,
+) -> None:
+    """``-c``: compile each ``.visible``/``.weak`` device function on its own
+    (lower/standalone.py)."""
+    from openptxas.lower.standalone import check_convention, lower_standalone, standalone_functions
+    from openptxas.passes.manager import PassContext, run_phases
+
+    reports: list[FunctionReport] = []
+    for func in standalone_functions(module):
+        t0 = time.perf_counter()
+        fn = lower_standalone(module, func, target)
+        ctx = PassContext(target, options)
+        run_phases(fn, ctx, phases)
+        if on_dump is not None:
+            for dump in ctx.dumps:
+                on_dump(dump)
+        else:
+            result.dumps.extend(ctx.dumps)
+        check_convention(fn, func)
+        compiled.append((func, fn))
+        reports.append(
+            FunctionReport(
+                fn.name,
+                False,
+                registers=fn.registers,
+                stack_frame=fn.local_bytes + fn.call_stack,
+                spill_stores=fn.spill_stores,
+                spill_loads=fn.spill_loads,
+                standalone=True,
+                compile_ms=(time.perf_counter() - t0) * 1000.0,
+            )
+        )
+    # ptxas -v reports them before the kernels
+    result.functions[:0] = reports
 
 
 def _gmem(module: Module) -> int:
@@ -391,7 +455,7 @@ def _check(module: Module, options: Options, filename: str = "") -> None:
     """Run the PTX checker; collect its errors."""
     from openptxas.ptx import check as checker
 
-    diags = checker.check(module, options.arch)
+    diags = checker.check(module, options.arch, relocatable=options.compile_only)
     errors = [d for d in diags if d.severity in (Severity.ERROR, Severity.FATAL)]
     if errors:
         raise OpenPtxasError(errors[0].message, errors[0].span, errors)

@@ -190,9 +190,10 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
         "compile-only",
         "c",
         _F,
-        _U,
+        _I,
         "Generate a relocatable object.",
-        note="relocatable output is not supported yet",
+        note="objects nvlink 13.0 links, for sm_90 and sm_90a (docs/elf.md, Relocatable "
+        "output); shared and constant variables and kernel addresses refused",
     ),
     OptionSpec(
         "compiler-annotations",

@@ -114,6 +114,14 @@ def _post_schedule(fn: Function, ctx: PassContext) -> None:
 def _control(fn: Function, ctx: PassContext) -> None:
     from openptxas.sched import control
 
+    if ctx.options.compile_only:  # -c: address-table loads become relocated moves
+        from openptxas.lower.relocs import expand_symbol_addresses
+
+        expand_symbol_addresses(fn)
+        if not fn.is_entry:  # a device function of its own (lower/standalone.py)
+            from openptxas.lower.standalone import save_callee_saved
+
+            save_callee_saved(fn, ctx.target.abi.stack_pointer)
     # the target's latency model (a family without one is refused by SMInfo.latency)
     control.assign_control(fn, ctx.target, serial=ctx.options.sched == "serial")
 

@@ -795,6 +795,10 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
         for x in f.externs:
             if not any(y.name == x for y in em.symbols):
                 em.symbol(_Sym(x, SymbolBind.GLOBAL, SymbolType.FUNC))
+    if rel and not desc.functions and desc.globals:
+        # -c of a module with variables only (openptxas; not checked byte for byte)
+        _emit_globals(em, desc)
+        _linked_variables(em, desc)
     if renames:
         em.rename(".nv.constant.pic", ".nv.constant4")
         em.rename(".rela.nv.constant.pic", ".rela.nv.constant4")

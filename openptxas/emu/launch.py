@@ -22,6 +22,7 @@ from openptxas.emu.abi import Geometry, build_bank0
 from openptxas.emu.cdp import DEVICE_LAUNCH, ChildLaunch, DeviceRuntime, func_descs
 from openptxas.emu.errors import EmuLaunchError, EmuLoadError
 from openptxas.emu.hazards import Hazard
+from openptxas.emu.linked import link_functions
 from openptxas.emu.machine import Machine, default_local_size
 from openptxas.emu.memory import PARAM_WINDOW, GlobalMemory
 from openptxas.emu.model import Instruction
@@ -288,6 +289,7 @@ def launch(
     m.builtin_fns.update(BUILTIN_FUNCS)
     if runtime is not None:
         m.builtin_fns.update(runtime.builtins())
+    link_functions(m, symaddr)
     m.tensor_maps.update(tensor_maps)
     m.textures.update(textures)
     t_run = time.perf_counter()
@@ -318,6 +320,7 @@ def launch(
         )
         mc.builtin_fns.update(BUILTIN_FUNCS)
         mc.builtin_fns.update(runtime.builtins())
+        link_functions(mc, symaddr)
         mc.textures.update(textures)
         mc.run()
         machines.append(mc)

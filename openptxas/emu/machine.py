@@ -109,6 +109,8 @@ class Machine:
         self.hazards = hazards
         self.trace = trace
         self.instructions = patch_code(module, kernel, module.instructions(kernel))
+        # linked cubins (emu/linked.py): absolute call sites -> placed address or driver function
+        self.linked_calls: dict[int, int | str] = {}
         T = geo.threads
         self.warps_per_cta = (T + 31) // 32
         self.lanes_per_cta = self.warps_per_cta * 32

@@ -196,7 +196,14 @@ def _bind_external_call(ctx: Ctx) -> Bound:
     without a built-in stops the launch there."""
     m = ctx.m
     pc = ctx.pc
-    name = m.kernel.calls.get(pc)
+    linked = m.linked_calls.get(pc)
+    if isinstance(linked, int):  # a function of another section (emu/linked.py)
+
+        def far(sel: Sel, nw: int) -> None:
+            m.goto(pc, linked, sel, nw)
+
+        return Bound(far, Kind.CONTROL)
+    name = m.kernel.calls.get(pc) if linked is None else linked
     if name is None:
         raise ctx.unsupported("absolute call without a target or a relocation naming one")
     sym = m.module.symbols.get(name)

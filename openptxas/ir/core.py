@@ -386,6 +386,11 @@ class Function:
     notes: list[str] = field(default_factory=list)  # ptxas's info lines about it (C75xx)
     spill_stores: int = 0  # bytes of the allocator's STLs (-v "bytes spill stores")
     spill_loads: int = 0  # bytes of its LDLs
+    # constant bank 4 slot -> the variable or external function whose address it holds
+    # (lower.relocs); with -c the slots' loads become relocated moves (lower.relocs)
+    symbol_slots: dict[int, str] = field(default_factory=dict)
+    # -c: (instruction uid, R_CUDA_* type, symbol) of each relocated immediate in the code
+    code_relocs: list[tuple[int, int, str]] = field(default_factory=list)
 
     def new_vreg(self, rc: RC, width: int = 1) -> VReg:
         v = VReg(rc, self.next_vreg, width)

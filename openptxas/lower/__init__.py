@@ -32,6 +32,7 @@ from openptxas.lower.context import LowerCtx
 from openptxas.lower.extcalls import module_externs, pic_slots
 from openptxas.lower.layout import const_offsets, global_slots, module_layout
 from openptxas.lower.local_rules import adjust_stack, frame_layout
+from openptxas.lower.relocs import address_slots
 from openptxas.lower.rules import RuleTable
 from openptxas.ptx import ast
 from openptxas.ptx.types import PtxType, StateSpace
@@ -277,7 +278,8 @@ def _layout_variables(ctx: LowerCtx, decls: list[ast.VarDecl]) -> None:
         ctx.shared[v.name] = (off + a - 1) // a * a
     layout = module_layout(ctx.module)
     ctx.consts.update(const_offsets(layout))
-    ctx.globals.update(pic_slots(ctx.module, global_slots(layout)))
+    ctx.globals.update(address_slots(ctx.module, pic_slots(ctx.module, global_slots(layout))))
+    ctx.fn.symbol_slots = {slot: name for name, slot in ctx.globals.items()}
 
 
 def lower_function(module: ast.Module, func: ast.Function, target: SMInfo) -> Function:

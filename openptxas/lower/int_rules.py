@@ -493,7 +493,9 @@ def mov(ins: ast.Instruction, c: LowerCtx) -> None:
                 c.emit("MOV", (), [dv.lo], [ptr.lo])
                 c.emit("MOV", (), [dv.hi], [ptr.hi])
             return
-        if dv.width == 2 and any(f.name == a.name and f.body for f in c.module.functions):
+        if dv.width == 2 and any(
+            f.name == a.name and f.body and not f.is_entry for f in c.module.functions
+        ):  # (a kernel's address is a function descriptor: refused below)
             from openptxas.lower.calls import function_address
 
             function_address(c, dv, a.name)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from openptxas.ir.analysis import def_info, has_side_effects, stable_vregs
 from openptxas.ir.cfg import CFG, dominators
-from openptxas.ir.core import RC, Function, Instr, Operand, Part, SReg, VReg, operand_regs
+from openptxas.ir.core import RC, Function, Instr, Operand, Part, Reg, SReg, VReg, operand_regs
 from openptxas.passes.manager import PassContext
 
 # Pure instructions that may be merged (loads from writable memory are not).
@@ -78,7 +78,16 @@ def _key(ins: Instr) -> tuple[object, ...] | None:
         return None
     if any(isinstance(s, SReg) and s.name in VOLATILE_SREGS for s in ins.srcs):
         return None
+    if any(isinstance(r, Reg) and not _constant(r) for s in ins.srcs for r in operand_regs(s)):
+        return None  # a fixed register (an argument or result of a call) changes under it
     return (ins.op, ins.mods, d.rc, d.width, tuple(ins.srcs))
+
+
+def _constant(r: Reg) -> bool:
+    """RZ, URZ, PT, UPT, and the stack pointer R1 (as before: local addresses)."""
+    return r.index == (255 if r.rc == RC.R else 63 if r.rc == RC.UR else 7) or (
+        r.rc == RC.R and r.index == 1
+    )
 
 
 def _regs(ins: Instr) -> set[int]:

@@ -78,6 +78,11 @@ def _vreg(x: object) -> VReg | None:
     return None
 
 
+def _is_zero(r: Reg) -> bool:
+    """RZ or PT (R7 is an ordinary register)."""
+    return (r.rc == RC.R and r.index == 255) or (r.rc == RC.P and r.index == 7)
+
+
 def _src_regs(op: Operand) -> list[RegLike]:
     if isinstance(op, VReg | Part | Reg):
         return [op]
@@ -105,7 +110,7 @@ def convert_to_uniform(fn: Function, ctx: PassContext) -> None:
             continue
         dv = [_vreg(d) for d in ins.dsts]
         if any(
-            v is None and not (isinstance(d, Reg) and d.index in (7, 255))
+            v is None and not (isinstance(d, Reg) and _is_zero(d))
             for v, d in zip(dv, ins.dsts, strict=True)
         ):
             continue
@@ -144,7 +149,8 @@ def convert_to_uniform(fn: Function, ctx: PassContext) -> None:
                 for r in _src_regs(src):
                     v = _vreg(r)
                     if v is None:
-                        bad = isinstance(r, Reg) and r.index not in (255, 7)
+                        # RZ/PT only: a fixed R7 (an argument register) is not uniform
+                        bad = isinstance(r, Reg) and not _is_zero(r)
                     else:
                         bad = v.rc not in (RC.UR, RC.UP) and v.id not in cand
                     if bad:

@@ -149,7 +149,10 @@ def parse_target(name: str) -> tuple[int, str] | None:
 
 
 class _Checker(InstrChecks):
-    def __init__(self, module: Module, arch: str | None, partial: bool) -> None:
+    def __init__(
+        self, module: Module, arch: str | None, partial: bool, relocatable: bool = False
+    ) -> None:
+        self.relocatable = relocatable  # -c: externs are resolved by the linker
         self.m = module
         self.file = module.file
         self.cli_arch = arch
@@ -801,6 +804,8 @@ class _Checker(InstrChecks):
                     " 32-Bit ABI (--machine 32 or 32-Bit addressing) is not supported on "
                     "sm_90 or higher architectures."
                 )
+        if self.relocatable:
+            return
         for name, f in self.funcs.items():
             if name in self.defined or name in SYSTEM_FUNCTIONS:
                 continue
@@ -829,13 +834,16 @@ def _init_len(i: Init) -> int:
     return 1
 
 
-def check(module: Module, arch: str | None = None, *, partial: bool = False) -> list[Diagnostic]:
+def check(
+    module: Module, arch: str | None = None, *, partial: bool = False, relocatable: bool = False
+) -> list[Diagnostic]:
     """Check a parsed module; returns its diagnostics (errors, warnings, fatals) in ptxas order.
 
     ``arch`` is the ``-arch`` a compilation would use (None: the module's ``.target``).
     ``partial``: the module was cut short by a syntax error (no end-of-module checks).
+    ``relocatable``: ``-c`` (undefined extern functions and variables are the linker's).
     """
-    return _Checker(module, arch, partial).run()
+    return _Checker(module, arch, partial, relocatable).run()
 
 
 def has_errors(diags: list[Diagnostic]) -> bool:

@@ -309,7 +309,8 @@ def _block(
             defs.append(ORDER_UNIT)
         wait: set[int] = set()
         delay = 1 if prev is not None else 0
-        if serial:
+        if serial or (ins.op in ("CALL", "RET") and "ABS" in ins.mods):
+            # (a call to, or return from, code compiled apart: it may read or write any register)
             wait = st.pending_sbs()
         ckey = lat_key(ins.op, ins.mods)
         roles = operand_roles(ins, urz)

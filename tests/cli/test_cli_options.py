@@ -292,7 +292,7 @@ def test_every_option_accepted_and_documented(
     unsupported = [s.long for s in OPTION_TABLE if s.effect is Effect.UNSUPPORTED]
     assert accepted == len(OPTION_TABLE) - len(unsupported)
     assert sorted(unsupported) == [
-        "compile-as-tools-patch", "compile-only", "device-debug", "sanitize"
+        "compile-as-tools-patch", "device-debug", "sanitize"
     ]  # fmt: skip
 
 
@@ -540,7 +540,7 @@ def test_lineinfo_writes_line_sections_and_g_c_are_refused(
         capfd,
     )
     assert r.rc == 0 and r.cubin is not None and b".nv_debug_line_sass" not in r.cubin
-    for flag in ("-g", "-c", "--sanitize=memcheck"):
+    for flag in ("-g", "--sanitize=memcheck"):
         r = ours(["-arch=sm_90", flag, "k.ptx", "-o", "out.cubin"], tmp_path, capfd)
         assert r.rc == 255 and "not supported by openptxas" in r.err and r.cubin is None
 

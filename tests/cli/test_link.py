@@ -1,0 +1,175 @@
+"""``-c`` (relocatable output): the objects' relocations and symbols, refusals, and objects that
+nvlink 13.0 links (alone and with ptxas's) into cubins whose emulator outputs equal those of
+ptxas+nvlink (the cases of scripts/link_cases; all of them: scripts/link_probe.py)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import openptxas
+from openptxas.diag import OpenPtxasError
+from openptxas.elf.consts import SymbolBind, SymbolType
+from openptxas.elf.model import RelocTable
+from openptxas.elf.reader import read_cubin
+from openptxas.emu import run_launch
+
+CASES = Path(__file__).resolve().parents[2] / "scripts" / "link_cases"
+
+
+def _c(path: Path) -> bytes:
+    return openptxas.compile(path.read_text(), args=["-c"], filename=path.name).cubin
+
+
+def _relocs(blob: bytes, section: str) -> list[tuple[int, str, str]]:
+    c = read_cubin(blob)
+    idx = c.section_index(section)
+    out = []
+    for s in c.sections:
+        if isinstance(s.content, RelocTable) and s.info == idx:
+            out += [(r.offset, r.type_name, c.symbol_name(r.sym)) for r in s.content.relocs]
+    return sorted(out)
+
+
+def test_kernel_object_relocations_and_undefined_symbols() -> None:
+    blob = _c(CASES / "call_global" / "a.ptx")
+    c = read_cubin(blob)
+    assert c.is_relocatable
+    relocs = _relocs(blob, ".text.kern")
+    kinds = {(t, y) for _, t, y in relocs}
+    # the callee's and the variables' addresses: relocated move pairs (as ptxas -c)
+    for sym in ("addone", "gcount", "gmine"):
+        assert {("R_CUDA_ABS32_LO_32", sym), ("R_CUDA_ABS32_HI_32", sym)} <= kinds
+    # each LO is followed by its HI in the next instruction
+    lo = {y: o for o, t, y in relocs if t.endswith("LO_32")}
+    hi = {y: o for o, t, y in relocs if t.endswith("HI_32")}
+    assert all(hi[y] == lo[y] + 16 for y in lo)
+    syms = {y.name: y for y in c.symtab.symbols if y.name}
+    assert syms["addone"].shndx == 0 and syms["addone"].type == SymbolType.FUNC
+    assert syms["gcount"].shndx == 0 and syms["gmine"].shndx != 0
+    assert syms["gcount"].type == syms["gmine"].type == 13  # STT_CUDA_OBJECT, as ptxas
+    assert b".nv.constant4" not in blob  # no address table in a -c object
+
+
+def test_device_function_object() -> None:
+    blob = _c(CASES / "call_global" / "b.ptx")
+    c = read_cubin(blob)
+    f = next(y for y in c.symtab.symbols if y.name == "addone")
+    assert f.type == SymbolType.FUNC and f.bind == SymbolBind.GLOBAL and f.shndx != 0
+    assert c.sections[f.shndx].name == ".text.addone"
+
+
+def test_device_function_calling_another_object_saves_what_it_uses() -> None:
+    from openptxas.emu.launch import default_decoder
+
+    blob = _c(CASES / "nested" / "b.ptx")  # quad calls twice (another object) and vprintf
+    assert {y for _, _, y in _relocs(blob, ".text.quad")} >= {"twice", "vprintf", "fmt"}
+    sec = read_cubin(blob).section(".text.quad")
+    code = [i for _, i in sorted(default_decoder(90)(".text.quad", sec.data()).items())]
+    ret = next(k for k, i in enumerate(code) if i.opcode == "RET" and "ABS" in i.mods)
+    # values live across the inner calls sit in R16-R31: stored at the entry, loaded back
+    # before the return (the return address moved to R20:R21 first)
+    saved = {str(i.operands[1]) for i in code[:ret] if i.opcode == "STL"}
+    loaded = {str(i.operands[0]) for i in code[:ret] if i.opcode == "LDL"}
+    assert saved and saved == loaded and "R16" in saved
+    assert "R20" in [str(o) for o in code[ret].operands]
+
+
+def test_refusals() -> None:
+    nested = (CASES / "nested" / "b.ptx").read_text()
+    # other targets: not checked against nvlink yet
+    with pytest.raises(OpenPtxasError, match=r"relocatable output \(-c\) for sm_80"):
+        openptxas.compile(nested.replace("sm_90", "sm_80"), arch="sm_80", args=["-c"])
+    # shared variables (ptxas relocates their addresses), kernels' addresses (function
+    # descriptors, device-side launches), function addresses in initializers
+    with pytest.raises(OpenPtxasError, match="shared variable 'sbuf'"):
+        _c(CASES / "shared" / "a.ptx")
+    with pytest.raises(OpenPtxasError, match="constant variable 'ka'"):
+        _c(CASES / "consts" / "a.ptx")
+    desc = (
+        (CASES / "call_global" / "b.ptx").read_text()
+        + """
+.visible .entry k2(.param .u64 out)
+{
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u64 %rd2, k2;
+  st.global.u64 [%rd1], %rd2;
+  ret;
+}
+"""
+    )
+    with pytest.raises(OpenPtxasError, match="address of 'k2'"):
+        openptxas.compile(desc, args=["-c"])
+    table = (CASES / "call_global" / "b.ptx").read_text() + (
+        ".visible .global .align 8 .u64 tbl[1] = {addone};\n"
+    )
+    with pytest.raises(OpenPtxasError, match="function addresses in the initializer of 'tbl'"):
+        openptxas.compile(table, args=["-c"])
+    # whole program: an extern variable nobody defines (ptxas 13.0.88 crashes on it)
+    kernel = (CASES / "table" / "a.ptx").read_text()
+    with pytest.raises(OpenPtxasError, match=r"extern variable 'table'|Unresolved extern"):
+        openptxas.compile(kernel)
+
+
+def _nvlink(objs: list[Path], out: Path) -> None:
+    subprocess.run(["nvlink", "-arch=sm_90", "-o", str(out), *map(str, objs)], check=True)
+
+
+@pytest.mark.parametrize("case", ["call_global", "nested", "branches"])
+def test_nvlink_links_and_runs(case: str, tmp_path: Path) -> None:
+    if shutil.which("nvlink") is None or shutil.which("ptxas") is None:
+        pytest.skip("nvlink (CUDA 13.0) not on PATH")
+    spec = json.loads((CASES / case / "spec.json").read_text())
+    files = sorted((CASES / case).glob("*.ptx"))
+    ours, theirs = [], []
+    for f in files:
+        o = tmp_path / f"{f.stem}.ours.o"
+        o.write_bytes(_c(f))
+        ours.append(o)
+        t = tmp_path / f"{f.stem}.ptxas.o"
+        subprocess.run(["ptxas", "-arch=sm_90", "-c", str(f), "-o", str(t)], check=True)
+        theirs.append(t)
+    _nvlink(theirs, tmp_path / "ref.cubin")
+    ref = run_launch((tmp_path / "ref.cubin").read_bytes(), spec, hazards=True)
+    combos = {"ours": ours}
+    for k, f in enumerate(files):  # each file's object ours, the others ptxas's
+        combos[f"ours:{f.stem}"] = [*theirs[:k], ours[k], *theirs[k + 1 :]]
+    for name, objs in combos.items():
+        out = tmp_path / f"{name.replace(':', '_')}.cubin"
+        _nvlink(objs, out)
+        got = run_launch(out.read_bytes(), spec, hazards=True)
+        assert got.hazards == (), name
+        for a, b in zip(got.outputs, ref.outputs, strict=True):
+            assert np.array_equal(a, b), name
+        assert got.printf == ref.printf, name
+    if case == "nested":
+        assert ref.printf.count("\n") == spec["block"][0]  # the check saw printf lines
+
+
+@pytest.mark.parametrize("src", ["call_global/b.ptx", "three/a.ptx", "args64/a.ptx"])
+def test_verbose_report_as_ptxas(src: str) -> None:
+    """``-v -c``: a device function compiled on its own has its properties and compile time,
+    before the kernels; a kernel calling another object's function uses at least 24
+    registers (ptxas's figures)."""
+    if shutil.which("ptxas") is None:
+        pytest.skip("ptxas not on PATH")
+    path = CASES / src
+    got = openptxas.compile(path.read_text(), args=["-c", "-v"], filename=path.name)
+    p = subprocess.run(
+        ["ptxas", "-v", "-arch=sm_90", "-c", str(path), "-o", "/dev/null"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+
+    def norm(t: str) -> list[str]:
+        return [re.sub(r"= [0-9.]+ ms", "= T ms", line) for line in t.splitlines()]
+
+    assert norm(got.verbose_report()) == norm(p.stdout + p.stderr)
