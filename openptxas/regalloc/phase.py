@@ -83,10 +83,10 @@ def _spill_general(
     fn: Function, lim: ClassLimits, state: SpillState, sp: Reg, exc: ClassExhausted
 ) -> None:
     """Spill R registers to local memory until the pressure fits the budget (one round)."""
-    if fn.subroutines or any(i.op in ("CALL", "RET") for i in fn.instrs()):
+    if _moves_stack_pointer(fn, sp):
         raise RegAllocError(
-            f"Register allocation failed for function '{fn.name}': spilling in a function with "
-            "subroutine calls is not supported by openptxas yet"
+            f"Register allocation failed for function '{fn.name}': spilling in a function whose "
+            "subroutines have stack frames is not supported by openptxas yet"
         ) from exc
     capacity = sum(1 for i in range(lim.first, lim.last + 1) if i not in lim.reserved)
     occ, order = occupancy(fn)
@@ -100,6 +100,14 @@ def _spill_general(
         victims = choose_spills(fn, occ, order, capacity - state.slack, state)
     if victims:
         spill(fn, victims, state, sp, occ)
+
+
+def _moves_stack_pointer(fn: Function, sp: Reg) -> bool:
+    """Whether the stack pointer is written after the entry block (a subroutine's or a recursive
+    function's frame): spill slots are addressed from it, so the kernel's and its subroutines'
+    code must see one value. Without that, values live across calls, and the subroutines' own,
+    spill like any other (the kernel and its subroutines are allocated together)."""
+    return any(sp in ins.def_regs() for blk in fn.blocks[1:] for ins in blk.instrs)
 
 
 def _longest_lived(fn: Function, rc: RC) -> VReg:
