@@ -386,6 +386,7 @@ class Function:
     notes: list[str] = field(default_factory=list)  # ptxas's info lines about it (C75xx)
     spill_stores: int = 0  # bytes of the allocator's STLs (-v "bytes spill stores")
     spill_loads: int = 0  # bytes of its LDLs
+    sub_spills: dict[str, tuple[int, int]] = field(default_factory=dict)  # a subroutine's own
 
     def new_vreg(self, rc: RC, width: int = 1) -> VReg:
         v = VReg(rc, self.next_vreg, width)

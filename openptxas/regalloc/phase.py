@@ -24,6 +24,7 @@ from openptxas.regalloc.fatpoint import (
     rewrite,
 )
 from openptxas.regalloc.predspill import spill_predicate
+from openptxas.regalloc.spdelta import stack_deltas
 from openptxas.regalloc.spill import SpillState, choose_spills, frame_with_spills, spill
 
 
@@ -72,7 +73,11 @@ def allocate_registers(fn: Function, ctx: PassContext) -> None:
             f"Register allocation failed for function '{fn.name}': too many values live at once"
         )
     frame_with_spills(fn, state, sp)
-    fn.spill_stores, fn.spill_loads = state.stores, state.loads
+    # each subroutine's spill code is reported in its own -v block, as ptxas does
+    subs = state.sub_bytes
+    fn.spill_stores = state.stores - sum(st for st, _ in subs.values())
+    fn.spill_loads = state.loads - sum(ld for _, ld in subs.values())
+    fn.sub_spills = {name: (st, ld) for name, (st, ld) in subs.items() if st or ld}
     if verify_enabled(ctx.options):
         check_allocation(fn, alloc)
     rewrite(fn, alloc)
@@ -83,10 +88,11 @@ def _spill_general(
     fn: Function, lim: ClassLimits, state: SpillState, sp: Reg, exc: ClassExhausted
 ) -> None:
     """Spill R registers to local memory until the pressure fits the budget (one round)."""
-    if _moves_stack_pointer(fn, sp):
+    if stack_deltas(fn, sp) is None:
         raise RegAllocError(
-            f"Register allocation failed for function '{fn.name}': spilling in a function whose "
-            "subroutines have stack frames is not supported by openptxas yet"
+            f"Register allocation failed for function '{fn.name}': spilling where the stack "
+            "pointer differs between activations of a function (recursion) is not supported by "
+            "openptxas yet"
         ) from exc
     capacity = sum(1 for i in range(lim.first, lim.last + 1) if i not in lim.reserved)
     occ, order = occupancy(fn)
@@ -100,14 +106,6 @@ def _spill_general(
         victims = choose_spills(fn, occ, order, capacity - state.slack, state)
     if victims:
         spill(fn, victims, state, sp, occ)
-
-
-def _moves_stack_pointer(fn: Function, sp: Reg) -> bool:
-    """Whether the stack pointer is written after the entry block (a subroutine's or a recursive
-    function's frame): spill slots are addressed from it, so the kernel's and its subroutines'
-    code must see one value. Without that, values live across calls, and the subroutines' own,
-    spill like any other (the kernel and its subroutines are allocated together)."""
-    return any(sp in ins.def_regs() for blk in fn.blocks[1:] for ins in blk.instrs)
 
 
 def _longest_lived(fn: Function, rc: RC) -> VReg:

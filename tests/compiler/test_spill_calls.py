@@ -82,22 +82,76 @@ def test_spills_happen_across_calls() -> None:
         assert f.spill_stores > 0 and f.spill_loads > 0 and f.stack_frame > 0, kind
 
 
-def test_spilling_with_subroutine_frames_is_refused() -> None:
-    """A subroutine with a frame of its own moves the stack pointer the spill slots are
-    addressed from: refused with a diagnostic, not wrong code."""
+def busy(local: bool) -> str:
+    """A callee ``g`` with 34 values live at once (it spills too), with a ``.local`` array
+    when ``local`` (its frame moves the stack pointer the kernel's spill slots are addressed
+    from: regalloc/spdelta.py)."""
+    lines = [".func (.param .b32 r) g(.param .b32 a, .param .b32 b)", "{", "  .reg .b32 %x<40>;"]
+    lines += ["  .reg .b64 %y;", "  .local .align 4 .b8 buf[64];"] if local else []
+    lines += ["  ld.param.b32 %x0, [a];", "  ld.param.b32 %x1, [b];"]
+    lines += [f"  mad.lo.u32 %x{j}, %x{j - 1}, %x{j - 2}, {j};" for j in range(2, 34)]
+    if local:
+        lines.append("  mov.u64 %y, buf;")
+        lines += [f"  st.local.u32 [%y+{4 * j}], %x{j + 2};" for j in range(16)]
+    lines += [
+        f"  mad.lo.u32 %x{j}, %x{j}, %x{(j + 5) % 32 + 2}, %x{(j + 11) % 32 + 2};"
+        for j in range(2, 34)
+    ]
+    if local:
+        lines += ["  ld.local.u32 %x36, [%y+8];", "  xor.b32 %x2, %x2, %x36;"]
+    lines += [f"  xor.b32 %x2, %x2, %x{j};" for j in range(3, 34)]
+    lines += ["  st.param.b32 [r], %x2;", "  ret;", "}", ""]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("kind", ["direct", "indirect"])
+@pytest.mark.parametrize("local", [False, True], ids=["no-frame", "frame"])
+def test_spilling_callee_equals_ptxas(kind: str, local: bool, oracle) -> None:  # type: ignore[no-untyped-def]
+    need_tools("ptxas")
+    ptx = kernel(kind).replace(FUNC, busy(local))
+    r = check_ptx(ptx, inputs_for(7, N), N, (3, 0), oracle, None, 24)
+    assert r.status == "ok", f"{kind} local={local}: {r.status}: {r.detail}"
+
+
+def test_callee_spills_in_its_own_verbose_block() -> None:
+    """The spill code in a subroutine's blocks is counted in its ``Function properties``
+    block and its --warn-on-spills line, the kernel's own in the kernel's, as ptxas reports
+    them (slots in the kernel's frame: the callee's frame stays its .local array)."""
+    from openptxas.driver import compile_ptx
+
+    ptx = kernel("direct").replace(FUNC, busy(True))
+    from openptxas.options import parse_args
+
+    opts = parse_args(["-arch=sm_90", "-maxrregcount=24", "--warn-on-spills", "c.ptx"]).options
+    res = compile_ptx(ptx, opts, "c.ptx")
+    k, g = res.functions
+    assert (k.name, g.name) == ("fuzz", "g")
+    assert k.spill_stores > 0 and g.spill_stores > 0 and g.spill_loads > 0
+    assert g.stack_frame == 0  # as ptxas: the callee's .local array is counted in the kernel's
+    texts = [d.render() for d in res.late_warnings]
+    assert any("in function 'g'" in t for t in texts), texts
+
+
+def test_spilling_in_recursion_is_refused() -> None:
+    """A recursive function's activations each lower the stack pointer: slots in the
+    kernel's frame cannot serve them; refused with a diagnostic, not wrong code."""
     from openptxas.diag import OpenPtxasError
     from openptxas.driver import compile_ptx
     from openptxas.options import Options
 
-    local = FUNC.replace(
-        "  .reg .b32 %x<4>;\n",
-        "  .reg .b32 %x<4>;\n  .local .align 4 .b8 buf[16];\n  .reg .b64 %y;\n",
-    ).replace(
-        "  st.param.b32 [r], %x2;\n",
-        "  mov.u64 %y, buf;\n  st.local.u32 [%y], %x2;\n  ld.local.u32 %x2, [%y];\n"
-        "  st.param.b32 [r], %x2;\n",
+    rec = (
+        busy(False)
+        .replace(
+            "  st.param.b32 [r], %x2;\n",
+            "  setp.gt.u32 %p, %x0, 3;\n  @%p bra DONE;\n  {\n  .param .b32 qa;\n"
+            "  .param .b32 qb;\n  .param .b32 qr;\n  add.u32 %x3, %x0, 1;\n"
+            "  st.param.b32 [qa], %x3;\n"
+            "  st.param.b32 [qb], %x2;\n  call (qr), g, (qa, qb);\n"
+            "  ld.param.b32 %x4, [qr];\n  }\n"
+            "  xor.b32 %x2, %x2, %x4;\nDONE:\n  st.param.b32 [r], %x2;\n",
+        )
+        .replace("  .reg .b32 %x<40>;\n", "  .reg .b32 %x<40>;\n  .reg .pred %p;\n")
     )
-    ptx = kernel("direct").replace(FUNC, local)
-    assert ".local" in ptx
-    with pytest.raises(OpenPtxasError, match="subroutines have stack frames"):
+    ptx = kernel("direct").replace(FUNC, rec)
+    with pytest.raises(OpenPtxasError, match="differs between activations"):
         compile_ptx(ptx, Options(arch="sm_90", maxrregcount=24), "c.ptx")
