@@ -2,7 +2,9 @@
 (bytes, as ``-v`` prints them), stack frame, and the emulator's cycle estimate and dynamic
 instruction count of one launch (bench/emu.py, the latency model the benchmark uses), for the
 tests/kernels kernels that spill (t2/spill_maxrreg, t2/spill_pressure) and the high-pressure
-kernels of tests/compiler/test_spill.py under -maxrregcount 24, 32 and 40.
+kernels of tests/compiler/test_spill.py under -maxrregcount 24, 32 and 40, and the spilling-across-
+calls kernels of tests/compiler/test_spill_calls.py under 24 and 32 (spill bytes of the kernel and
+of its device functions).
 
     python scripts/spill_figures.py [--opt 3]
 
@@ -32,6 +34,10 @@ def _row(name: str, ptx: str, flags: list[str], specs: list, opt: int, o: Oracle
     opts = parse_args([*flags, "-arch=sm_90", f"-O{opt}", "x.ptx"]).options
     ours = compile_ptx(ptx, opts, "x.ptx")
     rows = []
+    # spill bytes of the kernel and of the device functions it calls (their own -v blocks)
+    dev_o = [f for f in ours.functions if not f.is_entry]
+    kernels = {f.name for f in ours.functions if f.is_entry}  # (the oracle's parse calls
+    dev_t = [f for f in theirs.functions if f.name not in kernels]  # every block "entry")
     for spec in specs:
         f_o = next(f for f in ours.functions if f.name == spec.kernel)
         f_t = theirs.function(spec.kernel)
@@ -41,8 +47,14 @@ def _row(name: str, ptx: str, flags: list[str], specs: list, opt: int, o: Oracle
             {
                 "kernel": f"{name}:{spec.kernel}",
                 "regs": (f_o.registers, f_t.registers),
-                "stores": (f_o.spill_stores, f_t.spill_stores),
-                "loads": (f_o.spill_loads, f_t.spill_loads),
+                "stores": (
+                    f_o.spill_stores + sum(f.spill_stores for f in dev_o),
+                    f_t.spill_stores + sum(f.spill_stores for f in dev_t),
+                ),
+                "loads": (
+                    f_o.spill_loads + sum(f.spill_loads for f in dev_o),
+                    f_t.spill_loads + sum(f.spill_loads for f in dev_t),
+                ),
                 "frame": (f_o.stack_frame, f_t.stack_frame),
                 "cycles": (e_o.cycles, e_t.cycles),
                 "instrs": (e_o.instructions, e_t.instructions),
@@ -81,13 +93,29 @@ def probe_rows(opt: int, o: Oracle) -> list[dict]:
     return out
 
 
+def call_rows(opt: int, o: Oracle) -> list[dict]:
+    """tests/compiler/test_spill_calls.py's kernels: 40 values live across a call (direct,
+    indirect, vprintf) and a busy callee with a frame of its own."""
+    from openptxas.testing.difffuzz import _spec, inputs_for
+    from tests.compiler.test_spill_calls import FUNC, N, busy, kernel
+
+    spec = parse_spec(_spec(inputs_for(7, N), N))
+    cases = {k: kernel(k) for k in ("direct", "indirect", "printf")}
+    cases["busy-frame"] = kernel("direct").replace(FUNC, busy(True))
+    out = []
+    for name, ptx in cases.items():
+        for maxrreg in (24, 32):
+            out += _row(f"call-{name}@{maxrreg}", ptx, [f"-maxrregcount={maxrreg}"], [spec], opt, o)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--opt", type=int, default=3)
     ap.add_argument("--only", default="", help="rows whose name contains this text")
     ns = ap.parse_args(argv)
     o = Oracle()
-    rows = corpus_rows(ns.opt, o) + probe_rows(ns.opt, o)
+    rows = corpus_rows(ns.opt, o) + probe_rows(ns.opt, o) + call_rows(ns.opt, o)
     rows = [r for r in rows if ns.only in r["kernel"]]
     hdr = "kernel regs stores(ours/ptxas) loads frame cycles(ours/ptxas) ratio instrs"
     print(hdr)
