@@ -18,6 +18,7 @@ import math
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -29,11 +30,13 @@ from openptxas.spec import parse_spec  # noqa: E402
 from openptxas.testing.oracle import Oracle  # noqa: E402
 
 
-def _row(name: str, ptx: str, flags: list[str], specs: list, opt: int, o: Oracle) -> dict:
+def _row(
+    name: str, ptx: str, flags: list[str], specs: list[Any], opt: int, o: Oracle
+) -> list[dict[str, Any]]:
     theirs = o.ptxas(ptx, "sm_90", flags)
     opts = parse_args([*flags, "-arch=sm_90", f"-O{opt}", "x.ptx"]).options
     ours = compile_ptx(ptx, opts, "x.ptx")
-    rows = []
+    rows: list[dict[str, Any]] = []
     # spill bytes of the kernel and of the device functions it calls (their own -v blocks)
     dev_o = [f for f in ours.functions if not f.is_entry]
     kernels = {f.name for f in ours.functions if f.is_entry}  # (the oracle's parse calls
@@ -63,25 +66,26 @@ def _row(name: str, ptx: str, flags: list[str], specs: list, opt: int, o: Oracle
     return rows
 
 
-def corpus_rows(opt: int, o: Oracle) -> list[dict]:
+def corpus_rows(opt: int, o: Oracle) -> list[dict[str, Any]]:
     from openptxas.testing.corpus import discover
     from tests.emu.harness import emu_target
 
-    out = []
+    out: list[dict[str, Any]] = []
     for ks in discover():
         if ks.name not in ("t2/spill_maxrreg", "t2/spill_pressure"):
             continue
-        ptx = o.cu_to_ptx(ks.cu_path, emu_target(ks), ks.nvcc_flags, subject=ks.name)
+        target = emu_target(ks) or "sm_90"
+        ptx = o.cu_to_ptx(ks.cu_path, target, ks.nvcc_flags, subject=ks.name)
         specs = [s for s in ks.specs if not s.kernel.endswith("_free")]
         out += _row(ks.name, ptx, list(ks.ptxas_flags), specs, opt, o)
     return out
 
 
-def probe_rows(opt: int, o: Oracle) -> list[dict]:
+def probe_rows(opt: int, o: Oracle) -> list[dict[str, Any]]:
     from openptxas.testing.difffuzz import _spec, inputs_for
     from tests.compiler.test_spill import KERNELS
 
-    out = []
+    out: list[dict[str, Any]] = []
     for name in sorted(KERNELS):
         ptx = KERNELS[name]()
         m = re.search(r"\.reg \.b32 %r<(\d+)>", ptx)
@@ -93,7 +97,7 @@ def probe_rows(opt: int, o: Oracle) -> list[dict]:
     return out
 
 
-def call_rows(opt: int, o: Oracle) -> list[dict]:
+def call_rows(opt: int, o: Oracle) -> list[dict[str, Any]]:
     """tests/compiler/test_spill_calls.py's kernels: 40 values live across a call (direct,
     indirect, vprintf) and a busy callee with a frame of its own."""
     from openptxas.testing.difffuzz import _spec, inputs_for
@@ -102,7 +106,7 @@ def call_rows(opt: int, o: Oracle) -> list[dict]:
     spec = parse_spec(_spec(inputs_for(7, N), N))
     cases = {k: kernel(k) for k in ("direct", "indirect", "printf")}
     cases["busy-frame"] = kernel("direct").replace(FUNC, busy(True))
-    out = []
+    out: list[dict[str, Any]] = []
     for name, ptx in cases.items():
         for maxrreg in (24, 32):
             out += _row(f"call-{name}@{maxrreg}", ptx, [f"-maxrregcount={maxrreg}"], [spec], opt, o)
