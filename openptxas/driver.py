@@ -294,11 +294,31 @@ def _compile_module(
     taken = taken_functions(module)
     # ptxas: by name, the functions reached through their address first
     own = {n: v for _, fn in compiled for n, v in fn.sub_frames.items()}
+    spilled: dict[str, tuple[int, int]] = {}  # the allocator's spill code in its blocks
+    for _, fn in compiled:
+        for n, figs in fn.sub_spills.items():
+            if figs > spilled.get(n, (0, 0)):  # compiled with each kernel calling it
+                spilled[n] = figs
     for name in sorted(called, key=lambda n: (n not in taken, n)):
         frame, saved = own.get(name, (0, 0))
+        stores, loads = spilled.get(name, (0, 0))
         # a recursive function's own frame (its saves: the spill figures), as ptxas reports
         result.functions.append(
-            FunctionReport(name, False, stack_frame=frame, spill_stores=saved, spill_loads=saved)
+            FunctionReport(
+                name,
+                False,
+                stack_frame=frame,
+                spill_stores=saved + stores,
+                spill_loads=saved + loads,
+            )
+        )
+        result.late_warnings += spill_warnings(
+            name,
+            frame,
+            saved + stores,
+            saved + loads,
+            local=options.has("warn-on-local-memory-usage"),
+            spills=options.has("warn-on-spills"),
         )
     from openptxas.codegen import build_cubin
 

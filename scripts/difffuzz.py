@@ -11,13 +11,17 @@ hazards in our code) are reduced to a minimal program and written to --out as
 
 The summary counts programs by status: ok, mismatch, hazard, ours-error (our compiler refused
 or failed), ptxas-error (ptxas rejected the program: a generator bug), emu-error (the emulator
-could not run ptxas's cubin: an oracle gap, not a finding about our compiler).
+could not run ptxas's cubin: an oracle gap, not a finding about our compiler). With --timeout N,
+a program still running after N seconds is filed by where it was: an emu-error on ptxas's cubin
+(--calls seed 5321 runs toward the emulator's instruction limit there), a mismatch on ours, an
+ours-error in our compiler, else timeout.
 """
 
 from __future__ import annotations
 
 import argparse
 import multiprocessing as mp
+import signal
 import sys
 import time
 from collections import Counter
@@ -38,10 +42,33 @@ def _seeds(text: str) -> list[int]:
     return [int(x) for x in text.split(",")]
 
 
-def _one(args: tuple[int, tuple[int, ...], bool, bool, bool]) -> tuple[int, str, str, str]:
-    seed, opts, reduce, pressure, calls = args
+class _Timeout(Exception):
+    pass
+
+
+_LIMIT = [0]
+
+
+def _alarm(signum: int, frame: object) -> None:
+    # an Exception: check() files it by where it struck (an emu-error on ptxas's cubin, a
+    # mismatch on ours: our code looping is a finding, ours-error in our compiler)
+    raise _Timeout(f"not finished in {_LIMIT[0]} s (--timeout)")
+
+
+def _one(args: tuple[int, tuple[int, ...], bool, bool, bool, int]) -> tuple[int, str, str, str]:
+    seed, opts, reduce, pressure, calls, timeout = args
     prog = generate(seed, pressure=pressure, calls=calls)
-    res = check(prog, opts)
+    if timeout:
+        _LIMIT[0] = timeout
+        signal.signal(signal.SIGALRM, _alarm)
+        signal.alarm(timeout)
+    try:
+        res = check(prog, opts)
+    except _Timeout:
+        # outside check()'s own handlers (generation, reduction)
+        return seed, "timeout", f"not finished in {timeout} s", ""
+    finally:
+        signal.alarm(0)
     text = ""
     if res.status in FINDINGS and reduce:
 
@@ -72,13 +99,19 @@ def main(argv: list[str] | None = None) -> int:
         help="programs with device functions (direct, guarded and "
         "indirect calls, arguments, results, nested calls)",
     )
+    ap.add_argument(
+        "--timeout",
+        type=int,
+        default=0,
+        help="seconds per program (0: none); one that takes longer counts as 'timeout'",
+    )
     ns = ap.parse_args(argv)
     opts = tuple(int(x) for x in ns.opt.split(","))
     seeds = _seeds(ns.seeds)
     reduce = ns.reduce or ns.out is not None
     t0 = time.time()
     counts: Counter[str] = Counter()
-    jobs = [(s, opts, reduce, ns.pressure, ns.calls) for s in seeds]
+    jobs = [(s, opts, reduce, ns.pressure, ns.calls, ns.timeout) for s in seeds]
     with mp.Pool(ns.jobs) as pool:
         for seed, status, detail, text in pool.imap_unordered(_one, jobs):
             counts[status] += 1

@@ -2,7 +2,9 @@
 (bytes, as ``-v`` prints them), stack frame, and the emulator's cycle estimate and dynamic
 instruction count of one launch (bench/emu.py, the latency model the benchmark uses), for the
 tests/kernels kernels that spill (t2/spill_maxrreg, t2/spill_pressure) and the high-pressure
-kernels of tests/compiler/test_spill.py under -maxrregcount 24, 32 and 40.
+kernels of tests/compiler/test_spill.py under -maxrregcount 24, 32 and 40, and the spilling-across-
+calls kernels of tests/compiler/test_spill_calls.py under 24 and 32 (spill bytes of the kernel and
+of its device functions).
 
     python scripts/spill_figures.py [--opt 3]
 
@@ -16,6 +18,7 @@ import math
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -27,11 +30,17 @@ from openptxas.spec import parse_spec  # noqa: E402
 from openptxas.testing.oracle import Oracle  # noqa: E402
 
 
-def _row(name: str, ptx: str, flags: list[str], specs: list, opt: int, o: Oracle) -> dict:
+def _row(
+    name: str, ptx: str, flags: list[str], specs: list[Any], opt: int, o: Oracle
+) -> list[dict[str, Any]]:
     theirs = o.ptxas(ptx, "sm_90", flags)
     opts = parse_args([*flags, "-arch=sm_90", f"-O{opt}", "x.ptx"]).options
     ours = compile_ptx(ptx, opts, "x.ptx")
-    rows = []
+    rows: list[dict[str, Any]] = []
+    # spill bytes of the kernel and of the device functions it calls (their own -v blocks)
+    dev_o = [f for f in ours.functions if not f.is_entry]
+    kernels = {f.name for f in ours.functions if f.is_entry}  # (the oracle's parse calls
+    dev_t = [f for f in theirs.functions if f.name not in kernels]  # every block "entry")
     for spec in specs:
         f_o = next(f for f in ours.functions if f.name == spec.kernel)
         f_t = theirs.function(spec.kernel)
@@ -41,8 +50,14 @@ def _row(name: str, ptx: str, flags: list[str], specs: list, opt: int, o: Oracle
             {
                 "kernel": f"{name}:{spec.kernel}",
                 "regs": (f_o.registers, f_t.registers),
-                "stores": (f_o.spill_stores, f_t.spill_stores),
-                "loads": (f_o.spill_loads, f_t.spill_loads),
+                "stores": (
+                    f_o.spill_stores + sum(f.spill_stores for f in dev_o),
+                    f_t.spill_stores + sum(f.spill_stores for f in dev_t),
+                ),
+                "loads": (
+                    f_o.spill_loads + sum(f.spill_loads for f in dev_o),
+                    f_t.spill_loads + sum(f.spill_loads for f in dev_t),
+                ),
                 "frame": (f_o.stack_frame, f_t.stack_frame),
                 "cycles": (e_o.cycles, e_t.cycles),
                 "instrs": (e_o.instructions, e_t.instructions),
@@ -51,25 +66,26 @@ def _row(name: str, ptx: str, flags: list[str], specs: list, opt: int, o: Oracle
     return rows
 
 
-def corpus_rows(opt: int, o: Oracle) -> list[dict]:
+def corpus_rows(opt: int, o: Oracle) -> list[dict[str, Any]]:
     from openptxas.testing.corpus import discover
     from tests.emu.harness import emu_target
 
-    out = []
+    out: list[dict[str, Any]] = []
     for ks in discover():
         if ks.name not in ("t2/spill_maxrreg", "t2/spill_pressure"):
             continue
-        ptx = o.cu_to_ptx(ks.cu_path, emu_target(ks), ks.nvcc_flags, subject=ks.name)
+        target = emu_target(ks) or "sm_90"
+        ptx = o.cu_to_ptx(ks.cu_path, target, ks.nvcc_flags, subject=ks.name)
         specs = [s for s in ks.specs if not s.kernel.endswith("_free")]
         out += _row(ks.name, ptx, list(ks.ptxas_flags), specs, opt, o)
     return out
 
 
-def probe_rows(opt: int, o: Oracle) -> list[dict]:
+def probe_rows(opt: int, o: Oracle) -> list[dict[str, Any]]:
     from openptxas.testing.difffuzz import _spec, inputs_for
     from tests.compiler.test_spill import KERNELS
 
-    out = []
+    out: list[dict[str, Any]] = []
     for name in sorted(KERNELS):
         ptx = KERNELS[name]()
         m = re.search(r"\.reg \.b32 %r<(\d+)>", ptx)
@@ -81,13 +97,29 @@ def probe_rows(opt: int, o: Oracle) -> list[dict]:
     return out
 
 
+def call_rows(opt: int, o: Oracle) -> list[dict[str, Any]]:
+    """tests/compiler/test_spill_calls.py's kernels: 40 values live across a call (direct,
+    indirect, vprintf) and a busy callee with a frame of its own."""
+    from openptxas.testing.difffuzz import _spec, inputs_for
+    from tests.compiler.test_spill_calls import FUNC, N, busy, kernel
+
+    spec = parse_spec(_spec(inputs_for(7, N), N))
+    cases = {k: kernel(k) for k in ("direct", "indirect", "printf")}
+    cases["busy-frame"] = kernel("direct").replace(FUNC, busy(True))
+    out: list[dict[str, Any]] = []
+    for name, ptx in cases.items():
+        for maxrreg in (24, 32):
+            out += _row(f"call-{name}@{maxrreg}", ptx, [f"-maxrregcount={maxrreg}"], [spec], opt, o)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--opt", type=int, default=3)
     ap.add_argument("--only", default="", help="rows whose name contains this text")
     ns = ap.parse_args(argv)
     o = Oracle()
-    rows = corpus_rows(ns.opt, o) + probe_rows(ns.opt, o)
+    rows = corpus_rows(ns.opt, o) + probe_rows(ns.opt, o) + call_rows(ns.opt, o)
     rows = [r for r in rows if ns.only in r["kernel"]]
     hdr = "kernel regs stores(ours/ptxas) loads frame cycles(ours/ptxas) ratio instrs"
     print(hdr)

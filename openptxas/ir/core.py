@@ -391,6 +391,8 @@ class Function:
     symbol_slots: dict[int, str] = field(default_factory=dict)
     # -c: (instruction uid, R_CUDA_* type, symbol) of each relocated immediate in the code
     code_relocs: list[tuple[int, int, str]] = field(default_factory=list)
+    # subroutine name -> its own spill (store, load) bytes, for its -v block
+    sub_spills: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def new_vreg(self, rc: RC, width: int = 1) -> VReg:
         v = VReg(rc, self.next_vreg, width)

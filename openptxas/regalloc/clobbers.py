@@ -3,7 +3,8 @@
 Two kinds of instructions write registers the allocator does not hand out (lower/extcalls.py):
 
 - an instruction writing a *fixed* register (``MOV R4, x`` before a call to a function the
-  driver resolves, ``LEPC R20``): a value live after it may not be in that register;
+  driver resolves, ``LEPC R20``): a value live after it, up to the call, may not be in that
+  register (nor one defined in between, such as a spill reload);
 - a call to such a function (``CALL.ABS``): a value live across it may not be in a register the
   callee may change (the target's ``Abi.call_clobbers_r``/``call_clobbers_ur``, every predicate).
 
@@ -53,11 +54,31 @@ def forbidden_registers(
         mine = {
             (r.v if isinstance(r, Part) else r).id for r in ins.def_regs() if not isinstance(r, Reg)
         }
-        bit = 1 << p
+        bits = _held(order, p)
         for v, m in occ.items():
-            if m & bit and v.id not in mine and v.rc in fixed:
+            if m & bits and v.id not in mine and v.rc in fixed:
                 out.setdefault(v, set()).update(fixed[v.rc])
     return {v: frozenset(s) for v, s in out.items()}
+
+
+def _held(order: list[Instr], p: int) -> int:
+    """The program points at which the fixed registers ``order[p]`` writes must not change:
+    ``p`` itself and, for an argument or return-address register, every point up to the call
+    that reads it (a value defined in between, a spill reload, may not take it)."""
+    bits = 1 << p
+    if order[p].op == "CALL":
+        return bits
+    for q in range(p + 1, len(order)):
+        bits |= 1 << q
+        ins = order[q]
+        if ins.op == "CALL" and "ABS" in ins.mods:
+            return bits
+        if ins.op in _ENDS:
+            break
+    return 1 << p
+
+
+_ENDS = frozenset({"BRA", "EXIT", "RET", "CALL", "BRX", "JMX"})
 
 
 def live_across_all_predicates(forbidden: dict[VReg, frozenset[int]]) -> list[VReg]:

@@ -5,7 +5,7 @@ The register budget is the driver's (``Function.maxnreg``: ``.maxnreg``, ``.maxn
 ``.minnctapersm``, see regalloc/budget.py) or ``-maxrregcount``, else the target's register count;
 ptxas raises budgets below the target's minimum (24 on sm_90) to it. When R registers run out,
 values are spilled to local memory (regalloc/spill.py) and allocation runs again; predicates go
-to R registers (regalloc/predspill.py); uniform registers are not spilled (refused).
+to R registers (regalloc/predspill.py), and so do uniform registers (regalloc/urspill.py).
 """
 
 from __future__ import annotations
@@ -18,13 +18,16 @@ from openptxas.regalloc.clobbers import forbidden_registers, live_across_all_pre
 from openptxas.regalloc.fatpoint import (
     ClassExhausted,
     ClassLimits,
+    _pressure_estimate,
     allocate,
     limits_for,
     occupancy,
     rewrite,
 )
 from openptxas.regalloc.predspill import spill_predicate
+from openptxas.regalloc.spdelta import stack_deltas
 from openptxas.regalloc.spill import SpillState, choose_spills, frame_with_spills, spill
+from openptxas.regalloc.urspill import spill_uniform
 
 
 def register_budget(fn: Function, ctx: PassContext) -> int:
@@ -49,6 +52,7 @@ def allocate_registers(fn: Function, ctx: PassContext) -> None:
         spill_predicate(fn, across[0])
     state = SpillState()
     sp = Reg(RC.R, ctx.target.abi.stack_pointer)
+    spilled_ur: set[int] = set()  # uniform registers made by spill_uniform (not chosen again)
     for _ in range(256):
         try:
             alloc = allocate(fn, limits, naive=ctx.options.ra == "naive", abi=abi)
@@ -59,12 +63,16 @@ def allocate_registers(fn: Function, ctx: PassContext) -> None:
             elif exc.rc == RC.R and ctx.options.ra != "naive":
                 _spill_general(fn, limits[RC.R], state, sp, exc)
             elif exc.rc == RC.UR:
-                raise RegAllocError(
-                    str(exc).replace(
-                        "spilling is not supported yet",
-                        "spilling uniform registers is not supported by openptxas yet",
-                    )
-                ) from exc
+                # as many of the longest-lived as the pressure exceeds the registers by
+                occ, _ = occupancy(fn)
+                lim = limits[RC.UR]
+                over = _pressure_estimate(occ, RC.UR) - (
+                    lim.last - lim.first + 1 - len(lim.reserved)
+                )
+                first = fn.next_vreg
+                for v in _longest_lived_n(occ, RC.UR, max(1, over), spilled_ur):
+                    spill_uniform(fn, v)
+                spilled_ur.update(range(first, fn.next_vreg))
             else:
                 raise
     else:
@@ -72,7 +80,11 @@ def allocate_registers(fn: Function, ctx: PassContext) -> None:
             f"Register allocation failed for function '{fn.name}': too many values live at once"
         )
     frame_with_spills(fn, state, sp)
-    fn.spill_stores, fn.spill_loads = state.stores, state.loads
+    # each subroutine's spill code is reported in its own -v block, as ptxas does
+    subs = state.sub_bytes
+    fn.spill_stores = state.stores - sum(st for st, _ in subs.values())
+    fn.spill_loads = state.loads - sum(ld for _, ld in subs.values())
+    fn.sub_spills = {name: (st, ld) for name, (st, ld) in subs.items() if st or ld}
     if verify_enabled(ctx.options):
         check_allocation(fn, alloc)
     rewrite(fn, alloc)
@@ -83,10 +95,11 @@ def _spill_general(
     fn: Function, lim: ClassLimits, state: SpillState, sp: Reg, exc: ClassExhausted
 ) -> None:
     """Spill R registers to local memory until the pressure fits the budget (one round)."""
-    if fn.subroutines or any(i.op in ("CALL", "RET") for i in fn.instrs()):
+    if stack_deltas(fn, sp) is None:
         raise RegAllocError(
-            f"Register allocation failed for function '{fn.name}': spilling in a function with "
-            "subroutine calls is not supported by openptxas yet"
+            f"Register allocation failed for function '{fn.name}': spilling where the stack "
+            "pointer differs between activations of a function (recursion) is not supported by "
+            "openptxas yet"
         ) from exc
     capacity = sum(1 for i in range(lim.first, lim.last + 1) if i not in lim.reserved)
     occ, order = occupancy(fn)
@@ -105,3 +118,17 @@ def _spill_general(
 def _longest_lived(fn: Function, rc: RC) -> VReg:
     occ, _ = occupancy(fn)
     return max((v for v in occ if v.rc == rc), key=lambda v: (bin(occ[v]).count("1"), -v.id))
+
+
+def _longest_lived_n(occ: dict[VReg, int], rc: RC, n: int, made: set[int]) -> list[VReg]:
+    """The ``n`` registers of class ``rc`` live at the most program points, the spiller's own
+    (``made``) left out."""
+    pool = sorted(
+        (v for v in occ if v.rc == rc and v.id not in made),
+        key=lambda v: (-bin(occ[v]).count("1"), v.id),
+    )
+    if not pool:
+        raise RegAllocError(
+            f"Register allocation failed: too many {rc.name} registers live at once"
+        )
+    return pool[:n]

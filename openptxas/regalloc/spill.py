@@ -39,6 +39,7 @@ from openptxas.ir.core import (
     successors,
 )
 from openptxas.ir.liveness import defs_mask
+from openptxas.regalloc.spdelta import advance, stack_deltas
 
 _SIZE = {1: (), 2: ("64",), 4: ("128",)}
 _REMAT_OPS = frozenset({"MOV", "IMAD.MOV.U32", "LDC"})
@@ -57,6 +58,8 @@ class SpillState:
     slack: int = 0  # registers kept free beyond the pressure estimate
     align: int = 8  # the largest slot's alignment
     window: int = 6  # instructions over which a reloaded value is reused (shrinks on failure)
+    # bytes of spill stores and loads in each subroutine's code (-v, as ptxas: its own block)
+    sub_bytes: dict[str, list[int]] = field(default_factory=dict)
 
 
 def loop_depths(fn: Function) -> list[int]:
@@ -203,13 +206,31 @@ def spill(
     _assign_slots([v for v in victims if v.id not in remat], state, occ)
     ids = {v.id for v in victims}
     dropped = {id(d) for d in remat.values()}
-    for b in fn.blocks:
+    deltas = stack_deltas(fn, sp)
+    if deltas is None:
+        raise RegAllocError(
+            f"Register allocation failed for function '{fn.name}': spilling where the stack "
+            "pointer differs between activations (recursion) is not supported by openptxas yet"
+        )
+    entries = {entry: name for name, entry in fn.subroutines}
+    owner = ""
+    for b, delta in zip(fn.blocks, deltas, strict=True):
+        owner = entries.get(b.name, owner)  # a subroutine's blocks follow its entry
+        before = state.stores, state.loads
         rw = _BlockRewriter(fn, ids, remat, state, sp)
+        rw.delta = delta  # slots are the kernel's: [sp + slot - delta] in a subroutine's frame
         for ins in b.instrs:
             if id(ins) in dropped:
                 continue  # every use recomputes it
             rw.rewrite(ins)
+            nd = advance(ins, rw.delta, sp, b is fn.blocks[0])
+            assert nd is not None, "stack_deltas checked every write of the stack pointer"
+            rw.delta = nd
         b.instrs = rw.out
+        if owner:
+            acc = state.sub_bytes.setdefault(owner, [0, 0])
+            acc[0] += state.stores - before[0]
+            acc[1] += state.loads - before[1]
 
 
 def _assign_slots(victims: list[VReg], state: SpillState, occ: dict[VReg, int] | None) -> None:
@@ -245,6 +266,7 @@ class _BlockRewriter:
         self.out: list[Instr] = []
         self.held: dict[int, tuple[VReg, int]] = {}  # vreg id -> (temp, position it was set)
         self.pos = 0
+        self.delta = 0  # the stack pointer's offset from the kernel's here (regalloc/spdelta)
 
     def _new(self, n: int) -> VReg:
         t = self.fn.new_vreg(RC.R, n)
@@ -252,7 +274,7 @@ class _BlockRewriter:
         return t
 
     def _addr(self, v: VReg, k: int) -> Addr:
-        return Addr(self.sp, self.state.slots[v.id] + 4 * k)
+        return Addr(self.sp, self.state.slots[v.id] + 4 * k - self.delta)
 
     def rewrite(self, ins: Instr) -> None:
         from openptxas.ir.analysis import map_regs

@@ -149,9 +149,17 @@ class FuncSig:
 
 class _Gen:
     def __init__(
-        self, seed: int, shape: Shape = DEFAULT, funcs: list[FuncSig] | None = None
+        self,
+        seed: int,
+        shape: Shape = DEFAULT,
+        funcs: list[FuncSig] | None = None,
+        *,
+        contract: bool = True,
     ) -> None:
         self.shape = shape
+        # False in programs with calls: every f32 multiply names its rounding (see
+        # instruction(): ptxas's contraction there depends on its code around the calls)
+        self.contract = contract
         self.r = random.Random(seed)
         self.uid = 0
         self.depth = 0
@@ -389,6 +397,13 @@ class _Gen:
             op = r.choice(["add", "sub", "mul"])
             # no rounding modifier: ptxas contracts mul+add into FFMA (--fmad=true)
             rnd = r.choice([".rn", ".rz", ".rm", ".rp", "", ""])
+            if op == "mul" and not rnd and not self.contract:
+                # programs with calls: ptxas 13.0.88 may fuse a product that has other uses
+                # into an add when the calls make it move or repeat the multiply (seed 141
+                # of --calls: FFMA for the add, FMUL again after the calls for the store;
+                # the same product without calls stays FMUL + FADD). PTX allows either, so
+                # the product is rounded and cannot be contracted.
+                rnd = ".rn"
             mods = rnd + (".ftz" if r.random() < 0.3 else "") + (".sat" if r.random() < 0.1 else "")
             return [f"{g}{op}{mods}.f32 {self.freg()}, {self.fsrc()}, {self.fsrc()};"]
         if k == 12:
@@ -463,7 +478,7 @@ def generate(
             sig = FuncSig(f"fn{k}", fr.randrange(1, 4), fr.random() < 0.3, fr.random() < 0.8)
             funcs.append(_render_func(sig, seed * 8 + k + 1, list(sigs)))
             sigs.append(sig)
-    g = _Gen(seed, shape, sigs)
+    g = _Gen(seed, shape, sigs, contract=not calls)
     n = size if size is not None else g.r.randrange(6, 30)
     stmts = [g.stmt() for _ in range(n)]
     words = inputs_for(seed, shape.nin)
@@ -486,7 +501,7 @@ _LOCAL_REGS = [
 def _render_func(sig: FuncSig, seed: int, callees: list[FuncSig]) -> str:
     """A device function: its registers all set from its arguments, random statements (calls
     only of ``callees``; no barrier), the result a mix of its registers."""
-    g = _Gen(seed, funcs=callees)
+    g = _Gen(seed, funcs=callees, contract=False)
     g.in_func = True
     params = [f".param .b32 {sig.name}_a{i}" for i in range(sig.nargs)]
     if sig.wide:

@@ -233,25 +233,6 @@ def test_warnings_without_verbose() -> None:
     ), r.stderr
 
 
-def test_spilling_across_calls_is_refused() -> None:
-    from openptxas.diag import OpenPtxasError
-    from openptxas.driver import compile_ptx
-    from openptxas.options import Options
-
-    func = (
-        ".func (.param .b32 r) g(.param .b32 a)\n{\n  .reg .b32 %x;\n  ld.param.b32 %x, [a];\n"
-        "  add.u32 %x, %x, 1;\n  st.param.b32 [r], %x;\n  ret;\n}\n"
-    )
-    call = (
-        "  {\n  .param .b32 pa;\n  .param .b32 pr;\n  st.param.b32 [pa], %r0;\n"
-        "  call (pr), g, (pa);\n  ld.param.b32 %t, [pr];\n  }\n"
-        "  st.global.u32 [%pout], %t;\n  ret;\n}"
-    )
-    ptx = network(40, 1).replace("  ret;\n}", call).replace(HEAD, HEAD + func)
-    with pytest.raises(OpenPtxasError, match="spilling in a function with subroutine calls"):
-        compile_ptx(ptx, Options(arch="sm_90", maxrregcount=24), "c.ptx")
-
-
 def test_inputs_shape() -> None:
     assert inputs_for(7, 40).size == NTHREADS * 40
     assert np.any(inputs_for(7, 40))

@@ -1,0 +1,66 @@
+"""Uniform-register spilling: when more uniform values are live at once than UR0-UR62 hold,
+keep the longest-lived ones in general registers instead.
+
+A spilled uniform register ``u`` is copied to an R register after each definition (``MOV r,
+u'``, the definition writing a fresh ``u'``) and each use reads a fresh uniform register
+recreated just before it (``R2UR q, r``), word by word for pairs and quads. The value is the
+same in every lane, so the R copy holds it as well as the UR did; the R registers it takes may
+in turn spill to local memory. A guarded definition starts from the old value (``R2UR u', r``
+first), so that a skipped one keeps it.
+"""
+
+from __future__ import annotations
+
+from openptxas.ir.analysis import map_regs
+from openptxas.ir.core import RC, Function, Instr, Part, RegLike, VReg
+
+
+def _words(v: VReg) -> list[VReg | Part]:
+    return [v] if v.width == 1 else [Part(v, j) for j in range(v.width)]
+
+
+def spill_uniform(fn: Function, u: VReg) -> None:
+    assert u.rc == RC.UR
+    holder = fn.new_vreg(RC.R, u.width)
+
+    def same(x: RegLike) -> bool:
+        v = x.v if isinstance(x, Part) else x
+        return isinstance(v, VReg) and v == u
+
+    for b in fn.blocks:
+        out: list[Instr] = []
+        for ins in b.instrs:
+            if any(same(r) for r in ins.use_regs()):
+                q = fn.new_vreg(RC.UR, u.width)
+                for w, h in zip(_words(q), _words(holder), strict=True):
+                    out.append(Instr("R2UR", (), [w], [h], line=ins.line))
+
+                def sub(x: RegLike, q: VReg = q) -> RegLike:
+                    if isinstance(x, Part) and x.v == u:
+                        return Part(q, x.k, x.n)
+                    return q if isinstance(x, VReg) and x == u else x
+
+                map_regs(ins, sub)
+            defines = any(same(r) for r in ins.def_regs())
+            if not defines:
+                out.append(ins)
+                continue
+            d = fn.new_vreg(RC.UR, u.width)
+            partial = ins.guard is not None or not any(
+                isinstance(x, VReg) and x == u for x in ins.dsts
+            )
+            if partial:
+                # a skipped or partial write keeps the old value: start from it
+                for w, h in zip(_words(d), _words(holder), strict=True):
+                    out.append(Instr("R2UR", (), [w], [h], line=ins.line))
+
+            def sub_def(x: RegLike, d: VReg = d) -> RegLike:
+                if isinstance(x, Part) and x.v == u:
+                    return Part(d, x.k, x.n)
+                return d if isinstance(x, VReg) and x == u else x
+
+            map_regs(ins, sub_def, dsts=True, srcs=False)
+            out.append(ins)
+            for h, w in zip(_words(holder), _words(d), strict=True):
+                out.append(Instr("MOV", (), [h], [w], line=ins.line))
+        b.instrs = out
