@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from openptxas.ir.core import Function, predecessors, successors
+from openptxas.ir.core import Function, all_successors, predecessors
 
 
 @dataclass
@@ -16,9 +16,8 @@ class CFG:
     @staticmethod
     def of(fn: Function, *, over_calls: bool = False) -> CFG:
         """``over_calls``: each function's own control flow (ir.core.successors)."""
-        n = len(fn.blocks)
         return CFG(
-            [successors(fn, i, over_calls=over_calls) for i in range(n)],
+            all_successors(fn, over_calls=over_calls),
             predecessors(fn, over_calls=over_calls),
         )
 

@@ -202,10 +202,8 @@ class Addr:
     desc: RegLike | None = None
     wide: bool = False
 
-    def regs(self) -> Iterator[RegLike]:
-        for r in (self.base, self.ubase, self.desc):
-            if r is not None:
-                yield r
+    def regs(self) -> tuple[RegLike, ...]:
+        return tuple(r for r in (self.base, self.ubase, self.desc) if r is not None)
 
     def __str__(self) -> str:
         parts = []
@@ -240,18 +238,38 @@ class Label:
 
 
 Operand = VReg | Part | Reg | Src | Imm | CBank | Addr | SReg | Label
+_NO_REGS: frozenset[type] = frozenset({Imm, SReg, Label, CBank})
 
 
-def operand_regs(op: Operand) -> Iterator[RegLike]:
+def operand_regs(op: Operand) -> tuple[RegLike, ...]:
     """The registers an operand reads (for a source) or names (for a destination)."""
+    # the hottest function of the compiler (every pass asks it of every operand): dispatch on
+    # the exact type first, a tuple rather than a generator
+    t = type(op)
+    if t is VReg or t is Reg or t is Part:
+        return (op,)  # type: ignore[return-value]
+    if t is Src:
+        return (op.x,)  # type: ignore[union-attr]
+    if t is Addr:
+        return op.regs()  # type: ignore[union-attr]
+    if t is CBank and op.reg is not None:  # type: ignore[union-attr]
+        return (op.reg,)  # type: ignore[union-attr]
+    if t in _NO_REGS:
+        return ()
+    return _operand_regs_slow(op)
+
+
+def _operand_regs_slow(op: Operand) -> tuple[RegLike, ...]:
+    # subclasses of the operand types (none today): the isinstance ladder
     if isinstance(op, VReg | Part | Reg):
-        yield op
-    elif isinstance(op, Src):
-        yield op.x
-    elif isinstance(op, Addr):
-        yield from op.regs()
-    elif isinstance(op, CBank) and op.reg is not None:
-        yield op.reg
+        return (op,)
+    if isinstance(op, Src):
+        return (op.x,)
+    if isinstance(op, Addr):
+        return op.regs()
+    if isinstance(op, CBank) and op.reg is not None:
+        return (op.reg,)
+    return ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,15 +332,17 @@ class Instr:
     def has_mod(self, m: str) -> bool:
         return m in self.mods
 
-    def def_regs(self) -> Iterator[RegLike]:
+    def def_regs(self) -> list[RegLike]:
+        out: list[RegLike] = []
         for d in self.dsts:
-            yield from operand_regs(d)
+            out += operand_regs(d)
+        return out
 
-    def use_regs(self) -> Iterator[RegLike]:
-        if self.guard is not None:
-            yield self.guard.pred
+    def use_regs(self) -> list[RegLike]:
+        out: list[RegLike] = [] if self.guard is None else [self.guard.pred]
         for s in self.srcs:
-            yield from operand_regs(s)
+            out += operand_regs(s)
+        return out
 
     def __str__(self) -> str:
         g = f"{self.guard} " if self.guard is not None else ""
@@ -411,7 +431,12 @@ class Function:
 
 
 def successors(
-    fn: Function, i: int, *, over_calls: bool = False, any_return: bool = False
+    fn: Function,
+    i: int,
+    *,
+    over_calls: bool = False,
+    any_return: bool = False,
+    index: dict[str, int] | None = None,
 ) -> list[int]:
     """Indices (in ``fn.blocks``) of the successors of block ``i``: its branch target and, unless
     it ends in an unconditional transfer, the next block in layout order.
@@ -420,8 +445,17 @@ def successors(
     flow through calls); ``over_calls``: a call goes to its return site and a return nowhere (the
     control structure of each function on its own: divergent regions, reconvergence);
     ``any_return``: a return to the return site of every call (the hazard checkers' view, which
-    the control codes must satisfy)."""
+    the control codes must satisfy). ``index``: block name -> index, when the caller asks for
+    every block (predecessors): a lookup instead of a search of the blocks per branch."""
     b = fn.blocks[i]
+
+    def _index_of(fn: Function, name: str) -> int:
+        if index is not None:
+            j = index.get(name)
+            if j is not None:
+                return j
+        return _search(fn, name)
+
     out: list[int] = []
     t = b.terminator()
     fallthrough = True
@@ -471,18 +505,37 @@ def successors(
     return list(dict.fromkeys(out))  # stable, without duplicates
 
 
-def _index_of(fn: Function, name: str) -> int:
+def block_index(fn: Function) -> dict[str, int]:
+    """Block name -> index in ``fn.blocks`` (the first block of a name, as a search finds)."""
+    index: dict[str, int] = {}
+    for j, b in enumerate(fn.blocks):
+        index.setdefault(b.name, j)
+    return index
+
+
+def _search(fn: Function, name: str) -> int:
     for j, b in enumerate(fn.blocks):
         if b.name == name:
             return j
     raise KeyError(f"branch to unknown block {name}")
 
 
+def all_successors(
+    fn: Function, *, over_calls: bool = False, any_return: bool = False
+) -> list[list[int]]:
+    """``successors`` of every block, in one pass over the blocks."""
+    index = block_index(fn)
+    return [
+        successors(fn, i, over_calls=over_calls, any_return=any_return, index=index)
+        for i in range(len(fn.blocks))
+    ]
+
+
 def predecessors(
     fn: Function, *, over_calls: bool = False, any_return: bool = False
 ) -> list[list[int]]:
     preds: list[list[int]] = [[] for _ in fn.blocks]
-    for i in range(len(fn.blocks)):
-        for s in successors(fn, i, over_calls=over_calls, any_return=any_return):
+    for i, succ in enumerate(all_successors(fn, over_calls=over_calls, any_return=any_return)):
+        for s in succ:
             preds[s].append(i)
     return preds

@@ -10,9 +10,19 @@ built word by word is not live before it is built, in a loop too).
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from openptxas.ir.core import Function, Instr, Label, Part, VReg, predecessors, successors
+from openptxas.ir.core import (
+    Function,
+    Instr,
+    Label,
+    Part,
+    VReg,
+    all_successors,
+    predecessors,
+    successors,
+)
 
 
 def _bit(v: VReg) -> int:
@@ -66,7 +76,7 @@ class Liveness:
 
 def compute_liveness(fn: Function) -> Liveness:
     n = len(fn.blocks)
-    succs = [successors(fn, i) for i in range(n)]
+    succs = all_successors(fn)
     preds = predecessors(fn)
     gen = [0] * n
     kill = [0] * n
@@ -200,8 +210,7 @@ def _sub_defs(fn: Function, entry: int) -> int:
 def _must_write(fn: Function, entry: int, kill: list[int]) -> int:
     """Registers every path through the subroutine at ``entry`` writes completely (the
     intersection at its returns; none when it has no return)."""
-    n = len(fn.blocks)
-    own = [successors(fn, i, over_calls=True) for i in range(n)]
+    own = all_successors(fn, over_calls=True)
     blocks = {entry}
     stack = [entry]
     while stack:
@@ -288,9 +297,13 @@ def _fixpoint(
     return live_in, live_out
 
 
-def live_after_each(fn: Function, lv: Liveness) -> list[list[int]]:
+def live_after_each(
+    fn: Function, lv: Liveness, drop: Callable[[Instr, int], bool] | None = None
+) -> list[list[int]]:
     """For each block, the registers live after each of its instructions, restricted to those
-    that may have been defined by then."""
+    that may have been defined by then. ``drop(ins, live after it)``: True treats ``ins`` as
+    already deleted (liveness flows past it), so dead-code elimination removes a whole chain of
+    dead instructions in one walk instead of one link per liveness computation."""
     d_in, _ = maybe_defined(fn, lv)
     out: list[list[int]] = []
     for i, b in enumerate(fn.blocks):
@@ -306,6 +319,8 @@ def live_after_each(fn: Function, lv: Liveness) -> list[list[int]]:
         for k in range(len(b.instrs) - 1, -1, -1):
             ins = b.instrs[k]
             after[k] = live & defined[k]
+            if drop is not None and drop(ins, after[k]):
+                continue
             _, killed = defs_mask(ins)
             for vid, words, full in part_writes(ins):
                 pending[vid] = pending.get(vid, 0) | words

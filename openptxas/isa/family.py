@@ -16,7 +16,8 @@ A derived family is its base's rows (transformed by ``REG_WIDTH``), minus ``DROP
 the same name replaced by its own ``FORMS`` and the rest of its ``FORMS`` added; ``REG_ZERO``
 entries override the base's. So sm_100 is sm_90 plus its differences, not a copy.
 
-Loading imports the module (marshalled literals) and builds a key -> row-index map; rows become
+Loading reads the module's literals (its marshalled pack, openptxas/isa/tables/pack.py, or the
+module itself) and builds a key -> row-index map; rows become
 :class:`~openptxas.isa.spec.Form` objects only when an opcode is first used.
 """
 
@@ -78,12 +79,30 @@ class Family:
         return code
 
 
-@functools.cache
-def _module_rows(name: str) -> tuple[tuple[tuple[Any, ...], ...], dict[RegFile, int]]:
+def _literals(name: str) -> Any:
+    """The family module's literals: from its pack when current (tables/pack.py: no
+    compilation of a 1 MB module in a process without byte code), else the module itself."""
+    from openptxas.isa.tables import pack
+
+    lits = pack.load(name) if name.isidentifier() else None
+    if lits is not None:
+        return _Literals(lits)
     try:
-        mod = importlib.import_module(f"openptxas.isa.tables.{name}")
+        return importlib.import_module(f"openptxas.isa.tables.{name}")
     except ModuleNotFoundError:
         raise UsageError(f"no SASS instruction table for family '{name}'") from None
+
+
+class _Literals:
+    """A pack's literals with a module's attribute access."""
+
+    def __init__(self, lits: dict[str, Any]) -> None:
+        self.__dict__.update(lits)
+
+
+@functools.cache
+def _module_rows(name: str) -> tuple[tuple[tuple[Any, ...], ...], dict[RegFile, int]]:
+    mod = _literals(name)
     base = getattr(mod, "BASE", None)
     zero: dict[RegFile, int] = {}
     rows: list[tuple[Any, ...]]

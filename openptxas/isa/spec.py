@@ -35,6 +35,7 @@ table is one constant that Python unmarshals without executing code.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -307,7 +308,9 @@ def _num_from_literal(d: Mapping[str, Any] | None) -> NumSpec | None:
 
 
 def operand_from_literal(d: Mapping[str, Any]) -> OpSpec:
-    """Build an :class:`OpSpec` from its table literal.
+    """Build an :class:`OpSpec` from its table literal (one object per distinct literal: the
+    forms of a family share most operand literals, and building them was most of the time of
+    a small file's compile).
 
     Keys: ``k`` (kind), ``reg`` (register dict: ``file``, ``index``, ``const``, ``neg``, ``abs``,
     ``not``, ``reuse``, ``sel``, ``sel_names``, ``const_sel``, ``const_not``, ``inv``,
@@ -315,6 +318,17 @@ def operand_from_literal(d: Mapping[str, Any]) -> OpSpec:
     ``signed``, ``shift``), ``regs`` (list of register dicts or None), ``bank``, ``const_bank``,
     ``enum``, ``names``, ``opt``, ``default``, ``sep``, ``abs_signed``.
     """
+    if isinstance(d, tuple):
+        return _operand_cached(d)
+    return _operand_from_literal(d)
+
+
+@functools.cache
+def _operand_cached(d: tuple[Any, ...]) -> OpSpec:
+    return _operand_from_literal(d)
+
+
+def _operand_from_literal(d: Mapping[str, Any] | tuple[Any, ...]) -> OpSpec:
     d = _d(d)
     kind = OpKind(d["k"])
     regs = tuple(None if r is None else _reg_from_literal(r) for r in d.get("regs", ()))

@@ -24,7 +24,7 @@ def addr_fold(fn: Function, ctx: PassContext) -> None:
     ops = ctx.target.ops
     for b in fn.blocks:
         for k, ins in enumerate(b.instrs):
-            if ins.op not in ops.memory_ops:
+            if not ops.is_memory_op(ins.op):
                 continue
             widths = ops.mem_offset_bits(ins.op)
             nth = sum(isinstance(d, Addr) for d in ins.dsts)  # address operands in table order

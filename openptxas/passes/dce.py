@@ -7,30 +7,39 @@ one register that is live afterwards.
 from __future__ import annotations
 
 from openptxas.ir.analysis import has_side_effects
-from openptxas.ir.core import Function, Part, VReg
+from openptxas.ir.core import Function, Instr, Part, VReg
 from openptxas.ir.liveness import compute_liveness, live_after_each
 from openptxas.passes.manager import PassContext
 
 
 def dce(fn: Function, ctx: PassContext) -> None:
     for _ in range(16):
-        lv = compute_liveness(fn)
-        after = live_after_each(fn, lv)
-        changed = False
-        for bi, b in enumerate(fn.blocks):
-            keep = []
-            for k, ins in enumerate(b.instrs):
-                if not has_side_effects(ins) and ins.dsts and not _writes_live(ins, after[bi][k]):
-                    changed = True
-                    continue
-                if ins.op == "ATOMG" and _reduction(ins) and not _writes_live(ins, after[bi][k]):
-                    # an atomic whose old value nobody reads is a reduction (ptxas: REDG)
-                    ins.op, ins.dsts = "REDG", []
-                    changed = True
-                keep.append(ins)
-            b.instrs = keep
-        if not changed:
+        if not _sweep(fn):
             return
+
+
+def _sweep(fn: Function) -> bool:
+    """One liveness computation and the deletions it allows; whether anything changed."""
+    lv = compute_liveness(fn)
+    dead: set[int] = set()  # id() of the instructions to delete
+    changed = False
+
+    def drop(ins: Instr, live: int) -> bool:
+        nonlocal changed
+        if not has_side_effects(ins) and ins.dsts and not _writes_live(ins, live):
+            dead.add(id(ins))
+            return True
+        if ins.op == "ATOMG" and _reduction(ins) and not _writes_live(ins, live):
+            # an atomic whose old value nobody reads is a reduction (ptxas: REDG)
+            ins.op, ins.dsts = "REDG", []
+            changed = True
+        return False
+
+    live_after_each(fn, lv, drop)
+    if dead:
+        for b in fn.blocks:
+            b.instrs = [ins for ins in b.instrs if id(ins) not in dead]
+    return changed or bool(dead)
 
 
 def _writes_live(ins: object, live: int) -> bool:

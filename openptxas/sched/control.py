@@ -29,8 +29,8 @@ from openptxas.ir.core import (
     Instr,
     Reg,
     Src,
+    all_successors,
     predecessors,
-    successors,
 )
 from openptxas.targets import SMInfo
 from openptxas.targets.latency import LatencyModel, lat_key
@@ -116,9 +116,11 @@ class State:
     done: dict[Unit, int] = field(default_factory=dict)  # cycles until written (WAW)
     wsb: dict[Unit, frozenset[int]] = field(default_factory=dict)  # pending write scoreboards
     rsb: dict[Unit, frozenset[int]] = field(default_factory=dict)  # pending read scoreboards
-    # pending late reads without a read scoreboard: unit -> (cycles since issue, reader uid,
-    # the reader's read window)
-    reads: dict[Unit, tuple[int, int, int]] = field(default_factory=dict)
+    # pending late reads without a read scoreboard: unit -> every reader still in its window,
+    # as (cycles since issue, reader uid, the reader's read window) sorted by uid. All of them,
+    # not only the latest: an overwrite inside the window flags every such reader at once (one
+    # restart instead of one per reader of the same register)
+    reads: dict[Unit, tuple[tuple[int, int, int], ...]] = field(default_factory=dict)
     sb_age: dict[int, int] = field(default_factory=dict)  # cycles since each SB was set
     # fixed-latency producers still within reach of the latency table: unit -> [(class, age)]
     prod: dict[Unit, tuple[tuple[str, int], ...]] = field(default_factory=dict)
@@ -144,11 +146,14 @@ class State:
                     del d[k]
                 else:
                     d[k] = v
-        for k, (age, uid, win) in list(self.reads.items()):
-            if age + cycles >= win:
-                del self.reads[k]
+        for k, entries in list(self.reads.items()):
+            kept = tuple(
+                (age + cycles, uid, win) for age, uid, win in entries if age + cycles < win
+            )
+            if kept:
+                self.reads[k] = kept
             else:
-                self.reads[k] = (age + cycles, uid, win)
+                del self.reads[k]
         for s in self.sb_age:
             self.sb_age[s] = min(self.sb_age[s] + cycles, 1 << 20)
         for k in list(self.prod):
@@ -191,9 +196,13 @@ def merge(states: list[State]) -> State:
         for mine2, theirs2 in ((out.wsb, s.wsb), (out.rsb, s.rsb)):
             for k, v2 in theirs2.items():
                 mine2[k] = mine2.get(k, frozenset()) | v2
-        for k, (age, uid, win) in s.reads.items():
-            if k not in out.reads or out.reads[k][0] > age:
-                out.reads[k] = (age, uid, win)
+        for k, rds in s.reads.items():
+            # per reader, the youngest (the longest remaining window)
+            by_uid = {uid: (age, uid, win) for age, uid, win in out.reads.get(k, ())}
+            for age, uid, win in rds:
+                if uid not in by_uid or by_uid[uid][0] > age:
+                    by_uid[uid] = (age, uid, win)
+            out.reads[k] = tuple(by_uid[u] for u in sorted(by_uid))
         for k, entries in s.prod.items():
             out.prod[k] = tuple(sorted(set(out.prod.get(k, ())) | set(entries)))
         for sb, age in s.sb_age.items():
@@ -218,17 +227,60 @@ class _Restart(Exception):
     pass
 
 
+@dataclass(slots=True)
+class _Info:
+    """What the simulation asks of an instruction, computed once per function (the answers
+    depend only on the instruction and the model; a function is simulated several times)."""
+
+    uses: list[Unit]  # register units read (and ORDER_UNIT for an ordering waiter)
+    gunits: set[Unit]  # ... of them, the guard predicate
+    defs: list[Unit]  # register units written (and ORDER_UNIT for an ordering producer)
+    ruses: list[Unit]  # uses without ORDER_UNIT (waited for, not read)
+    ckey: str  # latency class
+    roles: dict[Unit, tuple[str, ...]]
+    variable: bool
+    late: bool  # a late reader
+    fixed: Latency
+    own: int  # _own_latency
+    window: int  # read window of a late reader
+
+    @staticmethod
+    def of(ins: Instr, urz: int, model: LatencyModel) -> _Info:
+        uses = reg_units(ins, urz, defs=False)
+        defs = reg_units(ins, urz, defs=True)
+        if ins.op in ORDER_WAITERS:
+            uses.append(ORDER_UNIT)
+        if ins.op == "FENCE" or (ins.op == "SYNCS" and "EXCH" in ins.mods):
+            defs.append(ORDER_UNIT)
+        late = is_late_reader(ins, model)
+        return _Info(
+            uses=uses,
+            gunits=guard_units(ins, urz),
+            defs=defs,
+            ruses=[u for u in uses if u != ORDER_UNIT],
+            ckey=lat_key(ins.op, ins.mods),
+            roles=operand_roles(ins, urz),
+            variable=is_variable(ins, model),
+            late=late,
+            fixed=fixed_latency(ins, model),
+            own=_own_latency(ins, model),
+            window=read_window(ins, model) if late else 0,
+        )
+
+
 def assign_control(fn: Function, target: SMInfo, *, serial: bool = False) -> None:
     """Set ``ins.ctrl`` on every instruction of the allocated function ``fn``, with the target's
     latency model."""
     needs_rd: set[int] = set()
-    # Each restart gives one more late reader a read scoreboard; after 100 (large unrolled
-    # kernels: cuda-samples' bf16TensorCoreGemm needed over 1000, one full pass each) a pass
-    # collects all it finds before restarting, so the restarts stay within the instructions.
+    infos: dict[int, _Info] = {}  # by id(ins): what the simulation asks of each instruction
+    # A pass that finds late readers whose registers are overwritten inside their read window
+    # gives each a read scoreboard and restarts; a pass collects all it finds (every reader of
+    # a register, State.reads), so two or three passes settle even large unrolled kernels
+    # (one restart per reader took 19 passes on cub's radix-sort kernels).
     count = sum(len(b.instrs) for b in fn.blocks)
-    for k in range(100 + count + 1):
+    for _ in range(count + 2):
         try:
-            _assign(fn, target.urz, target.latency, serial, needs_rd, batch=k >= 100)
+            _assign(fn, target.urz, target.latency, serial, needs_rd, infos)
             return
         except _Restart:
             continue
@@ -241,13 +293,12 @@ def _assign(
     model: LatencyModel,
     serial: bool,
     needs_rd: set[int],
-    *,
-    batch: bool = False,
+    infos: dict[int, _Info],
 ) -> None:
     known = len(needs_rd)
     n = len(fn.blocks)
     # a subroutine's RET may return to any call's return site (as the hazard checkers assume)
-    succs = [successors(fn, i, any_return=True) for i in range(n)]
+    succs = all_successors(fn, any_return=True)
     preds = predecessors(fn, any_return=True)
     out_states: list[State | None] = [None] * n
     work = list(range(n))
@@ -260,9 +311,7 @@ def _assign(
             raise InternalError(f"control codes: {fn.name}: no fixed point over the CFG")
         i = work.pop(0)
         st = merge([s for p in preds[i] if (s := out_states[p]) is not None])
-        new_out = _block(
-            fn.blocks[i].instrs, st, urz, model, serial, needs_rd, emit=False, batch=batch
-        )
+        new_out = _block(fn.blocks[i].instrs, st, urz, model, serial, needs_rd, infos, emit=False)
         old = out_states[i]
         visits[i] += 1
         if old is not None and visits[i] > WIDEN_AFTER:
@@ -279,7 +328,7 @@ def _assign(
     # 2. Emit the control codes (and any NOPs) from the converged entry states.
     for i, b in enumerate(fn.blocks):
         st = merge([s for p in preds[i] if (s := out_states[p]) is not None])
-        _block(b.instrs, st, urz, model, serial, needs_rd, emit=True, batch=batch)
+        _block(b.instrs, st, urz, model, serial, needs_rd, infos, emit=True)
     if len(needs_rd) > known:
         raise _Restart
 
@@ -291,29 +340,24 @@ def _block(
     model: LatencyModel,
     serial: bool,
     needs_rd: set[int],
+    infos: dict[int, _Info],
     *,
     emit: bool,
-    batch: bool = False,
 ) -> State:
     """Simulate (and with ``emit`` annotate) one block from entry state ``st``."""
     prev: Instr | None = None
     next_free = 0  # round-robin start for scoreboard allocation
     out: list[Instr] = []
     for ins in instrs:
-        uses = reg_units(ins, urz, defs=False)
-        gunits = guard_units(ins, urz)
-        defs = reg_units(ins, urz, defs=True)
-        if ins.op in ORDER_WAITERS:
-            uses.append(ORDER_UNIT)
-        if ins.op == "FENCE" or (ins.op == "SYNCS" and "EXCH" in ins.mods):
-            defs.append(ORDER_UNIT)
+        info = infos.get(id(ins))
+        if info is None:
+            info = infos[id(ins)] = _Info.of(ins, urz, model)
+        uses, gunits, defs, ckey, roles = info.uses, info.gunits, info.defs, info.ckey, info.roles
         wait: set[int] = set()
         delay = 1 if prev is not None else 0
         if serial or (ins.op in ("CALL", "RET") and "ABS" in ins.mods):
             # (a call to, or return from, code compiled apart: it may read or write any register)
             wait = st.pending_sbs()
-        ckey = lat_key(ins.op, ins.mods)
-        roles = operand_roles(ins, urz)
         for u in uses:
             wait |= st.wsb.get(u, frozenset())
             ready = st.guard_ready.get(u, 0) if u in gunits else st.data_ready.get(u, 0)
@@ -324,11 +368,9 @@ def _block(
         for u in defs:
             wait |= st.wsb.get(u, frozenset()) | st.rsb.get(u, frozenset())
             if u in st.done:
-                delay = max(delay, st.done[u] - _own_latency(ins, model) + 1)
+                delay = max(delay, st.done[u] - info.own + 1)
             if u in st.reads:
-                needs_rd.add(st.reads[u][1])
-                if not batch:
-                    raise _Restart
+                needs_rd.update(uid for _, uid, _ in st.reads[u])
         for sb in wait:
             delay = max(delay, model.sb_setup - st.sb_age.get(sb, model.sb_setup))
         if serial and prev is not None:
@@ -356,7 +398,7 @@ def _block(
         if ins.op == "LDGDEPBAR":
             # counts cp.async groups on SB0, which DEPBAR.LE SB0, n reads (as ptxas)
             ctrl.wr_sb = 0
-        if (is_variable(ins, model) or ORDER_UNIT in defs) and defs:
+        if (info.variable or ORDER_UNIT in defs) and defs:
             sb, next_free = _alloc_sb(st, next_free, model.scoreboards)
             ctrl.wr_sb = sb
             for u in defs:
@@ -375,7 +417,7 @@ def _block(
                 for table in (st.prod, st.data_ready, st.guard_ready, st.done):
                     table.pop(u, None)
         else:
-            lat = fixed_latency(ins, model)
+            lat = info.fixed
             for u in defs:
                 if ins.guard is None:
                     st.data_ready[u] = lat.data
@@ -387,8 +429,8 @@ def _block(
                     st.guard_ready[u] = max(lat.guard, st.guard_ready.get(u, 0))
                     st.done[u] = max(lat.data, st.done.get(u, 0))
                     st.prod[u] = ((ckey, 0), *st.prod.get(u, ()))
-        ruses = [u for u in uses if u != ORDER_UNIT]  # (waited for, not read)
-        if is_late_reader(ins, model) and ruses:
+        ruses = info.ruses
+        if info.late and ruses:
             if ins.uid in needs_rd:
                 sb, next_free = _alloc_sb(st, next_free, model.scoreboards)
                 ctrl.rd_sb = sb
@@ -396,8 +438,10 @@ def _block(
                     st.rsb[u] = st.rsb.get(u, frozenset()) | {sb}
                 st.sb_age[sb] = 0
             else:
+                win = info.window
                 for u in ruses:
-                    st.reads[u] = (0, ins.uid, read_window(ins, model))
+                    others = [e for e in st.reads.get(u, ()) if e[1] != ins.uid]
+                    st.reads[u] = tuple(sorted([*others, (0, ins.uid, win)], key=lambda e: e[1]))
         for u in defs:
             st.reads.pop(u, None)
         if emit:

@@ -145,6 +145,18 @@ class LatencyModel:
         (the model pools consumers: ``consumer`` does not change the answer). A producer class
         of a pipe takes the pipe's latency; a role without evidence (``hi``, ``pred``, ``addr``)
         that of an ordinary source; an unknown class the model's default."""
+        key = (producer, role)
+        got = self._needs.get(key)
+        if got is None:
+            got = self._needs[key] = self._need(producer, role)
+        return got
+
+    @functools.cached_property
+    def _needs(self) -> dict[tuple[str, str], int]:
+        # need() is asked for every operand of every instruction in every control-code pass
+        return {}
+
+    def _need(self, producer: str, role: str) -> int:
         if role == "acc":
             role = "pred"
         e = self._lookup(producer, role)

@@ -93,46 +93,51 @@ class OpProperties:
     family: Family
 
     @functools.cached_property
-    def _slots(self) -> dict[str, Slots]:
-        out: dict[str, Slots] = {}
-        for op in self.family.opcodes:
-            forms = self.family.forms_for_opcode(op)
-            shapes, multi = _variable_positions(forms)
-            if not shapes:
-                continue
-            imm: set[int] = set()
-            ur: set[int] = set()
-            cb: set[int] = set()
-            bits: dict[int, int] = {}
-            b: int | None = None
-            for shape, var in shapes.items():
-                first = min(var)
-                # B follows A, or the destinations when the operand before it is one
-                f0 = next(f for f in forms if len(f.operands) == len(shape))
-                has_a = first > 1 and not f0.operands[first - 1].optional
-                base = 1 if has_a else 0
-                b = base if b is None else min(b, base)
-                for j, kinds in var.items():
-                    slot = base + j - first
-                    if "imm" in kinds:
-                        imm.add(slot)
-                        for f in forms:
-                            if len(f.operands) != len(shape) or j >= len(f.operands):
-                                continue
-                            o = f.operands[j]
-                            if o.kind is OpKind.IMM and o.num is not None:
-                                w = bits_width(o.num.bits) + o.num.shift
-                                bits[slot] = max(bits.get(slot, 0), w)
-                    if "UR" in kinds:
-                        ur.add(slot)
-                    if "cbank" in kinds:
-                        cb.add(slot)
-            out[op] = Slots(frozenset(imm), frozenset(ur), frozenset(cb), bits, multi, b)
-        return out
+    def _slot_cache(self) -> dict[str, Slots]:
+        return {}
 
     def slots(self, opcode: str) -> Slots:
-        """The variable source slots of ``opcode`` (none for an opcode without such forms)."""
-        return self._slots.get(opcode, _NO_SLOTS)
+        """The variable source slots of ``opcode`` (none for an opcode without such forms).
+        Per opcode on first use: building every form of the family for a table of all of them
+        was a third of a small file's compile."""
+        got = self._slot_cache.get(opcode)
+        if got is None:
+            got = self._slot_cache[opcode] = self._slots_of(opcode)
+        return got
+
+    def _slots_of(self, op: str) -> Slots:
+        forms = self.family.forms_for_opcode(op)
+        shapes, multi = _variable_positions(forms)
+        if not shapes:
+            return _NO_SLOTS
+        imm: set[int] = set()
+        ur: set[int] = set()
+        cb: set[int] = set()
+        bits: dict[int, int] = {}
+        b: int | None = None
+        for shape, var in shapes.items():
+            first = min(var)
+            # B follows A, or the destinations when the operand before it is one
+            f0 = next(f for f in forms if len(f.operands) == len(shape))
+            has_a = first > 1 and not f0.operands[first - 1].optional
+            base = 1 if has_a else 0
+            b = base if b is None else min(b, base)
+            for j, kinds in var.items():
+                slot = base + j - first
+                if "imm" in kinds:
+                    imm.add(slot)
+                    for f in forms:
+                        if len(f.operands) != len(shape) or j >= len(f.operands):
+                            continue
+                        o = f.operands[j]
+                        if o.kind is OpKind.IMM and o.num is not None:
+                            w = bits_width(o.num.bits) + o.num.shift
+                            bits[slot] = max(bits.get(slot, 0), w)
+                if "UR" in kinds:
+                    ur.add(slot)
+                if "cbank" in kinds:
+                    cb.add(slot)
+        return Slots(frozenset(imm), frozenset(ur), frozenset(cb), bits, multi, b)
 
     def uniform_twin(self, opcode: str) -> str | None:
         """The uniform-datapath opcode of ``opcode`` (``IADD3`` -> ``UIADD3``), or None."""
@@ -149,16 +154,20 @@ class OpProperties:
             for f in forms
         )
 
-    @functools.cached_property
-    def memory_ops(self) -> frozenset[str]:
-        """Opcodes with an address operand (``[R+UR+imm]``)."""
-        return frozenset(
-            op
-            for op in self.family.opcodes
-            if any(
-                o.kind is OpKind.MEM for f in self.family.forms_for_opcode(op) for o in f.operands
+    def is_memory_op(self, opcode: str) -> bool:
+        """Whether ``opcode`` has an address operand (``[R+UR+imm]``) in some form."""
+        got = self._memory_cache.get(opcode)
+        if got is None:
+            got = self._memory_cache[opcode] = any(
+                o.kind is OpKind.MEM
+                for f in self.family.forms_for_opcode(opcode)
+                for o in f.operands
             )
-        )
+        return got
+
+    @functools.cached_property
+    def _memory_cache(self) -> dict[str, bool]:
+        return {}
 
     def mem_offset_bits(self, opcode: str) -> tuple[int, ...]:
         """Width of the signed immediate offset of each of ``opcode``'s address operands, in
