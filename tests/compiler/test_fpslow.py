@@ -134,3 +134,27 @@ def test_subroutine_temporaries_and_return_pair_are_not_live_at_the_calls(
     # guard the liveness does not follow across blocks (before, sqrt.rn.f32's six predicated
     # temporaries came in too: t2/f32_div_sqrt 36 registers, now 26; ptxas 20)
     assert max(counts.values()) <= 1, counts
+
+
+def test_parameters_are_loaded_again_after_the_calls_as_ptxas() -> None:
+    """A constant live across a slow-path call is loaded again where it is read after the call
+    (regalloc/remat.py) instead of holding a register through it: the kernels' pointer
+    parameter is loaded as often as in ptxas's code (k2: before the loads and for the store
+    after the two calls)."""
+    need_tools("ptxas", "nvdisasm")
+    from openptxas.testing.oracle import Oracle, parse_nvdisasm
+
+    text = PTX.read_text()
+    oracle = Oracle()
+
+    def loads(cubin: bytes) -> dict[str, int]:
+        sass = parse_nvdisasm(oracle.nvdisasm(cubin))
+        return {
+            fn: sum("LDC.64" in str(i) and "c[0x0][0x210]" in str(i) for i in ins)
+            for fn, ins in sass.items()
+            if fn in ("k1", "k2")
+        }
+
+    ours = loads(compile_ptx(text, Options(arch="sm_90", verify=True), "t.ptx").cubin)
+    assert ours == loads(oracle.ptxas(text, "sm_90", ()).cubin)
+    assert ours["k2"] == 2
