@@ -357,8 +357,8 @@ def live_after_each(fn: Function, lv: Liveness) -> list[list[int]]:
                 if pending[vid] == full:
                     killed |= 1 << vid
             live &= ~killed
-            for ck in cond:
-                cond[ck] &= ~killed
+            if killed and cond:
+                cond = {ck: m & ~killed for ck, m in cond.items()}
             key = guard_key(ins)
             used = uses_mask(ins)
             if key is not None:
@@ -366,14 +366,16 @@ def live_after_each(fn: Function, lv: Liveness) -> list[list[int]]:
                 if key in cond:
                     cond[key] &= ~full_w
                 other = (key[0], not key[1])
-                cond[other] = cond.get(other, 0) | (live & full_w)
+                if live & full_w:
+                    cond[other] = cond.get(other, 0) | (live & full_w)
                 live &= ~full_w
                 live |= used & (1 << key[0])
-                cond[key] = cond.get(key, 0) | (used & ~(1 << key[0]))
+                if used & ~(1 << key[0]):
+                    cond[key] = cond.get(key, 0) | (used & ~(1 << key[0]))
             else:
                 live |= used
-            for ck in cond:
-                cond[ck] &= ~live
+            if cond:
+                cond = {ck: m & ~live for ck, m in cond.items() if m & ~live}
             for vid in list(pending):
                 if used >> vid & 1:
                     del pending[vid]
