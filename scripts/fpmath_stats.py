@@ -54,6 +54,8 @@ def main() -> None:
     print(f"{len(rows)} functions; geomean instructions ours/ptxas {gi:.3f}, registers {gr:.3f}")
     worst = sorted(rows, key=lambda r: r[1] / r[2], reverse=True)[:3]
     print("worst instruction ratios: " + ", ".join(f"{w[0]} {w[1]}/{w[2]}" for w in worst))
+    worst = sorted(rows, key=lambda r: max(r[3], 1) / max(r[4], 1), reverse=True)[:3]
+    print("worst register ratios: " + ", ".join(f"{w[0]} {w[3]}/{w[4]}" for w in worst))
 
 
 if __name__ == "__main__":

@@ -5,6 +5,12 @@ A definition kills a register only when it writes all of it unconditionally: a g
 the other words are written too, unconditionally and in the same block, before the register is
 read (``%r1x2.0 = MOV RZ; %r1x2.1 = MUFU.RCP64H ...`` kills ``%r1x2`` at its first write: a pair
 built word by word is not live before it is built, in a loop too).
+
+Guards are followed within a block, as ptxas does: a read under ``@P`` of a register written
+under the same ``@P`` earlier in the block (``P`` not written in between) does not need the old
+value (``@P0 FFMA R8, ...; @P0 MUFU.RSQ R3, R8``), and writes under ``@P`` and ``@!P`` together
+kill it (``@!P0 MOV R3, R2; @P0 FMUL R3, ...``). Without this, the temporaries of predicated
+code (the slow paths of lower/fpslow.py) were live from the function's entry to their block.
 """
 
 from __future__ import annotations
@@ -54,6 +60,28 @@ def defs_mask(ins: Instr) -> tuple[int, int]:
     return written, killed
 
 
+GuardKey = tuple[int, bool]  # (predicate vreg id, inverted)
+
+
+def guard_key(ins: Instr) -> GuardKey | None:
+    """The guard of ``ins`` when it is a virtual predicate (the guards liveness follows)."""
+    g = ins.guard
+    if g is None or not isinstance(g.pred, VReg):
+        return None
+    return (g.pred.id, g.inv)
+
+
+def guarded_writes(ins: Instr) -> int:
+    """Registers a guarded ``ins`` writes completely when its guard holds."""
+    m = 0
+    for r in ins.def_regs():
+        if isinstance(r, VReg):
+            m |= _bit(r)
+        elif isinstance(r, Part) and r.k == 0 and r.n == r.v.width:
+            m |= _bit(r.v)
+    return m
+
+
 def part_writes(ins: Instr) -> list[tuple[int, int, int]]:
     """(vreg id, words written, all of its words) for the unguarded partial writes of ``ins``."""
     if ins.guard is not None:
@@ -83,14 +111,25 @@ def compute_liveness(fn: Function) -> Liveness:
     for i, b in enumerate(fn.blocks):
         g = k = 0
         written: dict[int, int] = {}  # words of a vreg written (unguarded) so far in the block
+        covered: dict[GuardKey, int] = {}  # registers written under each guard so far
         for ins in b.instrs:
-            g |= uses_mask(ins) & ~k
-            _, killed = defs_mask(ins)
+            key = guard_key(ins)
+            used = uses_mask(ins) & ~k
+            if key is not None:
+                used &= ~(covered.get(key, 0) & ~(1 << key[0]))
+            g |= used
+            wrote, killed = defs_mask(ins)
             for vid, words, full in part_writes(ins):
                 written[vid] = written.get(vid, 0) | words
                 if written[vid] == full:
                     killed |= 1 << vid
+            if key is not None:
+                full_w = guarded_writes(ins)
+                killed |= full_w & covered.get((key[0], not key[1]), 0)
+                covered[key] = covered.get(key, 0) | full_w
             k |= killed
+            for ck in [ck for ck in covered if wrote >> ck[0] & 1]:
+                del covered[ck]
         gen[i], kill[i] = g, k
     calls = _call_sites(fn)
     if not calls:
@@ -312,22 +351,46 @@ def live_after_each(
         for k, ins in enumerate(b.instrs):
             d |= defs_mask(ins)[0]
             defined[k] = d
-        live = lv.live_out[i]
+        live = lv.live_out[i]  # needed whatever the guards below
+        cond: dict[GuardKey, int] = {}  # needed only by reads under a guard (see the docstring)
         after = [0] * len(b.instrs)
         # words of a vreg written (unguarded) below this point and before its next use here
         pending: dict[int, int] = {}
         for k in range(len(b.instrs) - 1, -1, -1):
             ins = b.instrs[k]
-            after[k] = live & defined[k]
+            every = live
+            for m in cond.values():
+                every |= m
+            after[k] = every & defined[k]
             if drop is not None and drop(ins, after[k]):
                 continue
-            _, killed = defs_mask(ins)
+            wrote, killed = defs_mask(ins)
+            for ck in [ck for ck in cond if wrote >> ck[0] & 1]:
+                live |= cond.pop(ck)  # the guard below reads another value of the predicate
             for vid, words, full in part_writes(ins):
                 pending[vid] = pending.get(vid, 0) | words
                 if pending[vid] == full:
                     killed |= 1 << vid
+            live &= ~killed
+            if killed and cond:
+                cond = {ck: m & ~killed for ck, m in cond.items()}
+            key = guard_key(ins)
             used = uses_mask(ins)
-            live = (live & ~killed) | used
+            if key is not None:
+                full_w = guarded_writes(ins)
+                if key in cond:
+                    cond[key] &= ~full_w
+                other = (key[0], not key[1])
+                if live & full_w:
+                    cond[other] = cond.get(other, 0) | (live & full_w)
+                live &= ~full_w
+                live |= used & (1 << key[0])
+                if used & ~(1 << key[0]):
+                    cond[key] = cond.get(key, 0) | (used & ~(1 << key[0]))
+            else:
+                live |= used
+            if cond:
+                cond = {ck: m & ~live for ck, m in cond.items() if m & ~live}
             for vid in list(pending):
                 if used >> vid & 1:
                     del pending[vid]

@@ -256,10 +256,8 @@ def _is_half_pack(ins: ast.Instruction) -> bool:
         return False
     if ts[0] in (T.F16X2, T.BF16X2):
         return len(ins.operands) == 3
-    # one source: only the relu/satfinite forms (the plain ones are fp_rules' _cvt_half); the
-    # ISA tables have no F2FP...F16.F32.MERGE_C.RZ (refused by fp_rules)
-    if ts[0] is T.F16 and ins.rnd is Rounding.RZ:
-        return False
+    # one source: only the relu/satfinite forms (the plain ones are fp_rules' _cvt_half);
+    # F2FP[.SATFINITE][.RELU].F16.F32.MERGE_C.RZ: scripts/isa_src/conversions.ptx, f2fp_rz
     return ts[0] in (T.F16, T.BF16) and (ins.has("relu") or ins.has("satfinite"))
 
 

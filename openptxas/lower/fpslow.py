@@ -10,7 +10,7 @@ Each call site:
 
     @!P0 BRA `(join)            # the fast path's test, inverted
     MOV R4, Ra; MOV R5, Rb      # the arguments, where the allocator did not place them already
-    MOV R2, <return>            # the return address (the subroutine zeroes its high word)
+    MOV R2, <return>            # the return address (the subroutine zeroes the high word)
     CALL.REL.NOINC `($__internal_0_$__cuda_sm3x_div_rn_noftz_f32_slowpath)
     MOV Rq, R0                  # the result
   join:
@@ -197,16 +197,22 @@ def _subroutine(c: LowerCtx, name: str, sh: Shape) -> SlowSub:
         assert isinstance(sub, SlowSub)
         return sub
     iface = {n: c.new(RC.R, 2 if n.startswith("D") else 1) for n in (*sh.inputs, *sh.outputs)}
-    ra = c.new(RC.R, 2)
+    # The return address is one word from the call to the return; the pair RET reads is built
+    # there (ptxas: the high word is free inside the subroutine and zeroed before each return,
+    # ``IMAD.MOV.U32 R9, RZ, RZ, 0x0; RET.REL.NODEC R8``, or the address copied into a free pair
+    # when its neighbour is taken, ``MOV R3, 0; MOV R2, R12; RET.REL.NODEC R2``). The copy of
+    # the low word disappears when the allocator puts the pair on it (regalloc/fatpoint.py).
+    ra = c.new(RC.R)
     new = SlowSub(name, "", [], [], ra, iface=iface, inputs=sh.inputs, outputs=sh.outputs)
     saved = (c.fn.blocks, c.block, c.cold_blocks)
     c.fn.blocks, c.cold_blocks = [], []
 
     def hook(line: str, _reg: Callable[[str], RegLike], _block: Callable[[str], Block]) -> None:
         assert line == "!ret", line
-        # ptxas: the return address's high word is written before each return
-        c.emit("MOV", (), [ra.hi], [RZ])
-        c.emit("RET", ("REL", "NODEC"), [], [ra, Label(c.fn.blocks[0].name)])
+        pair = c.new(RC.R, 2)
+        c.emit("MOV", (), [pair.lo], [ra])
+        c.emit("MOV", (), [pair.hi], [RZ])
+        c.emit("RET", ("REL", "NODEC"), [], [pair, Label(c.fn.blocks[0].name)])
 
     try:
         expand(c, "\n".join(sh.cold), dict(iface), hook)
@@ -232,7 +238,7 @@ def expand_shared(c: LowerCtx, text: str, bound: dict[str, RegLike], name: str) 
         for n in sub.inputs:
             _copy(c, sub.iface[n], reg(n))
         ret = c.new_block("ret_")
-        c.emit("MOV", (), [sub.ra.lo], [Label(ret.name)])
+        c.emit("MOV", (), [sub.ra], [Label(ret.name)])
         c.emit("CALL", ("REL", "NOINC"), [], [Label(sub.entry), Label(ret.name)])
         c.fn.blocks.append(ret)
         c.block = ret

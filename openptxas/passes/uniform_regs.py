@@ -24,6 +24,7 @@ from openptxas.ir.core import (
     Function,
     Imm,
     Instr,
+    Label,
     Operand,
     Part,
     Reg,
@@ -126,6 +127,8 @@ def convert_to_uniform(fn: Function, ctx: PassContext) -> None:
             continue
         if any(isinstance(d, Part) for d in ins.dsts):
             continue
+        if any(isinstance(x, Label) for x in ins.srcs):
+            continue  # a return address (lower/fpslow.py): RET reads a register pair
         cand[vid] = ins
     # Shrink the candidate set until it is consistent: an instruction converts only with all its
     # destinations, when all its sources are uniform, and when all uses of its results accept a

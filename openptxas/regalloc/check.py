@@ -3,7 +3,10 @@
 For every use of a virtual register ``v`` it walks the CFG backwards from the use, unit by unit
 (a unit is one 32-bit physical register, or one predicate), and fails if some instruction on
 the way writes one of ``v``'s units with anything else before a definition of ``v`` is reached.
-A guarded or partial definition of ``v`` does not end the walk (the old value may survive it).
+A guarded or partial definition of ``v`` does not end the walk (the old value may survive it),
+except within a block where the guard's predicate unit is not written in between: a
+definition under the use's own guard ends the walk for a guarded use, and definitions under
+``@P`` and ``@!P`` together end it for any use (ir/liveness.py follows guards the same way).
 Paths on which ``v`` has not been written yet are not errors: PTX lets a program read a register
 it has not initialised on every path, and the allocator may reuse such registers.
 
@@ -117,6 +120,23 @@ def _slow_calls(
     return out
 
 
+def _guard_unit(ins: Instr, alloc: Allocation) -> tuple[Unit, bool] | None:
+    """The physical predicate unit guarding ``ins`` and whether it is inverted."""
+    g = ins.guard
+    if g is None:
+        return None
+    p = g.pred
+    if isinstance(p, VReg):
+        return ((p.rc, alloc.regs[p].index), g.inv)
+    if isinstance(p, Reg):
+        return ((p.rc, p.index), g.inv)
+    return None
+
+
+def _flip(g: tuple[Unit, bool]) -> tuple[Unit, bool]:
+    return (g[0], not g[1])
+
+
 def _defined_before(fn: Function, d_in: list[set[int]], bi: int, k: int, vid: int) -> bool:
     """Whether ``vid`` may have been written before instruction ``k`` of block ``bi``."""
     if vid in d_in[bi]:
@@ -142,20 +162,37 @@ def _check_use(
 ) -> None:
     v = r.v if isinstance(r, Part) else r
     wanted = dict(_units_of(r, alloc))  # unit -> component
+    # the use's guard, while its predicate unit is not written (scanning up its own block)
+    use_guard = _guard_unit(use, alloc)
     # (block, index to scan down from (exclusive), units still to find)
     work: deque[tuple[int, int, frozenset[Unit]]] = deque([(bi, k, frozenset(wanted))])
     seen: set[tuple[int, frozenset[Unit]]] = set()
+    first = True
     while work:
         b, upto, units = work.popleft()
         instrs = fn.blocks[b].instrs
+        own = use_guard if first else None
+        first = False
+        half: dict[Unit, set[tuple[Unit, bool]]] = {}  # guards v's units were written under
         for j in range(upto - 1, -1, -1):
             ins = instrs[j]
+            g = _guard_unit(ins, alloc)
+            # a predicate written here: the guards below read another value than those above
+            hit = {unit for unit, _, _ in writes[ins.uid]}
+            if own is not None and own[0] in hit:
+                own = None
+            for u in half:
+                half[u] = {x for x in half[u] if x[0] not in hit}
             for unit, vid, comp in writes[ins.uid]:
                 if unit not in units:
                     continue
                 if vid == v.id and comp == wanted[unit]:
-                    if ins.guard is None:
+                    if ins.guard is None or (
+                        g is not None and (g == own or _flip(g) in half.get(unit, ()))
+                    ):
                         units = units - {unit}
+                    elif g is not None:
+                        half.setdefault(unit, set()).add(g)
                     continue
                 if not _defined_before(fn, d_in, b, j, v.id):
                     units = units - {unit}  # v not written yet on this path: garbage anyway

@@ -95,6 +95,21 @@ def _copy_pairs(fn: Function) -> dict[VReg, list[VReg]]:
     return prefs
 
 
+def _word_copies(fn: Function) -> dict[VReg, list[tuple[VReg, int]]]:
+    """Copies between a word of a group and a single register (``%p.0 = MOV %r``): for each
+    register, (the other register, the offset of the single one in the group's registers)."""
+    prefs: dict[VReg, list[tuple[VReg, int]]] = {}
+    for ins in fn.instrs():
+        if ins.guard is not None or ins.name not in COPY_OPS or len(ins.dsts) != 1:
+            continue
+        d, s = ins.dsts[0], _plain_src(ins)
+        ok = isinstance(d, Part) and d.n == 1 and isinstance(s, VReg) and s.width == 1
+        if ok and isinstance(d, Part) and isinstance(s, VReg) and d.v.rc == s.rc:
+            prefs.setdefault(d.v, []).append((s, -d.k))
+            prefs.setdefault(s, []).append((d.v, d.k))
+    return prefs
+
+
 def _plain_src(ins: Instr) -> Operand | None:
     """The copied register of a MOV-like instruction, if it is a plain register."""
     if ins.op in ("MOV", "UMOV"):
@@ -185,6 +200,7 @@ def allocate(
     avoid = {} if abi is None else forbidden_registers(fn, occ, points, abi)
     extra, first = call_conflicts(fn)  # calls of shared slow paths (ir/liveness.py)
     prefs = _copy_pairs(fn)
+    words = _word_copies(fn)
     alloc = Allocation()
     # phys[rc][index] = occupancy of that physical register so far
     phys: dict[RC, dict[int, int]] = {rc: {} for rc in RC}
@@ -204,6 +220,11 @@ def allocate(
             r = alloc.regs.get(other)
             if r is not None and _fits(r.index, v, mask, lim, table):
                 chosen = r.index
+                break
+        for other, off in words.get(v, ()) if chosen is None else ():
+            r = alloc.regs.get(other)
+            if r is not None and _fits(r.index + off, v, mask, lim, table):
+                chosen = r.index + off
                 break
         if chosen is None:
             base = lim.first - lim.first % align

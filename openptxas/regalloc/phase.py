@@ -25,6 +25,7 @@ from openptxas.regalloc.fatpoint import (
     rewrite,
 )
 from openptxas.regalloc.predspill import spill_predicate
+from openptxas.regalloc.remat import remat_across_calls
 from openptxas.regalloc.spdelta import stack_deltas
 from openptxas.regalloc.spill import SpillState, choose_spills, frame_with_spills, spill
 from openptxas.regalloc.urspill import spill_uniform
@@ -43,6 +44,8 @@ def register_budget(fn: Function, ctx: PassContext) -> int:
 def allocate_registers(fn: Function, ctx: PassContext) -> None:
     limits = limits_for(register_budget(fn, ctx), ctx.target)
     abi = ctx.target.abi
+    if ctx.options.ra != "naive":
+        remat_across_calls(fn)  # constants read after slow-path calls: loaded again there
     calls = any(i.op == "CALL" and "ABS" in i.mods for i in fn.instrs())
     for _ in range(64 if calls else 0):  # predicates live across a call go to general registers
         occ, order = occupancy(fn)

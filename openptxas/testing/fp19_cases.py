@@ -106,7 +106,6 @@ def cases() -> list[Case]:
     ]
     for body, fmts, name in many:
         out.append(_c(body, *fmts, name=name))
-    # one-source f32 -> bf16 toward zero with .satfinite (F2FP.SATFINITE.BF16.F32.MERGE_C.RZ);
-    # the f16 ones need F2FP.F16.F32.MERGE_C.RZ, which the ISA table lacks (refused)
-    out.append(_c(f"cvt.rz.satfinite.bf16.f32 %rs4, %f0; {H_OUT}", "f32"))
+    # one-source f32 -> f16/bf16 toward zero with .relu/.satfinite (F2FP...MERGE_C.RZ) are
+    # fpmath_cases' cvt cases
     return out

@@ -327,11 +327,13 @@ def _cases() -> list[Case]:
         out.append(_c(f"cvt.{rnd}.ftz.f32.f64 %f4, %fd0; {F32_OUT}", "f64lo", "f64"))
         out.append(_c(f"cvt.{rnd}.f32.f64 %f4, %fd0; {F32_OUT}", "f64lo", "f64"))
     for t in ("f16x2", "bf16x2"):
-        for m in ("rn", "rz", "rn.relu", "rn.satfinite", "rn.relu.satfinite", "rz.relu"):
+        for m in ("rn", "rz", "rn.relu", "rn.satfinite", "rn.relu.satfinite", "rz.relu",
+                  "rz.satfinite", "rz.relu.satfinite"):  # fmt: skip
             out.append(_c(f"cvt.{m}.{t}.f32 %r4, %f0, %f1", "f32"))
     for t in ("f16", "bf16"):
-        rz = ("rz.relu", "rz.relu.satfinite") if t == "bf16" else ()
-        for m in ("rn.relu", "rn.satfinite", "rn.relu.satfinite", *rz):
+        # F2FP[.SATFINITE][.RELU].<t>.F32.MERGE_C[.RZ]
+        for m in ("rn.relu", "rn.satfinite", "rn.relu.satfinite", "rz.relu", "rz.satfinite",
+                  "rz.relu.satfinite"):  # fmt: skip
             out.append(_c(f"cvt.{m}.{t}.f32 %rs4, %f0; {H_OUT}", "f32"))
     for f8 in ("e4m3x2", "e5m2x2"):
         for m in ("rn.satfinite", "rn.relu.satfinite"):

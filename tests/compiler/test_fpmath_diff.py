@@ -35,6 +35,8 @@ FIRST = [
     "cvt.rn.ftz.f32.f64",
     "cvt.rm.ftz.f32.f64",
     "cvt.rn.relu.satfinite.bf16x2.f32",
+    "cvt.rz.relu.f16.f32",
+    "cvt.rz.relu.satfinite.f16.f32",
     "cvt.rna.satfinite.tf32.f32",
     "bmsk.clamp.b32",
     "min.xorsign.abs.f32",

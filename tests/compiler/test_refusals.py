@@ -26,9 +26,11 @@ TAIL = """  st.global.u32 [%o], %r1;
 
 CASES = {
     # the two-source packing form of cvt (t3/fp8_convert, t4/triton_cast_fp8) crashed here; it
-    # compiles now (openptxas/testing/fpmath_cases.py checks it against ptxas). Its one-source
-    # neighbour in .rz has no F2FP form in the ISA tables yet:
-    "cvt_rz_relu_f16": "  cvt.rz.relu.f16.f32 %h1, %f1;\n  cvt.u32.u16 %r1, %h1;\n",
+    # compiles now (openptxas/testing/fpmath_cases.py checks it against ptxas), and so does its
+    # one-source neighbour cvt.rz.relu.f16.f32 (F2FP.RELU.F16.F32.MERGE_C.RZ). Multimem
+    # reductions are not lowered:
+    "multimem_ld_reduce": "  multimem.ld_reduce.relaxed.sys.global.add.f32 %f3, [%o];\n"
+    "  mov.b32 %r1, %f3;\n",
 }
 
 
