@@ -1964,9 +1964,6 @@ def emit(rows: list[Row], family: str = "sm90", obs: Sequence[Obs] = ()) -> Path
         'REG_ZERO = {"R": 255, "UR": 63, "P": 7, "UP": 7}\n'
         f"FORMS: tuple[Any, ...] = {body}\n"
     )
-    from openptxas.isa.tables import pack
-
-    pack.pack(family)  # the marshalled copy the loader reads (tables/pack.py)
     return path
 
 

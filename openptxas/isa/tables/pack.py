@@ -6,8 +6,10 @@ every process where byte code is not written or not kept (``PYTHONDONTWRITEBYTEC
 read-only install, an editable checkout on a fresh machine). ``<family>.marshal`` holds the
 same literals as ``marshal`` data, with the SHA-256 of the module's source: the loader uses it
 only when that digest matches, so a module edited without repacking is still read (slowly) and
-never answered from stale data. ``python -m openptxas.isa.tables.pack`` repacks every family;
-scripts/isa_learn.py repacks what it writes; a test checks the packs are current.
+never answered from stale data. ``python -m openptxas.isa.tables.pack`` repacks every family
+(run it after ``python scripts/isa_learn.py learn``: tests/isa/test_table_pack.py fails until
+the packs match the modules; isa_learn.py itself is left alone, since the table's inputs digest
+covers it).
 """
 
 from __future__ import annotations
