@@ -243,11 +243,7 @@ def _compile_module(
         result.diagnostics.extend(Diagnostic(Severity.INFO, n) for n in fn.notes)
         ctx = PassContext(pass_target, options)
         run_phases(fn, ctx, phases)
-        if on_dump is not None:
-            for dump in ctx.dumps:
-                on_dump(dump)
-        else:
-            result.dumps.extend(ctx.dumps)
+        _hand_dumps(ctx.dumps, on_dump, result)
         for k, v in ctx.timings.items():
             result.timings[k] = result.timings.get(k, 0.0) + v
         compiled.append((func, fn))
@@ -349,11 +345,7 @@ def _compile_standalone(
         fn = lower_standalone(module, func, target)
         ctx = PassContext(target, options)
         run_phases(fn, ctx, phases)
-        if on_dump is not None:
-            for dump in ctx.dumps:
-                on_dump(dump)
-        else:
-            result.dumps.extend(ctx.dumps)
+        _hand_dumps(ctx.dumps, on_dump, result)
         check_convention(fn, func)
         compiled.append((func, fn))
         reports.append(
@@ -370,6 +362,17 @@ def _compile_standalone(
         )
     # ptxas -v reports them before the kernels
     result.functions[:0] = reports
+
+
+def _hand_dumps(
+    dumps: list[str], on_dump: Callable[[str], None] | None, result: CompileResult
+) -> None:
+    """A function's phase dumps to ``on_dump`` as they come, else into the result."""
+    if on_dump is not None:
+        for dump in dumps:
+            on_dump(dump)
+    else:
+        result.dumps.extend(dumps)
 
 
 def _gmem(module: Module) -> int:

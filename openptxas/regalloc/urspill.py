@@ -11,6 +11,8 @@ first), so that a skipped one keeps it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from openptxas.ir.analysis import map_regs
 from openptxas.ir.core import RC, Function, Instr, Part, RegLike, VReg
 
@@ -35,12 +37,7 @@ def spill_uniform(fn: Function, u: VReg) -> None:
                 for w, h in zip(_words(q), _words(holder), strict=True):
                     out.append(Instr("R2UR", (), [w], [h], line=ins.line))
 
-                def sub(x: RegLike, q: VReg = q) -> RegLike:
-                    if isinstance(x, Part) and x.v == u:
-                        return Part(q, x.k, x.n)
-                    return q if isinstance(x, VReg) and x == u else x
-
-                map_regs(ins, sub)
+                map_regs(ins, _renamer(u, q))
             defines = any(same(r) for r in ins.def_regs())
             if not defines:
                 out.append(ins)
@@ -54,13 +51,19 @@ def spill_uniform(fn: Function, u: VReg) -> None:
                 for w, h in zip(_words(d), _words(holder), strict=True):
                     out.append(Instr("R2UR", (), [w], [h], line=ins.line))
 
-            def sub_def(x: RegLike, d: VReg = d) -> RegLike:
-                if isinstance(x, Part) and x.v == u:
-                    return Part(d, x.k, x.n)
-                return d if isinstance(x, VReg) and x == u else x
-
-            map_regs(ins, sub_def, dsts=True, srcs=False)
+            map_regs(ins, _renamer(u, d), dsts=True, srcs=False)
             out.append(ins)
             for h, w in zip(_words(holder), _words(d), strict=True):
                 out.append(Instr("MOV", (), [h], [w], line=ins.line))
         b.instrs = out
+
+
+def _renamer(u: VReg, to: VReg) -> Callable[[RegLike], RegLike]:
+    """Operand substitution: ``u`` (whole or a word range of it) becomes ``to``."""
+
+    def sub(x: RegLike) -> RegLike:
+        if isinstance(x, Part) and x.v == u:
+            return Part(to, x.k, x.n)
+        return to if isinstance(x, VReg) and x == u else x
+
+    return sub
