@@ -231,27 +231,14 @@ def _rename_regs(ins: ast.Instruction, ren: dict[str, str]) -> ast.Instruction:
 
 
 def _referenced_syms(stmts: list[ast.Stmt]) -> set[str]:
-    names: set[str] = set()
-
-    def visit(op: ast.Operand) -> None:
-        if isinstance(op, ast.Sym):
-            names.add(op.name)
-        elif isinstance(op, ast.Address) and isinstance(op.base, ast.Sym):
-            names.add(op.base.name)
-        elif isinstance(op, ast.Vector | ast.ArgList | ast.MemList):
-            for it in op.items:
-                visit(it)
-        elif isinstance(op, ast.Pair):
-            visit(op.first)
-            visit(op.second)
-        elif isinstance(op, ast.Not):
-            visit(op.operand)
-
-    for s in stmts:
-        if isinstance(s, ast.Instruction):
-            for op in s.operands:
-                visit(op)
-    return names
+    return {
+        x.name
+        for s in stmts
+        if isinstance(s, ast.Instruction)
+        for op in s.operands
+        for x in ast.operand_leaves(op)
+        if isinstance(x, ast.Sym)
+    }
 
 
 def _layout_variables(ctx: LowerCtx, decls: list[ast.VarDecl]) -> None:

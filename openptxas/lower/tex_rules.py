@@ -80,18 +80,7 @@ _INFO: dict[int, tuple[ast.Function, _FnInfo]] = {}
 
 
 def _names(op: ast.Operand, out: set[str]) -> None:
-    if isinstance(op, ast.Reg):
-        out.add(op.name)
-    elif isinstance(op, ast.Address) and isinstance(op.base, ast.Reg):
-        out.add(op.base.name)
-    elif isinstance(op, ast.Vector | ast.ArgList | ast.MemList):
-        for it in op.items:
-            _names(it, out)
-    elif isinstance(op, ast.Pair):
-        _names(op.first, out)
-        _names(op.second, out)
-    elif isinstance(op, ast.Not):
-        _names(op.operand, out)
+    out.update(x.name for x in ast.operand_leaves(op) if isinstance(x, ast.Reg))
 
 
 def _stmts(b: ast.Block) -> list[ast.Instruction]:

@@ -100,24 +100,7 @@ def _written(ins: ast.Instruction) -> list[str]:
 
 def _named(ins: ast.Instruction) -> set[str]:
     """Every PTX register an instruction names."""
-    out: set[str] = set()
-
-    def visit(op: ast.Operand) -> None:
-        if isinstance(op, ast.Reg):
-            out.add(op.name)
-        elif isinstance(op, ast.Address) and isinstance(op.base, ast.Reg):
-            out.add(op.base.name)
-        elif isinstance(op, ast.Vector | ast.ArgList | ast.MemList):
-            for it in op.items:
-                visit(it)
-        elif isinstance(op, ast.Pair):
-            visit(op.first)
-            visit(op.second)
-        elif isinstance(op, ast.Not):
-            visit(op.operand)
-
-    for op in ins.operands:
-        visit(op)
+    out = {x.name for op in ins.operands for x in ast.operand_leaves(op) if isinstance(x, ast.Reg)}
     if ins.guard is not None:
         out.add(ins.guard.reg)
     return out

@@ -175,6 +175,24 @@ Operand = (
 )
 
 
+def operand_leaves(op: Operand) -> Iterator[Operand]:
+    """The atoms of an operand: itself, or the items of a vector, argument or memory list, both
+    halves of a pair, the operand of a negation, an address's base (when it has one)."""
+    if isinstance(op, Vector | ArgList | MemList):
+        for it in op.items:
+            yield from operand_leaves(it)
+    elif isinstance(op, Pair):
+        yield from operand_leaves(op.first)
+        yield from operand_leaves(op.second)
+    elif isinstance(op, Not):
+        yield from operand_leaves(op.operand)
+    elif isinstance(op, Address):
+        if op.base is not None:
+            yield op.base
+    else:
+        yield op
+
+
 # ----------------------------------------------------------------------------------------------
 # Initializers of variables
 
