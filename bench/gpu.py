@@ -312,6 +312,11 @@ def _run_worker(
     return doc, (p.stderr.strip().splitlines() or [f"exit status {p.returncode}"])[-1]
 
 
+def _write(out: Path, device: str, timed: int, launches: list[dict[str, Any]]) -> None:
+    doc = {"schema": GPU_SCHEMA, "device": device, "timed_launches": timed, "launches": launches}
+    out.write_text(json.dumps(doc, indent=1) + "\n")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.gpu", description=__doc__.split("\n")[0])
     ap.add_argument("run_dir", help="a `python -m bench run` output directory")
@@ -350,6 +355,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             continue
         device = doc["device"]
         launches.extend(doc["launches"])
+        # after every file, so that a run stopped at a time limit keeps what it measured
+        _write(Path(args.out), device, args.launches, launches)
         print(
             f"{f.key}: "
             + ", ".join(
@@ -364,18 +371,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (NoGpu, CudaError) as exc:
             print(f"bench.gpu: {exc}", file=sys.stderr)
             return EXIT_NO_GPU
-    Path(args.out).write_text(
-        json.dumps(
-            {
-                "schema": GPU_SCHEMA,
-                "device": device,
-                "timed_launches": args.launches,
-                "launches": launches,
-            },
-            indent=1,
-        )
-        + "\n"
-    )
+    _write(Path(args.out), device, args.launches, launches)
     print(f"wrote {args.out} ({len(launches)} launch records on {device})")
     return 0
 

@@ -34,9 +34,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 PUBLIC = Path(os.environ.get("OPENPTXAS_PUBLIC_CORPUS", REPO / ".cache" / "public-corpus"))
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
 
-WORDS = 1 << 16  # 32-bit words per buffer (256 KiB)
-COUNT = 256  # the value of 32-bit integer parameters (sizes, counts)
+from openptxas.testing.derived_launch import COUNT, WORDS  # noqa: E402
 
 _CHILD = r"""
 import json, sys, time
@@ -46,51 +47,13 @@ from openptxas.driver import compile_ptx
 from openptxas.emu import run_launch
 from openptxas.options import Options
 from openptxas.ptx.parser import parse
-from openptxas.ptx.types import PtxType
+from openptxas.testing.derived_launch import VARIANTS, clocked, derived_spec
 
 ptx_path, cubin_path, kernel, words, count, verbose = sys.argv[1:7]
 words, count, verbose = int(words), int(count), verbose == "1"
 text = open(ptx_path).read()
 module = parse(text, ptx_path)
 fn = next(f for f in module.entries if f.name == kernel)
-dyn_shared = ".extern .shared" in text
-
-def block_dims():
-    for dims in (fn.reqntid, fn.maxntid):
-        if dims:
-            d = list(dims) + [1] * (3 - len(dims))
-            if d[0] * d[1] * d[2] <= 1024:
-                return d if dims is fn.reqntid else [min(64, d[0]), 1, 1]
-    return [64, 1, 1]
-
-def spec(variant):
-    rng = np.random.default_rng(1)
-    args = []
-    for p in fn.params:
-        size = p.size
-        if p.dims or p.type.name.lower() in ("b8",) and size != 1:
-            args.append({"kind": "bytes", "size": size, "align": p.align or 4, "init": "zeros"})
-        elif size == 8:
-            if variant == "float":
-                data = rng.standard_normal(words).astype(np.float32)
-            else:
-                data = rng.integers(0, 64, words, dtype=np.uint32)
-            args.append({"kind": "buffer", "dtype": "u32", "count": words, "role": "inout",
-                         "init": {"hex": data.tobytes().hex()}})
-        elif p.type in (PtxType.F32,):
-            args.append({"kind": "scalar", "dtype": "f32", "init": 1.5})
-        elif p.type in (PtxType.F64,):
-            args.append({"kind": "scalar", "dtype": "f64", "init": 1.5})
-        elif size == 4:
-            args.append({"kind": "scalar", "dtype": "u32", "init": count})
-        elif size == 2:
-            args.append({"kind": "scalar", "dtype": "u16", "init": 16})
-        elif size == 1:
-            args.append({"kind": "scalar", "dtype": "u8", "init": 1})
-        else:
-            args.append({"kind": "bytes", "size": size, "align": p.align or 4, "init": "zeros"})
-    return {"kernel": kernel, "grid": [2, 1, 1], "block": block_dims(),
-            "shared_bytes": 16384 if dyn_shared else 0, "args": args}
 
 def out(**kw):
     print("RESULT " + json.dumps(kw))
@@ -102,8 +65,8 @@ except OpenPtxasError as exc:
     out(status="refused", detail=str(exc).strip().splitlines()[0][:200])
 theirs = open(cubin_path, "rb").read()
 tried = []
-for variant in ("float", "int"):
-    s = spec(variant)
+for variant in VARIANTS:
+    s = derived_spec(fn, text, variant, words, count)
     try:
         ref = run_launch(theirs, s)
     except Exception as exc:
@@ -133,13 +96,12 @@ for variant in ("float", "int"):
     touched = sum(int(np.count_nonzero(a.view(np.uint32) != np.frombuffer(
         bytes.fromhex(s["args"][i]["init"]["hex"]), np.uint32)))
         for i, a in enumerate(ref.args) if s["args"][i]["kind"] == "buffer")
-    # a kernel that reads a clock writes times, which differ with the code (not a miscompile)
-    clocked = any(c in text for c in ("%clock", "%globaltimer"))
     # a read PTX leaves undefined (a shuffle from a lane not executing it) gives each compilation
     # its own value: report it apart from a miscompile
     undef = ref.undefined or got.undefined
-    status = ("DIFF-clock" if clocked else "DIFF-undef" if undef else "DIFF") if diffs else "same"
-    if diffs and undef and not clocked:
+    kind = "DIFF-clock" if clocked(text) else "DIFF-undef" if undef else "DIFF"
+    status = kind if diffs else "same"
+    if diffs and undef and not clocked(text):
         diffs.append("undefined read: " + (ref.undefined or got.undefined)[0])
     out(status=status, variant=variant, detail="; ".join(diffs)[:400],
         dyn=ref.dynamic_instructions, dyn_ours=got.dynamic_instructions,

@@ -1,0 +1,75 @@
+"""Launches derived from a kernel's parameter list, for code that comes without launch specs.
+
+The public corpus (openptxas/testing/public_corpus.py) is CUDA written outside this project: it
+has no launch specs. Both differential runs over it, in the emulator (scripts/public_diff.py)
+and on a GPU (scripts/gpu_public_diff.py), derive the same launches from the PTX alone: every
+64-bit parameter is taken for a pointer to a buffer of its own, 32-bit integer parameters get a
+small count, float parameters a plain value, other parameters zero bytes. Two input variants are
+tried in turn: normal floats, then small integers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from openptxas.ptx.ast import Function
+from openptxas.ptx.types import PtxType
+
+WORDS = 1 << 16  # 32-bit words per buffer (256 KiB)
+COUNT = 256  # the value of 32-bit integer parameters (sizes, counts)
+VARIANTS = ("float", "int")
+DYNAMIC_SHARED = 16384  # bytes, when the module declares `.extern .shared`
+
+
+def block_dims(fn: Function) -> list[int]:
+    """The kernel's required block shape; else at most 64 threads of its maximum; else 64."""
+    for dims in (fn.reqntid, fn.maxntid):
+        if dims:
+            d = list(dims) + [1] * (3 - len(dims))
+            if d[0] * d[1] * d[2] <= 1024:
+                return d if dims is fn.reqntid else [min(64, d[0]), 1, 1]
+    return [64, 1, 1]
+
+
+def derived_spec(
+    fn: Function, module_text: str, variant: str, words: int = WORDS, count: int = COUNT
+) -> dict[str, Any]:
+    """One launch-spec document (docs/launch-spec.md) for ``fn``: two CTAs; every buffer is
+    ``inout`` so that whatever the kernel writes is compared. The same arguments give the same
+    document (the inputs come from a seeded generator)."""
+    rng = np.random.default_rng(1)
+    args: list[dict[str, Any]] = []
+    for p in fn.params:
+        size = p.size
+        if p.dims or (p.type.name.lower() == "b8" and size != 1):
+            args.append({"kind": "bytes", "size": size, "align": p.align or 4, "init": "zeros"})
+        elif size == 8:
+            if variant == "float":
+                data = rng.standard_normal(words).astype(np.float32).tobytes()
+            else:
+                data = rng.integers(0, 64, words, dtype=np.uint32).tobytes()
+            args.append({"kind": "buffer", "dtype": "u32", "count": words, "role": "inout",
+                         "init": {"hex": data.hex()}})  # fmt: skip
+        elif p.type == PtxType.F32:
+            args.append({"kind": "scalar", "dtype": "f32", "init": 1.5})
+        elif p.type == PtxType.F64:
+            args.append({"kind": "scalar", "dtype": "f64", "init": 1.5})
+        elif size == 4:
+            args.append({"kind": "scalar", "dtype": "u32", "init": count})
+        elif size == 2:
+            args.append({"kind": "scalar", "dtype": "u16", "init": 16})
+        elif size == 1:
+            args.append({"kind": "scalar", "dtype": "u8", "init": 1})
+        else:
+            args.append({"kind": "bytes", "size": size, "align": p.align or 4, "init": "zeros"})
+    dyn_shared = ".extern .shared" in module_text
+    return {"kernel": fn.name, "grid": [2, 1, 1], "block": block_dims(fn),
+            "shared_bytes": DYNAMIC_SHARED if dyn_shared else 0, "args": args}  # fmt: skip
+
+
+def clocked(module_text: str) -> bool:
+    """A kernel that reads a clock writes times, which differ with the code (not a
+    miscompile)."""
+    return any(c in module_text for c in ("%clock", "%globaltimer"))

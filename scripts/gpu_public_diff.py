@@ -1,0 +1,242 @@
+"""The public corpus on a real GPU: openptxas's cubin against ptxas's, on derived launches.
+
+scripts/public_diff.py runs both cubins of every public-corpus kernel in the emulator; this is
+the same comparison on hardware, where no kernel is too slow to run (the emulator gives up on
+some after minutes) and the emulator itself is not trusted. The launches are the same derived
+ones (openptxas/testing/derived_launch.py).
+
+    python scripts/gpu_public_diff.py prep DIR [--compiled-only SWEEP.json] [--jobs 2]
+        # here: compile every file with openptxas, copy ptxas's cubin and the PTX into DIR
+    python scripts/gpu_public_diff.py run DIR [--jobs 8] [--json OUT.json]
+        # on the GPU machine (tests/gpu/runner.py talks to the driver)
+
+``run`` launches each kernel in a process of its own (a faulting kernel leaves a sticky CUDA
+error; a kernel that never ends is killed after ``--timeout`` seconds). ptxas's cubin runs
+twice: where its two results differ (atomics racing between CTAs, clocks) the launch is
+``nondet`` and ours is compared only on the words both of ptxas's runs agree on. Results:
+``same``, ``DIFF`` (reduce it: a miscompile, unless the emulator run in public_diff.py says
+DIFF-undef), ``DIFF-clock``, ``ours-error`` (a CUDA error with our cubin only), ``no-launch``
+(neither derived launch ran ptxas's cubin), ``timeout``, ``ours-missing`` (openptxas did not
+compile the file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import concurrent.futures
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+PUBLIC = Path(os.environ.get("OPENPTXAS_PUBLIC_CORPUS", REPO / ".cache" / "public-corpus"))
+
+
+def _compile(src: Path, dst: Path, timeout: float) -> str:
+    cmd = [sys.executable, "-m", "openptxas", "-arch=sm_90", str(src), "-o", str(dst)]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False,
+                           env=dict(os.environ, PYTHONPATH=str(REPO)))  # fmt: skip
+    except subprocess.TimeoutExpired:
+        return f"timeout after {timeout:.0f} s"
+    return "ok" if r.returncode == 0 else (r.stderr.strip().splitlines() or ["?"])[-1][:200]
+
+
+def prep(out: Path, compiled_only: str | None, jobs: int, timeout: float) -> int:
+    from openptxas.ptx.parser import parse
+
+    root = PUBLIC / "build" / "sm_90"
+    files = sorted(root.rglob("*.ptx"))
+    if compiled_only:
+        ok = {r["file"] for r in json.loads(Path(compiled_only).read_text()) if r["status"] == "OK"}
+        files = [f for f in files if str(f.relative_to(root)) in ok]
+    files = [f for f in files if f.with_suffix(".cubin").exists()]
+    out.mkdir(parents=True, exist_ok=True)
+    entries: list[dict[str, Any]] = []
+    for i, f in enumerate(files):
+        d = out / f"f{i:03d}"
+        d.mkdir(exist_ok=True)
+        text = f.read_text(errors="replace")
+        (d / "in.ptx").write_text(text)
+        (d / "ptxas.cubin").write_bytes(f.with_suffix(".cubin").read_bytes())
+        try:
+            kernels = [k.name for k in parse(text, str(f)).entries]
+        except Exception as exc:  # a file our parser refuses is reported, not fatal
+            kernels = []
+            print(f"parse: {f}: {exc}")
+        entries.append({"dir": d.name, "file": str(f.relative_to(root)), "kernels": kernels})
+    t0 = time.time()
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        futs = {
+            pool.submit(
+                _compile, out / e["dir"] / "in.ptx", out / e["dir"] / "ours.cubin", timeout
+            ): e
+            for e in entries
+        }
+        for n, fut in enumerate(concurrent.futures.as_completed(futs), 1):
+            e = futs[fut]
+            e["ours"] = fut.result()
+            print(f"[{n}/{len(entries)} {time.time() - t0:.0f} s] {e['ours'][:60]:12s} {e['file']}",
+                  flush=True)  # fmt: skip
+    (out / "manifest.json").write_text(json.dumps(entries, indent=1))
+    ok_n = sum(e["ours"] == "ok" for e in entries)
+    print(f"{ok_n}/{len(entries)} files compiled by openptxas into {out}")
+    return 0
+
+
+_CHILD = r"""
+import json, sys
+import numpy as np
+from pathlib import Path
+from openptxas.ptx.parser import parse
+from openptxas.testing.derived_launch import clocked, derived_spec
+
+d, kernel, variant, emulate = Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4] == "1"
+if emulate:  # a dry run of this script without a GPU: the emulator stands in for it
+    from openptxas.emu import run_launch
+
+    class Driver:
+        pass
+
+    def run_on_gpu(drv, cubin, spec):
+        return spec, run_launch(cubin, spec).args
+else:
+    from tests.gpu.runner import Driver, NoGpu, run_on_gpu
+text = (d / "in.ptx").read_text()
+fn = next(f for f in parse(text, str(d / "in.ptx")).entries if f.name == kernel)
+spec = derived_spec(fn, text, variant)
+bufs = [i for i, a in enumerate(spec["args"]) if a["kind"] == "buffer"]
+
+def out(**kw):
+    sys.stdout.flush()
+    print("\nRESULT " + json.dumps(kw), flush=True)
+    sys.exit(0)
+
+def words(res):
+    return {i: np.asarray(res[1][i]).view(np.uint32) for i in bufs}
+
+try:
+    drv = Driver()
+except NoGpu as exc:
+    out(status="no-gpu", detail=str(exc)[:200])
+try:
+    ref1 = words(run_on_gpu(drv, (d / "ptxas.cubin").read_bytes(), spec))
+    ref2 = words(run_on_gpu(drv, (d / "ptxas.cubin").read_bytes(), spec))
+except Exception as exc:
+    out(status="no-launch", detail=f"{type(exc).__name__}: {str(exc)[:160]}")
+try:
+    got = words(run_on_gpu(drv, (d / "ours.cubin").read_bytes(), spec))
+except Exception as exc:
+    out(status="ours-error", detail=f"{type(exc).__name__}: {str(exc)[:200]}")
+diffs, unstable = [], 0
+for i in bufs:
+    stable = ref1[i] == ref2[i]
+    unstable += int(np.count_nonzero(~stable))
+    bad = np.nonzero(stable & (ref1[i] != got[i]))[0]
+    if len(bad):
+        k = int(bad[0])
+        diffs.append(f"arg {i}: {len(bad)} words differ, first at word {k}: "
+                     f"ptxas {int(ref1[i][k]):#010x} ours {int(got[i][k]):#010x}")
+init = derived_spec(fn, text, variant)["args"]
+written = sum(int(np.count_nonzero(ref1[i] != np.frombuffer(bytes.fromhex(init[i]["init"]["hex"]),
+              np.uint32))) for i in bufs)
+if diffs:
+    status = "DIFF-clock" if clocked(text) else "DIFF"
+else:
+    status = "nondet" if unstable else "same"
+out(status=status, detail="; ".join(diffs)[:400], unstable=unstable, written=written)
+"""
+
+
+def _one(d: Path, kernel: str, timeout: float, emulate: bool) -> dict[str, Any]:
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    rec: dict[str, Any] = {}
+    for variant in ("float", "int"):
+        try:
+            cmd = [sys.executable, "-c", _CHILD, str(d), kernel, variant, str(int(emulate))]
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env,
+                               check=False)  # fmt: skip
+            lines = [ln for ln in r.stdout.splitlines() if ln.startswith("RESULT ")]
+            rec = (
+                json.loads(lines[-1][7:])
+                if lines
+                else {"status": "error", "detail": r.stderr.strip()[-300:]}
+            )
+        except subprocess.TimeoutExpired:
+            rec = {"status": "timeout", "detail": f"more than {timeout:.0f} s"}
+        rec["variant"] = variant
+        if rec["status"] != "no-launch":
+            break
+    return rec
+
+
+def run(
+    src: Path, jobs: int, timeout: float, json_out: str | None, emulate: bool, only: str | None
+) -> int:
+    entries = json.loads((src / "manifest.json").read_text())
+    if only:
+        entries = [e for e in entries if only in e["file"]]
+    work: list[tuple[dict[str, Any], str]] = [(e, k) for e in entries for k in e["kernels"]]
+    records: list[dict[str, Any]] = []
+    counts: collections.Counter[str] = collections.Counter()
+    t0 = time.time()
+
+    def task(item: tuple[dict[str, Any], str]) -> dict[str, Any]:
+        e, k = item
+        if e.get("ours") != "ok":
+            return {"status": "ours-missing", "detail": e.get("ours", "")}
+        return _one(src / e["dir"], k, timeout, emulate)
+
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        for (e, k), rec in zip(work, pool.map(task, work), strict=True):
+            rec.update(file=e["file"], kernel=k)
+            records.append(rec)
+            counts[rec["status"]] += 1
+            if rec["status"] == "no-gpu":
+                print(f"no GPU: {rec['detail']}")
+                return 3
+            if rec["status"] not in ("same", "nondet", "ours-missing"):
+                print(f"{rec['status']:10s} {e['file']} {k}: {rec.get('detail', '')}", flush=True)
+            if json_out and len(records) % 50 == 0:  # partial results survive a killed run
+                Path(json_out).write_text(json.dumps(records, indent=1))
+    print(
+        f"{len(records)} kernels in {len(entries)} files, {time.time() - t0:.0f} s: "
+        + ", ".join(f"{k} {v}" for k, v in counts.most_common())
+    )
+    if json_out:
+        Path(json_out).write_text(json.dumps(records, indent=1))
+    return 1 if counts["DIFF"] or counts["ours-error"] else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("prep")
+    p.add_argument("dir")
+    p.add_argument("--compiled-only", help="a compile_sweep.py --json file: only its OK files")
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--timeout", type=float, default=900.0, help="seconds per compile")
+    r = sub.add_parser("run")
+    r.add_argument("dir")
+    r.add_argument("--jobs", type=int, default=8)
+    r.add_argument("--timeout", type=float, default=30.0, help="seconds per launch process")
+    r.add_argument("--json")
+    r.add_argument("--kernels", help="only kernels whose file path contains this string")
+    r.add_argument(
+        "--emulate", action="store_true", help="a dry run: the emulator stands in for the GPU"
+    )
+    args = ap.parse_args(argv)
+    if args.cmd == "prep":
+        return prep(Path(args.dir), args.compiled_only, args.jobs, args.timeout)
+    return run(Path(args.dir), args.jobs, args.timeout, args.json, args.emulate, args.kernels)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Every GPU check in one run on a lent device machine (../.library/device: one short, prepared
+# script). Prepare here first, without a GPU:
+#
+#   python -m bench run -n 1 --no-emu --out .cache/bench-gpu          # both compilers' cubins
+#   OPENPTXAS_ORACLE_CACHE=.cache/gpu-oracle python -c "from tests.emu.harness import \
+#       corpus_cases; [c.cubin() for c in corpus_cases()]"            # ptxas's cubins for tests/gpu
+#   python scripts/gpu_public_diff.py prep .cache/gpu-public --compiled-only SWEEP.json
+#   tar -C .cache -cJf .cache/gpu-public.tar.xz gpu-public
+#
+# then run this script there with .cache/bench-gpu, .cache/gpu-oracle and .cache/gpu-public.tar.xz
+# carried; every log and JSON lands in $OUT. Each part has its own time limit, so a part that
+# hangs leaves the others' figures.
+set -u
+OUT=${OUT:-/tmp/gpu-out}
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
+export PATH=/usr/local/cuda/bin:$PATH
+PY=${PY:-python3}
+{
+  date -u; nvidia-smi -L; $PY --version; command -v nvcc ptxas; ptxas --version | tail -1
+} > "$OUT/machine.txt" 2>&1
+
+tar -C /tmp -xJf .cache/gpu-public.tar.xz
+
+# 1. correctness first, side by side: the public corpus (ours vs ptxas's), tests/gpu (ptxas's cubins vs
+#    the numpy references and the emulator), the call checks (registers kept across calls)
+timeout "${PART_S:-220}" $PY scripts/gpu_public_diff.py run /tmp/gpu-public --jobs 10 \
+  --json "$OUT/public.json" > "$OUT/public.log" 2>&1 &
+OPENPTXAS_ORACLE_CACHE=.cache/gpu-oracle timeout "${PART_S:-220}" $PY -m pytest tests/gpu -q \
+  -n 5 -p no:cacheprovider > "$OUT/pytest_gpu.log" 2>&1 &
+OPENPTXAS_ORACLE_CACHE=.cache/gpu-oracle timeout "${PART_S:-220}" $PY scripts/calls_gpu_check.py > "$OUT/calls.log" 2>&1 &
+wait
+
+# 2. kernel times, alone on the GPU: our cubins and ptxas's on the own kernels' launch specs
+timeout "${BENCH_S:-170}" $PY -m bench.gpu .cache/bench-gpu --out "$OUT/bench_gpu.json" --timeout 30 \
+  > "$OUT/bench_gpu.log" 2>&1
+echo "bench.gpu rc=$?" >> "$OUT/machine.txt"
+
+tail -n 3 "$OUT"/*.log
