@@ -18,7 +18,7 @@ from openptxas.testing.corpus import compare_outputs
 from openptxas.testing.oracle import Oracle
 from tests.conftest import need_tools
 from tests.emu.harness import Case, corpus_cases, expected
-from tests.gpu.runner import Driver, NoGpu, main, run_on_gpu
+from tests.gpu.runner import CudaError, Driver, NoGpu, main, run_on_gpu
 
 # Buffers are compared with the references as the emulator's are (tolerances where the spec
 # documents one); device printf text is not compared, its order between blocks being the GPU's.
@@ -37,12 +37,21 @@ def gpu() -> Driver:
 def test_corpus_on_gpu(gpu: Driver, case: Case) -> None:
     need_tools("nvcc", "ptxas")
     _need_runner_support(case)
-    ls, out = run_on_gpu(gpu, case.cubin(), case.spec)
+    ls, out = _run(gpu, case)
     want, _ = expected(case)
     got = _results(ls, out, ("out", "inout"))
     assert set(got) == set(want), f"GPU results {sorted(got)}, reference {sorted(want)}"
     problems = compare_outputs(ls, got, want)
     assert not problems, "\n".join(problems)
+
+
+def _run(gpu: Driver, case: Case) -> tuple[LaunchSpec, list[np.ndarray]]:
+    """One launch; a CUDA error fails this test only (the context is reset for the next)."""
+    try:
+        return run_on_gpu(gpu, case.cubin(), case.spec)
+    except CudaError:
+        gpu.reset()
+        raise
 
 
 def _need_runner_support(case: Case) -> None:
@@ -67,7 +76,7 @@ def _results(
 def test_gpu_and_emulator_agree(gpu: Driver, case: Case) -> None:
     need_tools("nvcc", "ptxas")
     _need_runner_support(case)
-    ls, out = run_on_gpu(gpu, case.cubin(), case.spec)
+    ls, out = _run(gpu, case)
     emu = launch(case.cubin(), case.spec)
     got = _results(ls, out, ("in", "out", "inout"))
     assert set(got) == set(emu.outputs), (
