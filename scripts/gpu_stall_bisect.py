@@ -1,0 +1,196 @@
+"""Which stall counts of our cubin the hardware needs longer: one variant per instruction, its
+stall count 2 more (and one with every stall but its own 2 more), each run against ptxas's
+cubin on a GPU.
+
+scripts/gpu_control_probe.py showed that our cubins that differ from ptxas's on hardware are
+mostly right once every stall count is 2 more. With a single hazard in a kernel, the variants
+that fix it are exactly the instructions from its producer up to the one before its reader: the
+hazard is read off the listing. Each case (a gpu_control_probe.py prep directory entry: ptxas's
+cubin, ours, the launch specs) runs in one process; a faulting variant resets the context.
+
+    python scripts/gpu_stall_bisect.py prep PROBE_DIR OUT CASE...   # here
+    python scripts/gpu_stall_bisect.py run OUT [--json R.json]        # on the GPU machine
+    python scripts/gpu_stall_bisect.py report OUT R.json              # here: the listing
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+_STALL = 0xF << 105
+
+
+def text_offsets(blob: bytes) -> list[tuple[str, int, int]]:
+    """(section, offset in the section, offset in the file) of every instruction."""
+    from openptxas.elf.elffile import parse_elf
+
+    raw = parse_elf(blob)
+    out = []
+    for i, sh in enumerate(raw.sections):
+        name = raw.name_of(i)
+        if name.startswith(".text"):
+            out += [(name, o - sh.offset, o) for o in range(sh.offset, sh.offset + sh.size, 16)]
+    return out
+
+
+def bump(blob: bytes, file_offset: int, extra: int = 2) -> bytes:
+    out = bytearray(blob)
+    w = int.from_bytes(out[file_offset : file_offset + 16], "little")
+    w = (w & ~_STALL) | min(15, (w >> 105 & 0xF) + extra) << 105
+    out[file_offset : file_offset + 16] = w.to_bytes(16, "little")
+    return bytes(out)
+
+
+def prep(probe: Path, out: Path, cases: list[str]) -> int:
+    for c in cases:
+        src, dst = probe / c, out / c
+        dst.mkdir(parents=True, exist_ok=True)
+        for f in ("ptxas.cubin", "specs.json", "in.ptx"):
+            if (src / f).exists():
+                shutil.copy(src / f, dst / f)
+        ours = (src / "ours.orig.cubin").read_bytes()
+        (dst / "ours.cubin").write_bytes(ours)
+        offs = text_offsets(ours)
+        (dst / "offsets.json").write_text(json.dumps(offs))
+        print(f"{c}: {len(offs)} instructions")
+    (out / "cases.json").write_text(json.dumps(cases))
+    return 0
+
+
+_CHILD = r"""
+import json, sys
+import numpy as np
+from pathlib import Path
+sys.path.insert(0, sys.argv[2])
+from scripts.gpu_stall_bisect import bump
+from tests.gpu.runner import Driver, run_on_gpu
+
+d = Path(sys.argv[1])
+doc = json.loads((d / "specs.json").read_text())
+if "derived" in doc:
+    from openptxas.ptx.parser import parse
+    from openptxas.testing.derived_launch import derived_spec
+    text = (d / "in.ptx").read_text()
+    fns = {f.name: f for f in parse(text, "in.ptx").entries}
+    specs = [derived_spec(fns[k["kernel"]], text, k["variant"]) for k in doc["derived"]]
+else:
+    specs = doc["specs"]
+drv = Driver()
+def bufs(out, spec):
+    return [np.asarray(out[i]).view(np.uint8).copy() for i, a in enumerate(spec["args"])
+            if a.get("kind") == "buffer"]
+ref = [bufs(run_on_gpu(drv, (d / "ptxas.cubin").read_bytes(), s)[1], s) for s in specs]
+ours = (d / "ours.cubin").read_bytes()
+offs = json.loads((d / "offsets.json").read_text())
+def verdict(blob):
+    bad = 0
+    for s, r in zip(specs, ref):
+        try:
+            got = bufs(run_on_gpu(drv, blob, s)[1], s)
+        except Exception:
+            drv.reset()
+            return "error"
+        bad += sum(int(np.count_nonzero(x != y)) for x, y in zip(got, r))
+    return "same" if not bad else f"DIFF {bad}"
+res = {"orig": verdict(ours)}
+res["single"] = [verdict(bump(ours, o[2])) for o in offs]
+every = ours
+for o in offs:
+    every = bump(every, o[2])
+res["all"] = verdict(every)
+def all_but(i):
+    b = ours
+    for j, o in enumerate(offs):
+        if j != i:
+            b = bump(b, o[2])
+    return b
+res["allbut"] = [verdict(all_but(i)) for i in range(len(offs))]
+print("RESULT " + json.dumps(res), flush=True)
+"""
+
+
+def run(src: Path, jobs: int, timeout: float, json_out: str | None) -> int:
+    cases = json.loads((src / "cases.json").read_text())
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+
+    def one(c: str) -> dict[str, Any]:
+        try:
+            r = subprocess.run([sys.executable, "-c", _CHILD, str(src / c), str(REPO)],
+                               capture_output=True, text=True, timeout=timeout, env=env,
+                               check=False)  # fmt: skip
+        except subprocess.TimeoutExpired:
+            return {"error": "timeout"}
+        lines = [ln for ln in r.stdout.splitlines() if ln.startswith("RESULT ")]
+        return json.loads(lines[-1][7:]) if lines else {"error": r.stderr.strip()[-300:]}
+
+    out: dict[str, Any] = {}
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        for c, res in zip(cases, pool.map(one, cases), strict=True):
+            out[c] = res
+            print(c, res.get("orig"), res.get("error", ""), flush=True)
+            if json_out:
+                Path(json_out).write_text(json.dumps(out))
+    return 0
+
+
+def report(src: Path, results: dict[str, Any]) -> int:
+    from openptxas.emu.decode import isa_decoder
+    from openptxas.emu.program import load_module
+    from openptxas.isa.control import format_control
+
+    for c, res in sorted(results.items()):
+        if "single" not in res:
+            print(f"{c}: {res}")
+            continue
+        d = src / c
+        offs = json.loads((d / "offsets.json").read_text())
+        mod = load_module((d / "ours.cubin").read_bytes(), isa_decoder("sm90"))
+        by_sec: dict[tuple[str, int], str] = {}
+        for k in mod.kernels.values():
+            for pc, ins in mod.instructions(k).items():
+                by_sec[(f".text.{k.name}", pc)] = f"{format_control(ins.control)} {ins}"
+        name = json.loads((d / "specs.json").read_text())["file"]
+        print(f"== {c} {name}: orig {res['orig']}, every stall +2 {res['all']}")
+        for (sec, pc, _o), v, w in zip(offs, res["single"], res["allbut"], strict=True):
+            mark = ("FIX " if v == "same" else "    ") + ("NEED " if w != "same" else "     ")
+            print(f"{mark}{v:10s} {sec[6:][:20]:20s} {pc:#06x} {by_sec.get((sec, pc), '?')}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("prep")
+    p.add_argument("probe")
+    p.add_argument("out")
+    p.add_argument("cases", nargs="+")
+    r = sub.add_parser("run")
+    r.add_argument("dir")
+    r.add_argument("--jobs", type=int, default=12)
+    r.add_argument("--timeout", type=float, default=150.0)
+    r.add_argument("--json")
+    q = sub.add_parser("report")
+    q.add_argument("dir")
+    q.add_argument("json")
+    args = ap.parse_args(argv)
+    if args.cmd == "prep":
+        return prep(Path(args.probe), Path(args.out), args.cases)
+    if args.cmd == "run":
+        return run(Path(args.dir), args.jobs, args.timeout, args.json)
+    return report(Path(args.dir), json.loads(Path(args.json).read_text()))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
