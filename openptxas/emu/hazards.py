@@ -41,7 +41,7 @@ from openptxas.emu.bind import PRED_BASE, UR_BASE, pred_row
 from openptxas.emu.lanes import Sel
 from openptxas.emu.model import Imm, Instruction, Keyword, Reg
 from openptxas.targets import default_latency_model
-from openptxas.targets.latency import LatencyModel, lat_key
+from openptxas.targets.latency import UPPER, LatencyModel, lat_key
 
 if TYPE_CHECKING:
     from openptxas.emu.machine import Machine
@@ -82,6 +82,14 @@ def row_name(row: int) -> str:
     if row >= 256:
         return f"UR{row - 256}"
     return f"R{row}"
+
+
+def upper_rows(writes: tuple[int, ...]) -> frozenset[int]:
+    """The upper registers of multi-register results among ``writes`` (R7 of IMAD.WIDE's
+    R6:R7): written later than the first, they have latencies of their own (the producer key
+    gets ``UPPER``, see openptxas.targets.latency)."""
+    ws = set(writes)
+    return frozenset(r for r in writes if r - 1 in ws and r < PRED_BASE)
 
 
 @dataclass(frozen=True)
@@ -208,7 +216,7 @@ class HazardChecker:
             i = len(self._keys)
             self._keys.append(k)
             self._key_ids[k] = i
-            op = k.partition(".")[0]
+            op = k.removesuffix(UPPER).partition(".")[0]
             self._unscored.append(self.model.is_variable(op) and not self.model.check_knows(k))
         return i
 
@@ -255,12 +263,16 @@ class HazardChecker:
         rd_sb = ctl.rd
         key = lat_key(ins.opcode, ins.mods)
         cls = self.key_id(key)
+        uppers = upper_rows(access.writes)
+        cls_hi = self.key_id(key + UPPER) if uppers else cls
         reads = [(self._row(r), model.role(ins.opcode, role)) for r, role in access.reads]
         g = ins.guard
         guard_row = None
         if not g.is_zero:
             guard_row = self._row(PRED_BASE + pred_row(Reg(g.file, g.index)))
         writes = [self._row(r) for r in access.writes]
+        # the class each written row's readers are timed by
+        wcls = {self._row(r): cls_hi if r in uppers else cls for r in access.writes}
         depbar: tuple[int, int] | None = None
         if ins.opcode == "DEPBAR":
             sbs = [o for o in ins.operands if isinstance(o, Reg) and o.file.value == "SB"]
@@ -341,7 +353,7 @@ class HazardChecker:
                         dist = t - self.w_t[row, idx]
                         for c in np.unique(self.w_cls[row, idx][alt]).tolist():
                             pk = self._keys[c]
-                            b = model.bound(pk, role)
+                            b = model.bound(pk, role, key)
                             if b is not None:
                                 ok = alt & (self.w_cls[row, idx] == c)
                                 ok &= dist >= b
@@ -394,7 +406,7 @@ class HazardChecker:
                                 if d < self.observed.get(sk, 1 << 30):
                                     self.observed[sk] = d
                             continue
-                        b = model.bound(pk, role)
+                        b = model.bound(pk, role, key)
                         need = model.need(pk, key, role) if b is None else b
                         if self.explain:
                             tight = sel_c & (dist == need)
@@ -513,14 +525,14 @@ class HazardChecker:
                     self.pw_sb[row, idx] = -2
                     self.pw_pipe[row, idx] = pipe_id
                     self.pw_pc[row, idx] = pc
-                    self.w_cls[row, idx] = cls
+                    self.w_cls[row, idx] = wcls[row]
                     self.w_t[row, idx] = t
                     self.w_pc[row, idx] = pc
                     self._in_order_rows[pipe].add(row)
             else:
                 for row in writes:
                     self.pw_sb[row, idx] = -1
-                    self.w_cls[row, idx] = cls
+                    self.w_cls[row, idx] = wcls[row]
                     self.w_t[row, idx] = t
                     self.w_pc[row, idx] = pc
             self.cycle[all_idx] = t_all + stall

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from openptxas.emu.decode import isa_decoder
 from openptxas.emu.program import load_module
 from openptxas.emu.static_hazards import StaticChecker
-from openptxas.targets.latency import LatencyModel, parse_latency_model
+from openptxas.targets.latency import UPPER, LatencyModel, parse_latency_model
 
 
 class CorpusItem(Protocol):
@@ -45,6 +45,8 @@ class Mined:
     variable: frozenset[str] = frozenset()
     with_sb: Counter[str] = field(default_factory=Counter)
     without_sb: Counter[str] = field(default_factory=Counter)
+    # (producer pipe [+ UPPER], consumer pipe, role) -> sites
+    cross: dict[tuple[str, str, str], dict[tuple[str, int, int], int]] = field(default_factory=dict)
 
 
 Site = tuple[str, int, int]  # (function, producer pc, consumer pc)
@@ -74,6 +76,7 @@ def mine(cubins: Iterable[CorpusItem], structure: LatencyModel, verbose: bool = 
     pairs: dict[tuple[str, str], dict[Site, int]] = defaultdict(dict)
     consumers: dict[tuple[str, str], set[str]] = defaultdict(set)
     reads: dict[str, dict[Site, int]] = defaultdict(dict)
+    cross: dict[tuple[str, str, str], dict[Site, int]] = defaultdict(dict)
     stats = dict(cubins=0, functions=0, instructions=0, skipped=0, undecoded=0, fallback=0)
     for c in items:
         try:
@@ -97,18 +100,26 @@ def mine(cubins: Iterable[CorpusItem], structure: LatencyModel, verbose: bool = 
                 stats["undecoded"] += res.undecoded
                 stats["skipped"] += 1
                 continue
-            for (p, cns, role, ppc, cpc), d in res.observed.items():
+            for (pu, cns, role, ppc, cpc), d in res.observed.items():
+                p = pu.removesuffix(UPPER)
                 per = pairs[(p, role)]
                 key = (where, ppc, cpc)
                 per[key] = min(d, per.get(key, 1 << 30))
                 consumers[(p, role)].add(cns)
+                # per consumer pipe (a read by another pipe, or of an upper result register,
+                # can need longer than the pooled minimum)
+                level = structure.pipes.get(p, p) + (UPPER if pu != p else "")
+                cpipe = structure.pipes.get(cns)
+                if cpipe is not None:
+                    per = cross[(level, cpipe, role)]
+                    per[key] = min(d, per.get(key, 1 << 30))
             for (r, rpc, wpc), d in res.observed_reads.items():
                 per = reads[r]
                 key = (where, rpc, wpc)
                 per[key] = min(d, per.get(key, 1 << 30))
         if verbose:
             print(f"{c.name}: {stats}", file=sys.stderr, flush=True)
-    return Mined(dict(pairs), dict(reads), stats, variable, with_sb, without_sb)
+    return Mined(dict(pairs), dict(reads), stats, variable, with_sb, without_sb, dict(cross))
 
 
 def _ev(sites: dict[Site, int], cap: int | None = None) -> dict[str, Any]:
@@ -164,7 +175,9 @@ def render(structure_text: str, mined: Mined, corpus_note: str, reach: int) -> s
         "# compiler uses a role with >= 3 sites in >= 2 kernels, else the pipe's data latency);",
         "# [family_latency]: per family and role, the smallest distance over its pipes;",
         "# [class]: per producer class and role, the smallest distance over every consumer;",
-        "# [read]: per late reader, the smallest distance of an unwaited overwrite of a source.",
+        "# [read]: per late reader, the smallest distance of an unwaited overwrite of a source;",
+        '# [cross]: per "producer pipe>consumer pipe" and role, the smallest distance (a producer',
+        "# pipe ending in ^: reads of an upper result register).",
         "# Evidence: sites (producer/consumer pairs), kernels, and one place the minimum occurs.",
         "",
         "# [variable]: opcode = [instructions with a write scoreboard, without]",
@@ -190,6 +203,9 @@ def render(structure_text: str, mined: Mined, corpus_note: str, reach: int) -> s
     lines += ["", "[read]"]
     for r, sites in sorted(reads.items()):
         lines.append(f'"{r}" = {_fmt(_ev(sites, reach))}')
+    lines += ["", "[cross]"]
+    for (lv, cp, role), sites in sorted(mined.cross.items()):
+        lines.append(f'"{lv}>{cp}".{role} = {_fmt(_ev(sites))}')
     return "\n".join(lines) + "\n"
 
 

@@ -32,6 +32,7 @@ the section; ``BRX``/``JMX`` (their tables are data) to the code nothing else re
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -39,12 +40,12 @@ import numpy as np
 
 from openptxas.emu.abi import Geometry
 from openptxas.emu.bind import PRED_BASE, UR_BASE, Ctx, pred_row
-from openptxas.emu.hazards import GMMA, GSB, NSB, Access, Hazard, expand, row_name
+from openptxas.emu.hazards import GMMA, GSB, NSB, Access, Hazard, expand, row_name, upper_rows
 from openptxas.emu.memory import GlobalMemory
 from openptxas.emu.model import Imm, Instruction, Keyword, Label, Reg
 from openptxas.emu.program import Kernel, Module
 from openptxas.targets import default_latency_model
-from openptxas.targets.latency import LatencyModel, lat_key
+from openptxas.targets.latency import UPPER, LatencyModel, lat_key
 
 UNDECODED = "<undecoded>"
 UR_ROW0 = UR_BASE  # rows from here are uniform registers (then predicates)
@@ -62,6 +63,11 @@ class StaticInstr:
     guard_row: int | None
     guarded: bool
     guard: tuple[int, bool] | None  # (predicate row, negated)
+
+    @functools.cached_property
+    def uppers(self) -> frozenset[int]:
+        """The upper registers of its multi-register results (``upper_rows``)."""
+        return upper_rows(self.access.writes)
 
 
 @dataclass
@@ -415,13 +421,15 @@ class StaticChecker:
                 if age >= model.reach or apart(ppc, gv) or not under(cov, cond):
                     continue
                 pk = code[ppc].cls
+                if row in code[ppc].uppers:
+                    pk += UPPER  # an upper result register: written later than the first
                 if self.record:
                     # (a covered result still pending: its scoreboard was not waited on, ptxas
                     # relied on the time)
                     self._observe(res, pk, si.cls, role, ppc, pc, age)
                     continue
                 variable = model.is_variable(code[ppc].ins.opcode)
-                need = model.bound(pk, role)
+                need = model.bound(pk, role, si.cls)
                 if variable and need is None:
                     # a variable-latency result without a write scoreboard, of a kind ptxas
                     # never times by stall counts alone

@@ -33,7 +33,7 @@ from openptxas.ir.core import (
     predecessors,
 )
 from openptxas.targets import SMInfo
-from openptxas.targets.latency import LatencyModel, lat_key
+from openptxas.targets.latency import UPPER, LatencyModel, lat_key
 
 Unit = tuple[RC, int]
 MAX_STALL = 15
@@ -237,6 +237,7 @@ class _Info:
     defs: list[Unit]  # register units written (and ORDER_UNIT for an ordering producer)
     ruses: list[Unit]  # uses without ORDER_UNIT (waited for, not read)
     ckey: str  # latency class
+    pkeys: dict[Unit, str]  # the producer key of each written unit (UPPER: an upper register)
     roles: dict[Unit, tuple[str, ...]]
     variable: bool
     late: bool  # a late reader
@@ -253,13 +254,24 @@ class _Info:
         if ins.op == "FENCE" or (ins.op == "SYNCS" and "EXCH" in ins.mods):
             defs.append(ORDER_UNIT)
         late = is_late_reader(ins, model)
+        ckey = lat_key(ins.op, ins.mods)
+        dset = set(defs)
         return _Info(
             uses=uses,
             gunits=guard_units(ins, urz),
             defs=defs,
             ruses=[u for u in uses if u != ORDER_UNIT],
-            ckey=lat_key(ins.op, ins.mods),
-            roles=operand_roles(ins, urz),
+            ckey=ckey,
+            pkeys={
+                u: ckey + UPPER if u[0] in (RC.R, RC.UR) and (u[0], u[1] - 1) in dset else ckey
+                for u in defs
+            },
+            # (the checkers' roles too: a late reader's data source is "late", an upper source
+            # register of IMAD "hi": each may have latencies of its own per consumer pipe)
+            roles={
+                u: tuple(dict.fromkeys((*rs, *(model.role(ins.op, r) for r in rs))))
+                for u, rs in operand_roles(ins, urz).items()
+            },
             variable=is_variable(ins, model),
             late=late,
             fixed=fixed_latency(ins, model),
@@ -356,8 +368,12 @@ def _block(
         wait: set[int] = set()
         delay = 1 if prev is not None else 0
         if serial or (ins.op in ("CALL", "RET") and "ABS" in ins.mods):
-            # (a call to, or return from, code compiled apart: it may read or write any register)
+            # (a call to, or return from, code compiled apart: it may read or write any register,
+            # at once: every result is waited for, fixed-latency ones included)
             wait = st.pending_sbs()
+            for entries in st.prod.values():
+                for pkey, age in entries:
+                    delay = max(delay, model.settled(pkey) - age)
         for u in uses:
             wait |= st.wsb.get(u, frozenset())
             ready = st.guard_ready.get(u, 0) if u in gunits else st.data_ready.get(u, 0)
@@ -423,12 +439,12 @@ def _block(
                     st.data_ready[u] = lat.data
                     st.guard_ready[u] = lat.guard
                     st.done[u] = lat.data
-                    st.prod[u] = ((ckey, 0),)
+                    st.prod[u] = ((info.pkeys[u], 0),)
                 else:
                     st.data_ready[u] = max(lat.data, st.data_ready.get(u, 0))
                     st.guard_ready[u] = max(lat.guard, st.guard_ready.get(u, 0))
                     st.done[u] = max(lat.data, st.done.get(u, 0))
-                    st.prod[u] = ((ckey, 0), *st.prod.get(u, ()))
+                    st.prod[u] = ((info.pkeys[u], 0), *st.prod.get(u, ()))
         ruses = info.ruses
         if info.late and ruses:
             if ins.uid in needs_rd:
@@ -493,6 +509,8 @@ def operand_roles(ins: Instr, urz: int) -> dict[Unit, tuple[str, ...]]:
         if isinstance(r, Reg) and r.rc != RC.B and not _zero(r, urz):
             for k in range(r.width):
                 roles.setdefault((r.rc, r.index + k), []).append(role)
+                if k and role == "data":
+                    roles[(r.rc, r.index + k)].append("hi")  # an upper source register
 
     if ins.guard is not None:
         add(ins.guard.pred, "guard")

@@ -18,6 +18,13 @@ The model is structural, a description of what ptxas relies on:
   latency (the classes of a pipe pooled), then the model's default.
 - **Read windows**: how long after issue a late reader may still read a source that is
   overwritten without a wait on its read scoreboard.
+- **Per consumer pipe** (``cross``): a result read by an instruction of another pipe, or the
+  upper registers of a multi-register result, can need longer than the pooled latency. Per
+  (producer pipe, consumer pipe, role), the smallest distance ptxas leaves; the producer
+  pipe carries the suffix ``^`` for reads of upper result registers. On an H100, an IMAD
+  result read by ISETP 4 cycles later is stale (the pooled fma latency is 4, set by IMAD ->
+  IMAD; ptxas leaves IMAD -> ISETP at least 5 cycles, 12,729 sites), as is IMAD.WIDE's upper
+  register read by SHF after 3 (scripts/gpu_stall_bisect.py).
 
 Two numbers come out of it. ``need`` is the **compiler's requirement**: the smallest distance
 ptxas was seen to use for the producer's pipe (or class), a number ptxas itself trusts.
@@ -53,6 +60,9 @@ from dataclasses import dataclass, field
 from importlib import resources
 
 ROLES = ("data", "hi", "late", "pred", "guard", "addr")
+# A producer key with this suffix names the upper registers of a multi-register result
+# (IMAD.WIDE's R7 of R6:R7): they are written later than the first (see ``cross``).
+UPPER = "^"
 # The roles whose requirement caps another's (in the checkers' bound): a predicate source needs
 # no more than a guard; a read after issue (late, the upper half read later) no more than an
 # ordinary source; a memory instruction reads its address and its data at the same stage (every
@@ -110,6 +120,13 @@ class LatencyModel:
     stall_floor: int = 0
     acc_readers: frozenset[str] = frozenset()  # opcodes whose predicate source accumulates
     read_floor: int = 0  # the checkers' read window for any late reader, at most
+    weak_pipes: frozenset[str] = frozenset()  # pipes whose minima the checkers never trust alone
+    # the evidence the checkers need to raise a bound by a consumer pipe's minimum (sites and
+    # kernels at the minimum): far more than ``strong``, a pair of pipes is a thin sample
+    cross_sites: int = 50
+    cross_kernels: int = 20
+    # (producer pipe [+ UPPER], consumer pipe, role) -> latency
+    cross: Mapping[tuple[str, str, str], Evidence] = field(default_factory=dict)
 
     def role(self, consumer: str, role: str) -> str:
         """The role of a read: ``hi`` (an upper register of a multi-register source) stays
@@ -141,20 +158,38 @@ class LatencyModel:
         return frozenset(p for p, _r in self.pipe_latency)
 
     def need(self, producer: str, consumer: str, role: str) -> int:
-        """Cycles from ``producer``'s issue to a ``consumer`` reading its result as ``role``
-        (the model pools consumers: ``consumer`` does not change the answer). A producer class
-        of a pipe takes the pipe's latency; a role without evidence (``hi``, ``pred``, ``addr``)
-        that of an ordinary source; an unknown class the model's default."""
-        key = (producer, role)
+        """Cycles from ``producer``'s issue to a ``consumer`` reading its result as ``role``.
+        A producer class of a pipe takes the pipe's latency, pooled over consumers; a role
+        without evidence (``hi``, ``pred``, ``addr``) that of an ordinary source; an unknown
+        class the model's default. A consumer of another pipe, or a read of an upper result
+        register (``producer`` ends in ``UPPER``), needs at least the crossing's latency."""
+        key = (producer, consumer, role)
         got = self._needs.get(key)
         if got is None:
-            got = self._needs[key] = self._need(producer, role)
+            base = producer.removesuffix(UPPER)
+            got = self._need(base, role)
+            x = self._crossing(producer, consumer, role)
+            if x is not None and x.sites >= 3 and x.kernels >= 2:
+                got = max(got, x.cycles)
+            self._needs[key] = got
         return got
 
     @functools.cached_property
-    def _needs(self) -> dict[tuple[str, str], int]:
+    def _needs(self) -> dict[tuple[str, str, str], int]:
         # need() is asked for every operand of every instruction in every control-code pass
         return {}
+
+    def _crossing(self, producer: str, consumer: str, role: str) -> Evidence | None:
+        """The evidence for ``producer``'s pipe read by ``consumer``'s pipe (the upper result
+        registers apart), or None where the consumer's pipe is unknown."""
+        if not self.cross or not consumer:
+            return None
+        base = producer.removesuffix(UPPER)
+        level = self.pipes.get(base, base) + (UPPER if producer != base else "")
+        cpipe = self.pipes.get(consumer)
+        if cpipe is None:
+            return None
+        return self.cross.get((level, cpipe, "pred" if role == "acc" else role))
 
     def _need(self, producer: str, role: str) -> int:
         if role == "acc":
@@ -176,16 +211,47 @@ class LatencyModel:
             return max(own)
         return self.default.get(role, max(self.default.values(), default=0))
 
+    def settled(self, producer: str) -> int:
+        """Cycles after which ``producer``'s result may be read by any instruction in any role
+        (code compiled apart reads registers at once: calls and returns across objects)."""
+        got = self._settled.get(producer)
+        if got is None:
+            base = producer.removesuffix(UPPER)
+            level = self.pipes.get(base, base) + (UPPER if producer != base else "")
+            got = max(self.need(base, "", r) for r in ("data", "late", "addr", "pred", "guard"))
+            for (lv, _c, _r), e in self.cross.items():
+                if lv == level and e.sites >= 3 and e.kernels >= 2:
+                    got = max(got, e.cycles)
+            self._settled[producer] = got
+        return got
+
+    @functools.cached_property
+    def _settled(self) -> dict[str, int]:
+        return {}
+
     def _strong(self, e: Evidence) -> bool:
         return e.at_min >= self.strong_sites and e.kernels_at_min >= self.strong_kernels
 
-    def bound(self, producer: str, role: str) -> int | None:
+    def bound(self, producer: str, role: str, consumer: str = "") -> int | None:
         """The checkers' lower bound for a read of ``producer``'s result as ``role`` (cycles
         after its issue), or None where the model knows nothing of the class: the pipe's
         minimum where it is strong, else the family's; lowered by every minimum seen on the
-        way for the role and for the role that caps it (``CAPPED_BY``)."""
-        key = (producer, role)
-        return self._bounds[key] if key in self._bounds else self._bound(producer, role)
+        way for the role and for the role that caps it (``CAPPED_BY``). A crossing to
+        ``consumer``'s pipe (see ``need``) raises it where its evidence is overwhelming
+        (``cross_sites`` sites in ``cross_kernels`` kernels at the minimum: VOTEU -> IMAD is 6
+        cycles at 48 sites in 8 kernels of the corpus, 2 in tests/compiler's warp kernel)."""
+        base = producer.removesuffix(UPPER)
+        key = (base, role)
+        b = self._bounds[key] if key in self._bounds else self._bound(base, role)
+        if b is not None and role != "acc" and self.pipes.get(base) not in self.weak_pipes:
+            x = self._crossing(producer, consumer, role)
+            if (
+                x is not None
+                and x.at_min >= self.cross_sites
+                and (x.kernels_at_min >= self.cross_kernels)
+            ):
+                b = max(b, x.cycles)
+        return b
 
     @functools.cached_property
     def _bounds(self) -> dict[tuple[str, str], int | None]:
@@ -211,7 +277,7 @@ class LatencyModel:
                 c = self.evidence.get((lv, cap))
                 if c is not None:
                     cand.append(c.cycles)
-            if e is not None and not stall and self._strong(e):
+            if e is not None and not stall and lv not in self.weak_pipes and self._strong(e):
                 out = min(cand)
                 break
         if out is None:
@@ -325,9 +391,17 @@ def parse_latency_model(text: str) -> LatencyModel:
         strong_sites=int(meta.get("strong", {}).get("sites", 3)),
         strong_kernels=int(meta.get("strong", {}).get("kernels", 5)),
         stall_family=str(meta.get("stall_family", "")),
+        weak_pipes=frozenset(meta.get("weak_pipes", ())),
+        cross_sites=int(meta.get("cross_strong", {}).get("sites", 50)),
+        cross_kernels=int(meta.get("cross_strong", {}).get("kernels", 20)),
         stall_floor=_evidence(meta.get("stall_floor", 0)).cycles,
         acc_readers=frozenset(meta.get("acc_readers", ())),
         read_floor=_evidence(meta.get("read_floor", 0)).cycles,
+        cross={
+            (str(k).partition(">")[0], str(k).partition(">")[2], str(role)): _evidence(v)
+            for k, roles in doc.get("cross", {}).items()
+            for role, v in roles.items()
+        },
     )
 
 

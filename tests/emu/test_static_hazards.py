@@ -63,6 +63,7 @@ def _zero(model: LatencyModel) -> LatencyModel:
         classes={k: z for k in model.classes},
         pipe_latency={k: z for k in model.pipe_latency},
         evidence={k: z for k in model.evidence},
+        cross={k: z for k in model.cross},
         stall_floor=0,
         default={r: 0 for r in model.default},
     )

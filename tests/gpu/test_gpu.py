@@ -7,6 +7,9 @@ Every test is skipped, with the reason, where no NVIDIA GPU and driver are prese
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +21,9 @@ from openptxas.testing.corpus import compare_outputs
 from openptxas.testing.oracle import Oracle
 from tests.conftest import need_tools
 from tests.emu.harness import Case, corpus_cases, expected
-from tests.gpu.runner import CudaError, Driver, NoGpu, main, run_on_gpu
+from tests.gpu.runner import Driver, NoGpu
+
+REPO = Path(__file__).resolve().parents[2]
 
 # Buffers are compared with the references as the emulator's are (tolerances where the spec
 # documents one); device printf text is not compared, its order between blocks being the GPU's.
@@ -34,10 +39,10 @@ def gpu() -> Driver:
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_corpus_on_gpu(gpu: Driver, case: Case) -> None:
+def test_corpus_on_gpu(gpu: Driver, case: Case, tmp_path: Path) -> None:
     need_tools("nvcc", "ptxas")
     _need_runner_support(case)
-    ls, out = _run(gpu, case)
+    ls, out = _run(case, tmp_path)
     want, _ = expected(case)
     got = _results(ls, out, ("out", "inout"))
     assert set(got) == set(want), f"GPU results {sorted(got)}, reference {sorted(want)}"
@@ -45,13 +50,36 @@ def test_corpus_on_gpu(gpu: Driver, case: Case) -> None:
     assert not problems, "\n".join(problems)
 
 
-def _run(gpu: Driver, case: Case) -> tuple[LaunchSpec, list[np.ndarray]]:
-    """One launch; a CUDA error fails this test only (the context is reset for the next)."""
-    try:
-        return run_on_gpu(gpu, case.cubin(), case.spec)
-    except CudaError:
-        gpu.reset()
-        raise
+_CHILD = """
+import sys
+import numpy as np
+from tests.emu.harness import corpus_cases
+from tests.gpu.runner import Driver, run_on_gpu
+
+case = next(c for c in corpus_cases() if c.id == sys.argv[1])
+_ls, out = run_on_gpu(Driver(), case.cubin(), case.spec)
+np.savez(sys.argv[2], **{f"a{i}": o for i, o in enumerate(out) if isinstance(o, np.ndarray)})
+"""
+
+
+def _run(case: Case, tmp: Path) -> tuple[LaunchSpec, list[np.ndarray]]:
+    """One launch, in a process of its own: a kernel that faults leaves a sticky error that
+    no later launch of its process survives (a reset primary context fails with it too)."""
+    out = tmp / "out.npz"
+    p = subprocess.run(
+        [sys.executable, "-c", _CHILD, case.id, str(out)],
+        capture_output=True, text=True, cwd=REPO, timeout=600, check=False,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )  # fmt: skip
+    if p.returncode:
+        pytest.fail(f"GPU launch failed: {p.stderr.strip()[-600:]}")
+    from openptxas.emu.launch import resolve_spec
+    from openptxas.emu.program import load_module
+
+    ls = resolve_spec(case.spec, load_module(case.cubin()), None)
+    with np.load(out) as z:
+        got = {int(k[1:]): z[k] for k in z.files}
+    return ls, [got.get(i, np.zeros(0)) for i in range(len(ls.args))]
 
 
 def _need_runner_support(case: Case) -> None:
@@ -73,10 +101,10 @@ def _results(
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_gpu_and_emulator_agree(gpu: Driver, case: Case) -> None:
+def test_gpu_and_emulator_agree(gpu: Driver, case: Case, tmp_path: Path) -> None:
     need_tools("nvcc", "ptxas")
     _need_runner_support(case)
-    ls, out = _run(gpu, case)
+    ls, out = _run(case, tmp_path)
     emu = launch(case.cubin(), case.spec)
     got = _results(ls, out, ("in", "out", "inout"))
     assert set(got) == set(emu.outputs), (
@@ -114,7 +142,10 @@ def test_runner_cli_writes_the_emulators_npz(gpu: Driver, tmp_path: Path) -> Non
         )
     )
     args = ["run", str(cubin), "--spec", str(spec), "--out"]
-    assert main([*args, str(tmp_path / "gpu.npz")]) == 0
+    # (the runner in a process of its own, as the launches above)
+    p = subprocess.run([sys.executable, "-m", "tests.gpu.runner", *args, str(tmp_path / "gpu.npz")],
+                       cwd=REPO, capture_output=True, text=True, check=False)  # fmt: skip
+    assert p.returncode == 0, p.stderr
     assert emu_main([*args, str(tmp_path / "emu.npz")]) == 0
     with np.load(tmp_path / "gpu.npz") as g, np.load(tmp_path / "emu.npz") as e:
         assert g.files == e.files
