@@ -84,17 +84,6 @@ class Driver:
         )
         self.check(self.lib.cuCtxSetCurrent(self.ctx), "cuCtxSetCurrent")
 
-    def reset(self) -> None:
-        """A fresh primary context: after a faulting kernel (an illegal address or
-        instruction) the old one refuses every call with the same sticky error."""
-        self.lib.cuDevicePrimaryCtxReset(self.dev)
-        self.ctx = ctypes.c_void_p()
-        self.check(
-            self.lib.cuDevicePrimaryCtxRetain(ctypes.byref(self.ctx), self.dev),
-            "cuDevicePrimaryCtxRetain",
-        )
-        self.check(self.lib.cuCtxSetCurrent(self.ctx), "cuCtxSetCurrent")
-
     def _err(self, rc: int) -> str:
         s = ctypes.c_char_p()
         self.lib.cuGetErrorString(rc, ctypes.byref(s))
