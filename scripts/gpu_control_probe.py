@@ -123,23 +123,14 @@ _CHILD = r"""
 import json, sys
 import numpy as np
 from pathlib import Path
+from openptxas.testing.derived_launch import buffer_bytes, case_specs
 from tests.gpu.runner import Driver, run_on_gpu
 
 d, variant = Path(sys.argv[1]), sys.argv[2]
-doc = json.loads((d / "specs.json").read_text())
-if "derived" in doc:
-    from openptxas.ptx.parser import parse
-    from openptxas.testing.derived_launch import derived_spec
-    text = (d / "in.ptx").read_text()
-    fns = {f.name: f for f in parse(text, "in.ptx").entries}
-    specs = [derived_spec(fns[k["kernel"]], text, k["variant"]) for k in doc["derived"]]
-else:
-    specs = doc["specs"]
+specs = case_specs(str(d))
 drv = Driver()
 res = []
-def words(out, spec):
-    return [np.asarray(out[i]).view(np.uint8) for i, a in enumerate(spec["args"])
-            if a.get("kind") == "buffer"]
+words = buffer_bytes
 for spec in specs:
     try:
         _, a = run_on_gpu(drv, (d / "ptxas.cubin").read_bytes(), spec)

@@ -156,21 +156,13 @@ out(status=status, detail="; ".join(diffs)[:400], unstable=unstable, written=wri
 
 
 def _one(d: Path, kernel: str, timeout: float, emulate: bool) -> dict[str, Any]:
+    from openptxas.testing.derived_launch import child_result
+
     env = dict(os.environ, PYTHONPATH=str(REPO))
     rec: dict[str, Any] = {}
     for variant in ("float", "int"):
-        try:
-            cmd = [sys.executable, "-c", _CHILD, str(d), kernel, variant, str(int(emulate))]
-            r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env,
-                               check=False)  # fmt: skip
-            lines = [ln for ln in r.stdout.splitlines() if ln.startswith("RESULT ")]
-            rec = (
-                json.loads(lines[-1][7:])
-                if lines
-                else {"status": "error", "detail": r.stderr.strip()[-300:]}
-            )
-        except subprocess.TimeoutExpired:
-            rec = {"status": "timeout", "detail": f"more than {timeout:.0f} s"}
+        cmd = [sys.executable, "-c", _CHILD, str(d), kernel, variant, str(int(emulate))]
+        rec = child_result(cmd, timeout, env)
         rec["variant"] = variant
         if rec["status"] != "no-launch":
             break

@@ -75,22 +75,13 @@ import numpy as np
 from pathlib import Path
 sys.path.insert(0, sys.argv[2])
 from scripts.gpu_stall_bisect import bump
+from openptxas.testing.derived_launch import buffer_bytes, case_specs
 from tests.gpu.runner import Driver, run_on_gpu
 
 d = Path(sys.argv[1])
-doc = json.loads((d / "specs.json").read_text())
-if "derived" in doc:
-    from openptxas.ptx.parser import parse
-    from openptxas.testing.derived_launch import derived_spec
-    text = (d / "in.ptx").read_text()
-    fns = {f.name: f for f in parse(text, "in.ptx").entries}
-    specs = [derived_spec(fns[k["kernel"]], text, k["variant"]) for k in doc["derived"]]
-else:
-    specs = doc["specs"]
+specs = case_specs(str(d))
 drv = Driver()
-def bufs(out, spec):
-    return [np.asarray(out[i]).view(np.uint8).copy() for i, a in enumerate(spec["args"])
-            if a.get("kind") == "buffer"]
+bufs = buffer_bytes
 ref = [bufs(run_on_gpu(drv, (d / "ptxas.cubin").read_bytes(), s)[1], s) for s in specs]
 ours = (d / "ours.cubin").read_bytes()
 offs = json.loads((d / "offsets.json").read_text())

@@ -27,7 +27,6 @@ import argparse
 import collections
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -37,7 +36,7 @@ PUBLIC = Path(os.environ.get("OPENPTXAS_PUBLIC_CORPUS", REPO / ".cache" / "publi
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from openptxas.testing.derived_launch import COUNT, WORDS  # noqa: E402
+from openptxas.testing.derived_launch import COUNT, WORDS, child_result  # noqa: E402
 
 _CHILD = r"""
 import json, sys, time
@@ -161,17 +160,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             cmd = [sys.executable, "-c", _CHILD, str(f), str(cubin), k, str(WORDS), str(COUNT),
                    "1" if args.v else "0"]  # fmt: skip
-            try:
-                r = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout,
-                                   env=env, check=False)  # fmt: skip
-                lines = [ln for ln in r.stdout.splitlines() if ln.startswith("RESULT ")]
-                rec = (
-                    json.loads(lines[-1][7:])
-                    if lines
-                    else {"status": "error", "detail": r.stderr.strip()[-300:]}
-                )
-            except subprocess.TimeoutExpired:
-                rec = {"status": "timeout", "detail": f"more than {args.timeout:.0f} s"}
+            rec = child_result(cmd, args.timeout, env)
             rec.update(file=name, kernel=k)
             records.append(rec)
             counts[rec["status"]] += 1

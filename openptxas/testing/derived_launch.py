@@ -73,3 +73,50 @@ def clocked(module_text: str) -> bool:
     """A kernel that reads a clock writes times, which differ with the code (not a
     miscompile)."""
     return any(c in module_text for c in ("%clock", "%globaltimer"))
+
+
+def child_result(cmd: list[str], timeout: float, env: dict[str, str]) -> dict[str, Any]:
+    """Run one differential child process (the corpus scripts run each kernel in its own: a
+    fault or a hang spoils only its record) and read its last ``RESULT {json}`` line; a child
+    that printed none is an ``error``, one past ``timeout`` a ``timeout``."""
+    import json
+    import subprocess
+
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env,
+                           check=False)  # fmt: skip
+    except subprocess.TimeoutExpired:
+        return {"status": "timeout", "detail": f"more than {timeout:.0f} s"}
+    lines = [ln for ln in r.stdout.splitlines() if ln.startswith("RESULT ")]
+    if not lines:
+        return {"status": "error", "detail": r.stderr.strip()[-300:]}
+    got: dict[str, Any] = json.loads(lines[-1][7:])
+    return got
+
+
+def case_specs(case_dir: str) -> list[dict[str, Any]]:
+    """The launch specs of a GPU probe case directory (scripts/gpu_control_probe.py prep):
+    ``specs.json`` holds either the specs themselves or the kernels and variants to derive
+    them for from ``in.ptx``."""
+    import json
+    from pathlib import Path
+
+    from openptxas.ptx.parser import parse
+
+    d = Path(case_dir)
+    doc = json.loads((d / "specs.json").read_text())
+    if "derived" not in doc:
+        specs: list[dict[str, Any]] = doc["specs"]
+        return specs
+    text = (d / "in.ptx").read_text()
+    fns = {f.name: f for f in parse(text, "in.ptx").entries}
+    return [derived_spec(fns[k["kernel"]], text, k["variant"]) for k in doc["derived"]]
+
+
+def buffer_bytes(args: list[Any], spec: dict[str, Any]) -> list[np.ndarray[Any, Any]]:
+    """The buffer arguments of a launch afterwards, as bytes (to compare bit for bit)."""
+    return [
+        np.asarray(args[i]).view(np.uint8).copy()
+        for i, a in enumerate(spec["args"])
+        if a.get("kind") == "buffer"
+    ]
