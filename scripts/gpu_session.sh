@@ -10,7 +10,10 @@
 #
 # then run this script there with .cache/bench-gpu, .cache/gpu-oracle and .cache/gpu-public.tar.xz
 # carried; every log and JSON lands in $OUT. Each part has its own time limit, so a part that
-# hangs leaves the others' figures.
+# hangs leaves the others' figures. (About 6 minutes on an H100, 2026-11-26.) Where our cubins
+# still differ from ptxas's, the next call is scripts/gpu_control_probe.py (which part of the
+# control field) and scripts/gpu_stall_bisect.py (which instruction): docs/emu.md, "Checked on
+# hardware".
 set -u
 OUT=${OUT:-/tmp/gpu-out}
 mkdir -p "$OUT"

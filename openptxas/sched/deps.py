@@ -43,7 +43,7 @@ from openptxas.ir.core import (
 )
 from openptxas.sched.control import fixed_latency, is_variable
 from openptxas.targets import SMInfo
-from openptxas.targets.latency import LatencyModel, lat_key
+from openptxas.targets.latency import UPPER, LatencyModel, lat_key
 
 Unit = Hashable
 
@@ -199,6 +199,25 @@ def variable_estimate(ins: Instr) -> int:
     return _VARIABLE_ESTIMATE.get(ins.op, _VARIABLE_DEFAULT)
 
 
+def edge_latency(prod: Instr, cons: Instr, u: Unit, role: str, model: LatencyModel) -> int:
+    """Cycles from ``prod``'s issue to ``cons`` reading its result word ``u`` as ``role``:
+    the consumer's pipe and an upper result register may need more than the pooled latency
+    (LatencyModel.need)."""
+    if is_variable(prod, model):
+        return variable_estimate(prod)
+    k = lat_key(prod.op, prod.mods)
+    if _upper(prod, u):
+        k += UPPER
+    return model.need(k, lat_key(cons.op, cons.mods), role)
+
+
+def _upper(prod: Instr, u: Unit) -> bool:
+    """Whether ``u`` is an upper word of a multi-word register ``prod`` writes (R7 of R6:R7)."""
+    if not isinstance(u, tuple) or (u[0] != "v" and u[0] not in (int(RC.R), int(RC.UR))):
+        return False
+    return (*u[:-1], u[-1] - 1) in write_units(prod)
+
+
 def result_latency(ins: Instr, model: LatencyModel, role: str) -> int:
     """The scheduler's estimate of cycles from ``ins``'s issue to a read of its result."""
     if is_variable(ins, model):
@@ -246,7 +265,7 @@ def build(instrs: list[Instr], target: SMInfo, fence: Instr | None = None) -> li
         n.latency = result_latency(ins, model, "data") if writes else 1
         for u, role in read_roles(ins):
             for w in last_write.get(u, ()):
-                _edge(nodes, w, i, max(1, result_latency(nodes[w].ins, model, role)))
+                _edge(nodes, w, i, max(1, edge_latency(nodes[w].ins, ins, u, role, model)))
             reads_since.setdefault(u, []).append(i)
         for u in write_units(ins):
             for w in last_write.get(u, ()):
