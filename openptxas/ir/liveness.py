@@ -112,6 +112,7 @@ def compute_liveness(fn: Function) -> Liveness:
         g = k = 0
         written: dict[int, int] = {}  # words of a vreg written (unguarded) so far in the block
         covered: dict[GuardKey, int] = {}  # registers written under each guard so far
+        cov_preds = 0  # the guard predicates with an entry in ``covered`` (a bit per vreg)
         for ins in b.instrs:
             key = guard_key(ins)
             used = uses_mask(ins) & ~k
@@ -127,9 +128,12 @@ def compute_liveness(fn: Function) -> Liveness:
                 full_w = guarded_writes(ins)
                 killed |= full_w & covered.get((key[0], not key[1]), 0)
                 covered[key] = covered.get(key, 0) | full_w
+                cov_preds |= 1 << key[0]
             k |= killed
-            for ck in [ck for ck in covered if wrote >> ck[0] & 1]:
-                del covered[ck]
+            if wrote & cov_preds:  # (a guard predicate rewritten: its entries no longer hold)
+                for ck in [ck for ck in covered if wrote >> ck[0] & 1]:
+                    del covered[ck]
+                cov_preds &= ~wrote
         gen[i], kill[i] = g, k
     calls = _call_sites(fn)
     if not calls:

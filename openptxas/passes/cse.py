@@ -110,9 +110,28 @@ def cse(fn: Function, ctx: PassContext) -> None:
         if d >= 0 and d != b:
             children.setdefault(d, []).append(b)
     single = {vid for vid, sites in info.sites.items() if len(sites) == 1}
+    key_regs: dict[tuple[object, ...], frozenset[int]] = {}
+
+    def kregs(kk: tuple[object, ...]) -> frozenset[int]:
+        got = key_regs.get(kk)
+        if got is None:
+            got = key_regs[kk] = frozenset(_key_regs(kk))
+        return got
 
     def walk(b: int, avail: dict[tuple[object, ...], VReg]) -> None:
         local = dict(avail)
+        # the available expressions by the registers they read and by their result (a write
+        # drops exactly those: scanning every expression per write was quadratic)
+        readers: dict[int, set[tuple[object, ...]]] = {}
+        results: dict[int, set[tuple[object, ...]]] = {}
+
+        def index(kk: tuple[object, ...], v: VReg) -> None:
+            for r in kregs(kk):
+                readers.setdefault(r, set()).add(kk)
+            results.setdefault(v.id, set()).add(kk)
+
+        for kk, v in local.items():
+            index(kk, v)
         block = fn.blocks[b]
         for k, ins in enumerate(block.instrs):
             key = _key(ins)
@@ -128,17 +147,20 @@ def cse(fn: Function, ctx: PassContext) -> None:
                 if isinstance(r, VReg | Part)
             }
             if written:
-                for kk in [
-                    kk for kk, v in local.items() if v.id in written or _key_regs(kk) & written
-                ]:
-                    del local[kk]
+                dead: set[tuple[object, ...]] = set()
+                for w in written:
+                    dead |= readers.get(w, set()) | results.get(w, set())
+                for kk in dead:
+                    if kk in local:
+                        results[local.pop(kk).id].discard(kk)
             if key is not None and hit is None:
                 d = ins.dsts[0]
                 assert isinstance(d, VReg)
-                if d.id in single and d.id not in _key_regs(key):
+                if d.id in single and d.id not in kregs(key):
                     local[key] = d
+                    index(key, d)
         # only expressions over stable registers (or none) survive into dominated blocks
-        passdown = {kk: v for kk, v in local.items() if _key_regs(kk) <= stable}
+        passdown = {kk: v for kk, v in local.items() if kregs(kk) <= stable}
         for c in children.get(b, ()):
             walk(c, passdown)
 
