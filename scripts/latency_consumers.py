@@ -31,8 +31,7 @@ sys.path.insert(0, str(REPO / "scripts"))
 
 from hazards_corpus import corpus  # noqa: E402
 
-from openptxas.emu.decode import isa_decoder  # noqa: E402
-from openptxas.emu.program import load_module  # noqa: E402
+from openptxas.emu.latency_mining import Cubin, checked_kernels  # noqa: E402
 from openptxas.emu.static_hazards import StaticChecker  # noqa: E402
 from openptxas.targets.latency import load_latency_model  # noqa: E402
 
@@ -41,27 +40,16 @@ Triple = tuple[str, str, str]
 
 def observe(blobs: list[tuple[str, bytes]]) -> dict[Triple, dict[str, Any]]:
     """(producer class, consumer class, role) -> min distance, its sites and kernels."""
-    dec = isa_decoder("sm90")
     ck = StaticChecker(load_latency_model("sm_90"), record=True)
+    items = [Cubin(name, lambda data=data: data) for name, data in blobs]
     out: dict[Triple, dict[str, Any]] = {}
-    for name, data in blobs:
-        try:
-            mod = load_module(data, dec, relocatable=True)
-        except Exception:
-            continue
-        for kname, k in sorted(mod.kernels.items()):
-            try:
-                res = ck.check_kernel(mod, k)
-            except Exception:
-                continue
-            if res.undecoded:
-                continue
-            for (p, c, role, ppc, cpc), d in res.observed.items():
-                r = out.setdefault((p, c, role), {"min": 1 << 30, "sites": 0, "kernels": set()})
-                r["sites"] += 1
-                r["kernels"].add(f"{name}:{kname}")
-                if d < r["min"]:
-                    r["min"], r["at"] = d, f"{name}:{kname} {ppc:#06x}->{cpc:#06x}"
+    for where, res in checked_kernels(items, ck):
+        for (p, c, role, ppc, cpc), d in res.observed.items():
+            r = out.setdefault((p, c, role), {"min": 1 << 30, "sites": 0, "kernels": set()})
+            r["sites"] += 1
+            r["kernels"].add(where)
+            if d < r["min"]:
+                r["min"], r["at"] = d, f"{where} {ppc:#06x}->{cpc:#06x}"
     return out
 
 

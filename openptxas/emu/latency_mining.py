@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from openptxas.emu.decode import isa_decoder
 from openptxas.emu.program import load_module
-from openptxas.emu.static_hazards import StaticChecker
+from openptxas.emu.static_hazards import StaticChecker, StaticResult
 from openptxas.targets.latency import UPPER, LatencyModel, parse_latency_model
 
 
@@ -74,52 +74,65 @@ def mine(cubins: Iterable[CorpusItem], structure: LatencyModel, verbose: bool = 
     structure = replace(structure, variable=variable)
     ck = StaticChecker(structure, record=True)
     pairs: dict[tuple[str, str], dict[Site, int]] = defaultdict(dict)
-    consumers: dict[tuple[str, str], set[str]] = defaultdict(set)
     reads: dict[str, dict[Site, int]] = defaultdict(dict)
     cross: dict[tuple[str, str, str], dict[Site, int]] = defaultdict(dict)
     stats = dict(cubins=0, functions=0, instructions=0, skipped=0, undecoded=0, fallback=0)
-    for c in items:
+    for where, res in checked_kernels(items, ck, stats, verbose):
+        for (pu, cns, role, ppc, cpc), d in res.observed.items():
+            p = pu.removesuffix(UPPER)
+            per = pairs[(p, role)]
+            key = (where, ppc, cpc)
+            per[key] = min(d, per.get(key, 1 << 30))
+            # per consumer pipe (a read by another pipe, or of an upper result register,
+            # can need longer than the pooled minimum)
+            level = structure.level(pu)
+            cpipe = structure.pipes.get(cns)
+            if cpipe is not None:
+                per = cross[(level, cpipe, role)]
+                per[key] = min(d, per.get(key, 1 << 30))
+        for (r, rpc, wpc), d in res.observed_reads.items():
+            per = reads[r]
+            key = (where, rpc, wpc)
+            per[key] = min(d, per.get(key, 1 << 30))
+    return Mined(dict(pairs), dict(reads), stats, variable, with_sb, without_sb, dict(cross))
+
+
+def checked_kernels(
+    cubins: Iterable[CorpusItem],
+    ck: StaticChecker,
+    stats: dict[str, int] | None = None,
+    verbose: bool = False,
+) -> Iterator[tuple[str, StaticResult]]:
+    """Every function of ``cubins`` run through ``ck`` (in recording mode, for mining): its
+    place (``cubin:function``) and result. Cubins that do not load, functions the checker
+    fails on and functions with undecodable words are skipped (and counted in ``stats``)."""
+    dec = isa_decoder("sm90")
+    st = stats if stats is not None else Counter()
+    for c in cubins:
         try:
             mod = load_module(c.data(), dec, relocatable=True)
         except Exception as exc:
             print(f"skip {c.name}: {exc}", file=sys.stderr)
             continue
-        stats["cubins"] += 1
+        st["cubins"] += 1
         for kname, k in sorted(mod.kernels.items()):
             where = f"{c.name}:{kname}"
             try:
                 res = ck.check_kernel(mod, k)
             except Exception as exc:
                 print(f"skip {where}: {type(exc).__name__}: {exc}", file=sys.stderr)
-                stats["skipped"] += 1
+                st["skipped"] += 1
                 continue
-            stats["functions"] += 1
-            stats["instructions"] += res.instructions
-            stats["fallback"] += res.fallback
+            st["functions"] += 1
+            st["instructions"] += res.instructions
+            st["fallback"] += res.fallback
             if res.undecoded:
-                stats["undecoded"] += res.undecoded
-                stats["skipped"] += 1
+                st["undecoded"] += res.undecoded
+                st["skipped"] += 1
                 continue
-            for (pu, cns, role, ppc, cpc), d in res.observed.items():
-                p = pu.removesuffix(UPPER)
-                per = pairs[(p, role)]
-                key = (where, ppc, cpc)
-                per[key] = min(d, per.get(key, 1 << 30))
-                consumers[(p, role)].add(cns)
-                # per consumer pipe (a read by another pipe, or of an upper result register,
-                # can need longer than the pooled minimum)
-                level = structure.pipes.get(p, p) + (UPPER if pu != p else "")
-                cpipe = structure.pipes.get(cns)
-                if cpipe is not None:
-                    per = cross[(level, cpipe, role)]
-                    per[key] = min(d, per.get(key, 1 << 30))
-            for (r, rpc, wpc), d in res.observed_reads.items():
-                per = reads[r]
-                key = (where, rpc, wpc)
-                per[key] = min(d, per.get(key, 1 << 30))
+            yield where, res
         if verbose:
-            print(f"{c.name}: {stats}", file=sys.stderr, flush=True)
-    return Mined(dict(pairs), dict(reads), stats, variable, with_sb, without_sb, dict(cross))
+            print(f"{c.name}: {st}", file=sys.stderr, flush=True)
 
 
 def _ev(sites: dict[Site, int], cap: int | None = None) -> dict[str, Any]:

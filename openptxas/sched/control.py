@@ -17,6 +17,7 @@ safe, for bisecting.
 
 from __future__ import annotations
 
+from collections.abc import Container, Hashable
 from dataclasses import dataclass, field
 
 from openptxas.diag import InternalError
@@ -93,6 +94,16 @@ def reg_units(ins: Instr, urz: int, *, defs: bool) -> list[Unit]:
             continue
         out.extend((r.rc, r.index + k) for k in range(r.width))
     return out
+
+
+def is_upper(u: Hashable, written: Container[Hashable]) -> bool:
+    """Whether register word ``u`` is an upper word of a multi-word result among ``written``
+    (R7 of R6:R7; a virtual register's word k > 0): it is written later than the first, with
+    latencies of its own (``UPPER``). Physical words are (class, index), virtual ones ("v",
+    id, word)."""
+    if not isinstance(u, tuple) or (u[0] != "v" and u[0] not in (RC.R, RC.UR)):
+        return False
+    return (*u[:-1], u[-1] - 1) in written
 
 
 def guard_units(ins: Instr, urz: int) -> set[Unit]:
@@ -262,10 +273,7 @@ class _Info:
             defs=defs,
             ruses=[u for u in uses if u != ORDER_UNIT],
             ckey=ckey,
-            pkeys={
-                u: ckey + UPPER if u[0] in (RC.R, RC.UR) and (u[0], u[1] - 1) in dset else ckey
-                for u in defs
-            },
+            pkeys={u: ckey + UPPER if is_upper(u, dset) else ckey for u in defs},
             # (the checkers' roles too: a late reader's data source is "late", an upper source
             # register of IMAD "hi": each may have latencies of its own per consumer pipe)
             roles={

@@ -41,7 +41,7 @@ from openptxas.ir.core import (
     VReg,
     is_zero_reg,
 )
-from openptxas.sched.control import fixed_latency, is_variable
+from openptxas.sched.control import fixed_latency, is_upper, is_variable
 from openptxas.targets import SMInfo
 from openptxas.targets.latency import UPPER, LatencyModel, lat_key
 
@@ -206,16 +206,9 @@ def edge_latency(prod: Instr, cons: Instr, u: Unit, role: str, model: LatencyMod
     if is_variable(prod, model):
         return variable_estimate(prod)
     k = lat_key(prod.op, prod.mods)
-    if _upper(prod, u):
+    if is_upper(u, write_units(prod)):
         k += UPPER
     return model.need(k, lat_key(cons.op, cons.mods), role)
-
-
-def _upper(prod: Instr, u: Unit) -> bool:
-    """Whether ``u`` is an upper word of a multi-word register ``prod`` writes (R7 of R6:R7)."""
-    if not isinstance(u, tuple) or (u[0] != "v" and u[0] not in (int(RC.R), int(RC.UR))):
-        return False
-    return (*u[:-1], u[-1] - 1) in write_units(prod)
 
 
 def result_latency(ins: Instr, model: LatencyModel, role: str) -> int:

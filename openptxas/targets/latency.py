@@ -169,7 +169,7 @@ class LatencyModel:
             base = producer.removesuffix(UPPER)
             got = self._need(base, role)
             x = self._crossing(producer, consumer, role)
-            if x is not None and x.sites >= 3 and x.kernels >= 2:
+            if x is not None and _enough(x):
                 got = max(got, x.cycles)
             self._needs[key] = got
         return got
@@ -184,12 +184,16 @@ class LatencyModel:
         registers apart), or None where the consumer's pipe is unknown."""
         if not self.cross or not consumer:
             return None
-        base = producer.removesuffix(UPPER)
-        level = self.pipes.get(base, base) + (UPPER if producer != base else "")
         cpipe = self.pipes.get(consumer)
         if cpipe is None:
             return None
-        return self.cross.get((level, cpipe, "pred" if role == "acc" else role))
+        return self.cross.get((self.level(producer), cpipe, "pred" if role == "acc" else role))
+
+    def level(self, producer: str) -> str:
+        """The producer side of ``cross``: the class's pipe (the class itself without one),
+        with ``UPPER`` kept for an upper result register."""
+        base = producer.removesuffix(UPPER)
+        return self.pipes.get(base, base) + producer[len(base) :]
 
     def _need(self, producer: str, role: str) -> int:
         if role == "acc":
@@ -216,11 +220,10 @@ class LatencyModel:
         (code compiled apart reads registers at once: calls and returns across objects)."""
         got = self._settled.get(producer)
         if got is None:
-            base = producer.removesuffix(UPPER)
-            level = self.pipes.get(base, base) + (UPPER if producer != base else "")
+            base, level = producer.removesuffix(UPPER), self.level(producer)
             got = max(self.need(base, "", r) for r in ("data", "late", "addr", "pred", "guard"))
             for (lv, _c, _r), e in self.cross.items():
-                if lv == level and e.sites >= 3 and e.kernels >= 2:
+                if lv == level and _enough(e):
                     got = max(got, e.cycles)
             self._settled[producer] = got
         return got
@@ -338,6 +341,11 @@ class LatencyModel:
         return min(w, self.read_floor) if self.read_floor else w
 
 
+def _enough(e: Evidence) -> bool:
+    """Evidence the compiler acts on (3 sites in 2 kernels); a thinner minimum is incidental."""
+    return e.sites >= 3 and e.kernels >= 2
+
+
 def _evidence(v: object) -> Evidence:
     if isinstance(v, int):
         return Evidence(v)
@@ -365,7 +373,7 @@ def parse_latency_model(text: str) -> LatencyModel:
     for pipe, roles in doc.get("latency", {}).items():
         for role, v in roles.items():
             e = _evidence(v)
-            if e.sites >= 3 and e.kernels >= 2:
+            if _enough(e):
                 pipe_lat[(pipe, role)] = e
     return LatencyModel(
         family=str(meta.get("family", "")),

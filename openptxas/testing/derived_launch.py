@@ -10,11 +10,15 @@ tried in turn: normal floats, then small integers.
 
 from __future__ import annotations
 
+import json
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from openptxas.ptx.ast import Function
+from openptxas.ptx.parser import parse
 from openptxas.ptx.types import PtxType
 
 WORDS = 1 << 16  # 32-bit words per buffer (256 KiB)
@@ -79,9 +83,6 @@ def child_result(cmd: list[str], timeout: float, env: dict[str, str]) -> dict[st
     """Run one differential child process (the corpus scripts run each kernel in its own: a
     fault or a hang spoils only its record) and read its last ``RESULT {json}`` line; a child
     that printed none is an ``error``, one past ``timeout`` a ``timeout``."""
-    import json
-    import subprocess
-
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env,
                            check=False)  # fmt: skip
@@ -98,11 +99,6 @@ def case_specs(case_dir: str) -> list[dict[str, Any]]:
     """The launch specs of a GPU probe case directory (scripts/gpu_control_probe.py prep):
     ``specs.json`` holds either the specs themselves or the kernels and variants to derive
     them for from ``in.ptx``."""
-    import json
-    from pathlib import Path
-
-    from openptxas.ptx.parser import parse
-
     d = Path(case_dir)
     doc = json.loads((d / "specs.json").read_text())
     if "derived" not in doc:
