@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import hashlib
 import json
 import os
 import sys
@@ -48,7 +49,7 @@ from openptxas.options import Options
 from openptxas.ptx.parser import parse
 from openptxas.testing.derived_launch import VARIANTS, clocked, derived_spec
 
-ptx_path, cubin_path, kernel, words, count, verbose = sys.argv[1:7]
+ptx_path, cubin_path, kernel, words, count, verbose, ours_path = sys.argv[1:8]
 words, count, verbose = int(words), int(count), verbose == "1"
 text = open(ptx_path).read()
 module = parse(text, ptx_path)
@@ -59,9 +60,17 @@ def out(**kw):
     sys.exit(0)
 
 try:
-    ours = compile_ptx(text, Options(arch="sm_90"), ptx_path).cubin
-except OpenPtxasError as exc:
-    out(status="refused", detail=str(exc).strip().splitlines()[0][:200])
+    ours = open(ours_path, "rb").read() if ours_path else None
+except OSError:
+    ours = None
+if ours is None:
+    try:
+        ours = compile_ptx(text, Options(arch="sm_90"), ptx_path).cubin
+    except OpenPtxasError as exc:
+        out(status="refused", detail=str(exc).strip().splitlines()[0][:200])
+    if ours_path:
+        open(ours_path + ".tmp", "wb").write(ours)
+        __import__("os").replace(ours_path + ".tmp", ours_path)
 theirs = open(cubin_path, "rb").read()
 tried = []
 for variant in VARIANTS:
@@ -109,6 +118,16 @@ out(status="no-launch", detail=" | ".join(tried)[:400])
 """
 
 
+def _code_version() -> str:
+    """The commit of a clean tree, or "" (nothing is cached: a dirty tree's code has no name)."""
+    import subprocess
+
+    def git(*a: str) -> str:
+        return subprocess.run(["git", *a], cwd=REPO, capture_output=True, text=True).stdout.strip()
+
+    return "" if git("status", "--porcelain", "--untracked-files=no") else git("rev-parse", "HEAD")
+
+
 def kernels_of(ptx: Path) -> list[str]:
     from openptxas.ptx.parser import parse
 
@@ -124,7 +143,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--file", help="one corpus PTX file (path relative to the sm_90 build)")
     ap.add_argument("--kernel", help="only this kernel")
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per kernel")
-    ap.add_argument("--json", help="write every result here")
+    ap.add_argument("--json", help="write every result here (after each kernel)")
+    ap.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the results already in --json and run only the kernels it lacks "
+        "(a corpus-wide run takes longer than a session; it accumulates across runs)",
+    )
     ap.add_argument(
         "--compiled-only", default=None, help="a compile_sweep.py --json file: only its OK files"
     )
@@ -147,29 +172,51 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no PTX selected under {root}")
         return 2
     env = dict(os.environ, PYTHONPATH=str(REPO))
+    # our cubin is compiled once per file and commit, not once per kernel (big files take minutes)
+    version = _code_version()
+    cache = REPO / ".cache" / "public-diff-cubins" / version[:12]
+    if version:
+        cache.mkdir(parents=True, exist_ok=True)
     counts: collections.Counter[str] = collections.Counter()
-    records = []
+    records: list[dict[str, object]] = []
+    if args.resume:
+        if not args.json:
+            ap.error("--resume needs --json")
+        if Path(args.json).exists():
+            records = json.loads(Path(args.json).read_text())
+    done = {(r["file"], r["kernel"]) for r in records}
+    refused = {r["file"] for r in records if r["status"] == "refused"}
+    for r in records:
+        counts[str(r["status"])] += 1
     t0 = time.time()
     for f in files:
         cubin = f.with_suffix(".cubin")
         if not cubin.exists():
             continue
         name = str(f.relative_to(root))
+        if name in refused:
+            continue
         for k in kernels_of(f):
-            if args.kernel and k != args.kernel:
+            if (args.kernel and k != args.kernel) or (name, k) in done:
                 continue
+            ours = ""
+            if version:
+                key = hashlib.sha256(f.read_bytes()).hexdigest()[:20]
+                ours = str(cache / f"{key}.cubin")
             cmd = [sys.executable, "-c", _CHILD, str(f), str(cubin), k, str(WORDS), str(COUNT),
-                   "1" if args.v else "0"]  # fmt: skip
+                   "1" if args.v else "0", ours]  # fmt: skip
             rec = child_result(cmd, args.timeout, env)
             rec.update(file=name, kernel=k)
             records.append(rec)
             counts[rec["status"]] += 1
             if rec["status"] not in ("same", "refused", "no-launch", "timeout") or args.v:
                 print(f"{rec['status']:10s} {name} {k}: {rec.get('detail', '')}", flush=True)
+            if args.json:
+                Path(args.json).write_text(json.dumps(records, indent=1))
             if rec["status"] == "refused":
                 break  # the whole file is refused
     same = [r for r in records if r["status"] == "same"]
-    dyn = sum(r.get("dyn", 0) for r in same)
+    dyn = sum(int(str(r.get("dyn", 0))) for r in same)
     print(
         f"{len(records)} kernels in {len(files)} files, {time.time() - t0:.0f} s: "
         + ", ".join(f"{k} {v}" for k, v in counts.most_common())
