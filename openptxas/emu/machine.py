@@ -130,6 +130,19 @@ class Machine:
         # an if/else B1 for their inner regions; the hardware runs one arm's lanes until they
         # block, so each lane waits for the members of its own BSSY)
         self.Bw: NDArray = np.zeros((16, L), dtype=U32)
+        # and the instance of that BSSY (a number per execution of a BSSY): a lane waits for
+        # the members blocked in a BSYNC of the same instance. ptxas's callees save the caller's
+        # barrier (BMOV.32.CLEAR Rx, B6), use B6 themselves and restore it (BMOV.32 B6, Rx)
+        # while the caller's other lanes wait on it, recursion included: an inner instance's
+        # lanes must not complete the outer one, and the waiting lanes keep their copy
+        self.Binst: NDArray = np.zeros((16, L), dtype=np.int64)
+        self.binst_next = 1
+        # per barrier and lane, a stack of the (mask, instance) copies BMOV.32[.CLEAR] Rd, Bk
+        # saved, restored last-in first-out by BMOV.32 Bk, Rd with that mask (a register holds
+        # only the mask): [k, depth, lane], grown on demand, and each lane's depth
+        self.bsaved_mask: NDArray = np.zeros((16, 0, L), dtype=U32)
+        self.bsaved_inst: NDArray = np.zeros((16, 0, L), dtype=np.int64)
+        self.bsaved_depth: NDArray = np.zeros((16, L), dtype=np.intp)
         self.bwait: NDArray = np.zeros((16, L // 32), dtype=U32)  # lanes blocked in BSYNC Bk
         self.bsync_wait: dict[int, list[Waiter]] = {}
         self.exists: NDArray = np.zeros(L, dtype=bool)
@@ -210,6 +223,8 @@ class Machine:
         self.P[7] = True
         self.P[15] = True
         self.Bw.fill(0)
+        self.Binst.fill(0)
+        self.bsaved_depth.fill(0)
         self.bwait.fill(0)
         self.exists.fill(False)
         self.exited.fill(False)
@@ -365,13 +380,47 @@ class Machine:
                 any_rel = True
         return any_rel
 
-    def bsync_ready(self, k: int, idx: NDArray) -> tuple[NDArray, NDArray]:
+    def bsaved_push(self, k: int, idx: NDArray) -> None:
+        """Save lanes ``idx``'s copy of Bk (BMOV.32[.CLEAR] Rd, Bk)."""
+        d = self.bsaved_depth[k, idx]
+        if d.size and int(d.max()) >= self.bsaved_mask.shape[1]:
+            grow = max(8, self.bsaved_mask.shape[1])
+            pad = ((0, 0), (0, grow), (0, 0))
+            self.bsaved_mask = np.pad(self.bsaved_mask, pad)
+            self.bsaved_inst = np.pad(self.bsaved_inst, pad)
+        self.bsaved_mask[k, d, idx] = self.Bw[k, idx]
+        self.bsaved_inst[k, d, idx] = self.Binst[k, idx]
+        self.bsaved_depth[k, idx] = d + 1
+
+    def bsaved_top(self, k: int, idx: NDArray) -> NDArray:
+        """Lanes ``idx``'s last saved mask of Bk (-1, which no mask equals, where none)."""
+        d = self.bsaved_depth[k, idx] - 1
+        top = np.full(idx.shape, -1, dtype=np.int64)
+        has = d >= 0
+        top[has] = self.bsaved_mask[k, d[has], idx[has]]
+        return top
+
+    def bsaved_pop(self, k: int, idx: NDArray) -> tuple[NDArray, NDArray]:
+        """Pop lanes ``idx``'s last saved (mask, instance) of Bk."""
+        d = self.bsaved_depth[k, idx] - 1
+        self.bsaved_depth[k, idx] = d
+        return self.bsaved_mask[k, d, idx], self.bsaved_inst[k, d, idx]
+
+    def bsync_ready(
+        self, k: int, idx: NDArray, arriving: NDArray | None = None
+    ) -> tuple[NDArray, NDArray]:
         """For lanes ``idx``: (barrier Bk complete, member mask of the lane's copy): every live
-        member is blocked in a BSYNC on Bk."""
+        member is blocked in a BSYNC on Bk of the lane's instance, or among ``arriving`` (a
+        mask per lane of ``idx``: lanes executing a BSYNC on Bk now)."""
         wids = idx >> 5
         live = pack_bits(~self.exited)[wids]
         members = self.Bw[k, idx] & live
-        done = (members & ~self.bwait[k, wids]) == 0
+        lanes = wids[:, None] * 32 + np.arange(32)[None, :]  # [n, 32]: each lane's warp
+        at = self.bwait[k, wids] if arriving is None else self.bwait[k, wids] | arriving
+        blocked = (at[:, None] >> np.arange(32, dtype=U32)[None, :]) & U32(1)
+        same = blocked.astype(bool) & (self.Binst[k, lanes] == self.Binst[k, idx][:, None])
+        need = ((members[:, None] >> np.arange(32, dtype=U32)[None, :]) & U32(1)).astype(bool)
+        done = ~(need & ~same).any(axis=1)
         return done, members
 
     def _release_bsync(self, k: int) -> bool:

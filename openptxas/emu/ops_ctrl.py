@@ -22,7 +22,6 @@ from openptxas.emu.lanes import (
     lane_bit,
     mask_of,
     nwarps,
-    pack_bits,
     subset,
     warp_lanes,
     warp_masks,
@@ -266,9 +265,13 @@ def bind_bssy(ctx: Ctx) -> Bound:
     def fn(sel: Sel) -> None:
         if isinstance(sel, slice):
             m.Bw[k] = U32(0xFFFFFFFF)
+            m.Binst[k] = np.arange(m.L) // 32 + m.binst_next
+            m.binst_next += m.L // 32
             return
-        _w, masks, _s, counts = warp_masks(sel)
+        wids, masks, _s, counts = warp_masks(sel)
         m.Bw[k, sel] = np.repeat(masks, counts)
+        m.Binst[k, sel] = np.repeat(np.arange(wids.size) + m.binst_next, counts)
+        m.binst_next += wids.size
 
     return Bound(fn)
 
@@ -301,9 +304,10 @@ def bind_bsync(ctx: Ctx) -> Bound:
         idx = m.index(sel)
         wids, masks, _starts, counts = warp_masks(idx)
         if not m.bwait[k, wids].any():
-            live = np.repeat(pack_bits(~m.exited)[wids], counts)
-            mem_lane = m.Bw[k, idx] & live
-            complete = (mem_lane & ~np.repeat(masks, counts)) == 0
+            # complete with the lanes arriving now (lanes of one warp at different recursion
+            # depths run a BSYNC together: each waits for the members of its own instance);
+            # with lanes already blocked, the machine releases them and these together
+            complete, mem_lane = m.bsync_ready(k, idx, np.repeat(masks, counts))
             ok = complete & (lane_bit(mem_lane, idx) | (mem_lane == 0))
             if ok.all():
                 m.push(nxt, sel, nw)
@@ -374,8 +378,19 @@ def bind_bmov(ctx: Ctx) -> Bound:
         def to_b(sel: Sel) -> None:
             idx = m.index(sel)
             v = np.broadcast_to(np.asarray(r(sel), dtype=U32), idx.shape)
-            _w, _masks, starts, _c = warp_masks(idx)
-            m.Bw[k, warp_lanes(idx, m.L)] = np.repeat(v[starts], 32)  # the warp's register
+            restore = m.bsaved_top(k, idx) == v
+            lanes = idx[restore]
+            if lanes.size:  # a restore of the value a lane saved: it rejoins that instance
+                m.Bw[k, lanes], m.Binst[k, lanes] = m.bsaved_pop(k, lanes)
+            if restore.all():
+                return
+            # a new mask: the warp's register, for the whole warp
+            sub, vs = idx[~restore], v[~restore]
+            wids, _masks, starts, _c = warp_masks(sub)
+            for w, st in zip(wids.tolist(), starts.tolist(), strict=True):
+                m.Bw[k, w * 32 : w * 32 + 32] = vs[st]
+                m.Binst[k, w * 32 : w * 32 + 32] = m.binst_next
+                m.binst_next += 1
 
         return Bound(to_b)
     k = _breg(ctx)
@@ -385,7 +400,12 @@ def bind_bmov(ctx: Ctx) -> Bound:
         idx = m.index(sel)
         wr(sel, m.Bw[k, idx])
         if clear:
-            m.Bw[k, warp_lanes(idx, m.L)] = 0
+            # a save (a callee about to use Bk itself): each lane's copy, for a restore by the
+            # same lane (lanes of one warp at different recursion depths may run it together);
+            # the executing lanes leave Bk, lanes waiting on it keep their copy
+            m.bsaved_push(k, idx)
+            m.Bw[k, idx] = 0
+            m.Binst[k, idx] = 0
 
     return Bound(from_b)
 
