@@ -68,7 +68,7 @@ def run(cubin: Path, spec: dict[str, object]) -> tuple[list[np.ndarray], str, in
     text, hazards = "", 0
     for one in specs:
         r = run_launch(cubin.read_bytes(), one, hazards=True)
-        outs += list(r.outputs)
+        outs += [r.outputs[k] for k in sorted(r.outputs)]  # (a dict: by argument position)
         text += r.printf
         hazards += len(r.hazards)
     return outs, text, hazards

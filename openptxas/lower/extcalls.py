@@ -97,15 +97,21 @@ def pic_slots(module: ast.Module, global_slots: dict[str, int]) -> dict[str, int
 
 
 def arg_registers(c: LowerCtx, sizes: list[int]) -> list[int]:
-    """The first register of each argument (each aligned to its size in words)."""
+    """The first register of each argument: the lowest free one aligned to its size in words,
+    so a 32-bit argument fills the hole an earlier 64-bit one's alignment left (ptxas 13.0.88:
+    ``(b32 a, b64 b, b32 c, f64 d)`` passes a in R4, b in R6:R7, c in R5, d in R8:R9; observed
+    with scripts/link_probe.py --show wide_args)."""
     out = []
-    r = c.target.abi.call_first_arg
+    first = c.target.abi.call_first_arg
+    used: set[int] = set()
     for size in sizes:
         n = max(1, (size + 3) // 4)
         align = 2 if n >= 2 else 1
-        r = (r + align - 1) // align * align
+        r = (first + align - 1) // align * align
+        while any(r + k in used for k in range(n)):
+            r += align
         out.append(r)
-        r += n
+        used.update(range(r, r + n))
     return out
 
 

@@ -465,7 +465,7 @@ def mov(ins: ast.Instruction, c: LowerCtx) -> None:
         dv = c.dst(d)
         if a.name in c.shared:
             lo = dv.lo if dv.width == 2 else dv
-            c.shared_addr(lo, c.shared[a.name] + a.offset)
+            c.shared_addr(lo, c.shared[a.name] + a.offset, a.name)
             if dv.width == 2:
                 c.emit("MOV", (), [dv.hi], [RZ])
             return
@@ -478,6 +478,11 @@ def mov(ins: ast.Instruction, c: LowerCtx) -> None:
             from openptxas.lower.calls import kernel_param_addr
 
             kernel_param_addr(c, dv, a.name, a.offset)
+            return
+        if a.name in c.consts and dv.width == 2 and c.relocatable:
+            from openptxas.lower.reldata import const_address
+
+            const_address(c, dv, a.name, a.offset)
             return
         if a.name in c.consts and dv.width == 2:
             c.emit("MOV", (), [dv.lo], [Imm(c.consts[a.name] + a.offset)])

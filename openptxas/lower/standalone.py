@@ -56,6 +56,7 @@ def lower_standalone(module: ast.Module, func: ast.Function, target: SMInfo) -> 
     fn = Function(func.name, [], is_entry=False)
     fn.maxnreg = _BUDGET
     ctx = LowerCtx(target, module, func, fn)
+    ctx.relocatable = True
     _layout_variables(ctx, [])  # the module's address slots (fn.symbol_slots)
     fn.externs = module_externs(module, func)
     entry = Block(".L_entry")
