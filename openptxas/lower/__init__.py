@@ -289,7 +289,8 @@ def _relocatable_variables(ctx: LowerCtx, decls: list[ast.VarDecl]) -> None:
     for v in decls:
         if v.space in (StateSpace.SHARED, StateSpace.SHARED_CTA):
             ctx.shared[v.name] = ctx.shared_window_base
-            if v.linkage is None or v.linkage.value != "extern":
+            # (ptxas -v counts a kernel's own shared variables: the module's are the linker's)
+            if (v.linkage is None or v.linkage.value != "extern") and v not in ctx.module.globals:
                 static.append(v)
     ctx.fn.shared_static, ctx.fn.shared_align = shared_layout(static)
     layout = module_layout(ctx.module)

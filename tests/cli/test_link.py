@@ -243,7 +243,18 @@ def test_nvlink_links_and_runs(case: str, tmp_path: Path) -> None:
         assert ref.printf.count("\n") == spec["block"][0]  # the check saw printf lines
 
 
-@pytest.mark.parametrize("src", ["call_global/b.ptx", "three/a.ptx", "args64/a.ptx"])
+@pytest.mark.parametrize(
+    "src",
+    [
+        "call_global/b.ptx",
+        "three/a.ptx",
+        "args64/a.ptx",
+        "shared/a.ptx",  # smem: the kernel's own shared variables
+        "shared_dynamic/a.ptx",
+        "shared_module/b.ptx",
+        "consts_more/a.ptx",
+    ],
+)
 def test_verbose_report_as_ptxas(src: str) -> None:
     """``-v -c``: a device function compiled on its own has its properties and compile time,
     before the kernels; a kernel calling another object's function uses at least 24
