@@ -795,6 +795,14 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
         for x in f.externs:
             if not any(y.name == x for y in em.symbols):
                 em.symbol(_Sym(x, SymbolBind.GLOBAL, SymbolType.FUNC))
+        for r in f.relocs if rel else ():
+            # -c: a kernel of another object whose function descriptor the code takes
+            # (R_CUDA_FUNC_DESC32_LO/HI_32): undefined, STO_CUDA_ENTRY (ptxas 13.0.88)
+            known = any(y.name == r.symbol for y in em.symbols) or any(
+                g.name == r.symbol for g in desc.functions
+            )
+            if r.type in (62, 63) and not known:
+                em.symbol(_Sym(r.symbol, SymbolBind.GLOBAL, SymbolType.FUNC, 0x10))
     if rel and not desc.functions and desc.globals:
         # -c of a module with variables only (openptxas; not checked byte for byte)
         _emit_globals(em, desc)

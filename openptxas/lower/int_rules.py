@@ -505,6 +505,15 @@ def mov(ins: ast.Instruction, c: LowerCtx) -> None:
 
             function_address(c, dv, a.name)
             return
+        if (
+            dv.width == 2
+            and c.relocatable
+            and any(f.name == a.name and f.is_entry for f in c.module.functions)
+        ):  # -c: a kernel's function descriptor (device-side launches)
+            from openptxas.lower.reldata import kernel_address
+
+            kernel_address(c, dv, a.name)
+            return
         raise c.unsupported(f"address of '{a.name}'")
     dv = c.dst(d)
     if t is T.PRED:

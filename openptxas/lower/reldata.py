@@ -12,6 +12,8 @@ The linker (nvlink) places both kinds, so the object's code carries relocations,
   ``.extern .shared`` (dynamic) variable is an undefined global symbol. Every one is an
   ``STT_CUDA_OBJECT`` (13) with ``STO_CUDA_SHARED`` (0x40) whose value is its alignment, not an
   offset (nvlink lays them out, kernel by kernel);
+- a kernel's address (a function descriptor, for device-side launches) is a move pair with
+  ``R_CUDA_FUNC_DESC32_LO_32``/``HI_32`` (62/63), which nvlink leaves for the driver;
 - a constant-bank operand ``c[0x3][off]`` of ``LDC``/``ULDC`` carries
   ``R_CUDA_CONST_FIELD21_38`` (66) against the variable plus the offset within it (the field,
   bank and offset, holds the bank and offset 0 before linking); the address of a constant
@@ -33,6 +35,7 @@ from typing import TYPE_CHECKING
 
 from openptxas.diag import UnsupportedFeature
 from openptxas.ir.core import CBank, Function, VReg
+from openptxas.lower.relocs import FDESC_PREFIX  # ... (64 bits) a kernel's function descriptor
 from openptxas.ptx import ast
 from openptxas.ptx.types import Linkage, StateSpace
 
@@ -112,13 +115,24 @@ def symbol_for(module: ast.Module, func: str, name: str) -> DataSymbol | None:
     return None
 
 
+def kernel_slots(module: ast.Module) -> dict[str, int]:
+    """The pseudo slot of each kernel's function descriptor (64 bits: a slot load as a
+    variable's address, relocated with ``R_CUDA_FUNC_DESC32_LO_32``/``HI_32``)."""
+    base = SLOT_BASE + 4 * len(data_symbols(module))
+    base = (base + 7) // 8 * 8
+    names = list(dict.fromkeys(f.name for f in module.functions if f.is_entry))
+    return {name: base + 8 * k for k, name in enumerate(names)}
+
+
 def slot_names(module: ast.Module) -> dict[int, str]:
-    """The pseudo slots, as ``Function.symbol_slots`` entries: ``shared:<symbol>`` or
-    ``const:<symbol>``."""
-    return {
+    """The pseudo slots, as ``Function.symbol_slots`` entries: ``shared:<symbol>``,
+    ``const:<symbol>`` or ``fdesc:<kernel>``."""
+    out = {
         s.slot: (SHARED_PREFIX if s.shared else CONST_PREFIX) + s.symbol
         for s in data_symbols(module)
     }
+    out.update({slot: FDESC_PREFIX + name for name, slot in kernel_slots(module).items()})
+    return out
 
 
 def check_function(module: ast.Module, func: ast.Function) -> None:
@@ -279,3 +293,11 @@ def const_address(c: LowerCtx, dv: VReg, name: str, offset: int) -> None:
     if offset:
         c.emit("IADD3", (), [dv.lo], [lo, Imm(offset & 0xFFFFFFFF), RZ])
     c.emit("MOV", (), [dv.hi], [RZ])
+
+
+def kernel_address(c: LowerCtx, dv: VReg, name: str) -> None:
+    """``dv`` = kernel ``name``'s function descriptor (what a device-side launch takes): a
+    relocated move pair the driver fills in (ptxas: ``UMOV UR4, 32@lo(fun@fdesc(k))``,
+    ``R_CUDA_FUNC_DESC32_LO_32``/``HI_32``; the 64-bit slot load of lower.relocs)."""
+    slot = kernel_slots(c.module)[name]
+    c.emit("LDC", ("64",), [dv], [CBank(4, slot)])

@@ -34,6 +34,9 @@ if TYPE_CHECKING:
 
 R_CUDA_ABS32_LO_32 = 56
 R_CUDA_ABS32_HI_32 = 57
+R_CUDA_FUNC_DESC32_LO_32 = 62
+R_CUDA_FUNC_DESC32_HI_32 = 63
+FDESC_PREFIX = "fdesc:"  # (lower.reldata: a slot holding a kernel's function descriptor)
 
 
 def extern_globals(module: ast.Module) -> list[str]:
@@ -91,6 +94,10 @@ def expand_symbol_addresses(fn: Function) -> None:
                 out.append(ins)
                 continue
             name = fn.symbol_slots.get(slot)
+            lo_type, hi_type = R_CUDA_ABS32_LO_32, R_CUDA_ABS32_HI_32
+            if name is not None and name.startswith(FDESC_PREFIX):  # lower/reldata.py
+                name = name[len(FDESC_PREFIX) :]
+                lo_type, hi_type = R_CUDA_FUNC_DESC32_LO_32, R_CUDA_FUNC_DESC32_HI_32
             if name is None:
                 raise UnsupportedFeature(
                     f"relocatable output (-c): constant bank 4 offset {slot:#x} names no symbol"
@@ -100,8 +107,8 @@ def expand_symbol_addresses(fn: Function) -> None:
             op = "UMOV" if d.rc == RC.UR else "MOV"
             lo = Instr(op, (), [Reg(d.rc, d.index)], [Imm(0)], guard=ins.guard, line=ins.line)
             hi = Instr(op, (), [Reg(d.rc, d.index + 1)], [Imm(0)], guard=ins.guard, line=ins.line)
-            fn.code_relocs.append((lo.uid, R_CUDA_ABS32_LO_32, name, 0))
-            fn.code_relocs.append((hi.uid, R_CUDA_ABS32_HI_32, name, 0))
+            fn.code_relocs.append((lo.uid, lo_type, name, 0))
+            fn.code_relocs.append((hi.uid, hi_type, name, 0))
             out += [lo, hi]
         b.instrs = out
 

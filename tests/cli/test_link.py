@@ -152,6 +152,18 @@ def test_constant_variables_are_relocated() -> None:
     assert data[kv : kv + 32] == b"".join(v.to_bytes(4, "little") for v in range(10, 90, 10))
 
 
+def test_kernel_address_is_a_function_descriptor() -> None:
+    """As ptxas -c: a kernel's address (what a device-side launch takes) is a relocated move pair,
+    R_CUDA_FUNC_DESC32_LO_32/HI_32; a kernel of another object is an undefined FUNC symbol with
+    STO_CUDA_ENTRY (0x10)."""
+    blob = _c(CASES / "launch" / "a.ptx")
+    relocs = _relocs(blob, ".text.parent")
+    lo = [o for o, t, y in relocs if t == "R_CUDA_FUNC_DESC32_LO_32" and y == "child"]
+    hi = [o for o, t, y in relocs if t == "R_CUDA_FUNC_DESC32_HI_32" and y == "child"]
+    assert len(lo) == len(hi) == 1 and hi[0] == lo[0] + 16
+    assert _symbols(blob)["child"] == ("", SymbolBind.GLOBAL, SymbolType.FUNC, 0x10, 0, 0)
+
+
 def test_refusals() -> None:
     nested = (CASES / "nested" / "b.ptx").read_text()
     # other targets: not checked against nvlink yet
@@ -167,21 +179,18 @@ def test_refusals() -> None:
     )
     with pytest.raises(OpenPtxasError, match="shared variable 'mine' declared in device"):
         openptxas.compile(own, args=["-c"])
-    desc = (
-        (CASES / "call_global" / "b.ptx").read_text()
-        + """
-.visible .entry k2(.param .u64 out)
-{
-  .reg .b64 %rd<4>;
-  ld.param.u64 %rd1, [out];
-  mov.u64 %rd2, k2;
-  st.global.u64 [%rd1], %rd2;
-  ret;
-}
-"""
+    # an argument that does not fit in R4-R15 (ptxas passes it on the stack)
+    many = (
+        (CASES / "arg_holes" / "a.ptx")
+        .read_text()
+        .replace(".param .b32 j)", ".param .b32 j, .param .align 8 .b8 k[16])", 1)
     )
-    with pytest.raises(OpenPtxasError, match="address of 'k2'"):
-        openptxas.compile(desc, args=["-c"])
+    many = many.replace(
+        "(p0, p1, p2, p3, p4, p5, p6, p7, p8)", "(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9)"
+    )
+    many = many.replace(".param .b32 r0;\n", ".param .b32 r0; .param .align 8 .b8 p9[16];\n", 1)
+    with pytest.raises(OpenPtxasError, match="do not fit in R4-R15"):
+        openptxas.compile(many, args=["-c"])
     table = (CASES / "call_global" / "b.ptx").read_text() + (
         ".visible .global .align 8 .u64 tbl[1] = {addone};\n"
     )
@@ -193,8 +202,19 @@ def test_refusals() -> None:
         openptxas.compile(kernel)
 
 
-def _nvlink(objs: list[Path], out: Path) -> None:
-    subprocess.run(["nvlink", "-arch=sm_90", "-o", str(out), *map(str, objs)], check=True)
+def _nvlink(objs: list[Path], out: Path, libs: list[str]) -> None:
+    subprocess.run(["nvlink", "-arch=sm_90", *libs, "-o", str(out), *map(str, objs)], check=True)
+
+
+def _cudadevrt() -> list[str]:
+    """nvlink's arguments for the device runtime (device-side launches)."""
+    tops = [Path(shutil.which("nvlink") or "nvlink").resolve().parent.parent]
+    tops += sorted(Path("/usr/local").glob("cuda*"))
+    for top in tops:
+        for d in (top / "lib64", top / "lib", top / "targets" / "x86_64-linux" / "lib"):
+            if (d / "libcudadevrt.a").exists():
+                return [f"-L{d}", "-lcudadevrt"]
+    pytest.skip("libcudadevrt.a not found")
 
 
 @pytest.mark.parametrize(
@@ -210,12 +230,14 @@ def _nvlink(objs: list[Path], out: Path) -> None:
         "consts_more",
         "wide_args",
         "arg_holes",
+        "launch",
     ],
 )
 def test_nvlink_links_and_runs(case: str, tmp_path: Path) -> None:
     if shutil.which("nvlink") is None or shutil.which("ptxas") is None:
         pytest.skip("nvlink (CUDA 13.0) not on PATH")
     spec = json.loads((CASES / case / "spec.json").read_text())
+    libs = _cudadevrt() if spec.pop("cudadevrt", False) else []
     files = sorted((CASES / case).glob("*.ptx"))
     ours, theirs = [], []
     for f in files:
@@ -225,14 +247,14 @@ def test_nvlink_links_and_runs(case: str, tmp_path: Path) -> None:
         t = tmp_path / f"{f.stem}.ptxas.o"
         subprocess.run(["ptxas", "-arch=sm_90", "-c", str(f), "-o", str(t)], check=True)
         theirs.append(t)
-    _nvlink(theirs, tmp_path / "ref.cubin")
+    _nvlink(theirs, tmp_path / "ref.cubin", libs)
     ref = run_launch((tmp_path / "ref.cubin").read_bytes(), spec, hazards=True)
     combos = {"ours": ours}
     for k, f in enumerate(files):  # each file's object ours, the others ptxas's
         combos[f"ours:{f.stem}"] = [*theirs[:k], ours[k], *theirs[k + 1 :]]
     for name, objs in combos.items():
         out = tmp_path / f"{name.replace(':', '_')}.cubin"
-        _nvlink(objs, out)
+        _nvlink(objs, out, libs)
         got = run_launch(out.read_bytes(), spec, hazards=True)
         assert got.hazards == (), name
         assert got.outputs.keys() == ref.outputs.keys(), name
