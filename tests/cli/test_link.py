@@ -226,6 +226,8 @@ def _cudadevrt() -> list[str]:
         "shared",
         "shared_module",
         "shared_dynamic",
+        "shared_generic",
+        "shared_kernels",
         "consts",
         "consts_more",
         "wide_args",
@@ -247,22 +249,26 @@ def test_nvlink_links_and_runs(case: str, tmp_path: Path) -> None:
         t = tmp_path / f"{f.stem}.ptxas.o"
         subprocess.run(["ptxas", "-arch=sm_90", "-c", str(f), "-o", str(t)], check=True)
         theirs.append(t)
+    launches = spec.get("kernels", [spec])  # (several: one launch per kernel)
     _nvlink(theirs, tmp_path / "ref.cubin", libs)
-    ref = run_launch((tmp_path / "ref.cubin").read_bytes(), spec, hazards=True)
+    refs = [
+        run_launch((tmp_path / "ref.cubin").read_bytes(), one, hazards=True) for one in launches
+    ]
     combos = {"ours": ours}
     for k, f in enumerate(files):  # each file's object ours, the others ptxas's
         combos[f"ours:{f.stem}"] = [*theirs[:k], ours[k], *theirs[k + 1 :]]
     for name, objs in combos.items():
         out = tmp_path / f"{name.replace(':', '_')}.cubin"
         _nvlink(objs, out, libs)
-        got = run_launch(out.read_bytes(), spec, hazards=True)
-        assert got.hazards == (), name
-        assert got.outputs.keys() == ref.outputs.keys(), name
-        for k, b in ref.outputs.items():  # (by argument position)
-            assert np.array_equal(got.outputs[k], b), name
-        assert got.printf == ref.printf, name
+        for one, ref in zip(launches, refs, strict=True):
+            got = run_launch(out.read_bytes(), one, hazards=True)
+            assert got.hazards == (), name
+            assert got.outputs.keys() == ref.outputs.keys(), name
+            for k, b in ref.outputs.items():  # (by argument position)
+                assert np.array_equal(got.outputs[k], b), name
+            assert got.printf == ref.printf, name
     if case == "nested":
-        assert ref.printf.count("\n") == spec["block"][0]  # the check saw printf lines
+        assert refs[0].printf.count("\n") == spec["block"][0]  # the check saw printf lines
 
 
 @pytest.mark.parametrize(
