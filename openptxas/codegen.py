@@ -92,6 +92,10 @@ def build_cubin(
     for func, fn in compiled:
         if not rel:
             whole_program_check(fn, module)
+        else:
+            from openptxas.lower.reldata import relocate_constants
+
+            relocate_constants(fn, module)
         enc = encode_function(fn, target)
         if reuse_flags(options):
             enc = with_reuse_flags(enc, fn, target)
@@ -140,7 +144,7 @@ def build_cubin(
                 const2_reloc_names=("rela",) if enc.const2 else None,
                 attributes=_branch_attrs(enc),
                 # -c: the relocated immediates (lower.relocs), last made first as ptxas lists
-                relocs=tuple(Reloc(o, t, y) for o, t, y in reversed(relocation_offsets(fn))),
+                relocs=tuple(Reloc(o, t, y, a) for o, t, y, a in reversed(relocation_offsets(fn))),
             )
         )
     ptx_target = module.target or target.name
@@ -325,16 +329,7 @@ def _relocatable_module(
 
     from openptxas.diag import UnsupportedFeature
     from openptxas.lower.layout import function_fixups, module_layout
-    from openptxas.lower.relocs import shared_variable
-
-    shared = shared_variable(module)
-    if shared is not None:
-        raise UnsupportedFeature(
-            f"relocatable output (-c): shared variable '{shared.name}' (ptxas relocates shared "
-            "addresses for the linker) is not supported by openptxas yet",
-            shared.span,
-        )
-
+    from openptxas.lower.reldata import kernel_shared, module_shared
     from openptxas.ptx.types import PtxType
 
     handles = (PtxType.TEXREF, PtxType.SAMPLERREF, PtxType.SURFREF)
@@ -347,30 +342,34 @@ def _relocatable_module(
             )
     names = frozenset(f.name for f in module.functions if f.body is not None)
     for v in module_layout(module):
-        if v.section == "const":
-            raise UnsupportedFeature(
-                f"relocatable output (-c): constant variable '{v.decl.name}' (ptxas relocates "
-                "constant bank 3 offsets for the linker) is not supported by openptxas yet",
-                v.decl.span,
-            )
         if function_fixups(v.decl, names):
             raise UnsupportedFeature(
                 f"relocatable output (-c): function addresses in the initializer of "
                 f"'{v.decl.name}' are not supported by openptxas yet",
                 v.decl.span,
             )
-    out = [
-        replace(
+    out = []
+    for f in funcs:
+        f = replace(
             f,
             min_stack=None,
             max_stack=0,
             # ptxas's figure for a function with calls or called (observed: 24 at least)
             registers=max(f.registers, 24) if f.externs or not f.entry else f.registers,
         )
-        for f in funcs
-    ]
+        if f.entry:  # its own shared variables, placed by the linker (lower/reldata.py)
+            size, align, syms = kernel_shared(module, f.name)
+            f = replace(
+                f,
+                shared=size or None,
+                shared_align=align,
+                shared_symbol=bool(syms),
+                local_symbols=(*f.local_symbols, *syms),
+            )
+        out.append(f)
     calls = tuple((f.name, x) for f in funcs for x in f.externs)
-    return out, [_cuda_object(g) for g in gvars], (calls, (), (), ())
+    variables = [_cuda_object(g) for g in gvars] + module_shared(module)
+    return out, variables, (calls, (), (), ())
 
 
 def _cuda_object(g: GlobalVar) -> GlobalVar:
@@ -378,5 +377,6 @@ def _cuda_object(g: GlobalVar) -> GlobalVar:
 
     from openptxas.elf.description import Space
 
-    other = 0x20 if g.space is Space.GLOBAL else 0x40
+    # STO_CUDA_GLOBAL / STO_CUDA_CONSTANT (observed: scripts/link_probe.py --show consts)
+    other = 0x20 if g.space is Space.GLOBAL else 0x80
     return replace(g, sym_type=13, sym_other=other | (g.sym_other or 0))

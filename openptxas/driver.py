@@ -238,7 +238,7 @@ def _compile_module(
         result.diagnostics += budget.warnings
         result.notes += budget.notes
         t0 = time.perf_counter()
-        fn = lower_function(module, func, target)
+        fn = lower_function(module, func, target, relocatable=options.compile_only)
         fn.maxnreg = budget.registers
         result.diagnostics.extend(Diagnostic(Severity.INFO, n) for n in fn.notes)
         ctx = PassContext(pass_target, options)

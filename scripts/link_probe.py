@@ -10,7 +10,8 @@ hazards).
     python scripts/link_probe.py --show CASE     # ptxas's -c objects: relocations, symbols, SASS
 
 A case is a folder of PTX files plus ``spec.json`` (a launch spec, or ``{"kernels": [...]}``
-for several launches: docs/launch-spec.md).
+for several launches: docs/launch-spec.md; ``"cudadevrt": true`` links the device runtime,
+for device-side launches).
 Needs ptxas and nvlink on PATH (and nvdisasm/readelf for --show).
 """
 
@@ -50,9 +51,22 @@ def ours_c(src: Path, out: Path) -> str | None:
     return None if p.returncode == 0 else (p.stderr.strip().splitlines() or ["?"])[0]
 
 
-def nvlink(objs: list[Path], out: Path) -> str | None:
+def cudadevrt() -> list[str]:
+    """nvlink's arguments for the device runtime (libcudadevrt.a of a CUDA installation)."""
+    tops = [Path(shutil.which("nvlink") or "nvlink").resolve().parent.parent]
+    tops += sorted(Path("/usr/local").glob("cuda*"))
+    for top in tops:
+        for d in (top / "lib64", top / "lib", top / "targets" / "x86_64-linux" / "lib"):
+            if (d / "libcudadevrt.a").exists():
+                return [f"-L{d}", "-lcudadevrt"]
+    raise SystemExit("libcudadevrt.a not found")
+
+
+def nvlink(objs: list[Path], out: Path, libs: list[str] | None = None) -> str | None:
     p = subprocess.run(
-        ["nvlink", "-arch=sm_90", "-o", str(out), *map(str, objs)], capture_output=True, text=True
+        ["nvlink", "-arch=sm_90", *(libs or []), "-o", str(out), *map(str, objs)],
+        capture_output=True,
+        text=True,
     )
     return None if p.returncode == 0 else p.stderr.strip()
 
@@ -68,7 +82,7 @@ def run(cubin: Path, spec: dict[str, object]) -> tuple[list[np.ndarray], str, in
     text, hazards = "", 0
     for one in specs:
         r = run_launch(cubin.read_bytes(), one, hazards=True)
-        outs += list(r.outputs)
+        outs += [r.outputs[k] for k in sorted(r.outputs)]  # (a dict: by argument position)
         text += r.printf
         hazards += len(r.hazards)
     return outs, text, hazards
@@ -77,6 +91,8 @@ def run(cubin: Path, spec: dict[str, object]) -> tuple[list[np.ndarray], str, in
 def check_case(case: Path, work: Path) -> list[dict[str, object]]:
     """Every combination of the case: name, linked, equal (to ptxas+nvlink), why not."""
     spec = json.loads((case / "spec.json").read_text())
+    # device-side launches: linked with the device runtime (the spec's "cudadevrt")
+    libs = cudadevrt() if spec.pop("cudadevrt", False) else []
     files = sorted(case.glob("*.ptx"))
     theirs: dict[str, Path] = {}
     ours: dict[str, Path | str] = {}
@@ -93,7 +109,7 @@ def check_case(case: Path, work: Path) -> list[dict[str, object]]:
                 g.stem: ours[g.stem] if g == f else theirs[g.stem] for g in files
             }
     ref_cubin = work / f"{case.name}.ref.cubin"
-    err = nvlink(list(theirs.values()), ref_cubin)
+    err = nvlink(list(theirs.values()), ref_cubin, libs)
     if err is not None:
         raise SystemExit(f"{case.name}: nvlink of ptxas's objects failed: {err}")
     ref = run(ref_cubin, spec)
@@ -106,7 +122,7 @@ def check_case(case: Path, work: Path) -> list[dict[str, object]]:
             rows.append(row)
             continue
         cubin = work / f"{case.name}.{name.replace(':', '_')}.cubin"
-        err = nvlink([Path(v) for v in objs.values()], cubin)
+        err = nvlink([Path(v) for v in objs.values()], cubin, libs)
         if err is not None:
             row["why"] = f"nvlink: {err}"
             rows.append(row)

@@ -795,6 +795,14 @@ def _emit(em: _Emitter, desc: ModuleDescription) -> None:
         for x in f.externs:
             if not any(y.name == x for y in em.symbols):
                 em.symbol(_Sym(x, SymbolBind.GLOBAL, SymbolType.FUNC))
+        for r in f.relocs if rel else ():
+            # -c: a kernel of another object whose function descriptor the code takes
+            # (R_CUDA_FUNC_DESC32_LO/HI_32): undefined, STO_CUDA_ENTRY (ptxas 13.0.88)
+            known = any(y.name == r.symbol for y in em.symbols) or any(
+                g.name == r.symbol for g in desc.functions
+            )
+            if r.type in (62, 63) and not known:
+                em.symbol(_Sym(r.symbol, SymbolBind.GLOBAL, SymbolType.FUNC, 0x10))
     if rel and not desc.functions and desc.globals:
         # -c of a module with variables only (openptxas; not checked byte for byte)
         _emit_globals(em, desc)
@@ -1028,6 +1036,10 @@ def _extern_entries(desc: ModuleDescription) -> list[str]:
     return out
 
 
+# -c: the section of the module-scope shared variables (ptxas 13.0.88's name for it)
+_MODULE_SHARED = ".nv_debug.shared"
+
+
 def _emit_globals(em: _Emitter, desc: ModuleDescription) -> None:
     """Module variables, in declaration order; their sections appear on first use, the address
     table (.nv.constant4) right after the first .global variable."""
@@ -1050,6 +1062,9 @@ def _emit_globals(em: _Emitter, desc: ModuleDescription) -> None:
                 SectionFlag.ALLOC,
                 B_CONST,
             )
+        elif g.space == Space.SHARED:  # -c: a module-scope shared variable (value: alignment)
+            name = _MODULE_SHARED
+            kind = (SectionType.CUDA_SHARED, SectionFlag.ALLOC | SectionFlag.WRITE, B_NOBITS)
         elif g.init is not None:
             name = ".nv.global.init"
             kind = (
@@ -1121,6 +1136,8 @@ def _linked_variables(em: _Emitter, desc: ModuleDescription) -> None:
         if g.offset is not None:
             if g.space == Space.CONST:
                 section = ".nv.constant.user" if t.elf_constant_renames else ".nv.constant3"
+            elif g.space == Space.SHARED:
+                section = _MODULE_SHARED
             else:
                 section = ".nv.global.init" if g.init is not None else ".nv.global"
         em.symbol(
@@ -1147,7 +1164,16 @@ def _fill_data_sections(em: _Emitter, desc: ModuleDescription) -> None:
     for s in em.sections:
         members = []
         if s.name == user:
-            members = [g for g in desc.globals if g.space == Space.CONST]
+            members = [g for g in desc.globals if g.space == Space.CONST and g.offset is not None]
+        elif s.name == _MODULE_SHARED:
+            # -c: the linker places the variables (their symbols' values are alignments)
+            shared = [g for g in desc.globals if g.space == Space.SHARED and g.offset is not None]
+            at = 0
+            for g in shared:
+                at = (at + g.align - 1) // g.align * g.align + g.size
+            s.align = max([g.align for g in shared] + [1])
+            s.content = NoBits(at)
+            continue
         elif s.name == ".nv.global.init":
             members = [g for g in gvars if g.init is not None]
         elif s.name == ".nv.global":

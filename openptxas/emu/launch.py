@@ -263,7 +263,11 @@ def launch(
             textures[handles[i]] = tex_object(a, i, pointers[i])
     params = pack_params(ls, values, handles, k.param_base)
     runtime = None
-    if any(set(kk.calls.values()) & DEVICE_LAUNCH for kk in module.kernels.values()):
+    if any(
+        set(kk.calls.values()) & DEVICE_LAUNCH
+        or {r.symbol for r in kk.code_relocs} & DEVICE_LAUNCH  # (a call through a register)
+        for kk in module.kernels.values()
+    ):
         runtime = DeviceRuntime(module, mem)
     tensor_maps = _tensor_maps(ls, k, pointers)
     geo = _geometry(ls, k, stack_limit)

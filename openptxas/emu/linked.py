@@ -82,6 +82,10 @@ def link_functions(m: Machine, symaddr: Mapping[str, int]) -> None:
                 continue
             if r.symbol in placed:
                 value = placed[r.symbol] + r.addend
+            elif r.symbol in m.builtin_fns:
+                # a function the emulator has a built-in of (the device runtime's), called
+                # through a register (openptxas -c: the address in a relocated move pair)
+                value = _builtin_address(m, r.symbol) + r.addend
             elif r.symbol in symaddr:
                 value = symaddr[r.symbol] + r.addend
             else:
@@ -98,6 +102,18 @@ def link_functions(m: Machine, symaddr: Mapping[str, int]) -> None:
             ops[imms[0]] = Imm(part & 0xFFFFFFFF, ImmKind.INT)
             code[at] = replace(target, operands=tuple(ops))
     m.instructions = code
+
+
+def _builtin_address(m: Machine, name: str) -> int:
+    """The code address whose call runs built-in ``name`` (one is made when it has none)."""
+    from openptxas.emu.launch import BUILTIN_BASE
+
+    for addr, n in m.builtins.items():
+        if n == name:
+            return addr
+    addr = max(m.builtins, default=BUILTIN_BASE - 16) + 16
+    m.builtins[addr] = name
+    return addr
 
 
 def _is_abs32(r: Reloc) -> bool:

@@ -409,8 +409,8 @@ class Function:
     # constant bank 4 slot -> the variable or external function whose address it holds
     # (lower.relocs); with -c the slots' loads become relocated moves (lower.relocs)
     symbol_slots: dict[int, str] = field(default_factory=dict)
-    # -c: (instruction uid, R_CUDA_* type, symbol) of each relocated immediate in the code
-    code_relocs: list[tuple[int, int, str]] = field(default_factory=list)
+    # -c: (instruction uid, R_CUDA_* type, symbol, addend) of each relocated field in the code
+    code_relocs: list[tuple[int, int, str, int]] = field(default_factory=list)
     # subroutine name -> its own spill (store, load) bytes, for its -v block
     sub_spills: dict[str, tuple[int, int]] = field(default_factory=dict)
 

@@ -248,6 +248,9 @@ def _layout_variables(ctx: LowerCtx, decls: list[ast.VarDecl]) -> None:
     off = ctx.shared_window_base
     align = 4
     dynamic: list[ast.VarDecl] = []
+    if ctx.relocatable:
+        _relocatable_variables(ctx, decls)
+        return
     for v in decls:
         if v.space in (StateSpace.SHARED, StateSpace.SHARED_CTA):
             if v.linkage is not None and v.linkage.value == "extern":
@@ -269,11 +272,48 @@ def _layout_variables(ctx: LowerCtx, decls: list[ast.VarDecl]) -> None:
     ctx.fn.symbol_slots = {slot: name for name, slot in ctx.globals.items()}
 
 
-def lower_function(module: ast.Module, func: ast.Function, target: SMInfo) -> Function:
+def _relocatable_variables(ctx: LowerCtx, decls: list[ast.VarDecl]) -> None:
+    """``-c`` (lower/reldata.py): every shared variable is addressed from its own base (its
+    offset in ``ctx.shared`` is the window base); the extern constant variables get pseudo
+    bank-3 offsets after the module's; the pseudo slots of the relocated moves join the
+    address-table slots."""
+    from openptxas.lower.reldata import (
+        check_function,
+        extern_const_offsets,
+        shared_layout,
+        slot_names,
+    )
+
+    check_function(ctx.module, ctx.func)
+    static = []
+    for v in decls:
+        if v.space in (StateSpace.SHARED, StateSpace.SHARED_CTA):
+            ctx.shared[v.name] = ctx.shared_window_base
+            # (ptxas -v counts a kernel's own shared variables: the module's are the linker's)
+            if (v.linkage is None or v.linkage.value != "extern") and v not in ctx.module.globals:
+                static.append(v)
+    ctx.fn.shared_static, ctx.fn.shared_align = shared_layout(static)
+    layout = module_layout(ctx.module)
+    consts = const_offsets(layout)
+    end = max(
+        (v.offset + v.size for v in layout if v.section == "const" and v.offset is not None),
+        default=0,
+    )
+    ctx.consts.update(consts)
+    ctx.consts.update(extern_const_offsets(ctx.module, end))
+    ctx.globals.update(address_slots(ctx.module, pic_slots(ctx.module, global_slots(layout))))
+    ctx.fn.symbol_slots = {slot: name for name, slot in ctx.globals.items()}
+    ctx.fn.symbol_slots.update(slot_names(ctx.module))
+
+
+def lower_function(
+    module: ast.Module, func: ast.Function, target: SMInfo, *, relocatable: bool = False
+) -> Function:
     if func.body is None:
         raise UnsupportedFeature(f"function '{func.name}' has no body", func.span)
     fn = Function(func.name, [], is_entry=func.is_entry)
     ctx = LowerCtx(target, module, func, fn)
+    ctx.relocatable = relocatable  # -c
     for slot in func.param_layout(target.param_base):
         ctx.params[slot.param.name] = (slot.offset, slot.size)
         fn.params.append(Param(slot.param.name, slot.offset, slot.size, slot.param.alignment))

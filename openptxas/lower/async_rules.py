@@ -42,7 +42,7 @@ def _addr(c: LowerCtx, op: ast.Operand) -> Addr:
         if base.name not in c.shared:
             raise c.unsupported(f"an mbarrier in '{base.name}'")
         r = c.new(RC.R)
-        c.shared_addr(r, c.shared[base.name] + base.offset)
+        c.shared_addr(r, c.shared[base.name] + base.offset, base.name)
         return Addr(r, op.offset, ubase=URZ)
     if not isinstance(base, ast.Reg):
         raise c.unsupported("absolute address")

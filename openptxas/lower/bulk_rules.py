@@ -92,7 +92,7 @@ def _shared(c: LowerCtx, op: ast.Operand) -> Operand:
             raise c.unsupported(f"a bulk copy to or from '{base.name}'")
         off = c.shared[base.name] + base.offset + a.offset - c.shared_window_base
         u = c.new(RC.UR)
-        c.emit("UIADD3", (), [u], [c.shared_base(), Imm(off & 0xFFFFFFFF), URZ])
+        c.emit("UIADD3", (), [u], [c.shared_ubase(base.name), Imm(off & 0xFFFFFFFF), URZ])
         return u
     if not isinstance(base, ast.Reg):
         raise c.unsupported("absolute address")
@@ -503,7 +503,7 @@ def _reg_addr(c: LowerCtx, d: Part, op: ast.Operand) -> None:
     if isinstance(base, ast.Sym):
         if base.name not in c.shared:
             raise c.unsupported(f"st.async to '{base.name}'")
-        c.shared_addr(d, c.shared[base.name] + base.offset + a.offset)
+        c.shared_addr(d, c.shared[base.name] + base.offset + a.offset, base.name)
         return
     if not isinstance(base, ast.Reg):
         raise c.unsupported("absolute address")

@@ -524,6 +524,7 @@ def lower_sub(c: LowerCtx, func: ast.Function) -> Sub:
     inner.next_vreg = c.fn.next_vreg
     ictx = LowerCtx(c.target, c.module, func, inner)
     ictx.calls = st
+    ictx.relocatable = c.relocatable
     for p, pw in zip(func.params, sub.params, strict=True):
         if p.name in taken:
             continue

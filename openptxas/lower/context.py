@@ -74,6 +74,10 @@ class LowerCtx:
     span: Span | None = None
     _desc: VReg | None = None
     _shared_base: VReg | None = None
+    # -c (lower/reldata.py): relocations for shared and constant variables; each shared
+    # variable's own base (the window base plus its relocated offset), by name
+    relocatable: bool = False
+    _shared_syms: dict[str, tuple[VReg, int]] = field(default_factory=dict)
     _label_count: int = 0
     # blocks placed after the function's last block (slow paths: lower/fpseq.py)
     cold_blocks: list[Block] = field(default_factory=list)
@@ -184,11 +188,35 @@ class LowerCtx:
             out.append(Instr("S2UR", (), [rank], [SReg("SR_CgaCtaId")]))
             out.append(Instr("UMOV", (), [base], [Imm(self.shared_window_base)]))
             out.append(Instr("ULEA", (), [self._shared_base], [rank, base, Imm(0x18)]))
+        for v, slot in self._shared_syms.values():
+            assert self._shared_base is not None  # (made with the first of them)
+            off = self.new(RC.UR)
+            out.append(Instr("ULDC", (), [off], [CBank(4, slot)]))  # lower/reldata.py
+            out.append(Instr("UIADD3", (), [v], [self._shared_base, off, RZ_U]))
         return out
 
-    def shared_addr(self, dst: VReg | Part, offset: int) -> None:
-        """``dst = `` the shared-window address of static shared offset ``offset``."""
+    def shared_ubase(self, name: str) -> VReg:
+        """The UR that shared variable ``name``'s offsets (``shared[name]`` less the window
+        base) are relative to: the first static shared byte's address, or with ``-c`` the
+        variable's own address (its offset is the linker's: lower/reldata.py)."""
         base = self.shared_base()
+        if not self.relocatable:
+            return base
+        got = self._shared_syms.get(name)
+        if got is None:
+            from openptxas.lower.reldata import symbol_for
+
+            sym = symbol_for(self.module, self.func.name, name)
+            if sym is None:
+                raise self.unsupported(f"shared variable '{name}' under -c")
+            got = (self.new(RC.UR), sym.slot)
+            self._shared_syms[name] = got
+        return got[0]
+
+    def shared_addr(self, dst: VReg | Part, offset: int, name: str | None = None) -> None:
+        """``dst = `` the shared-window address of static shared offset ``offset`` (in
+        variable ``name``: ``-c`` relocates it)."""
+        base = self.shared_base() if name is None else self.shared_ubase(name)
         if offset == self.shared_window_base:
             self.emit("MOV", (), [dst], [base])
             return
@@ -301,7 +329,7 @@ class LowerCtx:
         if isinstance(base, ast.Sym):
             if base.name in self.shared and space in (StateSpace.SHARED, StateSpace.SHARED_CTA):
                 rel = self.shared[base.name] - self.shared_window_base + base.offset + off
-                return Addr(None, rel, ubase=self.shared_base())
+                return Addr(None, rel, ubase=self.shared_ubase(base.name))
             if base.name in self.locals and space is StateSpace.LOCAL:
                 return Addr(self.sp, self.locals[base.name] + base.offset + off)
             if base.name in self.globals and space in (StateSpace.GLOBAL, None):

@@ -19,6 +19,8 @@ the first kernel's externals, the .global variables, the other kernels' external
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from openptxas.ir.core import RC, CBank, Imm, Label, Reg, VReg
 from openptxas.lower.context import LowerCtx
 from openptxas.lower.rules import Rule, always
@@ -96,16 +98,36 @@ def pic_slots(module: ast.Module, global_slots: dict[str, int]) -> dict[str, int
     return out
 
 
-def arg_registers(c: LowerCtx, sizes: list[int]) -> list[int]:
-    """The first register of each argument (each aligned to its size in words)."""
+# the registers arguments and results may occupy (ptxas 13.0.88, sm_90: one that does not fit
+# goes to the stack, which openptxas does not do yet)
+_LAST_ARG_REGISTER = 15
+
+
+def arg_registers(c: LowerCtx, params: Sequence[ast.Param | int]) -> list[int]:
+    """The first register of each argument (a parameter, or a size in bytes naturally aligned):
+    the lowest free one aligned to the parameter's alignment in words (a ``.b64`` two, an
+    ``.align 4 .b8 x[12]`` one, ``.align 16`` four), so a 32-bit argument fills the hole an
+    earlier 64-bit one's alignment left. ptxas 13.0.88: ``(b32 a, b64 b, b32 c, f64 d)`` passes
+    a in R4, b in R6:R7, c in R5, d in R8:R9; the device runtime's ``(b64 f, .align 4 .b8
+    grid[12], .align 4 .b8 block[12], b32 shmem)`` f in R4:R5, grid R6-R8, block R9-R11, shmem
+    R12 (observed with scripts/link_probe.py --show wide_args / arg_holes). Arguments go in
+    R4-R15; one that does not fit there (ptxas passes it on the stack) is refused."""
     out = []
-    r = c.target.abi.call_first_arg
-    for size in sizes:
+    first = c.target.abi.call_first_arg
+    used: set[int] = set()
+    for p in params:
+        size, align = (p, p) if isinstance(p, int) else (p.size, p.alignment)
         n = max(1, (size + 3) // 4)
-        align = 2 if n >= 2 else 1
-        r = (r + align - 1) // align * align
+        step = max(1, min(align, 16) // 4)
+        r = (first + step - 1) // step * step
+        while any(r + k in used for k in range(n)):
+            r += step
+        if r + n - 1 > _LAST_ARG_REGISTER:
+            raise c.unsupported(
+                "a call whose arguments or results do not fit in R4-R15 (passed on the stack)"
+            )
         out.append(r)
-        r += n
+        used.update(range(r, r + n))
     return out
 
 
@@ -125,7 +147,7 @@ def call_extern(
         raise c.unsupported(f"call to '{callee.name}' here")
     target = c.new(RC.R, 2)
     c.emit("LDC", ("64",), [target], [CBank(4, slot)])
-    for first, words in zip(arg_registers(c, [4 * len(w) for w in args]), args, strict=True):
+    for first, words in zip(arg_registers(c, callee.params), args, strict=True):
         for j, a in enumerate(words):
             c.emit("MOV", (), [Reg(RC.R, first + j)], [a if a is not None else RZ])
     ret_block = c.new_block("ret_")
@@ -133,7 +155,7 @@ def call_extern(
     c.emit("CALL", ("ABS", "NOINC"), [], [target])
     c.fn.blocks.append(ret_block)
     c.block = ret_block
-    for first, outs in zip(arg_registers(c, [4 * len(w) for w in rets]), rets, strict=True):
+    for first, outs in zip(arg_registers(c, callee.rets), rets, strict=True):
         for j, r in enumerate(outs):
             c.emit("MOV", (), [r], [Reg(RC.R, first + j)])
 

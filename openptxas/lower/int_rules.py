@@ -465,7 +465,7 @@ def mov(ins: ast.Instruction, c: LowerCtx) -> None:
         dv = c.dst(d)
         if a.name in c.shared:
             lo = dv.lo if dv.width == 2 else dv
-            c.shared_addr(lo, c.shared[a.name] + a.offset)
+            c.shared_addr(lo, c.shared[a.name] + a.offset, a.name)
             if dv.width == 2:
                 c.emit("MOV", (), [dv.hi], [RZ])
             return
@@ -478,6 +478,11 @@ def mov(ins: ast.Instruction, c: LowerCtx) -> None:
             from openptxas.lower.calls import kernel_param_addr
 
             kernel_param_addr(c, dv, a.name, a.offset)
+            return
+        if a.name in c.consts and dv.width == 2 and c.relocatable:
+            from openptxas.lower.reldata import const_address
+
+            const_address(c, dv, a.name, a.offset)
             return
         if a.name in c.consts and dv.width == 2:
             c.emit("MOV", (), [dv.lo], [Imm(c.consts[a.name] + a.offset)])
@@ -499,6 +504,15 @@ def mov(ins: ast.Instruction, c: LowerCtx) -> None:
             from openptxas.lower.calls import function_address
 
             function_address(c, dv, a.name)
+            return
+        if (
+            dv.width == 2
+            and c.relocatable
+            and any(f.name == a.name and f.is_entry for f in c.module.functions)
+        ):  # -c: a kernel's function descriptor (device-side launches)
+            from openptxas.lower.reldata import kernel_address
+
+            kernel_address(c, dv, a.name)
             return
         raise c.unsupported(f"address of '{a.name}'")
     dv = c.dst(d)

@@ -264,6 +264,8 @@ def _const_ref(c: LowerCtx, off: int, reg: RegLike | None) -> CBank:
     as ptxas does (UMOV 0x80000, then c[0x3][R+0x3d60])."""
     if -0x8000 <= off <= 0x7FFF:
         return CBank(3, off, reg)
+    if c.relocatable and reg is None:
+        raise c.unsupported(f"relocatable output (-c): constant bank 3 offset {off:#x}")
     lo = ((off + 0x8000) & 0xFFFF) - 0x8000  # the field is signed: 0xfffc is 0x10000 - 4
     hi = off - lo
     t = c.new()

@@ -34,6 +34,9 @@ if TYPE_CHECKING:
 
 R_CUDA_ABS32_LO_32 = 56
 R_CUDA_ABS32_HI_32 = 57
+R_CUDA_FUNC_DESC32_LO_32 = 62
+R_CUDA_FUNC_DESC32_HI_32 = 63
+FDESC_PREFIX = "fdesc:"  # (lower.reldata: a slot holding a kernel's function descriptor)
 
 
 def extern_globals(module: ast.Module) -> list[str]:
@@ -77,6 +80,10 @@ def expand_symbol_addresses(fn: Function) -> None:
     for b in fn.blocks:
         out: list[Instr] = []
         for ins in b.instrs:
+            moved = _data_move(fn, ins)
+            if moved is not None:
+                out.append(moved)
+                continue
             slot = _slot_load(ins)
             if slot is None:
                 if any(isinstance(s, CBank) and s.bank == 4 for s in ins.srcs):
@@ -87,6 +94,10 @@ def expand_symbol_addresses(fn: Function) -> None:
                 out.append(ins)
                 continue
             name = fn.symbol_slots.get(slot)
+            lo_type, hi_type = R_CUDA_ABS32_LO_32, R_CUDA_ABS32_HI_32
+            if name is not None and name.startswith(FDESC_PREFIX):  # lower/reldata.py
+                name = name[len(FDESC_PREFIX) :]
+                lo_type, hi_type = R_CUDA_FUNC_DESC32_LO_32, R_CUDA_FUNC_DESC32_HI_32
             if name is None:
                 raise UnsupportedFeature(
                     f"relocatable output (-c): constant bank 4 offset {slot:#x} names no symbol"
@@ -96,10 +107,40 @@ def expand_symbol_addresses(fn: Function) -> None:
             op = "UMOV" if d.rc == RC.UR else "MOV"
             lo = Instr(op, (), [Reg(d.rc, d.index)], [Imm(0)], guard=ins.guard, line=ins.line)
             hi = Instr(op, (), [Reg(d.rc, d.index + 1)], [Imm(0)], guard=ins.guard, line=ins.line)
-            fn.code_relocs.append((lo.uid, R_CUDA_ABS32_LO_32, name))
-            fn.code_relocs.append((hi.uid, R_CUDA_ABS32_HI_32, name))
+            fn.code_relocs.append((lo.uid, lo_type, name, 0))
+            fn.code_relocs.append((hi.uid, hi_type, name, 0))
             out += [lo, hi]
         b.instrs = out
+
+
+def _data_move(fn: Function, ins: Instr) -> Instr | None:
+    """A 32-bit slot load of a shared or constant variable's offset (lower/reldata.py) as the
+    relocated move that replaces it, else None."""
+    from openptxas.lower.reldata import (
+        CONST_PREFIX,
+        R_CUDA_ABS16_32,
+        R_CUDA_ABS32_32,
+        SHARED_PREFIX,
+    )
+
+    if ins.op not in ("LDC", "ULDC") or ins.mods or len(ins.srcs) != 1:
+        return None
+    s = ins.srcs[0]
+    if not isinstance(s, CBank) or s.bank != 4 or s.reg is not None:
+        return None
+    name = fn.symbol_slots.get(s.offset, "")
+    if name.startswith(SHARED_PREFIX):
+        sym, kind = name[len(SHARED_PREFIX) :], R_CUDA_ABS32_32
+    elif name.startswith(CONST_PREFIX):
+        sym, kind = name[len(CONST_PREFIX) :], R_CUDA_ABS16_32
+    else:
+        return None
+    d = ins.dsts[0]
+    assert isinstance(d, Reg)
+    op = "UMOV" if d.rc == RC.UR else "MOV"
+    mov = Instr(op, (), [d], [Imm(0)], guard=ins.guard, line=ins.line)
+    fn.code_relocs.append((mov.uid, kind, sym, 0))
+    return mov
 
 
 def _slot_load(ins: Instr) -> int | None:
@@ -111,14 +152,14 @@ def _slot_load(ins: Instr) -> int | None:
     return s.offset
 
 
-def relocation_offsets(fn: Function) -> list[tuple[int, int, str]]:
-    """``fn.code_relocs`` as (code offset, type, symbol), in code order."""
+def relocation_offsets(fn: Function) -> list[tuple[int, int, str, int]]:
+    """``fn.code_relocs`` as (code offset, type, symbol, addend), in code order."""
     where: dict[int, int] = {}
     at = 0
     for ins in fn.instrs():
         where[ins.uid] = at
         at += 16
-    return sorted((where[uid], t, sym) for uid, t, sym in fn.code_relocs)
+    return sorted((where[uid], t, sym, a) for uid, t, sym, a in fn.code_relocs)
 
 
 def whole_program_check(fn: Function, module: ast.Module) -> None:

@@ -56,6 +56,7 @@ def lower_standalone(module: ast.Module, func: ast.Function, target: SMInfo) -> 
     fn = Function(func.name, [], is_entry=False)
     fn.maxnreg = _BUDGET
     ctx = LowerCtx(target, module, func, fn)
+    ctx.relocatable = True
     _layout_variables(ctx, [])  # the module's address slots (fn.symbol_slots)
     fn.externs = module_externs(module, func)
     entry = Block(".L_entry")
@@ -70,7 +71,7 @@ def lower_standalone(module: ast.Module, func: ast.Function, target: SMInfo) -> 
             func.span,
         )
     fixed: list[int] = []
-    firsts = arg_registers(ctx, [p.size for p in func.params])
+    firsts = arg_registers(ctx, func.params)
     for first, pw in zip(firsts, sub.params, strict=True):
         for j, w in enumerate(pw.words):
             ctx.emit("MOV", (), [w], [Reg(RC.R, first + j)])
@@ -89,7 +90,7 @@ def lower_standalone(module: ast.Module, func: ast.Function, target: SMInfo) -> 
     ctx.emit("CALL", ("REL", "NOINC"), [], [Label(sub.entry), Label(ret_block.name)])
     fn.blocks.append(ret_block)
     ctx.block = ret_block
-    for first, pw in zip(arg_registers(ctx, [p.size for p in func.rets]), sub.rets, strict=True):
+    for first, pw in zip(arg_registers(ctx, func.rets), sub.rets, strict=True):
         for j, w in enumerate(pw.words):
             ctx.emit("MOV", (), [Reg(RC.R, first + j)], [w])
     for k, v in kept:

@@ -121,3 +121,29 @@ def test_limit_on_device_launches(linked: bytes) -> None:
 
     with pytest.raises(EmuLaunchError, match="device-side launches"):
         launch(linked, _spec(), max_child_grids=2)
+
+
+def test_openptxas_relocatable_object_runs_the_same() -> None:
+    """The same program compiled by ``openptxas -c`` (kernels' function descriptors, the device
+    runtime's calls with 12-byte arguments) and linked with cudadevrt by nvlink."""
+    import openptxas
+
+    need_tools("nvcc", "nvlink")
+    ptx = Oracle().cu_to_ptx(SRC, "sm_90", ["-rdc=true"])
+    obj = openptxas.compile(ptx, args=["-c"], filename="cdp.ptx").cubin
+    nvlink = find_tool("nvlink")
+    assert nvlink is not None
+    with tempfile.TemporaryDirectory() as td:
+        (Path(td) / "cdp.o").write_bytes(obj)
+        subprocess.run(
+            [nvlink, "-arch=sm_90", f"-L{_cudadevrt()}", "-lcudadevrt", "cdp.o", "-o", "a.cubin"],
+            cwd=td,
+            check=True,
+            capture_output=True,
+        )
+        res = launch((Path(td) / "a.cubin").read_bytes(), _spec(), hazards=True)
+    out, status = _reference()
+    np.testing.assert_array_equal(res.outputs[0], out)
+    np.testing.assert_array_equal(res.outputs[1], status)
+    assert res.child_grids == 2 * BLOCKS
+    assert not res.hazards, res.hazards
