@@ -646,6 +646,8 @@ class InstrChecks:
                 if g.sm == 80 and bf16 is not None:
                     what = f"Feature '.{bf16}'"
                 self.error(f"{what} requires .target sm_{g.sm} or higher", ins.span)
+            elif ins.opcode == "cvt" and ins.has("rs"):
+                self.error(f"Feature '.rs' not supported on .target '{self.arch}'", ins.span)
             else:
                 what = gate_name(ins, name)
                 self.error(f"Instruction '{what}' not supported on .target '{self.arch}'", ins.span)
