@@ -469,6 +469,10 @@ def _cases() -> list[Case]:
     from openptxas.testing.fp19_cases import cases as fp19_cases
 
     out += fp19_cases()
+    from openptxas.testing.fp_audit import found_cases
+
+    have = {c.name for c in out}
+    out += [c for c in found_cases() if c.name not in have]
     return out
 
 
