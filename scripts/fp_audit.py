@@ -85,7 +85,7 @@ def audit(form: Form, n: int, opts: list[int], oracle: Oracle) -> Row:
             if got == want:
                 return Row(form.group, form.name, "refuses", "same refusal", note=want[0][2])
             return Row(form.group, form.name, "refuses", "other refusal",
-                       note=f"ptxas {want[:1]}, ours {got[:1]}")  # fmt: skip
+                       note=f"ptxas {want}, ours {got}")  # fmt: skip
         except Exception as oe:
             return Row(form.group, form.name, "refuses", "internal", note=repr(oe)[:200])
         return Row(form.group, form.name, "refuses", "accepts", note=str(want[:1]))

@@ -55,7 +55,7 @@ def harith(ins: ast.Instruction, c: LowerCtx) -> None:
     if ins.rnd is not None and ins.rnd.value != "rn":
         raise c.unsupported(f"{ins.opcode}.{ins.rnd.value}.{t.value}")
     d, *srcs = ins.operands
-    mods = _mods(ins, "FTZ", "SAT", "RELU")
+    mods = _mods(ins, "FTZ", "OOB", "SAT", "RELU")  # HFMA2[.BF16_V2].OOB[.SAT|.RELU] as ptxas
     dv = c.dst(d)
     if ins.opcode in ("add", "sub"):
         a = _src(c, srcs[0], t)

@@ -45,7 +45,6 @@ ldtype    type    {_ALLT}
 int       type    {_INT}
 cvi       type    u8 u16 u32 u64 s8 s16 s32 s64
 cvf       type    f16 f32 f64
-cvi16     type    u16 u32 u64 s16 s32 s64
 atype     type    b32 b64 u32 u64 s32 s64 f32 f64
 rtype     type    b32 b64 u32 u64 s32 s64 f32 f64
 pkf       type    f16 f16x2 bf16 bf16x2
@@ -177,6 +176,7 @@ fma
   .rn{.ftz}.relu.(f16|f16x2) : d, a, b, c                      @sm_80 @ptx7.0
   .rn{.relu}.(bf16|bf16x2) : d, a, b, c                        @sm_80 @ptx7.0
   .rn.oob{.relu}.pkf : d, a, b, c                              @sm_90 @ptx8.1
+  .rn.oob.sat.(f16|f16x2) : d, a, b, c                         @sm_90 @ptx8.1
   .rnd{.sat}.f32.(f16|bf16) : d, a:T1, b:T1, c                 @sm_100 @ptx8.6
 rcp
   .approx{.ftz}.f32 : d, a
@@ -320,9 +320,9 @@ cvt
   {.sat}.cvi.cvi : d, a:T1
   .rnd{.sat}.cvf.cvi : d, a:T1
   .rnd.ftz{.sat}.f32.cvi : d, a:T1
-  .rnd.bf16.cvi16 : d, a:T1                                    @sm_90 @ptx7.8
+  .rnd.bf16.cvi : d, a:T1                                      @sm_90 @ptx7.8
   .irnd{.ftz}{.sat}.cvi.cvf : d, a:T1
-  .irnd.cvi16.bf16 : d, a:T1                                   @sm_90 @ptx7.8
+  .irnd.cvi.bf16 : d, a:T1                                     @sm_90 @ptx7.8
   {.irnd}{.ftz}{.sat}.f32.f32 : d, a:T1
   {.irnd}{.sat}.f16.f16 : d, a:T1
   {.irnd}{.sat}.f64.f64 : d, a:T1

@@ -27,6 +27,7 @@ def _c(body: str, *fmt: str, name: str = "") -> Case:
 
     return case(body, *fmt, name=name)
 
+
 CMPS = ("eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan")
 INTS = ("u8", "s8", "u16", "s16", "u32", "s32", "u64", "s64")
 FLOATS = ("f16", "bf16", "f32", "f64")
@@ -315,6 +316,17 @@ def _cvt() -> list[Form]:
                 for rnd in ("rn", "rz"):
                     for m in ("relu", "satfinite", "relu.satfinite"):
                         out.append(_cvt_form("cvt float->float", dt, st, _join(rnd, m)))
+    # bf16 <-> 8-bit integers take 8-bit registers only (with %rs: 'Arguments mismatch')
+    for it in ("u8", "s8"):
+        decl = f".reg .{it} %b<2>; "
+        for rnd in ("rn", "rz", "rm", "rp"):
+            name = f"cvt.{rnd}.bf16.{it}"
+            body = f"{decl}cvt.{it}.u32 %b0, %r0; {name} %rs4, %b0; {H_OUT}"
+            out.append(_pred("cvt int->float", name + " (8-bit register)", body, ("i32",)))
+        for rnd in ("rni", "rzi", "rmi", "rpi"):
+            name = f"cvt.{rnd}.{it}.bf16"
+            body = f"{decl}{name} %b1, %rs0; cvt.u32.{it} %r4, %b1"
+            out.append(_pred("cvt float->int", name + " (8-bit register)", body, ("bf16",)))
     g = "cvt packed"
     for t in ("f16x2", "bf16x2"):
         for rnd in ("rn", "rz", "rm"):
