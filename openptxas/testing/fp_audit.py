@@ -490,6 +490,11 @@ FOUND = (
     "max.xorsign.abs.bf16",
     "min.NaN.xorsign.abs.bf16x2",
     "mad24.hi.sat.s32",
+    "mov.b64.pack4",
+    "fma.rn.oob.sat.f16",
+    "fma.rn.oob.sat.f16x2",
+    "cvt.rn.bf16.u8 (8-bit register)",
+    "cvt.rmi.s8.bf16 (8-bit register)",
 )
 
 

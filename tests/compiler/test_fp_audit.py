@@ -36,6 +36,8 @@ SAMPLE = [
     "max.ftz.NaN.xorsign.abs.f16",
     "min.NaN.xorsign.abs.bf16x2",
     "mad24.hi.sat.s32",
+    "mov.b64.pack4",
+    "cvt.rmi.s8.bf16 (8-bit register)",
 ]
 
 
@@ -50,6 +52,31 @@ def test_found_form_equals_ptxas(name: str) -> None:
     need_tools("ptxas")
     res = run_case(CASES[name], n=256, seed=3)
     assert res.mismatches == 0, res.first
+
+
+@pytest.mark.parametrize(
+    "name", ["fma.rn.oob.f16", "fma.rn.oob.sat.f16x2", "fma.rn.oob.relu.bf16x2"]
+)
+def test_fma_oob_keeps_oob(name: str) -> None:
+    """HFMA2[.BF16_V2].OOB as ptxas (the emulator does not model .OOB: both cubins compute the
+    same there with or without it, so the differential run cannot see a dropped .OOB)."""
+    from openptxas.tools.sass_cli import disassemble_cubin
+
+    form = next(f for f in forms() if f.name == name)
+    cubin = compile_ptx(ptx(form.case), Options(arch="sm_90"), "k.ptx").cubin
+    _, sections = disassemble_cubin(cubin)
+    from openptxas.isa.model import Instruction
+
+    mods = [
+        i.mods
+        for s in sections
+        for i in s.items
+        if isinstance(i, Instruction) and i.opcode == "HFMA2"
+    ]
+    assert mods and all("OOB" in m for m in mods), mods
+    assert all(
+        ("SAT" in m) == (".sat" in name) and ("RELU" in m) == (".relu" in name) for m in mods
+    )
 
 
 # ptxas 13.0's answers for sm_90 (scripts/fp_audit.py --group fp4 compares them live)
