@@ -655,8 +655,9 @@ class InstrChecks:
                 and ins.opcode == "cvt"
                 and ins.has("satfinite")
                 and ([t.value for t in ins.mods.types] == ["tf32", "f32"])
+                and (ins.has("rn") or ins.has("rz"))
             ):
-                rnd = next(m for m in ins.mods.raw if m in ("rn", "rz"))
+                rnd = "rn" if ins.has("rn") else "rz"
                 self.error(
                     f"Modifier '.satfinite' on 'cvt.tf32.f32.{rnd}' requires .target "
                     f"sm_{g.sm} or higher",
