@@ -10,13 +10,14 @@ predicate when the high words are equal; ``LOP3``'s predicate output is ``(resul
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from openptxas.emu.bind import U32, U64, Bound, Ctx, Kind, Reader, Value
 from openptxas.emu.lanes import Sel
-from openptxas.emu.model import Imm, Operand, Reg
+from openptxas.emu.model import Imm, Operand, Reg, RegFile
 
 NDArray = np.ndarray[Any, Any]
 M32 = U64(0xFFFFFFFF)
@@ -297,6 +298,15 @@ def bind_lop3(ctx: Ctx) -> Bound:
     return Bound(full, _kind(ctx))
 
 
+def _plop3_src(ctx: Ctx, p: Reg) -> Callable[[Sel], Value]:
+    """A PLOP3 source: a predicate, or a register's sign bit (``R5.SIGN``: ptxas's
+    mad24.hi.sat.s32 tests the signs of the addends and the sum)."""
+    if p.file in (RegFile.R, RegFile.UR) and p.sel == "SIGN":
+        r = ctx.src(replace(p, sel=""))
+        return lambda sel: (np.asarray(r(sel)).astype(np.uint32) >> np.uint32(31)).astype(bool)
+    return ctx.psrc(p)
+
+
 def bind_plop3(ctx: Ctx) -> Bound:
     ops = ctx.ops
     preds = [o for o in ops if isinstance(o, Reg)]
@@ -304,7 +314,7 @@ def bind_plop3(ctx: Ctx) -> Bound:
     if len(preds) != 5 or len(imms) < 1:
         raise ctx.unsupported()
     d0, d1 = ctx.pdst(preds[0]), ctx.pdst(preds[1])
-    a_r, b_r, c_r = (ctx.psrc(p) for p in preds[2:5])
+    a_r, b_r, c_r = (_plop3_src(ctx, p) for p in preds[2:5])
     l0 = imms[0].value & 0xFF
     l1 = imms[1].value & 0xFF if len(imms) > 1 else 0
 

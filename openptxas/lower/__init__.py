@@ -53,6 +53,7 @@ def rule_table() -> RuleTable:
         cvt_rules,
         divide,
         fp_extras,
+        fp_forms,
         fp_rules,
         fpdiv,
         half_rules,
@@ -73,6 +74,7 @@ def rule_table() -> RuleTable:
 
     return RuleTable(
         [
+            *fp_forms.RULES,
             *int_helpers.RULES,
             *cvt_rules.RULES,
             *fp_rules.RULES,

@@ -49,7 +49,7 @@ def _types(ins: ast.Instruction) -> tuple[PtxType, PtxType] | None:
 
 
 def _is_ftz_f32_f64(ins: ast.Instruction) -> bool:
-    return _types(ins) == (T.F32, T.F64) and ins.has("ftz") and not ins.has("sat")
+    return _types(ins) == (T.F32, T.F64) and ins.has("ftz")
 
 
 def cvt_ftz_f32_f64(ins: ast.Instruction, c: LowerCtx) -> None:
@@ -62,6 +62,8 @@ def cvt_ftz_f32_f64(ins: ast.Instruction, c: LowerCtx) -> None:
         raise c.unsupported(f"cvt.{rnd.value}.ftz.f32.f64")
     mods = (_RND[rnd],) if rnd in _RND else ()
     c.emit("F2F", ("F32", "F64", *mods), [dv], [x])
+    if ins.has("sat"):  # clamped before the flush (ptxas: FADD.SAT, then the tests below)
+        c.emit("FADD", ("SAT",), [dv], [RZ, dv])
     p = c.new(RC.P)
     if rnd is Rounding.RN:
         k = c.materialize(0x380FFFFFF0000000, T.F64)

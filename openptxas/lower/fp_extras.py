@@ -16,7 +16,7 @@ picks differ, the predicate is the same for every input: scripts/fpmath_diff.py)
 
 from __future__ import annotations
 
-from openptxas.ir.core import PT, RC, RZ, Guard, Imm, Operand, Src
+from openptxas.ir.core import PT, RC, RZ, Guard, Imm, Operand, RegLike, Src, VReg
 from openptxas.lower.context import LowerCtx
 from openptxas.lower.fp_rules import _FCMP
 from openptxas.lower.int_rules import half, isetp64
@@ -100,8 +100,13 @@ def dminmax(ins: ast.Instruction, c: LowerCtx) -> None:
     quieted NaN)."""
     d, a, b = ins.operands
     ra, rb = c.rvalue(a, T.F64), c.rvalue(b, T.F64)
+    dminmax_values(c, "MIN" if ins.opcode == "min" else "MAX", ra, rb, c.dst(d))
+
+
+def dminmax_values(c: LowerCtx, op: str, ra: RegLike, rb: RegLike, dv: Operand) -> None:
+    """dminmax's sequence on values (``op`` MIN or MAX; dv may be ra or rb)."""
+    assert isinstance(dv, VReg)
     p, q = c.new(RC.P), c.new(RC.P)
-    op = "MIN" if ins.opcode == "min" else "MAX"
     c.emit("DSETP", (op, "AND"), [p, q], [ra, rb, PT])
     # the high word first, into a temporary: d may be a or b
     h = c.new()
@@ -113,7 +118,6 @@ def dminmax(ins: ast.Instruction, c: LowerCtx) -> None:
         [half(rb, 1), Imm(0x80000), RZ, Imm(0xFC), Src(PT, inv=True)],
         guard=Guard(q),
     )
-    dv = c.dst(d)
     c.emit("SEL", (), [dv.lo], [half(ra, 0), half(rb, 0), p])
     c.emit("MOV", (), [dv.hi], [h])
 

@@ -227,6 +227,10 @@ def _cvt_float(
             from openptxas.lower.bit_rules import _ext16
 
             signed = st in (T.S16, T.S8)
+            if rnd and rnd != ("RZ",):
+                # I2FP rounds only to nearest or toward zero: I2F.U16.RM d, a (as ptxas)
+                c.emit("I2F", (_int_name(st), *rnd), [dv], [c.rvalue(a, st)])
+                return
             x = _ext16(c, a, signed) if st.size == 2 else _ext8(c, a, signed)
             xr = x if not isinstance(x, Imm) else c.materialize(x.value, T.U32)
             c.emit("I2FP", ("F32", "S32" if signed else "U32", *rnd), [dv], [xr])
@@ -273,6 +277,9 @@ def _cvt_float(
         return
     if dt is T.F32 and st is T.F32:
         rnd_i = _FRND.get(ins.rnd) if ins.rnd is not None else None
+        if rnd_i is None and not ins.has("ftz") and not ins.has("sat"):
+            c.emit("MOV", (), [dv], [c.rvalue(a, st)])  # a copy (ptxas): NaN payloads kept
+            return
         if rnd_i is None:
             c.emit(
                 "FADD",
@@ -282,7 +289,7 @@ def _cvt_float(
             )
             return
         mods2 = ("FTZ",) if ins.has("ftz") else ()
-        c.emit("FRND", (*((rnd_i,) if rnd_i else ()), *mods2), [dv], [c.rvalue(a, st)])
+        c.emit("FRND", (*mods2, *((rnd_i,) if rnd_i else ())), [dv], [c.rvalue(a, st)])
         return
     raise c.unsupported(f"cvt.{dt}.{st}")
 

@@ -55,7 +55,7 @@ def harith(ins: ast.Instruction, c: LowerCtx) -> None:
     if ins.rnd is not None and ins.rnd.value != "rn":
         raise c.unsupported(f"{ins.opcode}.{ins.rnd.value}.{t.value}")
     d, *srcs = ins.operands
-    mods = _mods(ins, "FTZ", "SAT", "RELU")
+    mods = _mods(ins, "FTZ", "OOB", "SAT", "RELU")  # HFMA2[.BF16_V2].OOB[.SAT|.RELU] as ptxas
     dv = c.dst(d)
     if ins.opcode in ("add", "sub"):
         a = _src(c, srcs[0], t)
@@ -78,9 +78,10 @@ def hminmax(ins: ast.Instruction, c: LowerCtx) -> None:
     mods = _mods(ins, "FTZ")
     if ins.has("NaN"):
         mods = (*mods, "NAN")
-    if ins.has("xorsign.abs") or ins.has("xorsign"):
-        raise c.unsupported(f"{ins.opcode}.xorsign.abs.{t.value}")
-    c.emit("HMNMX2", mods, [c.dst(d)], [_src(c, a, t), _src(c, b, t), sel])
+    xs = ins.has("xorsign")  # HMNMX2[.NAN].XORSIGN d, |a|, |b| (as ptxas)
+    if xs:
+        mods = (*mods, "XORSIGN")
+    c.emit("HMNMX2", mods, [c.dst(d)], [_src(c, a, t, absv=xs), _src(c, b, t, absv=xs), sel])
 
 
 def hneg_abs(ins: ast.Instruction, c: LowerCtx) -> None:

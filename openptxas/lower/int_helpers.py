@@ -43,8 +43,6 @@ def _low24(c: LowerCtx, op: ast.Operand, signed: bool) -> Operand:
 
 
 def mul24(ins: ast.Instruction, c: LowerCtx) -> None:
-    if ins.has("sat"):
-        raise c.unsupported(f"{ins.opcode}.hi.sat")
     signed = is_signed(ins.type)
     d, a, b, *rest = ins.operands
     x = _low24(c, a, signed)
@@ -65,7 +63,20 @@ def mul24(ins: ast.Instruction, c: LowerCtx) -> None:
         return
     h = c.new()
     c.emit("PRMT", (), [h], [t, Imm(0x5410), w.hi])
-    c.emit("IADD3", (), [dv], [h, e, RZ])
+    if not ins.has("sat"):
+        c.emit("IADD3", (), [dv], [h, e, RZ])
+        return
+    # mad24.hi.sat.s32: the sum saturates (ptxas: PLOP3 on the three signs, two SELs)
+    s = c.new()
+    c.emit("IADD3", (), [s], [h, e, RZ])
+    pos, neg = c.new(RC.P), c.new(RC.P)
+    for p, lut in ((pos, 0x02), (neg, 0x40)):  # +,+ -> - ; -,- -> +
+        f = c.new()
+        c.emit("LOP3", ("LUT",), [f], [h, e, s, Imm(lut), Src(PT, inv=True)])
+        c.emit("ISETP", ("LT", "AND"), [p, PT], [f, RZ, PT])
+    t2 = c.new()
+    c.emit("SEL", (), [t2], [s, c.materialize(0x7FFFFFFF, T.U32), Src(pos, inv=True)])
+    c.emit("SEL", (), [dv], [t2, c.materialize(0x80000000, T.U32), Src(neg, inv=True)])
 
 
 def _carry_in(c: LowerCtx) -> VReg:

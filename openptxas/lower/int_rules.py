@@ -427,6 +427,12 @@ def mov_vector(ins: ast.Instruction, c: LowerCtx) -> None:
                 sel = 0x0010 if k == 0 else 0x0032
                 c.emit("PRMT", (), [c.dst(it)], [src, Imm(sel | 0x4400), RZ])
             return
+        if t in I64 and n == 4:  # mov.b64 {%h0, %h1, %h2, %h3}, %rd: halfwords of each word
+            for k, it in enumerate(d.items):
+                if not isinstance(it, ast.Sink):
+                    sel = 0x0010 if k % 2 == 0 else 0x0032
+                    c.emit("PRMT", (), [c.dst(it)], [half(src, k // 2), Imm(sel | 0x4400), RZ])
+            return
         raise c.unsupported(f"unpacking {ins.name} into {n} parts")
     assert isinstance(a, ast.Vector)
     dv = c.dst(d)
@@ -439,6 +445,12 @@ def mov_vector(ins: ast.Instruction, c: LowerCtx) -> None:
         lo = c.rvalue(a.items[0], T.B16)
         hi = c.rvalue(a.items[1], T.B16)
         c.emit("PRMT", (), [dv], [lo, Imm(0x5410), hi])
+        return
+    if t in I64 and n == 4:  # mov.b64 %rd, {%h0, %h1, %h2, %h3}: PRMT 0x5410 per word (ptxas)
+        for k in range(2):
+            lo = c.rvalue(a.items[2 * k], T.B16)
+            hi = c.rvalue(a.items[2 * k + 1], T.B16)
+            c.emit("PRMT", (), [dv.part(k)], [lo, Imm(0x5410), hi])
         return
     raise c.unsupported(f"packing {n} parts with {ins.name}")
 

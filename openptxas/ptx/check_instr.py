@@ -211,6 +211,15 @@ def _diagnose(
     near: list[tuple[Form, list[str], list[str], list[str]]],
 ) -> list[str]:
     """Pick ptxas's message for modifiers that fit no form."""
+    from openptxas.ptx.cvt_diag import cvt_message, float_message
+
+    special = float_message(opcode, types, others)
+    if special is not None:
+        return special
+    if opcode == "cvt":
+        msgs = cvt_message(types, others)
+        if msgs is not None:
+            return msgs
     if opcode in ("abs", "neg") and types and types[0][0] == "u":
         return [f"Instruction '{name}' applies only to signed numeric types"]
     if opcode in ("mul", "mad", "mul24", "mad24", "div") and not typed:
@@ -263,11 +272,13 @@ def _diagnose(
     # modifiers that no form with these types accepts
     accepted = {m for n in near for m in others if m not in n[1]}
     bad = [m for m in extra if m not in accepted] or extra
+    # ptxas names another illegal modifier before .ftz (add.ftz.sat.bf16: '.sat')
+    bad = sorted(bad, key=lambda m: m == "ftz")
     if bad:
         m = bad[0]
         if m in ("rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", "rna", "rs"):
             return [f"Illegal rounding modifier for instruction '{name}'"]
-        if m == "sat" and types:
+        if m == "sat" and types and types[0][:1] in ("u", "s"):
             return [f"Modifier '.sat' does not apply to '.{types[0]}' type"]
         if m in spaces:
             return [f"State space incorrect for instruction '{name}'"]
@@ -276,7 +287,7 @@ def _diagnose(
         ):
             base = name if name.endswith("." + m) else f"{name}.{m}"
             return [f"Unexpected instruction types specified for '{base}'"]
-        if m == "relu" and types:
+        if m == "relu" and types and opcode in ("min", "max"):
             return [f"Illegal modifier '.relu' for instruction '{name}' with type '.{types[0]}'"]
         return [f"Illegal modifier '.{m}' for instruction '{name}'"]
     # something required is missing: report by category, over the closest forms
@@ -639,6 +650,19 @@ class InstrChecks:
                     f"Feature '{feature}' requires PTX ISA .version {g.ptx[0]}.{g.ptx[1]} or later",
                     ins.span,
                 )
+            elif (
+                g.kind == "sm"
+                and ins.opcode == "cvt"
+                and ins.has("satfinite")
+                and ([t.value for t in ins.mods.types] == ["tf32", "f32"])
+                and (ins.has("rn") or ins.has("rz"))
+            ):
+                rnd = "rn" if ins.has("rn") else "rz"
+                self.error(
+                    f"Modifier '.satfinite' on 'cvt.tf32.f32.{rnd}' requires .target "
+                    f"sm_{g.sm} or higher",
+                    ins.span,
+                )
             elif g.kind == "sm":
                 what = _INSTRUCTION_GATES.get(ins.opcode, f"Feature '{feature}'")
                 if ins.opcode in ("atom", "red"):
@@ -646,6 +670,8 @@ class InstrChecks:
                 if g.sm == 80 and bf16 is not None:
                     what = f"Feature '.{bf16}'"
                 self.error(f"{what} requires .target sm_{g.sm} or higher", ins.span)
+            elif ins.opcode == "cvt" and ins.has("rs"):
+                self.error(f"Feature '.rs' not supported on .target '{self.arch}'", ins.span)
             else:
                 what = gate_name(ins, name)
                 self.error(f"Instruction '{what}' not supported on .target '{self.arch}'", ins.span)
@@ -707,6 +733,17 @@ class InstrChecks:
         relaxed = ins.opcode in _RELAXED
         if role == "x":
             return
+        if (
+            ins.opcode == "cvt"
+            and want in (PtxType.U8, PtxType.S8)
+            and isinstance(o, Reg)
+            and any(t.value == "bf16" for t in ins.mods.types)
+        ):
+            # cvt between bf16 and an 8-bit integer takes only 8-bit registers (ptxas; a
+            # 16-bit one is fine for f16)
+            rt = self._reg_type(o)
+            if rt is not None and rt.size != 1:
+                raise OperandError(mismatch)
         if not vec and isinstance(o, Vector) and role in _SCALAR_ROLES:
             if len(o.items) != 1 and ins.opcode != "mov":
                 raise OperandError(f"Vector operand is not allowed for instruction '{name}'")

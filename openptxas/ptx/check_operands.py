@@ -764,6 +764,14 @@ def gate_name(ins: Instruction, name: str) -> str:
     types = ins.mods.types
     if ins.opcode == "wgmma.mma_async" and len(types) > 1 and types[1].value in _WG_KIND:
         return f"{name} with {_WG_KIND[types[1].value]}"
+    if ins.opcode == "cvt":
+        # the sm_100 formats (scripts/fp_audit.py, group 'fp4/fp6'): ptxas names the format
+        vals = {t.value for t in types}
+        for fmt in ("e2m1x2", "ue8m0x2"):
+            if fmt in vals:
+                return f"cvt with .{fmt}"
+        if vals & {"e2m3x2", "e3m2x2"}:
+            return "cvt with .e2m3x2/.e3m2x2"
     return name
 
 

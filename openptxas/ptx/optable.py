@@ -176,11 +176,12 @@ fma
   .rn{.ftz}.relu.(f16|f16x2) : d, a, b, c                      @sm_80 @ptx7.0
   .rn{.relu}.(bf16|bf16x2) : d, a, b, c                        @sm_80 @ptx7.0
   .rn.oob{.relu}.pkf : d, a, b, c                              @sm_90 @ptx8.1
+  .rn.oob.sat.(f16|f16x2) : d, a, b, c                         @sm_90 @ptx8.1
   .rnd{.sat}.f32.(f16|bf16) : d, a:T1, b:T1, c                 @sm_100 @ptx8.6
 rcp
   .approx{.ftz}.f32 : d, a
   .rnd{.ftz}.f32 : d, a
-  .rnd.f64 : d, a
+  .rnd{.ftz}.f64 : d, a
   .approx.ftz.f64 : d, a
 sqrt
   .approx{.ftz}.f32 : d, a
@@ -318,6 +319,7 @@ cvta
 cvt
   {.sat}.cvi.cvi : d, a:T1
   .rnd{.sat}.cvf.cvi : d, a:T1
+  .rnd.ftz{.sat}.f32.cvi : d, a:T1
   .rnd.bf16.cvi : d, a:T1                                      @sm_90 @ptx7.8
   .irnd{.ftz}{.sat}.cvi.cvf : d, a:T1
   .irnd.cvi.bf16 : d, a:T1                                     @sm_90 @ptx7.8
@@ -327,13 +329,16 @@ cvt
   {.irnd}.bf16.bf16 : d, a:T1                                  @sm_90 @ptx7.8
   {.ftz}{.sat}.(f32|f64).f16 : d, a:T1
   {.ftz}{.sat}.f64.f32 : d, a:T1
-  .(f32|f64).bf16 : d, a:T1                                    @sm_80 @ptx7.1
+  {.rnd}{.ftz}.f32.bf16 : d, a:T1                              @sm_80 @ptx7.1
+  {.rnd}.f64.bf16 : d, a:T1                                    @sm_80 @ptx7.1
   .rnd{.ftz}{.sat}.f16.(f32|f64) : d, a:T1
   .rnd{.ftz}{.sat}.f32.f64 : d, a:T1
-  .rnd.bf16.(f16|f64) : d, a:T1                                @sm_90 @ptx7.8
-  .rnd.f16.bf16 : d, a:T1                                      @sm_90 @ptx7.8
+  {.rnd}.bf16.f16 : d, a:T1                                    @sm_90 @ptx7.8
+  .rnd.bf16.f64 : d, a:T1                                      @sm_90 @ptx7.8
+  {.rnd}.f16.bf16 : d, a:T1                                    @sm_90 @ptx7.8
   .frnd2{.relu}{.satfinite}.(f16|bf16).f32 : d, a:T1           @sm_80 @ptx7.0
-  .(rm|rp).bf16.f32 : d, a:T1                                  @sm_80 @ptx7.0
+  .(rm|rp){.ftz}.bf16.f32 : d, a:T1                            @sm_80 @ptx7.0
+  .frnd2.ftz.bf16.f32 : d, a:T1                                @sm_80 @ptx7.0
   .frnd2{.relu}{.satfinite}.(f16x2|bf16x2).f32 : d, a:f32, b:f32   @sm_80 @ptx7.0
   .rna{.satfinite}.tf32.f32 : d:b32, a:f32                     @sm_80 @ptx7.0
   .frnd2{.relu}.tf32.f32 : d:b32, a:f32                        @sm_90 @ptx7.8
@@ -348,6 +353,7 @@ cvt
   .(rz|rp){.satfinite}.ue8m0x2.f32 : d:b16, a:f32, b:f32       @fam100 @ptx8.6
   .(rz|rp){.satfinite}.ue8m0x2.bf16x2 : d:b16, a:b32           @fam100 @ptx8.6
   .rn.bf16x2.ue8m0x2 : d:b32, a:b16                            @fam100 @ptx8.6
+  .rs{.relu}{.satfinite}.(f16x2|bf16x2).f32 : d:b32, a:f32, b:f32, c:u32   @fam100 @ptx8.7
   .rs{.relu}.satfinite.(e4m3x4|e5m2x4|e2m1x4|e2m3x4|e3m2x4).f32 : d, v:f32, a:u32   @fam100 @ptx8.7
 cvt.pack
   .sat.(u16|s16).s32 : d:b32, a:T1, b:T1                       @sm_72 @ptx6.5

@@ -469,11 +469,16 @@ def _cases() -> list[Case]:
     from openptxas.testing.fp19_cases import cases as fp19_cases
 
     out += fp19_cases()
+    from openptxas.testing.fp_audit import found_cases
+
+    have = {c.name for c in out}
+    out += [c for c in found_cases() if c.name not in have]
     return out
 
 
 CASES: dict[str, Case] = {c.name: c for c in _cases()}
 # cases where ptxas -O0 and -O3 compute different values (openptxas follows -O3 at every level):
-# cvt.sat.f32.f16 of -0 is +0 at -O3 (FADD.SAT) and -0 at -O0 (HADD2.F32.SAT); cvt.f64.f64 of a
-# NaN keeps its payload at -O3 (a copy) and is the canonical NaN at -O0 (DADD -RZ, x)
-O3_ONLY = frozenset({"cvt.sat.f32.f16", "cvt.f64.f64"})
+# cvt[.ftz].sat.f32.f16 of -0 is +0 at -O3 (FADD.SAT) and -0 at -O0 (HADD2.F32.SAT); cvt.f64.f64
+# and cvt.f32.f32 of a NaN keep its payload at -O3 (a copy) and give the canonical NaN at -O0
+# (DADD -RZ, x / FADD -RZ, x)
+O3_ONLY = frozenset({"cvt.sat.f32.f16", "cvt.ftz.sat.f32.f16", "cvt.f64.f64", "cvt.f32.f32"})
