@@ -297,6 +297,17 @@ def bind_lop3(ctx: Ctx) -> Bound:
     return Bound(full, _kind(ctx))
 
 
+def _plop3_src(ctx: Ctx, op: Reg) -> Reader:
+    """A PLOP3 source: a predicate, or ``Rx.SIGN`` (the sign bit of a general register, as
+    ptxas's saturating s32 sums use it)."""
+    if op.is_pred:
+        return ctx.psrc(op)
+    if op.sel != "SIGN" or op.not_ or op.neg or op.abs:
+        raise ctx.unsupported(f"PLOP3 source {op}")
+    r = ctx.src(Reg(op.file, op.index))
+    return lambda sel: (np.asarray(r(sel), dtype=U32) >> U32(31)).astype(bool)
+
+
 def bind_plop3(ctx: Ctx) -> Bound:
     ops = ctx.ops
     preds = [o for o in ops if isinstance(o, Reg)]
@@ -304,7 +315,7 @@ def bind_plop3(ctx: Ctx) -> Bound:
     if len(preds) != 5 or len(imms) < 1:
         raise ctx.unsupported()
     d0, d1 = ctx.pdst(preds[0]), ctx.pdst(preds[1])
-    a_r, b_r, c_r = (ctx.psrc(p) for p in preds[2:5])
+    a_r, b_r, c_r = (_plop3_src(ctx, p) for p in preds[2:5])
     l0 = imms[0].value & 0xFF
     l1 = imms[1].value & 0xFF if len(imms) > 1 else 0
 

@@ -90,6 +90,19 @@ def _mma(shape: str, types: str, n: int, rest: str, a: str = "%rd7") -> str:
 
 
 SYNC = "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;"
+
+
+def _sp(shape: str, types: str, n: int, rest: str, a: str = "%rd7") -> str:
+    return _mma(shape, types, n, rest, a).replace("mma_async.sync", "mma_async.sp.sync")
+
+
+# sparse metadata: a pattern of valid nibbles (2:4: two different indices in increasing order;
+# tf32: 0b0100 or 0b1110) rotated by 4 (tid % 8) bits
+_META = (
+    "\tand.b32 %r30, %r2, 7;\n\tshl.b32 %r30, %r30, 2;\n\tmov.b32 %r31, 0x9C8D4E84;\n"
+    "\tshf.l.wrap.b32 %r32, %r31, %r31, %r30;\n"
+)
+_META_TF32 = _META.replace("0x9C8D4E84", "0x4EE4E44E")
 FENCE = "\twgmma.fence.sync.aligned;"
 
 # name -> (body, accumulator registers, integer accumulator, element kind of shared memory)
@@ -114,6 +127,34 @@ CASES: dict[str, tuple[str, int, bool, str]] = {
     "bf16_A_in_registers_neg": (
         f"{FENCE}\n{_mma('m64n8k16', 'f32.bf16.bf16', 4, '1, -1, 1, 0', '{%x0, %x1, %x2, %x3}')}"
         f"\n{SYNC}", 4, False, "bf16"),
+    # 8-bit A in registers (IGMMA/QGMMA R, R, gdesc): .satfinite, scale-a -1 (-Ra)
+    "u8_s8_A_in_registers_sat": (
+        f"{FENCE}\n{_mma('m64n8k32', 's32.u8.s8.satfinite', 4, '%p1', '{%x0, %x1, %x2, %x3}')}"
+        f"\n{SYNC}", 4, True, "int"),
+    "e4m3_e5m2_A_in_registers_neg": (
+        f"{FENCE}\n{_mma('m64n16k32', 'f32.e4m3.e5m2', 8, '1, -1, -1', '{%x0, %x1, %x2, %x3}')}"
+        f"\n{SYNC}", 8, False, "fp8"),
+    "e5m2_A_in_registers_f16": (
+        f"{FENCE}\n{_mma('m64n16k32', 'f16.e5m2.e5m2', 4, '%p1, 1, 1', '{%x0, %x1, %x2, %x3}')}"
+        f"\n{SYNC}", 4, True, "fp8"),
+    # sparse A (wgmma.mma_async.sp): valid metadata nibbles rotated per lane, each selector
+    "sp_f16_pred_negA_transA": (
+        f"{_META}{FENCE}\n{_sp('m64n8k32', 'f32.f16.f16', 4, '%r32, 1, %p1, -1, 1, 1, 0')}"
+        f"\n{SYNC}", 4, False, "f16"),
+    "sp_bf16_A_in_registers": (
+        f"{_META}{FENCE}\n"
+        f"{_sp('m64n16k32', 'f32.bf16.bf16', 8, '%r32, 0, 1, 1, -1, 1', '{%x0, %x1, %x2, %x3}')}"
+        f"\n{SYNC}", 8, False, "bf16"),
+    "sp_tf32": (
+        f"{_META_TF32}{FENCE}\n{_sp('m64n8k16', 'f32.tf32.tf32', 4, '%r32, 1, 1, 1, 1')}"
+        f"\n{SYNC}", 4, False, "tf32"),
+    "sp_s8_u8_sat_A_in_registers": (
+        f"{_META}{FENCE}\n"
+        f"{_sp('m64n8k64', 's32.s8.u8.satfinite', 4, '%r32, 0, %p1', '{%x0, %x1, %x2, %x3}')}"
+        f"\n{SYNC}", 4, True, "int"),
+    "sp_e4m3_e5m2_f16": (
+        f"{_META}{FENCE}\n{_sp('m64n16k64', 'f16.e4m3.e5m2', 4, '%r32, 0, 1, 1, -1')}"
+        f"\n{SYNC}", 4, True, "fp8"),
     # two chained k-steps, then a second group on other accumulators: wait 1, wait 0
     "n128_two_groups": (
         f"{FENCE}\n{_mma('m64n128k16', 'f32.f16.f16', 64, '1, 1, 1, 0, 0')}\n"
