@@ -418,3 +418,55 @@ def test_mma_fp8_f16_and_s4_satfinite(
         big = np.array([0x7FFFFF00, 0x80000100, 0x7FFFFFFF, 0x80000000, 5, 0xFFFFFFF0], np.uint32)
         words[:, na + nb :] = rng.choice(big, (32, nc))
     _compare(ptx, _spec(words.ravel(), nc), opt, oracle)
+
+
+_PAIRS = [
+    ("m16n8k32", "f32.f16.f16.f32", (4, 4, 4), 1),
+    ("m16n8k32", "s32.s8.s8.s32", (2, 2, 4), 1),
+    ("m16n8k64", "s32.u4.s4.s32", (2, 2, 4), 0),
+]
+
+
+@pytest.mark.parametrize("opt", [3, 0])
+@pytest.mark.parametrize(
+    "shape,types,counts,sel", _PAIRS, ids=[f"{s}.{t}" for s, t, _, _ in _PAIRS]
+)
+def test_mma_sp_pair_sharing_a_and_metadata(
+    shape: str, types: str, counts: tuple[int, int, int], sel: int, opt: int, oracle: Any
+) -> None:
+    """Two mma.sp with the same A and metadata, other B: ptxas sets reuse flags on them (bit
+    125 on the metadata, which nvdisasm does not print); both D stored."""
+    need_tools("ptxas")
+    na, nb, nc = counts
+    one = _kernel(shape, types, sel, counts, "mma.sp::ordered_metadata")
+    f = types.endswith("f32")
+    p = "f" if f else "r"
+    line = next(ln for ln in one.splitlines() if "mma.sp" in ln)
+    d0 = nc if f else na + nb + nc
+    # a second B after the metadata word, a second D after the first D
+    total = na + nb + nc + 1
+
+    def vec(q: str, start: int, n: int) -> str:
+        return "{" + ", ".join(f"%{q}{start + i}" for i in range(n)) + "}"
+
+    second = line.replace(vec("r", na, nb), vec("r", 30, nb))
+    second = second.replace(vec(p, d0, nc), vec(p, 40, nc), 1)
+    loads = "\n".join(f"\tld.global.b32 %r{30 + i}, [%rd3+{4 * (total + i)}];" for i in range(nb))
+    stores = "\n".join(f"\tst.global.b32 [%rd4+{4 * (nc + i)}], %{p}{40 + i};" for i in range(nc))
+    ptx = one.replace(line, f"{loads}\n{line}\n{second}\n{stores}")
+    ptx = ptx.replace(".reg .b32 %r<24>;", ".reg .b32 %r<48>;").replace(
+        ".reg .f32 %f<12>;", ".reg .f32 %f<48>;"
+    )
+    ptx = ptx.replace(
+        f"mul.wide.u32 %rd5, %r20, {4 * total};", f"mul.wide.u32 %rd5, %r20, {4 * (total + nb)};"
+    )
+    ptx = ptx.replace(f"mul.wide.u32 %rd6, %r20, {4 * nc};", f"mul.wide.u32 %rd6, %r20, {8 * nc};")
+    rng = np.random.default_rng(na + nb + sel)
+    words = rng.integers(0, 1 << 32, (32, total + nb), dtype=np.uint64).astype(np.uint32)
+    if f:
+        words[:, na + nb : na + nb + nc] = (
+            rng.integers(-64, 64, (32, nc)).astype(np.float32) * 0.5
+        ).view(np.uint32)
+    words[:, total - 1] = np.uint32(0x9C8D4E84)  # valid metadata
+    spec = _spec(words.ravel(), 2 * nc)
+    _compare(ptx, spec, opt, oracle)
