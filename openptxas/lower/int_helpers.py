@@ -214,6 +214,10 @@ def saturating_add(c: LowerCtx, a: RegLike, b: RegLike, sub: bool = False) -> VR
     return out
 
 
+def _sat_s32(ins: ast.Instruction) -> bool:
+    return ins.has("sat") and ins.type is T.S32
+
+
 def add_sat(ins: ast.Instruction, c: LowerCtx) -> None:
     d, a, b = ins.operands
     if ins.type is not T.S32:
@@ -232,8 +236,8 @@ RULES: list[Rule] = [
     Rule("subc", "subc", lambda ins: True, add_cc, "subc.u32 %r1, %r2, %r3;"),
     Rule("mad.cc", "mad", has("cc"), mad_cc, "mad.lo.cc.u32 %r1, %r2, %r3, %r4;"),
     Rule("madc", "madc", lambda ins: True, mad_cc, "madc.hi.cc.u32 %r1, %r2, %r3, %r4;"),
-    Rule("add.sat", "add", has("sat"), add_sat, "add.sat.s32 %r1, %r2, %r3;"),
-    Rule("sub.sat", "sub", has("sat"), add_sat, "sub.sat.s32 %r1, %r2, -5;"),
+    Rule("add.sat", "add", _sat_s32, add_sat, "add.sat.s32 %r1, %r2, %r3;"),
+    Rule("sub.sat", "sub", _sat_s32, add_sat, "sub.sat.s32 %r1, %r2, -5;"),
     Rule("szext", "szext", lambda ins: True, szext, "szext.wrap.u32 %r1, %r2, %r3;"),
     Rule(
         "cvt.pack.sat", "cvt.pack", has("sat"), cvt_pack_sat, "cvt.pack.sat.u16.s32 %r1, %r2, %r3;"
