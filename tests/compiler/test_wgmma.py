@@ -256,3 +256,66 @@ def test_wgmma_refusals() -> None:
     body = f"{FENCE}\n{_mma('m64n8k16', 'f32.f16.f16', 4, '1, 2, 1, 0, 0')}\n{SYNC}"
     with pytest.raises(OpenPtxasError, match="expected to be -1 or 1"):
         compile_ptx(_kernel(body, 4), Options(arch="sm_90a"), "k.ptx")
+
+
+@pytest.mark.parametrize("sel", [0, 1])
+def test_sparse_wgmma_reference(sel: int, oracle: Any) -> None:
+    """wgmma.mma_async.sp m64n8k32 f32.f16.f16 (A and B from shared memory) against numpy: A's
+    kept half (64 x 16) and B (8 x 32) read from the no-swizzle K-major layout the descriptors
+    describe (8-row core matrices of 16-byte rows, K blocks 128 bytes apart, 8-row groups 256),
+    A expanded by the PTX ISA's metadata (per warp: chunk c of row g / g + 8 in bits 4 (c % 4)
+    / + 16 of thread 4 g + 2 sel + c // 4), D = A B^T + C; ptxas's cubin and ours."""
+    need_tools("ptxas")
+    from openptxas.driver import compile_ptx
+    from openptxas.emu import run_launch
+    from openptxas.options import Options
+
+    body = (f"{_META}{FENCE}\n{_sp('m64n8k32', 'f32.f16.f16', 4, f'%r32, {sel}, 1, 1, 1, 0, 0')}"
+            f"\n{SYNC}")  # fmt: skip
+    ptx = _kernel(body, 4)
+    data = _input("f16", 4, False, seed=11 + sel)
+    spec = {
+        "kernel": "k",
+        "grid": [1, 1, 1],
+        "block": [128, 1, 1],
+        "args": [
+            {"kind": "buffer", "dtype": "u32", "count": 128 * 4, "init": "zeros"},
+            {"kind": "buffer", "dtype": "u8", "count": data.size,
+             "init": {"hex": data.tobytes().hex()}},
+            {"kind": "scalar", "dtype": "u32", "value": 1},
+        ],
+    }  # fmt: skip
+    smem = data[:SMEM].view(np.float16).astype(np.float64)
+
+    def tile(base: int, rows: int, kbytes: int) -> np.ndarray:
+        r, kb = np.meshgrid(np.arange(rows), np.arange(0, kbytes, 2), indexing="ij")
+        addr = base + (r >> 3) * 256 + (r & 7) * 16 + (kb >> 4) * 128 + (kb & 15)
+        return smem[addr // 2]
+
+    a_kept, b = tile(0, 64, 32), tile(B_AT, 8, 64)  # [64, 16], [8, 32]
+    tid = np.arange(128)
+    rot = 4 * (tid % 8)
+    meta = ((0x9C8D4E84 << rot) | (0x9C8D4E84 >> (32 - rot))) & 0xFFFFFFFF
+    meta[rot == 0] = 0x9C8D4E84
+    a = np.zeros((64, 32))
+    for row in range(64):
+        w, rr = divmod(row, 16)
+        for c in range(8):
+            lane = 32 * w + 4 * (rr % 8) + 2 * sel + c // 4
+            nib = (int(meta[lane]) >> (16 * (rr // 8) + 4 * (c % 4))) & 0xF
+            a[row, 4 * c + (nib & 3)] = a_kept[row, 2 * c]
+            a[row, 4 * c + (nib >> 2)] = a_kept[row, 2 * c + 1]
+    acc_in = data[SMEM:].view(np.float32).reshape(128, 4).astype(np.float64)
+    g, t = (tid % 32) >> 2, tid & 3
+    i = np.arange(4)
+    rows = (16 * (tid // 32) + g)[:, None] + 8 * (i[None, :] >> 1)
+    cols = 2 * t[:, None] + (i[None, :] & 1)
+    want = (a @ b.T)[rows, cols] + acc_in
+    theirs = run_launch(oracle.ptxas(ptx, "sm_90a").cubin, spec)
+    ours = run_launch(
+        compile_ptx(ptx, Options(arch="sm_90a", verify=True), "k.ptx").cubin, spec, hazards=True
+    )
+    assert not ours.hazards, ours.hazards[:3]
+    for res in (theirs, ours):
+        got = res.outputs[0].view(np.float32).reshape(128, 4).astype(np.float64)
+        assert np.array_equal(got, want), np.argwhere(got != want)[:5]
