@@ -188,7 +188,7 @@ def classify(rep: int, n0: Norm, variants: list[Norm | None]) -> Analysis:
             an.fixed.add(b)
             continue
         if nb.text == n0.text:
-            if b < 105:
+            if b < 105 or b == 125:
                 an.fixed.add(b)  # no visible effect: pinned at the representative's value
             continue
         if nb.guard != n0.guard:
@@ -801,6 +801,8 @@ def learn_row(word: int, name: str) -> Step[Row]:
         used |= bits_mask(to_bits(g.bits))
     guard_mask = 0xF << 12 if has_guard else 0
     mask = ((1 << 105) - 1) & ~used & ~guard_mask
+    if 125 in an.fixed:  # a candidate loose bit (below); never kept fixed
+        mask |= 1 << 125
     flags: dict[str, Any] = {}
     if not has_guard:
         flags["guard"] = ""
@@ -825,13 +827,18 @@ def learn_row(word: int, name: str) -> Step[Row]:
         for b, nb in zip(FLIP_BITS, variants, strict=True)
         if 9 <= b < 105 and b in an.fixed and nb is not None and _other_layout(n0, nb)
     )
+    # bit 125 (the fourth reuse slot) is printed by no form; ptxas sets it on HMMA.SP/IMMA.SP
+    # reading the metadata register of the instruction before (nvdisasm shows nothing): a
+    # silent bit like those below 105, so it can become loose
     silent = tuple(
         b
         for b, nb in zip(FLIP_BITS, variants, strict=True)
-        if b < 105 and b in an.fixed and nb is not None and nb.text == n0.text
+        if (b < 105 or b == 125) and b in an.fixed and nb is not None and nb.text == n0.text
     )
     row = Row(name, n0.opcode, mask, rep & mask, mods, operands, flags, rep, layout, silent)
     yield from _loosen(row)
+    row.mask &= ~(1 << 125)  # not loose: must be 0, as every bit no field or mask covers
+    row.value &= ~(1 << 125)
     yield from _split_signed(row)
     aliases = isa_hints.ALIASES.get(n0.opcode)
     if aliases:
@@ -885,7 +892,8 @@ def _loosen(row: Row) -> Step[None]:
     if loose:
         row.mask &= ~loose
         row.value &= ~loose
-        row.flags["loose"] = (loose, row.rep & loose)
+        # the encoder's value: the representative's, but never a reuse flag (bit 125)
+        row.flags["loose"] = (loose, row.rep & loose & ~(1 << 125))
 
 
 def _split_signed(row: Row) -> Step[None]:

@@ -41,7 +41,8 @@ import numpy as np
 from openptxas.emu import fp
 from openptxas.emu.bind import U32, Bound, Ctx, Reader, reg_row
 from openptxas.emu.lanes import Sel, warp_lanes
-from openptxas.emu.model import GDesc, Keyword, Reg
+from openptxas.emu.model import GDesc, Imm, Keyword, Reg
+from openptxas.emu.ops_mma import sparse_expand, sparse_selector_ok
 
 NDArray = np.ndarray[Any, Any]
 F64 = np.float64
@@ -96,13 +97,20 @@ def _decode_elems(bits: NDArray, typ: str) -> NDArray:
 def bind_gmma(ctx: Ctx) -> Bound:
     ins = ctx.ins
     integer = ins.opcode == "IGMMA"
+    sparse = ins.mods[:1] == ("SP",)  # wgmma.mma_async.sp: K twice the dense one's
+    mods = ins.mods[1:] if sparse else ins.mods
     try:
-        m_, n_, k_ = (int(x) for x in ins.mods[0].split("x"))
-    except ValueError:
+        m_, n_, k_ = (int(x) for x in mods[0].split("x"))
+    except (ValueError, IndexError):
         raise ctx.unsupported() from None
-    rest = ins.mods[1:]
+    if sparse:
+        k_ //= 2  # the columns A holds (the kept half); B has 2 k_
+    rest = mods[1:]
     acc = "S32"
+    sat = False
     if integer:
+        sat = rest[-1:] == ("SAT",)
+        rest = rest[:-1] if sat else rest
         if len(rest) != 2 or any(t not in ("S8", "U8") for t in rest):
             raise ctx.unsupported()
         atype, btype = rest
@@ -130,13 +138,28 @@ def bind_gmma(ctx: Ctx) -> Bound:
     g_op = ops[2] if a_reg is not None else ops[1]
     c_op = ops[3] if a_reg is not None else ops[2]
     p_at = 4 if a_reg is not None else 3
-    p_op = ops[p_at] if len(ops) > p_at else None
-    if not (isinstance(d_op, Reg) and isinstance(g_op, GDesc) and isinstance(c_op, Reg)) or (
-        p_op is not None and not (isinstance(p_op, Reg) and p_op.is_pred)
-    ):
+    tail = ops[p_at:]
+    p_op: Reg | None = None
+    head = tail[0] if tail else None
+    if isinstance(head, Reg) and head.is_pred:
+        p_op = head
+        tail.pop(0)
+    e_op: Reg | None = None
+    fsel = 0
+    chunk = 2 if size == 4 else 4  # sparse chunks: tf32 1 of 2 kept, else 2 of 4
+    if sparse:  # the metadata register, then the selector (omitted when 0)
+        top = tail.pop(0) if tail else None
+        e_op = top if isinstance(top, Reg) and not top.is_pred else None
+        top = tail[0] if tail else None
+        if isinstance(top, Imm):
+            fsel = top.value
+            tail.pop(0)
+        if e_op is None or not sparse_selector_ok(2 * k_, chunk, fsel):
+            raise ctx.unsupported(f"{ins.mnemonic}: metadata or sparsity selector")
+    if not (isinstance(d_op, Reg) and isinstance(g_op, GDesc) and isinstance(c_op, Reg)) or tail:
         raise ctx.unsupported()
-    if a_reg is not None and (atype not in ("F16", "BF16") or a_reg.is_pred):
-        raise ctx.unsupported("wgmma with A from registers (only f16/bf16)")
+    if a_reg is not None and (atype == "TF32" or a_reg.is_pred):
+        raise ctx.unsupported("wgmma with A from registers (not tf32)")
     tnsp_a = "tnspA" in g_op.sel
     tnsp_b = "tnspB" in g_op.sel
     nelem = n_ // 2  # accumulator elements per thread
@@ -155,6 +178,10 @@ def bind_gmma(ctx: Ctx) -> Bound:
     if a_reg is not None:
         a_row = reg_row(a_reg)
         ctx.read(a_row, 4)
+    e_row = None
+    if e_op is not None:
+        e_row = reg_row(e_op)
+        ctx.read(e_row, 1)
     neg_a = (a_reg is not None and a_reg.neg) or "negA" in g_op.sel  # imm-scale-a = -1
     neg_b = "negB" in g_op.sel
     lpc = m.lanes_per_cta
@@ -164,17 +191,25 @@ def bind_gmma(ctx: Ctx) -> Bound:
     j, i = np.divmod(np.arange(nelem), 4)
     frag_r = g_[:, None] + 8 * (i[None, :] >> 1)
     frag_c = 8 * j[None, :] + 2 * t_[:, None] + (i[None, :] & 1)
-    # A from registers: (lane, register, half) -> (row in the warp's 16, k)
+    # A from registers: (lane, register, element) -> (row in the warp's 16, k); 16-bit types
+    # two elements per register, 8-bit types four
     r4 = np.arange(4)
-    ra_r = np.broadcast_to(g_[:, None, None] + 8 * (r4[None, :, None] & 1), (32, 4, 2))
-    ra_k = 2 * t_[:, None, None] + 8 * (r4[None, :, None] >> 1) + np.arange(2)[None, None, :]
+    per = 4 // size
+    ra_r = np.broadcast_to(g_[:, None, None] + 8 * (r4[None, :, None] & 1), (32, 4, per))
+    ra_k = (
+        per * t_[:, None, None] + 4 * per * (r4[None, :, None] >> 1) + np.arange(per)[None, None, :]
+    )
 
-    def operand(desc: int, nrows: int, row0: int, lane: int, typ: str, mn_major: bool) -> NDArray:
-        rows, ks = np.meshgrid(np.arange(nrows) + row0, np.arange(k_), indexing="ij")
+    kb = 2 * k_ if sparse else k_  # B's K
+
+    def operand(
+        desc: int, nrows: int, row0: int, lane: int, typ: str, mn_major: bool, kk: int
+    ) -> NDArray:
+        rows, ks = np.meshgrid(np.arange(nrows) + row0, np.arange(kk), indexing="ij")
         addr = _addresses(desc, rows.ravel(), ks.ravel(), size, mn_major)
         lanes = np.full(addr.size, lane, dtype=np.intp)
         bits = m.load("shared", addr, lanes, size, False)[0]
-        return _decode_elems(bits, typ).reshape(nrows, k_)
+        return _decode_elems(bits, typ).reshape(nrows, kk)
 
     def fn(sel: Sel) -> None:
         lanes_all = m.index(warp_lanes(sel, m.L))
@@ -185,16 +220,20 @@ def bind_gmma(ctx: Ctx) -> Bound:
             gd = [int(R[g_row + q, first]) for q in range(4)]
             da, db = gd[0] | gd[1] << 32, gd[2] | gd[3] << 32
             try:
-                bmat = operand(db, n_, 0, first, btype, tnsp_b)  # [N, K]
+                bmat = operand(db, n_, 0, first, btype, tnsp_b, kb)  # [N, K]
                 if a_row is None:
-                    amat = operand(da, 16, 16 * wq, first, atype, tnsp_a)  # [16, K]
+                    amat = operand(da, 16, 16 * wq, first, atype, tnsp_a, k_)  # [16, K]
                 else:
                     regs = R[a_row : a_row + 4][:, lanes].T  # [32, 4]
-                    halves = np.stack([regs & 0xFFFF, regs >> 16], axis=-1)
-                    amat = np.zeros((16, k_), dtype=F64)
-                    amat[ra_r, ra_k] = _decode_elems(halves, atype)
+                    width = 8 * size
+                    parts = [(regs >> U32(width * p)) & U32((1 << width) - 1) for p in range(per)]
+                    amat = np.zeros((16, k_), dtype=np.int64 if integer else F64)
+                    amat[ra_r, ra_k] = _decode_elems(np.stack(parts, axis=-1), atype)
             except ValueError as exc:
                 raise ctx.unsupported(f"{ins.mnemonic}: {exc}") from None
+            if e_row is not None:
+                meta = R[e_row][lanes][None, :]
+                amat = sparse_expand(amat[None], meta, chunk, fsel)[0]  # [16, 2 K]
             if neg_a:
                 amat = -amat
             if neg_b:
@@ -210,6 +249,8 @@ def bind_gmma(ctx: Ctx) -> Bound:
                     assert acc_row is not None
                     cur = R[acc_row : acc_row + ndreg][:, lanes].T
                     out = out + cur.view(np.int32).astype(np.int64)
+                if sat:
+                    out = np.clip(out, -(2**31), 2**31 - 1)
                 res = (out & 0xFFFFFFFF).astype(U32)
             elif half_acc:
                 # element 2k in the low half of register k, element 2k + 1 in the high half

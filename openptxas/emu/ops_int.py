@@ -10,14 +10,13 @@ predicate when the high words are equal; ``LOP3``'s predicate output is ``(resul
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from openptxas.emu.bind import U32, U64, Bound, Ctx, Kind, Reader, Value
 from openptxas.emu.lanes import Sel
-from openptxas.emu.model import Imm, Operand, Reg, RegFile
+from openptxas.emu.model import Imm, Operand, Reg
 
 NDArray = np.ndarray[Any, Any]
 M32 = U64(0xFFFFFFFF)
@@ -298,13 +297,15 @@ def bind_lop3(ctx: Ctx) -> Bound:
     return Bound(full, _kind(ctx))
 
 
-def _plop3_src(ctx: Ctx, p: Reg) -> Callable[[Sel], Value]:
-    """A PLOP3 source: a predicate, or a register's sign bit (``R5.SIGN``: ptxas's
-    mad24.hi.sat.s32 tests the signs of the addends and the sum)."""
-    if p.file in (RegFile.R, RegFile.UR) and p.sel == "SIGN":
-        r = ctx.src(replace(p, sel=""))
-        return lambda sel: (np.asarray(r(sel)).astype(np.uint32) >> np.uint32(31)).astype(bool)
-    return ctx.psrc(p)
+def _plop3_src(ctx: Ctx, op: Reg) -> Reader:
+    """A PLOP3 source: a predicate, or ``Rx.SIGN`` (the sign bit of a general register, as
+    ptxas's saturating s32 sums use it)."""
+    if op.is_pred:
+        return ctx.psrc(op)
+    if op.sel != "SIGN" or op.not_ or op.neg or op.abs:
+        raise ctx.unsupported(f"PLOP3 source {op}")
+    r = ctx.src(Reg(op.file, op.index))
+    return lambda sel: (np.asarray(r(sel), dtype=U32) >> U32(31)).astype(bool)
 
 
 def bind_plop3(ctx: Ctx) -> Bound:

@@ -21,7 +21,7 @@ import numpy as np
 from openptxas.emu import fp
 from openptxas.emu.bind import U32, U64, Bound, Ctx, reg_row
 from openptxas.emu.lanes import Sel, warp_lanes
-from openptxas.emu.model import Reg
+from openptxas.emu.model import Imm, Reg
 
 NDArray = np.ndarray[Any, Any]
 F64 = np.float64
@@ -192,6 +192,8 @@ def _bind_dmma16(ctx: Ctx, k: int, d_op: Reg, a_op: Reg, b_op: Reg, c_op: Reg) -
 def bind_mma(ctx: Ctx) -> Bound:
     ins = ctx.ins
     mods = ins.mods
+    if mods and mods[0] == "SP":
+        return _bind_mma_sp(ctx)
     regs = [o for o in ctx.ops if isinstance(o, Reg) and not o.is_pred]
     if len(regs) != 4 or not mods:
         raise ctx.unsupported()
@@ -274,29 +276,152 @@ def bind_mma(ctx: Ctx) -> Bound:
             shape.k,
             shape.n,
         )
-        cw = _regs(m, c_op, cfrag.regs, lanes)
-        if dtype == "S32":
-            cvals = np.moveaxis(cw, 0, -1).view(np.int32).astype(np.int64)
-        elif dtype == "F32":
-            cvals = np.moveaxis(cw, 0, -1).view(np.float32).astype(F64)
-        else:
-            cvals = _elements(cw, cfrag, "F16")
-        C = _matrix(cvals, cfrag, shape.m, shape.n)
-        D = np.einsum("wik,wkj->wij", A, B) + C
-        dv = D[:, cfrag.rows, cfrag.cols]  # [W, 32, n]
-        if dtype == "S32":
-            if sat:
-                dv = np.clip(dv, -(2**31), 2**31 - 1)
-            words = (dv & 0xFFFFFFFF).astype(U32)
-        elif dtype == "F32":
-            words = fp.canon32(dv.astype(np.float32))
-        else:
-            h = fp.f64_to_f16_bits(dv).astype(U32)  # [W, 32, 4]
-            words = h[..., 0::2] | (h[..., 1::2] << U32(16))
-        if not d_op.is_zero:
-            row = reg_row(d_op)
-            nreg = words.shape[-1]
-            m.R[row : row + nreg][:, lanes] = np.moveaxis(words, -1, 0).reshape(nreg, -1)
+        _accumulate(m, lanes, A, B, c_op, d_op, cfrag, dtype, sat)
+
+    return Bound(mma)
+
+
+def _accumulate(
+    m: Any, lanes: NDArray, A: NDArray, B: NDArray, c_op: Reg, d_op: Reg, cfrag: Frag,
+    dtype: str, sat: bool,
+) -> None:  # fmt: skip
+    """D = A B + C for the warps of ``lanes`` (A [W, M, K], B [W, K, N]), written to ``d_op``."""
+    cw = _regs(m, c_op, cfrag.regs, lanes)
+    if dtype == "S32":
+        cvals = np.moveaxis(cw, 0, -1).view(np.int32).astype(np.int64)
+    elif dtype == "F32":
+        cvals = np.moveaxis(cw, 0, -1).view(np.float32).astype(F64)
+    else:
+        cvals = _elements(cw, cfrag, "F16")
+    C = _matrix(cvals, cfrag, A.shape[1], B.shape[2])
+    D = np.einsum("wik,wkj->wij", A, B) + C
+    dv = D[:, cfrag.rows, cfrag.cols]  # [W, 32, n]
+    if dtype == "S32":
+        if sat:
+            dv = np.clip(dv, -(2**31), 2**31 - 1)
+        words = (dv & 0xFFFFFFFF).astype(U32)
+    elif dtype == "F32":
+        words = fp.canon32(dv.astype(np.float32))
+    else:
+        h = fp.f64_to_f16_bits(dv).astype(U32)  # [W, 32, 4]
+        words = h[..., 0::2] | (h[..., 1::2] << U32(16))
+    if not d_op.is_zero:
+        row = reg_row(d_op)
+        nreg = words.shape[-1]
+        m.R[row : row + nreg][:, lanes] = np.moveaxis(words, -1, 0).reshape(nreg, -1)
+
+
+def _sparse_shape(op: str, name: str, atype: str) -> tuple[Shape, int] | None:
+    """``HMMA.SP``/``IMMA.SP``: (the shape with A's fragment over the compressed M x K/2
+    matrix, the elements of a metadata chunk: 4 for 2:4, 2 for tf32's 1:2)."""
+    if op == "HMMA" and atype in ("F16", "BF16") and name in ("16816", "16832"):
+        k = int(name[3:])
+        dense_a = _shape("1688" if k == 16 else "16816", atype)
+        assert dense_a is not None
+        b = _frag(k // 4, 16, lambda e, g, q: (2 * q + (e & 1) + 8 * (e >> 1), g))
+        return Shape(16, 8, k, dense_a.a, b), 4
+    if op == "HMMA" and atype == "TF32" and name in ("1688", "16816"):
+        k = int(name[3:])
+        dense_a = _shape("1684" if k == 8 else "1688", "TF32")
+        assert dense_a is not None
+        b = _frag(k // 4, 32, lambda e, g, q: (q + 4 * e, g))
+        return Shape(16, 8, k, dense_a.a, b), 2
+    if op == "IMMA" and atype in ("S8", "U8") and name in ("16832", "16864"):
+        k = int(name[3:])
+        dense_a = _shape("16816" if k == 32 else "16832", atype)
+        assert dense_a is not None
+        b = _frag(k // 4, 8, lambda e, g, q: (4 * q + (e & 3) + 16 * (e >> 2), g))
+        return Shape(16, 8, k, dense_a.a, b), 4
+    return None
+
+
+def sparse_selector_ok(k: int, chunk: int, fsel: int) -> bool:
+    """Whether selector ``fsel`` names threads of a group of 4 for a K of ``k``."""
+    nch = k // chunk
+    per = max(1, nch // 4)
+    return 0 <= fsel * per + (nch - 1) // 4 < 4
+
+
+def sparse_expand(Ac: NDArray, meta: NDArray, chunk: int, fsel: int) -> NDArray:
+    """A warp's structured-sparse A (mma.sp, wgmma.sp; the PTX ISA's sparse matrix storage):
+    ``Ac`` [W, 16, K/2] (the kept elements in order) and the metadata words of the warp's lanes
+    ``meta`` [W, 32] -> A [W, 16, K]. A row has K / chunk chunks (chunk 4, 2 kept, 2-bit
+    indices, the first in the low bits; tf32: chunk 2, 1 kept, index 0b0100 or 0b1110); in each
+    group of 4 threads, thread ``f n + c // 4`` (n = chunks per row / 4, at least 1) holds
+    chunk ``c`` of row ``g`` in bits ``4 (c % 4)`` and of row ``g + 8`` 16 bits higher. Two
+    indices naming one element (undefined in the PTX ISA): the second kept."""
+    W, rows, kc = Ac.shape
+    k = 2 * kc
+    nch = k // chunk
+    per = max(1, nch // 4)
+    rr, cc = np.meshgrid(np.arange(rows), np.arange(nch), indexing="ij")
+    lane = 4 * (rr & 7) + fsel * per + cc // 4
+    shift = (16 * (rr >> 3) + 4 * (cc % 4)).astype(U32)
+    nib = (meta[:, lane] >> shift) & U32(0xF)  # [W, 16, nch]
+    jj = np.arange(kc)
+    if chunk == 4:
+        idx = (nib[:, :, jj // 2] >> U32(2) * (jj % 2).astype(U32)) & U32(3)
+        col = 4 * (jj // 2) + idx.astype(np.int64)  # [W, 16, kc]
+    else:
+        col = 2 * jj + ((nib[:, :, jj] & U32(3)) >> U32(1)).astype(np.int64)
+    A = np.zeros((W, rows, k), dtype=Ac.dtype)
+    A[np.arange(W)[:, None, None], np.arange(rows)[None, :, None], col] = Ac
+    return A
+
+
+def _bind_mma_sp(ctx: Ctx) -> Bound:
+    """``HMMA.SP.<shape>.<F16|F32>[.BF16|.TF32]`` and ``IMMA.SP.<shape>.<A>.<B>[.SAT]`` ``d, a, b,
+    c, e, f`` (mma.sp): A holds the non-zero half of a structured-sparse M x K matrix (the
+    fragment of the dense shape with K/2), placed by the metadata ``e`` of the threads the
+    selector ``f`` names (``sparse_expand``)."""
+    ins = ctx.ins
+    mods = ins.mods
+    regs = [o for o in ctx.ops if isinstance(o, Reg) and not o.is_pred]
+    imms = [o for o in ctx.ops if isinstance(o, Imm)]
+    if len(regs) != 5 or len(imms) != 1 or len(mods) < 3:
+        raise ctx.unsupported()
+    d_op, a_op, b_op, c_op, e_op = regs
+    op = ins.opcode
+    name = mods[1]
+    if op == "HMMA":
+        dtype = "F32" if mods[2] == "F32" else "F16"
+        atype = next((t for t in mods[3:] if t in ("BF16", "TF32")), "F16")
+        btype = atype
+    else:
+        dtype = "S32"
+        types = [t for t in mods[2:] if t in ("S8", "U8")]
+        if len(types) != 2:
+            raise ctx.unsupported()
+        atype, btype = types
+    found = _sparse_shape(op, name, atype)
+    if found is None:
+        raise ctx.unsupported(f"{op}.SP.{name} on {atype}")
+    shape, chunk = found
+    fsel = imms[0].value
+    if not sparse_selector_ok(shape.k, chunk, fsel):
+        raise ctx.unsupported(f"{ins.mnemonic}: sparsity selector {fsel}")
+    cfrag = _c_f16_16x8() if dtype == "F16" else _c_f32_16x8()
+    sat = "SAT" in mods
+    for r, n in ((a_op, shape.a.regs), (b_op, shape.b.regs), (c_op, cfrag.regs), (e_op, 1)):
+        ctx.read(reg_row(r), n)
+    ctx.write(reg_row(d_op), cfrag.regs)
+    m = ctx.m
+    L = m.L
+    kc = shape.k // 2  # compressed columns
+
+    def mma(sel: Sel) -> None:
+        lanes = m.index(warp_lanes(sel, L))
+        Ac = _matrix(
+            _elements(_regs(m, a_op, shape.a.regs, lanes), shape.a, atype), shape.a, 16, kc
+        )
+        B = _matrix(
+            _elements(_regs(m, b_op, shape.b.regs, lanes), shape.b, btype),
+            shape.b,
+            shape.k,
+            shape.n,
+        )
+        A = sparse_expand(Ac, _regs(m, e_op, 1, lanes)[0], chunk, fsel)
+        _accumulate(m, lanes, A, B, c_op, d_op, cfrag, dtype, sat)
 
     return Bound(mma)
 

@@ -39,7 +39,8 @@ def hex_signed(v: int) -> str:
 def format_reg(reg: Reg, rs: RegSpec | None = None, show_reuse: bool = True) -> str:
     """A register with its operand modifiers, in the form's style (``-|R5.H1|`` or
     ``-|R5|.H1``); ``.reuse`` only when ``show_reuse`` (nvdisasm hides it on yielding
-    instructions)."""
+    instructions), except a flag outside the control bits (HMMA.SP's metadata, bit 50), which
+    nvdisasm always prints."""
     s = reg.name
     inside = rs is not None and rs.sel_in_abs and reg.abs
     if inside and reg.sel:
@@ -50,7 +51,7 @@ def format_reg(reg: Reg, rs: RegSpec | None = None, show_reuse: bool = True) -> 
         s = "-" + s
     if reg.not_:
         s = ("!" if reg.file in PRED_FILES else "~") + s
-    if reg.reuse and show_reuse:
+    if reg.reuse and (show_reuse or (rs is not None and 0 <= rs.reuse < 105)):
         s += ".reuse"
     if reg.sel and not inside:
         s += "." + reg.sel

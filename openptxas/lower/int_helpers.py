@@ -10,6 +10,10 @@
   for a subtraction it is "no borrow", as ptxas's code keeps it); ``mad.cc``/``madc`` (32-bit):
   the product's word, then the same add.
 - ``szext.clamp|wrap.{s32,u32}``: ``SGXT[.W][.U32] d, a, b``.
+- ``add.sat.s32``/``sub.sat.s32`` (and the ``.satfinite`` s32 sums of the s4/u4 mma forms):
+  the wrapped sum, clamped when the operands' signs make it overflow (ptxas: ``PLOP3`` on the
+  ``.SIGN`` of the three and two ``SEL``; here ``LOP3``, ``ISETP``, ``SEL``). (Before, ``.sat``
+  was dropped: a plain ``IADD3``.)
 - ``cvt.pack.sat.{s16,u16}.s32 d, a, b``: ``I2IP.S16|U16.S32.SAT d, a, b, RZ``;
   ``cvt.pack.sat.{s8,u8}.s32.b32 d, a, b, c``: ``I2IP.S8|U8.S32.SAT d, a, b, c``.
 """
@@ -205,6 +209,34 @@ def _cc_form(ins: ast.Instruction) -> bool:
     return ins.has("cc") and ins.type in (T.U32, T.S32, T.B32, T.U64, T.S64, T.B64)
 
 
+def saturating_add(c: LowerCtx, a: RegLike, b: RegLike, sub: bool = False) -> VReg:
+    """``a + b`` (``sub``: ``a - b``) in s32 clamped to [INT_MIN, INT_MAX]: overflow when the
+    sum's sign differs from ``a``'s and from ``b``'s (sub: ``a``'s and ``b``'s signs differ and
+    the difference's is not ``a``'s); the clamp has the sign of ``a``."""
+    s, x, m, v, out = (c.new() for _ in range(5))
+    p = c.new(RC.P)
+    c.emit("IADD3", (), [s], [a, Src(b, neg=True) if sub else b, RZ])
+    # LUT over (s, a, b) = (0xF0, 0xCC, 0xAA): add (s ^ a) & (s ^ b); sub (a ^ b) & (a ^ s)
+    c.emit("LOP3", ("LUT",), [x], [s, a, b, Imm(0x24 if sub else 0x18), Src(PT, inv=True)])
+    c.emit("ISETP", ("LT", "AND"), [p, PT], [x, RZ, PT])
+    c.emit("SHF", ("R", "S32", "HI"), [m], [RZ, Imm(31), a])
+    c.emit("LOP3", ("LUT",), [v], [m, Imm(0x7FFFFFFF), RZ, Imm(0x3C), Src(PT, inv=True)])
+    c.emit("SEL", (), [out], [v, s, p])
+    return out
+
+
+def _sat_s32(ins: ast.Instruction) -> bool:
+    return ins.has("sat") and ins.type is T.S32
+
+
+def add_sat(ins: ast.Instruction, c: LowerCtx) -> None:
+    d, a, b = ins.operands
+    if ins.type is not T.S32:
+        raise c.unsupported(f"instruction '{ins.name}'")
+    r = saturating_add(c, c.rvalue(a, T.S32), c.rvalue(b, T.S32), ins.opcode == "sub")
+    c.emit("MOV", (), [c.dst(d)], [r])
+
+
 RULES: list[Rule] = [
     Rule("mul24", "mul24", has("lo"), mul24, "mul24.lo.s32 %r1, %r2, %r3;"),
     Rule("mul24.hi", "mul24", has("hi"), mul24, "mul24.hi.u32 %r1, %r2, %r3;"),
@@ -215,6 +247,8 @@ RULES: list[Rule] = [
     Rule("subc", "subc", lambda ins: True, add_cc, "subc.u32 %r1, %r2, %r3;"),
     Rule("mad.cc", "mad", has("cc"), mad_cc, "mad.lo.cc.u32 %r1, %r2, %r3, %r4;"),
     Rule("madc", "madc", lambda ins: True, mad_cc, "madc.hi.cc.u32 %r1, %r2, %r3, %r4;"),
+    Rule("add.sat", "add", _sat_s32, add_sat, "add.sat.s32 %r1, %r2, %r3;"),
+    Rule("sub.sat", "sub", _sat_s32, add_sat, "sub.sat.s32 %r1, %r2, -5;"),
     Rule("szext", "szext", lambda ins: True, szext, "szext.wrap.u32 %r1, %r2, %r3;"),
     Rule(
         "cvt.pack.sat", "cvt.pack", has("sat"), cvt_pack_sat, "cvt.pack.sat.u16.s32 %r1, %r2, %r3;"

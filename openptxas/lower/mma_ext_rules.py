@@ -1,10 +1,12 @@
 """``mma.sync`` forms that sm_90 has no single instruction for, as ptxas 13.0.88 computes them
 (``scripts/probe_wgmma.py mma``):
 
-- fp8 (``m16n8k32.row.col.f32.<e4m3|e5m2>.<e4m3|e5m2>.f32``): each A/B register holds four 8-bit
-  floats; ``F2FP.F16.<E4M3|E5M2>.UNPACK_B`` turns its low pair (then, ``.H1``, its high pair)
-  into f16x2, and two ``HMMA.16816.F32`` sum the two halves of K from zero (``RZ``); the
-  accumulator is added last with one ``FADD`` per element (ptxas's order, so the same rounding).
+- fp8 (``m16n8k32``/``m16n8k16 .row.col.<f32|f16>.<e4m3|e5m2>.<e4m3|e5m2>.<f32|f16>``): each
+  A/B register holds four 8-bit floats; ``F2FP.F16.<E4M3|E5M2>.UNPACK_B`` turns its low pair
+  (then, ``.H1``, its high pair) into f16x2, and two ``HMMA.16816``/``HMMA.1688`` (``.F32`` or
+  ``.F16``) sum the two halves of K, the first from zero (``RZ``); the accumulator is added
+  last with one ``FADD`` per element (f16: one ``HADD2`` per word), ptxas's order, so the same
+  rounding.
 - b1 ``.and.popc`` (``m8n8k128``, ``m16n8k128``, ``m16n8k256``): ``BMMA.<shape>.AND.POPC
   d, a.ROW, b.COL, c``. ``.xor.popc`` (ptxas calls a subroutine): popc(a ^ b) =
   popc(a) + popc(b) - 2 popc(a & b), summed over K: three BMMAs against all-ones operands
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 from openptxas.ir.core import PT, RC, RZ, Imm, Operand, Src, VReg
 from openptxas.lower.context import LowerCtx
+from openptxas.lower.int_helpers import saturating_add
 from openptxas.lower.rules import Rule
 from openptxas.lower.tensor_rules import _regs, _words
 from openptxas.ptx import ast
@@ -45,34 +48,44 @@ def _store(c: LowerCtx, d: ast.Operand, g: VReg) -> None:
             c.emit("MOV", (), [c.dst(it)], [g.part(k) if g.width > 1 else g])
 
 
+# fp8 shapes: (HMMA shape of each f16 half, words of A, B)
+_FP8_SHAPES = {"m16n8k32": ("16816", 4, 2), "m16n8k16": ("1688", 2, 1)}
+
+
 def mma_fp8(ins: ast.Instruction, c: LowerCtx) -> None:
     tys = _types(ins)
-    shape = ins.has("m16n8k32")
-    if len(tys) != 4 or not shape or not (ins.has("row") and ins.has("col")) or ins.has("sp"):
+    shape = next((s for s in _FP8_SHAPES if ins.has(s)), None)
+    if len(tys) != 4 or shape is None or not (ins.has("row") and ins.has("col")):
         raise c.unsupported(f"instruction '{ins.name}'")
     dt, at, bt, ct = tys
-    if dt != "f32" or ct != "f32" or at not in _FP8 or bt not in _FP8:
+    if dt != ct or dt not in ("f32", "f16") or at not in _FP8 or bt not in _FP8:
         raise c.unsupported(f"instruction '{ins.name}'")
+    sass, na, nb = _FP8_SHAPES[shape]
+    nc = 4 if dt == "f32" else 2
     d, a, b, cc = ins.operands
-    ga = _words(c, a, 4, ins)
-    gb = _words(c, b, 2, ins)
+    ga = _words(c, a, na, ins)
+    gb = _words(c, b, nb, ins)
     acc: Operand = RZ
-    out = c.new(RC.R, 4)
+    out = c.new(RC.R, nc)
     for half in range(2):
-        ua, ub = c.new(RC.R, 4), c.new(RC.R, 2)
-        for grp, src, n, t in ((ua, ga, 4, at), (ub, gb, 2, bt)):
+        ua, ub = c.new(RC.R, na), c.new(RC.R, nb)
+        for grp, src, n, t in ((ua, ga, na, at), (ub, gb, nb, bt)):
             for j in range(n):
-                s = Src(src.part(j), sel="H1") if half else src.part(j)
-                c.emit("F2FP", ("F16", t.upper(), "UNPACK_B"), [grp.part(j)], [s])
-        nxt = c.new(RC.R, 4)
-        c.emit("HMMA", ("16816", "F32"), [nxt], [ua, ub, acc])
+                part = src.part(j) if n > 1 else src
+                s = Src(part, sel="H1") if half else part
+                c.emit("F2FP", ("F16", t.upper(), "UNPACK_B"), [grp.part(j) if n > 1 else grp], [s])
+        nxt = c.new(RC.R, nc)
+        c.emit("HMMA", (sass, dt.upper()), [nxt], [ua, ub, acc])
         acc = nxt
     assert isinstance(acc, VReg)
     items = _regs(cc)
-    if len(items) != 4:
+    if len(items) != nc:
         raise c.unsupported(f"instruction '{ins.name}' with these operands")
     for j, it in enumerate(items):
-        c.emit("FADD", (), [out.part(j)], [c.value(it, PtxType.F32), acc.part(j)])
+        if dt == "f32":
+            c.emit("FADD", (), [out.part(j)], [c.value(it, PtxType.F32), acc.part(j)])
+        else:  # f16x2 accumulators: HADD2 on the words, as ptxas
+            c.emit("HADD2", (), [out.part(j)], [acc.part(j), c.value(it, PtxType.B32)])
     _store(c, d, out)
 
 
@@ -83,17 +96,22 @@ def mma_b1(ins: ast.Instruction, c: LowerCtx) -> None:
         raise c.unsupported(f"instruction '{ins.name}'")
     if not (ins.has("row") and ins.has("col") and ins.has("popc")):
         raise c.unsupported(f"instruction '{ins.name}'")
-    sass, na, nb, nc = _B1[shape]
+    if not (ins.has("and") or ins.has("xor")):
+        raise c.unsupported(f"instruction '{ins.name}'")
+    _, na, nb, nc = _B1[shape]
     d, a, b, cc = ins.operands
     ga, gb, gc = _words(c, a, na, ins), _words(c, b, nb, ins), _words(c, cc, nc, ins)
+    _store(c, d, b1_core(c, shape, ga, gb, gc, ins.has("xor")))
+
+
+def b1_core(c: LowerCtx, shape: str, ga: VReg, gb: VReg, gc: VReg, xor: bool) -> VReg:
+    """D = C + popc(A op B) summed over K (op: and, or xor) of a b1 ``shape``."""
+    sass, na, nb, nc = _B1[shape]
     mods = (sass, "AND", "POPC")
     out = c.new(RC.R, nc)
-    if ins.has("and"):
+    if not xor:
         c.emit("BMMA", mods, [out], [Src(ga, sel="ROW"), Src(gb, sel="COL"), gc])
-        _store(c, d, out)
-        return
-    if not ins.has("xor"):
-        raise c.unsupported(f"instruction '{ins.name}'")
+        return out
     ones_a, ones_b = c.new(RC.R, na), c.new(RC.R, nb)
     for grp, n in ((ones_a, na), (ones_b, nb)):
         for j in range(n):
@@ -106,7 +124,7 @@ def mma_b1(ins: ast.Instruction, c: LowerCtx) -> None:
         t = c.new(RC.R)
         c.emit("IADD3", (), [t], [pa.part(j), pb.part(j), gc.part(j)])
         c.emit("IMAD", (), [out.part(j)], [both.part(j), Imm(0xFFFFFFFE), t])
-    _store(c, d, out)
+    return out
 
 
 # s4/u4 shapes: (IMMA shape of the 8-bit halves, words of A, B, C/D)
@@ -115,7 +133,7 @@ _S4 = {"m8n8k32": ("8816", 1, 1, 2), "m16n8k32": ("16816", 2, 1, 4),
 _NOT_PT = Src(PT, inv=True)
 
 
-def _is_s4(ins: ast.Instruction) -> bool:
+def _is_s4(ins: ast.Instruction) -> bool:  # (.satfinite: the final sum saturated)
     return any(m in ("s4", "u4") for m in ins.mods.suffix.split("."))
 
 
@@ -150,12 +168,20 @@ def mma_s4(ins: ast.Instruction, c: LowerCtx) -> None:
     shape = next((s for s in _S4 if ins.has(s)), None)
     if shape is None or len(tys) != 4 or tys[0] != "s32" or tys[3] != "s32" or ins.has("sp"):
         raise c.unsupported(f"instruction '{ins.name}'")
-    if ins.has("satfinite") or not (ins.has("row") and ins.has("col")):
+    if not (ins.has("row") and ins.has("col")):
         raise c.unsupported(f"instruction '{ins.name}'")
-    sass, na, nb, nc = _S4[shape]
-    at, bt = ("S8" if t == "s4" else "U8" for t in tys[1:3])
     d, a, b, cc = ins.operands
+    _, na, nb, nc = _S4[shape]
     ga, gb, gc = _words(c, a, na, ins), _words(c, b, nb, ins), _words(c, cc, nc, ins)
+    _store(c, d, s4_core(c, shape, tys[1], tys[2], ga, gb, gc, ins.has("satfinite")))
+
+
+def s4_core(
+    c: LowerCtx, shape: str, at: str, bt: str, ga: VReg, gb: VReg, gc: VReg, sat: bool
+) -> VReg:
+    """D = A B + C of an s4/u4 ``shape`` (``sat``: the final sum saturated, as ptxas)."""
+    sass, na, nb, nc = _S4[shape]
+    a8, b8 = ("S8" if t == "s4" else "U8" for t in (at, bt))
     acc: Operand = RZ
     for high in (False, True):
         ua, ub = c.new(RC.R, na), c.new(RC.R, nb)
@@ -164,15 +190,18 @@ def mma_s4(ins: ast.Instruction, c: LowerCtx) -> None:
                 w = _nibbles_to_bytes(c, src.part(j) if n > 1 else src, high)
                 c.emit("MOV", (), [dst.part(j) if n > 1 else dst], [w])
         nxt = c.new(RC.R, nc)
-        c.emit("IMMA", (sass, at, bt), [nxt], [Src(ua, sel="ROW"), Src(ub, sel="COL"), acc])
+        c.emit("IMMA", (sass, a8, b8), [nxt], [Src(ua, sel="ROW"), Src(ub, sel="COL"), acc])
         acc = nxt
     assert isinstance(acc, VReg)
     out = c.new(RC.R, nc)
     for j in range(nc):
         t = c.new(RC.R)
         c.emit("SHF", ("R", "S32", "HI"), [t], [RZ, Imm(8), acc.part(j)])
-        c.emit("IADD3", (), [out.part(j)], [t, gc.part(j), RZ])
-    _store(c, d, out)
+        if sat:  # ptxas: the final sum saturated (its subroutine's SELs)
+            c.emit("MOV", (), [out.part(j)], [saturating_add(c, t, gc.part(j))])
+        else:
+            c.emit("IADD3", (), [out.part(j)], [t, gc.part(j), RZ])
+    return out
 
 
 RULES: list[Rule] = [

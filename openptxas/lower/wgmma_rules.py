@@ -272,11 +272,13 @@ def mma_async(ins: ast.Instruction, c: LowerCtx) -> None:
     assert st is not None
     shape = next((m for m in ins.mods.raw_set if _SHAPE.match(m)), None)
     tys = [m for m in ins.mods.suffix.split(".") if m in ("f32", "f16", "s32", *_F16, *_FP8, *_INT)]
-    if shape is None or len(tys) != 3 or ins.has("sp") or not ins.has("aligned"):
+    if shape is None or len(tys) != 3 or not ins.has("aligned"):
         raise c.unsupported(f"instruction '{ins.name}'")
     m = _SHAPE.match(shape)
     assert m is not None
     n, k = int(m.group(1)), int(m.group(2))
+    sp = 2 if ins.has("sp") else 0  # .sp: the metadata and selector operands after B; K doubled
+    k //= 2 if sp else 1
     dt, at, bt = tys
     ops = list(ins.operands)
     a_regs = isinstance(ops[1], ast.Vector)
@@ -287,31 +289,36 @@ def mma_async(ins: ast.Instruction, c: LowerCtx) -> None:
         if k != (8 if at == "tf32" else 16):
             raise c.unsupported(f"instruction '{ins.name}'")
         op = "HGMMA"
-        mods = (f"64x{n}x{k}", dt.upper(), *((at.upper(),) if at != "f16" else ()))
+        mods = (f"64x{n}x{k << (sp // 2)}", dt.upper(), *((at.upper(),) if at != "f16" else ()))
         nscale, ntrans = (2, 0 if at == "tf32" else (1 if a_regs else 2))
     elif at in _FP8:
         if bt not in _FP8 or dt not in ("f32", "f16") or k != 32:
             raise c.unsupported(f"instruction '{ins.name}'")
-        op, mods, nscale, ntrans = "QGMMA", (f"64x{n}x32", dt.upper(), at.upper(), bt.upper()), 2, 0
+        shp = f"64x{n}x{32 << (sp // 2)}"
+        op, mods, nscale, ntrans = "QGMMA", (shp, dt.upper(), at.upper(), bt.upper()), 2, 0
     elif at in _INT:
         if bt not in _INT or dt != "s32" or k != 32:
             raise c.unsupported(f"instruction '{ins.name}'")
-        mods = (f"64x{n}x32", at.upper(), bt.upper(), *(("SAT",) if sat else ()))
+        mods = (f"64x{n}x{32 << (sp // 2)}", at.upper(), bt.upper(), *(("SAT",) if sat else ()))
         op, nscale, ntrans = "IGMMA", 0, 0
     else:
         raise c.unsupported(f"instruction '{ins.name}'")
     if n % 8 or not 8 <= n <= 256 or ins.guard is not None:
         raise c.unsupported(f"instruction '{ins.name}'")
-    if a_regs and op != "HGMMA":
-        # 8-bit A in registers: the emulator does not run IGMMA/QGMMA with A in registers yet
-        raise c.unsupported(f"instruction '{ins.name}' with A in registers")
     nd = n // 2 if dt in ("f32", "s32") else n // 4
     names = _acc_names(ins)
     if names is None or len(names) != nd:
         raise c.unsupported(f"instruction '{ins.name}' with these operands")
-    want = 4 + nscale + ntrans
+    want = 4 + sp + nscale + ntrans
     if len(ops) != want:
         raise c.unsupported(f"instruction '{ins.name}' with {len(ops)} operands")
+    meta: VReg | None = None
+    fsel = 0
+    if sp:
+        fsel = _imm(c, ops[4], (0, 1, 2, 3), "sparsity selector")
+        meta = c.new(RC.R)
+        c.emit("MOV", (), [meta], [c.value(ops[3], T.B32)])
+        ops = ops[:3] + ops[5:]
     scale_d = ops[3]
     sa = _imm(c, ops[4], (1, -1), "imm-scale-a") if nscale else 1
     sb = _imm(c, ops[5], (1, -1), "imm-scale-b") if nscale else 1
@@ -363,7 +370,7 @@ def mma_async(ins: ast.Instruction, c: LowerCtx) -> None:
                 c.emit("MOV", (), [g.part(j)], [c.reg(nm)])
     else:
         g = st.lists[names]
-    reads = {g.id} | ({a_group.id} if a_group is not None else set())
+    reads = {g.id} | {x.id for x in (a_group, meta) if x is not None}
     reads |= {c.regs[nm].id for nm in names if nm in c.regs}
     if serial or _needs_arrive(c, reads):
         c.emit("WARPGROUP", ("ARRIVE",))
@@ -374,6 +381,11 @@ def mma_async(ins: ast.Instruction, c: LowerCtx) -> None:
     srcs.append(g if use_c else RZ)
     if pred is not None:
         srcs.append(pred)
+    if meta is not None:
+        from openptxas.ir.core import Imm
+
+        srcs += [meta, Imm(fsel)]
+        mods = ("SP", *mods)
     gmma = c.emit(op, mods, [g], srcs)
     if serial:
         gmma.srcs.append(GSB0)
@@ -385,8 +397,9 @@ def mma_async(ins: ast.Instruction, c: LowerCtx) -> None:
         return
     st.since_commit.append(gmma)
     st.inflight.append(g)
-    if a_group is not None:
-        st.inflight.append(a_group)
+    for x in (a_group, meta):
+        if x is not None:
+            st.inflight.append(x)
 
 
 RULES: list[Rule] = [

@@ -12,7 +12,9 @@ word is loaded from its elements' addresses: element (r, c) of a ``row`` matrix 
 when its elements are adjacent in memory, else one per element (and a pack). The f16 A and B
 fragments PTX declares twice as large as their data (8 registers for 4 words) hold their
 words twice. ``wmma.mma`` runs one mma per tile (``m16n16k16``: two HMMAs); K is never split,
-so each result is rounded as ptxas's. Not yet: s4/u4 and b1 (``m8n8k32``, ``m8n8k128``).
+so each result is rounded as ptxas's. s4/u4 ``m8n8k32`` and b1 ``m8n8k128`` (ptxas: a subroutine
+call) load their words as the 8-bit fragments of the same bytes and compute as mma.sync's
+``m8n8k32``/``m8n8k128`` (lower/mma_ext_rules.py); ``.satfinite`` on s8/u8 is ``IMMA...SAT``.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 from openptxas.ir.core import PT, RC, RZ, Addr, Imm, Operand, Src, SReg, VReg
 from openptxas.lower.context import LowerCtx
 from openptxas.lower.int_rules import half
+from openptxas.lower.mma_ext_rules import b1_core, s4_core
 from openptxas.lower.rules import Rule, always
 from openptxas.ptx import ast
 from openptxas.ptx.types import PtxType, StateSpace
@@ -68,8 +71,14 @@ def _c(half_acc: bool) -> tuple[tuple[int, int, int, int], list[tuple[Elem, ...]
 
 # wmma shape and type -> (M, N, K)
 _SHAPES = {"m16n16k16": (16, 16, 16), "m32n8k16": (32, 8, 16), "m8n32k16": (8, 32, 16),
-           "m16n16k8": (16, 16, 8), "m8n8k4": (8, 8, 4)}  # fmt: skip
-_ELEM = {"f16": 2, "bf16": 2, "tf32": 4, "s8": 1, "u8": 1, "f64": 8, "f32": 4, "s32": 4}
+           "m16n16k8": (16, 16, 8), "m8n8k4": (8, 8, 4), "m8n8k32": (8, 8, 32),
+           "m8n8k128": (8, 8, 128)}  # fmt: skip
+_ELEM = {"f16": 2, "bf16": 2, "tf32": 4, "s8": 1, "u8": 1, "f64": 8, "f32": 4, "s32": 4,
+         "s4": 1, "u4": 1, "b1": 1}  # fmt: skip
+# sub-byte types: addressed in bytes (a fragment word is 4 bytes of a row or a column, as the
+# 8-bit fragments of the same rows); the stride in elements becomes ``(ld >> shift) & ~3``
+# bytes: whole words, as ptxas's ``(ld >> 3) * 4`` (s4) and ``(ld >> 5) * 4`` (b1)
+_SUB_BYTE = {"s4": 1, "u4": 1, "b1": 3}
 # PTX fragment registers (32-bit) the f16 A/B fragments declare beyond their data
 _F16_REGS = 8
 
@@ -120,7 +129,7 @@ class _Addressing:
     """Addresses of one fragment's elements: ``P + maj0 ld size`` pointers, per distinct
     ``maj0``, with the minor offsets as immediates."""
 
-    def __init__(self, c: LowerCtx, ins: ast.Instruction, f: Frag, row: bool) -> None:
+    def __init__(self, c: LowerCtx, ins: ast.Instruction, f: Frag, row: bool, ty: str) -> None:
         self.c, self.f, self.row = c, f, row
         ops = ins.operands
         a = c.address(ops[1] if ins.opcode == "wmma.load" else ops[0])
@@ -142,6 +151,14 @@ class _Addressing:
         if stride is None:
             raise c.unsupported(f"instruction '{ins.name}' without a stride")
         self.ld: Operand = c.value(stride, T.U32)
+        shift = _SUB_BYTE.get(ty)
+        if shift is not None and isinstance(self.ld, Imm):
+            self.ld = Imm((self.ld.value >> shift) & ~3)
+        elif shift is not None:
+            t0, t1 = c.new(RC.R), c.new(RC.R)
+            c.emit("SHF", ("R", "U32", "HI"), [t0], [RZ, Imm(shift), self.ld])
+            c.emit("LOP3", ("LUT",), [t1], [t0, Imm(0xFFFFFFFC), RZ, Imm(0xC0), _NOT_PT])
+            self.ld = t1
         rg, rt, cg, ct = f.lane
         mg, mt, ng, nt = (rg, rt, cg, ct) if row else (cg, ct, rg, rt)
         lane = c.new(RC.R)
@@ -228,7 +245,7 @@ def wmma_load(ins: ast.Instruction, c: LowerCtx) -> None:
     shape, ty, row = _parse(ins, c)
     which = _which(ins)
     f = fragment(which, shape, ty)
-    ax = _Addressing(c, ins, f, row)
+    ax = _Addressing(c, ins, f, row, ty)
     items = _ptx_regs(c, ins.operands[0])
     words: list[VReg] = []
     for w in (f.words[i] for i in _data_words(f)):
@@ -262,7 +279,7 @@ def wmma_load(ins: ast.Instruction, c: LowerCtx) -> None:
 def wmma_store(ins: ast.Instruction, c: LowerCtx) -> None:
     shape, ty, row = _parse(ins, c)
     f = fragment("d", shape, ty)
-    ax = _Addressing(c, ins, f, row)
+    ax = _Addressing(c, ins, f, row, ty)
     items = _ptx_regs(c, ins.operands[1])
     data = [f.words[i] for i in _data_words(f)]
     if len(items) != len(data):
@@ -285,7 +302,8 @@ def wmma_store(ins: ast.Instruction, c: LowerCtx) -> None:
 def wmma_mma(ins: ast.Instruction, c: LowerCtx) -> None:
     shape = next((s for s in _SHAPES if ins.has(s)), None)
     tys = [m for m in ins.mods.suffix.split(".") if m in _ELEM]
-    if shape is None or ins.has("satfinite"):
+    sat = ins.has("satfinite")
+    if shape is None:
         raise c.unsupported(f"instruction '{ins.name}'")
     if len(tys) == 2:  # .dtype.ctype: f16 inputs
         dt, ct = tys
@@ -324,11 +342,26 @@ def wmma_mma(ins: ast.Instruction, c: LowerCtx) -> None:
         return out
 
     wa, wb, wc = words(a, fa), words(b, fb), words(cc, fc)
+    if at in _SUB_BYTE:  # one m8n8 tile: A, B one word, C/D two (rows 8-15 are padding)
+        if (at == "b1") != (shape == "m8n8k128") or dt != "s32" or tys[2] != at:
+            raise c.unsupported(f"instruction '{ins.name}'")
+        if at == "b1" and (sat or not ins.has("popc") or not (ins.has("and") or ins.has("xor"))):
+            raise c.unsupported(f"instruction '{ins.name}'")
+        ga, gb, gc = _group(c, wa[:1]), _group(c, wb[:1]), _group(c, wc[:2])
+        if at == "b1":
+            gd = b1_core(c, "m8n8k128", ga, gb, gc, ins.has("xor"))
+        else:
+            gd = s4_core(c, "m8n8k32", at, at, ga, gb, gc, sat)
+        _store_d(c, d, [gd.part(0), gd.part(1)])
+        return
+    if sat and at not in ("s8", "u8"):
+        raise c.unsupported(f"instruction '{ins.name}'")
     mods: tuple[str, ...]
     if at == "f64":
         op, mods, na, nb, ncw = "DMMA", ("8x8x4",), 2, 2, 4
     elif at in ("s8", "u8"):
-        op, mods, na, nb, ncw = "IMMA", ("16816", at.upper(), tys[2].upper()), 2, 1, 4
+        mods = ("16816", at.upper(), tys[2].upper(), *(("SAT",) if sat else ()))
+        op, na, nb, ncw = "IMMA", 2, 1, 4
     elif at == "tf32":
         op, mods, na, nb, ncw = "HMMA", ("1688", "F32", "TF32"), 4, 2, 4
     else:
@@ -354,15 +387,18 @@ def wmma_mma(ins: ast.Instruction, c: LowerCtx) -> None:
     # the D words that are data (padding rows dropped), into the PTX registers
     per = 2 if wide else 1
     data = [out[i * per + j] for i, w in enumerate(fd.words) if w is not None for j in range(per)]
-    items = _ptx_regs(c, d)
+    _store_d(c, d, data)
+
+
+def _store_d(c: LowerCtx, d: ast.Operand, data: list[Operand]) -> None:
+    dsts = [c.dst(it) for it in _ptx_regs(c, d)]
+    if sum(dv.width for dv in dsts) != len(data):
+        raise c.unsupported("wmma.mma with these D registers")
     k = 0
-    for it in items:
-        dv = c.dst(it)
+    for dv in dsts:
         for j in range(dv.width):
             c.emit("MOV", (), [dv.part(j) if dv.width > 1 else dv], [data[k]])
             k += 1
-    if k != len(data):
-        raise c.unsupported(f"instruction '{ins.name}' with these registers")
 
 
 def _group(c: LowerCtx, vals: list[Operand]) -> VReg:

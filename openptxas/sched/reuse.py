@@ -74,8 +74,8 @@ def _slots(word: int, fam: Family) -> dict[int, int]:
         out: dict[int, int] = {}
         for spec, op in zip(form.operands, dec.operands, strict=False):
             rs = spec.reg
-            if spec.kind is not OpKind.REG or rs is None or rs.reuse < 0:
-                continue
+            if spec.kind is not OpKind.REG or rs is None or rs.reuse not in REUSE_BITS:
+                continue  # (HMMA.SP's metadata prints .reuse for bit 50: ptxas never sets it)
             if isinstance(op, isa.Reg) and op.file is isa.RegFile.R and op.index != 255:
                 out[rs.reuse] = op.index
         if len(out) > len(best):

@@ -90,6 +90,19 @@ def _mma(shape: str, types: str, n: int, rest: str, a: str = "%rd7") -> str:
 
 
 SYNC = "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;"
+
+
+def _sp(shape: str, types: str, n: int, rest: str, a: str = "%rd7") -> str:
+    return _mma(shape, types, n, rest, a).replace("mma_async.sync", "mma_async.sp.sync")
+
+
+# sparse metadata: a pattern of valid nibbles (2:4: two different indices in increasing order;
+# tf32: 0b0100 or 0b1110) rotated by 4 (tid % 8) bits
+_META = (
+    "\tand.b32 %r30, %r2, 7;\n\tshl.b32 %r30, %r30, 2;\n\tmov.b32 %r31, 0x9C8D4E84;\n"
+    "\tshf.l.wrap.b32 %r32, %r31, %r31, %r30;\n"
+)
+_META_TF32 = _META.replace("0x9C8D4E84", "0x4EE4E44E")
 FENCE = "\twgmma.fence.sync.aligned;"
 
 # name -> (body, accumulator registers, integer accumulator, element kind of shared memory)
@@ -114,6 +127,34 @@ CASES: dict[str, tuple[str, int, bool, str]] = {
     "bf16_A_in_registers_neg": (
         f"{FENCE}\n{_mma('m64n8k16', 'f32.bf16.bf16', 4, '1, -1, 1, 0', '{%x0, %x1, %x2, %x3}')}"
         f"\n{SYNC}", 4, False, "bf16"),
+    # 8-bit A in registers (IGMMA/QGMMA R, R, gdesc): .satfinite, scale-a -1 (-Ra)
+    "u8_s8_A_in_registers_sat": (
+        f"{FENCE}\n{_mma('m64n8k32', 's32.u8.s8.satfinite', 4, '%p1', '{%x0, %x1, %x2, %x3}')}"
+        f"\n{SYNC}", 4, True, "int"),
+    "e4m3_e5m2_A_in_registers_neg": (
+        f"{FENCE}\n{_mma('m64n16k32', 'f32.e4m3.e5m2', 8, '1, -1, -1', '{%x0, %x1, %x2, %x3}')}"
+        f"\n{SYNC}", 8, False, "fp8"),
+    "e5m2_A_in_registers_f16": (
+        f"{FENCE}\n{_mma('m64n16k32', 'f16.e5m2.e5m2', 4, '%p1, 1, 1', '{%x0, %x1, %x2, %x3}')}"
+        f"\n{SYNC}", 4, True, "fp8"),
+    # sparse A (wgmma.mma_async.sp): valid metadata nibbles rotated per lane, each selector
+    "sp_f16_pred_negA_transA": (
+        f"{_META}{FENCE}\n{_sp('m64n8k32', 'f32.f16.f16', 4, '%r32, 1, %p1, -1, 1, 1, 0')}"
+        f"\n{SYNC}", 4, False, "f16"),
+    "sp_bf16_A_in_registers": (
+        f"{_META}{FENCE}\n"
+        f"{_sp('m64n16k32', 'f32.bf16.bf16', 8, '%r32, 0, 1, 1, -1, 1', '{%x0, %x1, %x2, %x3}')}"
+        f"\n{SYNC}", 8, False, "bf16"),
+    "sp_tf32": (
+        f"{_META_TF32}{FENCE}\n{_sp('m64n8k16', 'f32.tf32.tf32', 4, '%r32, 1, 1, 1, 1')}"
+        f"\n{SYNC}", 4, False, "tf32"),
+    "sp_s8_u8_sat_A_in_registers": (
+        f"{_META}{FENCE}\n"
+        f"{_sp('m64n8k64', 's32.s8.u8.satfinite', 4, '%r32, 0, %p1', '{%x0, %x1, %x2, %x3}')}"
+        f"\n{SYNC}", 4, True, "int"),
+    "sp_e4m3_e5m2_f16": (
+        f"{_META}{FENCE}\n{_sp('m64n16k64', 'f16.e4m3.e5m2', 4, '%r32, 0, 1, 1, -1')}"
+        f"\n{SYNC}", 4, True, "fp8"),
     # two chained k-steps, then a second group on other accumulators: wait 1, wait 0
     "n128_two_groups": (
         f"{FENCE}\n{_mma('m64n128k16', 'f32.f16.f16', 64, '1, 1, 1, 0, 0')}\n"
@@ -215,3 +256,66 @@ def test_wgmma_refusals() -> None:
     body = f"{FENCE}\n{_mma('m64n8k16', 'f32.f16.f16', 4, '1, 2, 1, 0, 0')}\n{SYNC}"
     with pytest.raises(OpenPtxasError, match="expected to be -1 or 1"):
         compile_ptx(_kernel(body, 4), Options(arch="sm_90a"), "k.ptx")
+
+
+@pytest.mark.parametrize("sel", [0, 1])
+def test_sparse_wgmma_reference(sel: int, oracle: Any) -> None:
+    """wgmma.mma_async.sp m64n8k32 f32.f16.f16 (A and B from shared memory) against numpy: A's
+    kept half (64 x 16) and B (8 x 32) read from the no-swizzle K-major layout the descriptors
+    describe (8-row core matrices of 16-byte rows, K blocks 128 bytes apart, 8-row groups 256),
+    A expanded by the PTX ISA's metadata (per warp: chunk c of row g / g + 8 in bits 4 (c % 4)
+    / + 16 of thread 4 g + 2 sel + c // 4), D = A B^T + C; ptxas's cubin and ours."""
+    need_tools("ptxas")
+    from openptxas.driver import compile_ptx
+    from openptxas.emu import run_launch
+    from openptxas.options import Options
+
+    body = (f"{_META}{FENCE}\n{_sp('m64n8k32', 'f32.f16.f16', 4, f'%r32, {sel}, 1, 1, 1, 0, 0')}"
+            f"\n{SYNC}")  # fmt: skip
+    ptx = _kernel(body, 4)
+    data = _input("f16", 4, False, seed=11 + sel)
+    spec = {
+        "kernel": "k",
+        "grid": [1, 1, 1],
+        "block": [128, 1, 1],
+        "args": [
+            {"kind": "buffer", "dtype": "u32", "count": 128 * 4, "init": "zeros"},
+            {"kind": "buffer", "dtype": "u8", "count": data.size,
+             "init": {"hex": data.tobytes().hex()}},
+            {"kind": "scalar", "dtype": "u32", "value": 1},
+        ],
+    }  # fmt: skip
+    smem = data[:SMEM].view(np.float16).astype(np.float64)
+
+    def tile(base: int, rows: int, kbytes: int) -> np.ndarray:
+        r, kb = np.meshgrid(np.arange(rows), np.arange(0, kbytes, 2), indexing="ij")
+        addr = base + (r >> 3) * 256 + (r & 7) * 16 + (kb >> 4) * 128 + (kb & 15)
+        return smem[addr // 2]
+
+    a_kept, b = tile(0, 64, 32), tile(B_AT, 8, 64)  # [64, 16], [8, 32]
+    tid = np.arange(128)
+    rot = 4 * (tid % 8)
+    meta = ((0x9C8D4E84 << rot) | (0x9C8D4E84 >> (32 - rot))) & 0xFFFFFFFF
+    meta[rot == 0] = 0x9C8D4E84
+    a = np.zeros((64, 32))
+    for row in range(64):
+        w, rr = divmod(row, 16)
+        for c in range(8):
+            lane = 32 * w + 4 * (rr % 8) + 2 * sel + c // 4
+            nib = (int(meta[lane]) >> (16 * (rr // 8) + 4 * (c % 4))) & 0xF
+            a[row, 4 * c + (nib & 3)] = a_kept[row, 2 * c]
+            a[row, 4 * c + (nib >> 2)] = a_kept[row, 2 * c + 1]
+    acc_in = data[SMEM:].view(np.float32).reshape(128, 4).astype(np.float64)
+    g, t = (tid % 32) >> 2, tid & 3
+    i = np.arange(4)
+    rows = (16 * (tid // 32) + g)[:, None] + 8 * (i[None, :] >> 1)
+    cols = 2 * t[:, None] + (i[None, :] & 1)
+    want = (a @ b.T)[rows, cols] + acc_in
+    theirs = run_launch(oracle.ptxas(ptx, "sm_90a").cubin, spec)
+    ours = run_launch(
+        compile_ptx(ptx, Options(arch="sm_90a", verify=True), "k.ptx").cubin, spec, hazards=True
+    )
+    assert not ours.hazards, ours.hazards[:3]
+    for res in (theirs, ours):
+        got = res.outputs[0].view(np.float32).reshape(128, 4).astype(np.float64)
+        assert np.array_equal(got, want), np.argwhere(got != want)[:5]

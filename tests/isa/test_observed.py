@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from openptxas.isa.asmparse import parse_instruction
-from openptxas.isa.codec import decode_word, encode_instruction
+from openptxas.isa.codec import decode_word, encode_instruction, form_of
 from openptxas.isa.family import load_family
 from openptxas.isa.model import Instruction
 from openptxas.isa.printer import format_instruction
@@ -59,7 +59,8 @@ def test_decode_print_encode(chunk: int) -> None:
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 def test_text_round_trip(chunk: int) -> None:
     """nvdisasm's text parses back to the same bits, except where nvdisasm's text loses bits
-    (NaN payloads); the exact text always does."""
+    (NaN payloads, loose bits: ptxas's silent reuse bit 125 on HMMA.SP/IMMA.SP); the exact text
+    always does."""
     bad = []
     for word, text in OBSERVED[chunk::CHUNKS]:
         ins = decode_word(word, FAM, 0)
@@ -69,6 +70,8 @@ def test_text_round_trip(chunk: int) -> None:
             bad.append(f"{word:032x} exact text {exact!r} re-encodes differently")
         if "NAN" not in text:
             again = parse_instruction(text, FAM, 0, control=ins.control)
-            if encode_instruction(again, FAM, 0) != word:
+            form = form_of(word, FAM)
+            lost = form.loose if form is not None else 0
+            if (encode_instruction(again, FAM, 0) ^ word) & ~lost:
                 bad.append(f"{word:032x} text {text!r} re-encodes differently")
     assert not bad, "\n".join(bad[:20])
