@@ -31,6 +31,7 @@ from openptxas.ir.core import (
     Addr,
     CBank,
     Function,
+    Guard,
     Imm,
     Instr,
     Part,
@@ -119,9 +120,15 @@ def choose_spills(
         point_depth += [depth_of_block[bi]] * len(b.instrs)
     written_at: dict[int, int] = {}  # vreg id -> points that write it
     cost: dict[int, float] = {}
+    # a wgmma's accumulator is written asynchronously until its WARPGROUP.DEPBAR: spill code
+    # next to the wgmma would store or reload it while the tensor core owns it (ptxas spills
+    # around the pipeline stage; not built): never a candidate
+    pinned: set[int] = set()
     for p, ins in enumerate(order):
         w = 10.0 ** min(point_depth[p], 4)
         seen: set[int] = set()
+        if ins.op.endswith("GMMA"):
+            pinned.update(v.id for r in (*ins.def_regs(), *ins.use_regs()) if (v := _vreg(r)))
         for r in (*ins.def_regs(), *ins.use_regs()):
             v = _vreg(r)
             if v is not None and v.rc == RC.R and v.id not in seen:
@@ -139,7 +146,7 @@ def choose_spills(
     for v, m in occ.items():
         if v.rc != RC.R:
             continue
-        if v.id not in state.temps:
+        if v.id not in state.temps and v.id not in pinned:
             cands.append(v)
         mm = m
         while mm:
@@ -183,10 +190,11 @@ def choose_spills(
 def _slot(state: SpillState, v: VReg) -> int:
     if v.id not in state.slots:
         size = 4 * v.width
-        off = (state.area + size - 1) // size * size
+        align = min(size, 16)  # the widest access is 16 bytes (wider groups: several)
+        off = (state.area + align - 1) // align * align
         state.slots[v.id] = state.base + off
         state.area = off + size
-        state.align = max(state.align, size)
+        state.align = max(state.align, align)
     return state.slots[v.id]
 
 
@@ -276,6 +284,22 @@ class _BlockRewriter:
     def _addr(self, v: VReg, k: int) -> Addr:
         return Addr(self.sp, self.state.slots[v.id] + 4 * k - self.delta)
 
+    def _mem(
+        self, op: str, v: VReg, k: int, t: VReg, n: int, line: int, guard: Guard | None = None
+    ) -> list[Instr]:
+        """``LDL``/``STL`` of words ``k .. k+n-1`` of ``v``'s slot from/to ``t``: one access of
+        up to four words at a time (a wgmma accumulator group is 32 or 64 words)."""
+        out = []
+        for j in range(0, n, 4):
+            c = min(4, n - j)
+            r: VReg | Part = t if c == n else Part(t, j, c)
+            addr = self._addr(v, k + j)
+            if op == "LDL":
+                out.append(Instr("LDL", _SIZE[c], [r], [addr], line=line))
+            else:
+                out.append(Instr("STL", _SIZE[c], [], [addr, r], guard=guard, line=line))
+        return out
+
     def rewrite(self, ins: Instr) -> None:
         from openptxas.ir.analysis import map_regs
 
@@ -299,7 +323,7 @@ class _BlockRewriter:
             if d is not None:
                 before.append(Instr(d.op, d.mods, [t], list(d.srcs), line=ins.line))
             else:
-                before.append(Instr("LDL", _SIZE[n], [t], [self._addr(v, k)], line=ins.line))
+                before.extend(self._mem("LDL", v, k, t, n, ins.line))
                 self.state.loads += 4 * n
             if (k, n) == (0, v.width):
                 self.held[v.id] = (t, self.pos)
@@ -329,7 +353,6 @@ class _BlockRewriter:
                 return x
             k, n = (x.k, x.n) if isinstance(x, Part) else (0, v.width)
             t = self._new(n)
-            addr = self._addr(v, k)
             if ins.guard is not None:
                 # a skipped definition keeps the slot's value: the temporary starts as it (a
                 # copy of the value loaded for this instruction or held, else a load), so that
@@ -341,9 +364,9 @@ class _BlockRewriter:
                     # (a pair copied word by word would be partly written, not killed)
                     before.append(Instr("MOV", (), [t], [src], line=ins.line))
                 else:
-                    before.append(Instr("LDL", _SIZE[n], [t], [addr], line=ins.line))
+                    before.extend(self._mem("LDL", v, k, t, n, ins.line))
                     self.state.loads += 4 * n
-            after.append(Instr("STL", _SIZE[n], [], [addr, t], guard=ins.guard, line=ins.line))
+            after.extend(self._mem("STL", v, k, t, n, ins.line, ins.guard))
             self.state.stores += 4 * n
             defined.append((v.id, t if (k, n) == (0, v.width) and ins.guard is None else None))
             return t

@@ -29,11 +29,12 @@ DYNAMIC_SHARED = 16384  # bytes, when the module declares `.extern .shared`
 
 def block_dims(fn: Function) -> list[int]:
     """The kernel's required block shape; else at most 64 threads of its maximum; else 64."""
-    for dims in (fn.reqntid, fn.maxntid):
+    # (Function.reqntid is a property that builds a new tuple: compare by role, not identity)
+    for required, dims in ((True, fn.reqntid), (False, fn.maxntid)):
         if dims:
             d = list(dims) + [1] * (3 - len(dims))
             if d[0] * d[1] * d[2] <= 1024:
-                return d if dims is fn.reqntid else [min(64, d[0]), 1, 1]
+                return d if required else [min(64, d[0]), 1, 1]
     return [64, 1, 1]
 
 
