@@ -268,10 +268,26 @@ def bind_bssy(ctx: Ctx) -> Bound:
             m.Binst[k] = np.arange(m.L) // 32 + m.binst_next
             m.binst_next += m.L // 32
             return
-        wids, masks, _s, counts = warp_masks(sel)
+        wids, masks, starts, counts = warp_masks(sel)
+        old = m.Binst[k, sel]
         m.Bw[k, sel] = np.repeat(masks, counts)
         m.Binst[k, sel] = np.repeat(np.arange(wids.size) + m.binst_next, counts)
         m.binst_next += wids.size
+        # lanes blocked in a BSYNC on the instance these lanes re-arm (a loop that executes
+        # its BSSY again, as a barrier register re-armed by part of the warp) wait on the new
+        # one; a callee's BSSY after BMOV.32.CLEAR (instance 0) leaves the caller's waiters
+        blocked = m.bwait[k, wids]
+        for i in np.flatnonzero(blocked).tolist():
+            w, st, n = int(wids[i]), int(starts[i]), int(counts[i])
+            lanes = np.arange(w * 32, w * 32 + 32)
+            mine = set(old[st : st + n].tolist()) - {0}
+            waiting = ((int(blocked[i]) >> np.arange(32)) & 1).astype(bool)
+            moved = lanes[waiting & np.isin(m.Binst[k, lanes], list(mine))]
+            if moved.size:
+                bits = U32(int(masks[i]) | sum(1 << (int(x) & 31) for x in moved))
+                m.Binst[k, moved] = m.Binst[k, int(sel[st])]
+                m.Bw[k, moved] = bits
+                m.Bw[k, sel[st : st + n]] = bits
 
     return Bound(fn)
 
