@@ -61,6 +61,11 @@ def fma_contraction(fn: Function, ctx: PassContext) -> None:
             sites = [_site(blk.instrs, k, m, u, d) for u in uses]
             if any(s is None for s in sites):
                 continue
+            if any(_vid(_reg(x)) == d.id for x in m.srcs):
+                # ``mul %f0, %f0, %f0``: the fused adds read the multiply's sources, which the
+                # multiply itself overwrites; every reader of the product is fused below, so
+                # the product goes to a register of its own (dead, removed by DCE)
+                m.dsts[0] = fn.new_vreg(d.rc, d.width)
             for u, s in zip(uses, sites, strict=True):
                 assert s is not None
                 _fuse(m, u, s, fma_op)

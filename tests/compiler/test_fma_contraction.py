@@ -141,3 +141,19 @@ def test_no_contraction(flags: list[str], opts: dict[str, object], oracle) -> No
     a = run_launch(ours, _spec(), hazards=True)
     b = run_launch(theirs, _spec())
     assert a.outputs[0].view(np.uint32).tolist() == b.outputs[0].view(np.uint32).tolist()
+
+
+def test_product_that_overwrites_its_source(oracle) -> None:  # type: ignore[no-untyped-def]
+    """``mul.f32 %f0, %f0, %f0; add.f32 %f0, %f2, %f0``: the add became an FFMA of the multiply's
+    sources while the FMUL, still writing %f0, stayed before it: the FFMA squared the product
+    ((f0^2)^2 + f2; difffuzz --pressure seed 7092, reduced). Compared at -O3 with ptxas -O3
+    (at -O0 neither contracts, and ptxas's -O3 reference would differ by the rounding)."""
+    from pathlib import Path
+
+    from openptxas.testing.difffuzz import check_ptx, inputs_for
+
+    need_tools("ptxas")
+    text = (Path(__file__).parent / "data" / "fma_product_overwrites_source.ptx").read_text()
+    for seed in (1, 2, 3):
+        r = check_ptx(text, inputs_for(seed, 64), 64, (3,), oracle)
+        assert r.status == "ok", f"seed {seed}: {r.status}: {r.detail}"
