@@ -92,6 +92,17 @@ def _copy_pairs(fn: Function) -> dict[VReg, list[VReg]]:
         if isinstance(d, VReg) and isinstance(s, VReg) and d.rc == s.rc and d.width == s.width:
             prefs.setdefault(d, []).append(s)
             prefs.setdefault(s, []).append(d)
+        elif (  # a word of a group copied to the same word of a group of its width
+            isinstance(d, Part)
+            and isinstance(s, Part)
+            and d.k == s.k
+            and d.n == s.n == 1
+            and d.v.width == s.v.width
+            and d.v.rc == s.v.rc
+            and s.v not in prefs.get(d.v, ())
+        ):
+            prefs.setdefault(d.v, []).append(s.v)
+            prefs.setdefault(s.v, []).append(d.v)
     return prefs
 
 
@@ -110,15 +121,38 @@ def _word_copies(fn: Function) -> dict[VReg, list[tuple[VReg, int]]]:
     return prefs
 
 
+def _pair_copy_points(points: list[Instr]) -> dict[tuple[int, int], int]:
+    """The points of word-by-word copies between two groups of one width (``%a.0 = MOV %b.0;
+    %a.1 = MOV %b.1``), by the two registers' ids (both orders). The source is live at the
+    first copy, where the destination is written, so their occupancies meet there; in the same
+    registers the copies are self-moves, and the points do not keep them apart."""
+    out: dict[tuple[int, int], int] = {}
+    for p, ins in enumerate(points):
+        if ins.guard is not None or ins.name not in COPY_OPS or len(ins.dsts) != 1:
+            continue
+        d, s = ins.dsts[0], _plain_src(ins)
+        if (
+            isinstance(d, Part)
+            and isinstance(s, Part)
+            and d.k == s.k
+            and d.n == s.n == 1
+            and d.v.width == s.v.width
+            and d.v.rc == s.v.rc
+        ):
+            for key in ((d.v.id, s.v.id), (s.v.id, d.v.id)):
+                out[key] = out.get(key, 0) | 1 << p
+    return out
+
+
 def _plain_src(ins: Instr) -> Operand | None:
-    """The copied register of a MOV-like instruction, if it is a plain register."""
+    """The copied register (or word of a group) of a MOV-like instruction, if it is plain."""
     if ins.op in ("MOV", "UMOV"):
         s = ins.srcs[0]
     elif ins.op == "IMAD" and len(ins.srcs) == 3:
         s = ins.srcs[2]  # IMAD.MOV.U32 d, RZ, RZ, s
     else:
         return None
-    return s if isinstance(s, VReg) else None
+    return s if isinstance(s, VReg | Part) else None
 
 
 def occupancy(fn: Function) -> tuple[dict[VReg, int], list[Instr]]:
@@ -201,6 +235,7 @@ def allocate(
     extra, first = call_conflicts(fn)  # calls of shared slow paths (ir/liveness.py)
     prefs = _copy_pairs(fn)
     words = _word_copies(fn)
+    same = _pair_copy_points(points)
     alloc = Allocation()
     # phys[rc][index] = occupancy of that physical register so far
     phys: dict[RC, dict[int, int]] = {rc: {} for rc in RC}
@@ -218,7 +253,8 @@ def allocate(
         chosen = None
         for other in prefs.get(v, ()):
             r = alloc.regs.get(other)
-            if r is not None and _fits(r.index, v, mask, lim, table):
+            m = mask & ~same.get((v.id, other.id), 0)
+            if r is not None and _fits(r.index, v, m, lim, table):
                 chosen = r.index
                 break
         for other, off in words.get(v, ()) if chosen is None else ():
