@@ -92,17 +92,6 @@ def _copy_pairs(fn: Function) -> dict[VReg, list[VReg]]:
         if isinstance(d, VReg) and isinstance(s, VReg) and d.rc == s.rc and d.width == s.width:
             prefs.setdefault(d, []).append(s)
             prefs.setdefault(s, []).append(d)
-        elif (  # a word of a group copied to the same word of a group of its width
-            isinstance(d, Part)
-            and isinstance(s, Part)
-            and d.k == s.k
-            and d.n == s.n == 1
-            and d.v.width == s.v.width
-            and d.v.rc == s.v.rc
-            and s.v not in prefs.get(d.v, ())
-        ):
-            prefs.setdefault(d.v, []).append(s.v)
-            prefs.setdefault(s.v, []).append(d.v)
     return prefs
 
 
@@ -121,27 +110,31 @@ def _word_copies(fn: Function) -> dict[VReg, list[tuple[VReg, int]]]:
     return prefs
 
 
-def _pair_copy_points(points: list[Instr]) -> dict[tuple[int, int], int]:
-    """The points of word-by-word copies between two groups of one width (``%a.0 = MOV %b.0;
-    %a.1 = MOV %b.1``), by the two registers' ids (both orders). The source is live at the
-    first copy, where the destination is written, so their occupancies meet there; in the same
-    registers the copies are self-moves, and the points do not keep them apart."""
-    out: dict[tuple[int, int], int] = {}
+def _group_copies(
+    points: list[Instr],
+) -> tuple[dict[VReg, list[tuple[VReg, int]]], dict[tuple[int, int, int], int]]:
+    """Word copies between two groups (``%a.0 = MOV %b.0; %a.1 = MOV %b.1``, ``%q.1 = MOV
+    %p.1``): for each register, (the other register, the offset of its first register from the
+    other's when the copied words share a register), and the points of the copies by the two
+    registers' ids and that offset (both orders). The source is live at a copy, where the
+    destination is written, so their occupancies meet there; when the words share registers
+    those copies are self-moves and the points do not keep the two apart within the source's
+    registers."""
+    prefs: dict[VReg, list[tuple[VReg, int]]] = {}
+    pts: dict[tuple[int, int, int], int] = {}
     for p, ins in enumerate(points):
         if ins.guard is not None or ins.name not in COPY_OPS or len(ins.dsts) != 1:
             continue
         d, s = ins.dsts[0], _plain_src(ins)
-        if (
-            isinstance(d, Part)
-            and isinstance(s, Part)
-            and d.k == s.k
-            and d.n == s.n == 1
-            and d.v.width == s.v.width
-            and d.v.rc == s.v.rc
-        ):
-            for key in ((d.v.id, s.v.id), (s.v.id, d.v.id)):
-                out[key] = out.get(key, 0) | 1 << p
-    return out
+        if not (isinstance(d, Part) and isinstance(s, Part) and d.n == s.n == 1):
+            continue
+        if d.v.rc != s.v.rc or d.v == s.v:
+            continue
+        for a, b, off in ((d.v, s.v, s.k - d.k), (s.v, d.v, d.k - s.k)):
+            if (b, off) not in prefs.get(a, ()):
+                prefs.setdefault(a, []).append((b, off))
+            pts[(a.id, b.id, off)] = pts.get((a.id, b.id, off), 0) | 1 << p
+    return prefs, pts
 
 
 def _plain_src(ins: Instr) -> Operand | None:
@@ -235,7 +228,7 @@ def allocate(
     extra, first = call_conflicts(fn)  # calls of shared slow paths (ir/liveness.py)
     prefs = _copy_pairs(fn)
     words = _word_copies(fn)
-    same = _pair_copy_points(points)
+    groups, copy_points = _group_copies(points)
     alloc = Allocation()
     # phys[rc][index] = occupancy of that physical register so far
     phys: dict[RC, dict[int, int]] = {rc: {} for rc in RC}
@@ -253,9 +246,17 @@ def allocate(
         chosen = None
         for other in prefs.get(v, ()):
             r = alloc.regs.get(other)
-            m = mask & ~same.get((v.id, other.id), 0)
-            if r is not None and _fits(r.index, v, m, lim, table):
+            if r is not None and _fits(r.index, v, mask, lim, table):
                 chosen = r.index
+                break
+        for other, off in groups.get(v, ()) if chosen is None else ():
+            r = alloc.regs.get(other)
+            if r is None:
+                continue
+            shared = range(r.index, r.index + other.width)
+            m = mask & ~copy_points.get((v.id, other.id, off), 0)
+            if _fits(r.index + off, v, mask, lim, table, shared, m):
+                chosen = r.index + off
                 break
         for other, off in words.get(v, ()) if chosen is None else ():
             r = alloc.regs.get(other)
@@ -286,13 +287,24 @@ def allocate(
     return alloc
 
 
-def _fits(base: int, v: VReg, mask: int, lim: ClassLimits, table: dict[int, int]) -> bool:
-    """Whether registers ``base .. base+width-1`` are free over ``mask`` and well aligned."""
+def _fits(
+    base: int,
+    v: VReg,
+    mask: int,
+    lim: ClassLimits,
+    table: dict[int, int],
+    shared: range = range(0),
+    shared_mask: int = 0,
+) -> bool:
+    """Whether registers ``base .. base+width-1`` are free over ``mask`` (those in ``shared``
+    over ``shared_mask``) and well aligned."""
     align = 1 if v.width == 1 else (2 if v.width == 2 else 4)
     if base % align or base < lim.first or base + v.width - 1 > lim.last:
         return False
     return all(
-        base + j not in lim.reserved and not table.get(base + j, 0) & mask for j in range(v.width)
+        base + j not in lim.reserved
+        and not table.get(base + j, 0) & (shared_mask if base + j in shared else mask)
+        for j in range(v.width)
     )
 
 

@@ -60,8 +60,12 @@ def spec(kernel: str) -> dict[str, Any]:
         "block": [128, 1, 1],
         "args": [
             {"kind": "buffer", "dtype": "u64", "count": THREADS * 12, "init": "zeros"},
-            {"kind": "buffer", "dtype": "u64", "count": THREADS * 2,
-             "init": {"hex": operands().tobytes().hex()}},
+            {
+                "kind": "buffer",
+                "dtype": "u64",
+                "count": THREADS * 2,
+                "init": {"hex": operands().tobytes().hex()},
+            },
         ],
     }
 
