@@ -12,6 +12,8 @@ The quotient comes from a float reciprocal refined in integer arithmetic::
 then the signs are applied and a zero divisor gives ``~b`` (0xffffffff), as ptxas's code does.
 Division by a constant uses the same sequence with immediates (ptxas does too; nvcc usually has
 already turned such divisions into multiplications).
+
+64-bit division and remainder are calls of ptxas's shared subroutines (lower/div64.py).
 """
 
 from __future__ import annotations
