@@ -252,6 +252,16 @@ def sequence(instr: str) -> str:
             if d and d.group(1) == hi:
                 drop.add(j)
                 break
+        # the caller must not read the zero: after each CALL, the first mention of the register
+        # (up to the subroutine) is a write
+        for c in (i for i, x in enumerate(lines) if x.startswith("CALL")):
+            for x in lines[c + 1 :]:
+                if x.startswith("$__internal"):
+                    break
+                ops = re.findall(r"(?<![\w.])R\d+(?![\d])", x.split(" ", 1)[-1])
+                if hi in ops:
+                    assert ops[0] == hi and not x.startswith(("ST", "@")), (hi, x)
+                    break
     for k, ln in enumerate(lines[first:], first):
         if k in drop:
             continue
