@@ -125,9 +125,15 @@ def _slow_calls(
 def _self_move(ins: Instr, alloc: Allocation) -> Unit | None:
     """The unit a one-word copy writes with the value it already holds (``MOV R4, R4`` after
     allocation: the word copies of two groups that share registers), or None."""
-    if ins.op != "MOV" or len(ins.dsts) != 1 or len(ins.srcs) != 1:
+    if len(ins.dsts) != 1 or ins.guard is not None:
         return None
-    d, s = ins.dsts[0], ins.srcs[0]
+    if ins.op in ("MOV", "UMOV") and len(ins.srcs) == 1:
+        s = ins.srcs[0]
+    elif ins.op == "IMAD" and ins.mods[:2] == ("MOV", "U32") and len(ins.srcs) == 3:
+        s = ins.srcs[2]  # IMAD.MOV.U32 d, RZ, RZ, s
+    else:
+        return None
+    d = ins.dsts[0]
     if not (isinstance(d, VReg | Part) and isinstance(s, VReg | Part)):
         return None
     du, su = _units_of(d, alloc), _units_of(s, alloc)
