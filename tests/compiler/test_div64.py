@@ -125,3 +125,20 @@ def test_same_as_ptxas(kernel: str, opt: int, oracle: Any) -> None:
             a, b = (int(x) for x in ab[i])
             assert o[i, 0] == (a // b if b else 2**64 - 1)
             assert o[i, 1] == (a % b if b else 2**64 - 1)
+
+
+@pytest.mark.parametrize("opt", [3, 0])
+def test_from_a_device_function(opt: int, oracle: Any) -> None:
+    """Divisions in a ``.func`` called twice and in the kernel: the kernel's subroutines, called
+    from both, as ptxas's (symbols and outputs)."""
+    need_tools("ptxas")
+    from openptxas.emu import run_launch
+
+    text = (PTX.parent / "div64_func.ptx").read_text()
+    theirs = oracle.ptxas(text, "sm_90", (f"-O{opt}",))
+    if opt == 3:
+        ours = compile_ptx(text, Options(arch="sm_90"), "t.ptx")
+        assert _subs(ours.cubin) == _subs(theirs.cubin)
+    want = run_launch(theirs.cubin, spec("k1"), hazards=True)
+    got = run_ours(text, spec("k1"), opt)
+    assert np.array_equal(got.outputs[0], want.outputs[0])
