@@ -33,10 +33,29 @@ WIDE_OPS = {"DFMA", "DMUL", "DADD", "DSETP"}
 PAIRS: set[int] = set()
 
 
+def int_kernel(instr: str) -> str:
+    """A one-instruction kernel for a 64-bit integer ``instr`` (``div.u64``, ``rem.s64``)."""
+    return f""".version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 p)
+{{
+.reg .b64 %rd<6>;
+ld.param.u64 %rd1, [p];
+cvta.to.global.u64 %rd2, %rd1;
+ld.global.u64 %rd3, [%rd2];
+ld.global.u64 %rd4, [%rd2+8];
+{instr} %rd5, %rd3, %rd4;
+st.global.u64 [%rd2+16], %rd5;
+ret;
+}}
+"""
+
+
 def listing(instr: str) -> list[str]:
     with tempfile.TemporaryDirectory() as d:
         src = Path(d) / "k.ptx"
-        src.write_text(kernel(instr))
+        src.write_text(int_kernel(instr) if instr.endswith(("u64", "s64")) else kernel(instr))
         cub = Path(d) / "k.cubin"
         subprocess.run(["ptxas", "-arch=sm_90", str(src), "-o", str(cub)], check=True)
         out = subprocess.run([NVDISASM, "-c", str(cub)], check=True, capture_output=True)
@@ -80,7 +99,7 @@ def operand(text: str, fp: bool, wide: bool = False) -> str:
     t = text.strip().replace(".reuse", "")
     if t.startswith("`("):
         return "`(" + t[2:-1].replace(".L_x_", "x") + ")"
-    m = re.fullmatch(r"([-!|]*)(R|P)(\d+)(\|?)", t)
+    m = re.fullmatch(r"([-!|~]*)(R|P)(\d+)(\|?)", t)
     if m:
         pre, f, n, post = m.groups()
         r = reg(int(n), wide) if f == "R" else f"$p{n}"
@@ -116,6 +135,19 @@ def convert(ins: str, n_br: list[int]) -> list[str]:
             f"@{t} BRA {operand(ops[1], False)}",
         ]
     o = [operand(x, fp, wide and not x.startswith("P")) for x in ops]
+    if base in ("IMAD", "I2F", "F2I") and not wide:
+        # 64-bit integer forms: the operands that are register pairs
+        w64 = [False] * len(ops)
+        if op.startswith("IMAD.WIDE"):
+            w64[0] = True
+            w64[-1] = ops[-1].startswith("R") and ops[-1] != "RZ"
+        elif op.startswith(("I2F.U64", "I2F.S64")):
+            w64[1] = True
+        elif op.startswith(("F2I.U64", "F2I.S64")):
+            w64[0] = True
+        o = [operand(x, fp, w) if w else y for x, y, w in zip(ops, o, w64, strict=True)]
+        if len(o) > 1 and o[1].startswith("$p"):  # a carry out
+            return [f"{guard}{o[0]}, {o[1]} = {op} {', '.join(o[2:])}"]
     if op == "CS2R" and ops[1] == "SRZ":
         return [
             f"{guard}{reg(int(ops[0][1:]), False)} = MOV RZ",
@@ -169,9 +201,15 @@ def sequence(instr: str) -> str:
     for ln in lines:
         body = re.sub(r"^@!?P\w+\s+", "", ln)
         op = body.split(" ")[0]
+        regs = [int(n) for n in re.findall(r"(?<![\w.])R(\d+)(?![\d.])", body.partition(" ")[2])]
         if op.split(".")[0] in WIDE_OPS or op.startswith(("LDG.E.64", "STG.E.64")):
-            for n in re.findall(r"(?<![\w.])R(\d+)(?![\d.])", body.split(" ", 1)[1]):
-                PAIRS.add(int(n))
+            PAIRS.update(regs)
+        elif op.startswith("IMAD.WIDE"):  # the destination and the addend
+            PAIRS.update({regs[0], regs[-1]} if len(regs) == 4 or "RZ" not in body else {regs[0]})
+        elif op.startswith(("I2F.U64", "I2F.S64")):  # the source
+            PAIRS.update(regs[1:])
+        elif op.startswith(("F2I.U64", "F2I.S64")):  # the destination
+            PAIRS.update(regs[:1])
     assert not any(n + 1 in PAIRS for n in PAIRS), "overlapping pairs"
     loads = [ln for ln in lines if ln.startswith("LDG")]
     store = next(ln for ln in lines if ln.startswith("STG"))
@@ -201,7 +239,32 @@ def sequence(instr: str) -> str:
         if m
     }
     ret = None
+    # the RET's high word (the subroutine zeroes it just before RET; lower/fpslow.py builds the
+    # pair itself)
+    drop = set()
+    for k, ln in enumerate(lines):
+        m = re.fullmatch(r"RET\.\S+ R(\d+) .*", ln)
+        if m is None:
+            continue
+        hi = f"R{int(m.group(1)) + 1}"
+        for j in range(k - 1, 0, -1):
+            d = re.match(r"(?:@!?P\d+ )?\S+ (R\d+)\b", lines[j])
+            if d and d.group(1) == hi:
+                drop.add(j)
+                break
+        # the caller must not read the zero: after each CALL, the first mention of the register
+        # (up to the subroutine) is a write
+        for c in (i for i, x in enumerate(lines) if x.startswith("CALL")):
+            for x in lines[c + 1 :]:
+                if x.startswith("$__internal"):
+                    break
+                ops = re.findall(r"(?<![\w.])R\d+(?![\d])", x.split(" ", 1)[-1])
+                if hi in ops:
+                    assert ops[0] == hi and not x.startswith(("ST", "@")), (hi, x)
+                    break
     for k, ln in enumerate(lines[first:], first):
+        if k in drop:
+            continue
         if ln.startswith(("LDC", "STG", "EXIT", "ULDC", "NOP")):
             continue
         if ln.startswith("$__internal"):

@@ -12,12 +12,16 @@ The quotient comes from a float reciprocal refined in integer arithmetic::
 then the signs are applied and a zero divisor gives ``~b`` (0xffffffff), as ptxas's code does.
 Division by a constant uses the same sequence with immediates (ptxas does too; nvcc usually has
 already turned such divisions into multiplications).
+
+64-bit division and remainder are calls of ptxas's shared subroutines (lower/div64.py).
 """
 
 from __future__ import annotations
 
 from openptxas.ir.core import PT, RC, RZ, Guard, Imm, Operand, RegLike, Src, VReg
 from openptxas.lower.context import LowerCtx
+from openptxas.lower.div64 import emit_call
+from openptxas.lower.int_rules import half
 from openptxas.lower.rules import Rule, is_signed, types
 from openptxas.ptx import ast
 from openptxas.ptx.types import PtxType
@@ -133,124 +137,31 @@ def emit_divrem32(
     c.emit("MOV", (), [dv], [res])
 
 
-def _neg64(c: LowerCtx, x: VReg) -> VReg:
-    r, carry = c.new(RC.R, 2), c.new(RC.P)
-    c.emit("IADD3", (), [r.lo, carry], [RZ, Src(x.lo, neg=True), RZ])
-    c.emit("IADD3", ("X",), [r.hi], [RZ, Src(x.hi, inv=True), RZ, carry, NOT_PT])
-    return r
-
-
-def _mul64_lo(c: LowerCtx, x: VReg, y: VReg) -> VReg:
-    """x * y mod 2^64."""
-    p = c.new(RC.R, 2)
-    c.emit("IMAD", ("WIDE", "U32"), [p], [x.lo, y.lo, RZ])
-    cross = c.new()
-    c.emit("IMAD", (), [cross], [x.lo, y.hi, p.hi])
-    r = c.new(RC.R, 2)
-    c.emit("MOV", (), [r.lo], [p.lo])
-    c.emit("IMAD", (), [r.hi], [x.hi, y.lo, cross])
-    return r
-
-
-def _add64(c: LowerCtx, x: VReg, y: VReg, *, sub: bool = False) -> VReg:
-    r, carry = c.new(RC.R, 2), c.new(RC.P)
-    ylo: Operand = Src(y.lo, neg=True) if sub else y.lo
-    yhi: Operand = Src(y.hi, inv=True) if sub else y.hi
-    c.emit("IADD3", (), [r.lo, carry], [x.lo, ylo, RZ])
-    c.emit("IADD3", ("X",), [r.hi], [x.hi, yhi, RZ, carry, NOT_PT])
-    return r
-
-
-def _udivmod64(c: LowerCtx, a: VReg, b: VReg) -> tuple[VReg, VReg]:
-    """Unsigned 64-bit (quotient, remainder): a float reciprocal seed (~2^64/b, from below),
-    two Newton steps in 64-bit fixed point, a multiply-high, and three corrections."""
-    from openptxas.lower.bit_rules import mulhi_u64
-
-    f = c.new()
-    c.emit("I2F", ("U64", "RP"), [f], [b])
-    c.emit("MUFU", ("RCP",), [f], [f])
-    t = c.new()
-    c.emit("IADD3", (), [t], [f, Imm(0x1FFFFFFE), RZ])
-    r = c.new(RC.R, 2)
-    c.emit("F2I", ("U64", "TRUNC"), [r], [t])
-    for _ in range(2):
-        e = _neg64(c, _mul64_lo(c, b, r))  # 2^64 - b*r
-        r = _add64(c, r, mulhi_u64(c, r, e))
-    q = mulhi_u64(c, r, a)
-    rem = _add64(c, a, _mul64_lo(c, q, b), sub=True)
-    one = c.new(RC.R, 2)
-    c.emit("MOV", (), [one.lo], [Imm(1)])
-    c.emit("MOV", (), [one.hi], [RZ])
-    for _ in range(3):
-        lt, ge = c.new(RC.P), c.new(RC.P)
-        c.emit("ISETP", ("GE", "U32", "AND"), [lt, PT], [rem.lo, b.lo, PT])
-        c.emit("ISETP", ("GE", "U32", "AND", "EX"), [ge, PT], [rem.hi, b.hi, PT, lt])
-        r2 = _add64(c, rem, b, sub=True)
-        q2 = _add64(c, q, one)
-        nrem, nq = c.new(RC.R, 2), c.new(RC.R, 2)
-        for k in range(2):
-            c.emit("SEL", (), [nrem.part(k)], [r2.part(k), rem.part(k), ge])
-            c.emit("SEL", (), [nq.part(k)], [q2.part(k), q.part(k), ge])
-        rem, q = nrem, nq
-    return q, rem
-
-
-def _abs64(c: LowerCtx, x: VReg) -> tuple[VReg, VReg]:
-    """(|x|, x's sign predicate register holding x < 0)."""
-    neg = c.new(RC.P)
-    c.emit("ISETP", ("LT", "AND"), [neg, PT], [x.hi, RZ, PT])
-    n = _neg64(c, x)
-    r = c.new(RC.R, 2)
-    for k in range(2):
-        c.emit("SEL", (), [r.part(k)], [n.part(k), x.part(k), neg])
-    return r, neg
-
-
 def divrem64(ins: ast.Instruction, c: LowerCtx) -> None:
+    """``div/rem.{u64,s64}``: a call of the kernel's shared subroutine (lower/div64.py), with
+    constant operands in registers; a predicated one branches around the call (lower_body
+    leaves the guard to it)."""
     d, a_op, b_op = ins.operands
     t = ins.type
     assert t is not None
-    want_rem = ins.opcode == "rem"
 
     def reg64(op: ast.Operand) -> VReg:
         v = c.rvalue(op, t)
         if isinstance(v, VReg) and v.width == 2:
             return v
         w = c.new(RC.R, 2)
-        from openptxas.lower.int_rules import half
-
         c.emit("MOV", (), [w.lo], [half(v, 0)])
         c.emit("MOV", (), [w.hi], [half(v, 1)])
         return w
 
     a, b = reg64(a_op), reg64(b_op)
-    if is_signed(t):
-        aa, an = _abs64(c, a)
-        bb, bn = _abs64(c, b)
-        q, rem = _udivmod64(c, aa, bb)
-        res = rem if want_rem else q
-        flip = an
-        if not want_rem:
-            flip = c.new(RC.P)
-            c.emit("PLOP3", ("LUT",), [flip, PT], [an, bn, PT, Imm(0x3C), Imm(0)])
-        n = _neg64(c, res)
-        out = c.new(RC.R, 2)
-        for k in range(2):
-            c.emit("SEL", (), [out.part(k)], [n.part(k), res.part(k), flip])
-        res = out
-    else:
-        q, rem = _udivmod64(c, a, b)
-        res = rem if want_rem else q
-    # b == 0: all ones (as ptxas's routine returns)
-    z1, z = c.new(RC.P), c.new(RC.P)
-    c.emit("ISETP", ("NE", "U32", "AND"), [z1, PT], [b.lo, RZ, PT])
-    c.emit("ISETP", ("NE", "U32", "AND", "EX"), [z, PT], [b.hi, RZ, PT, z1])
-    dv = c.dst(d)
-    for k in range(2):
-        c.emit("SEL", (), [dv.part(k)], [res.part(k), Imm(0xFFFFFFFF), z])
+    g = ins.guard
+    guard = Guard(c.reg(g.reg), g.negated) if g is not None else None
+    emit_call(c, f"{ins.opcode}.{'s64' if is_signed(t) else 'u64'}", a, b, c.dst(d), guard)
 
 
-NOT_PT = Src(PT, inv=True)
+divrem64.own_guard = True  # type: ignore[attr-defined]
+
 
 RULES: list[Rule] = [
     Rule("div.64", "div", types(T.S64, T.U64), divrem64, "div.s64 %rd1, %rd2, %rd3;"),

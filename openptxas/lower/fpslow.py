@@ -23,7 +23,9 @@ shared by every call site, allocated together with the kernel's.
 The sequences stay the IR text of lower/fpdiv.py (a hot part, a ``.cold`` slow part that
 branches back): `expand_shared` derives the interface from the text — the names the slow part
 reads that the hot part defines before the test (arguments), the names it writes that the code
-after it reads (results) — and rewrites the test into the call.
+after it reads (results) — and rewrites the test into the call. A test that is an
+unconditional branch makes a plain call (lower/div64.py: 64-bit integer division, which has no
+fast path).
 """
 
 from __future__ import annotations

@@ -7,8 +7,10 @@ A guarded or partial definition of ``v`` does not end the walk (the old value ma
 except within a block where the guard's predicate unit is not written in between: a
 definition under the use's own guard ends the walk for a guarded use, and definitions under
 ``@P`` and ``@!P`` together end it for any use (ir/liveness.py follows guards the same way).
-Paths on which ``v`` has not been written yet are not errors: PTX lets a program read a register
-it has not initialised on every path, and the allocator may reuse such registers.
+A copy of a register onto itself (the allocator coalesces word copies between groups) leaves the
+unit's value as it was. Paths on which ``v`` has not been written yet are not errors: PTX lets a
+program read a register it has not initialised on every path, and the allocator may reuse such
+registers.
 
 The checker shares no code with the allocator's liveness and interference computation: it is a
 path search over the instructions themselves (after regalloc2's checker, which re-proves an
@@ -120,6 +122,26 @@ def _slow_calls(
     return out
 
 
+def _self_move(ins: Instr, alloc: Allocation) -> Unit | None:
+    """The unit a one-word copy writes with the value it already holds (``MOV R4, R4`` after
+    allocation: the word copies of two groups that share registers), or None."""
+    if len(ins.dsts) != 1 or ins.guard is not None:
+        return None
+    if ins.op in ("MOV", "UMOV") and len(ins.srcs) == 1:
+        s = ins.srcs[0]
+    elif ins.op == "IMAD" and ins.mods[:2] == ("MOV", "U32") and len(ins.srcs) == 3:
+        s = ins.srcs[2]  # IMAD.MOV.U32 d, RZ, RZ, s
+    else:
+        return None
+    d = ins.dsts[0]
+    if not (isinstance(d, VReg | Part) and isinstance(s, VReg | Part)):
+        return None
+    du, su = _units_of(d, alloc), _units_of(s, alloc)
+    if len(du) == len(su) == 1 and du[0][0] == su[0][0]:
+        return du[0][0]
+    return None
+
+
 def _guard_unit(ins: Instr, alloc: Allocation) -> tuple[Unit, bool] | None:
     """The physical predicate unit guarding ``ins`` and whether it is inverted."""
     g = ins.guard
@@ -183,6 +205,7 @@ def _check_use(
                 own = None
             for u in half:
                 half[u] = {x for x in half[u] if x[0] not in hit}
+            kept = _self_move(ins, alloc)
             for unit, vid, comp in writes[ins.uid]:
                 if unit not in units:
                     continue
@@ -194,6 +217,8 @@ def _check_use(
                     elif g is not None:
                         half.setdefault(unit, set()).add(g)
                     continue
+                if unit == kept:
+                    continue  # another register's copy onto itself: the value stays
                 if not _defined_before(fn, d_in, b, j, v.id):
                     units = units - {unit}  # v not written yet on this path: garbage anyway
                     continue

@@ -110,15 +110,42 @@ def _word_copies(fn: Function) -> dict[VReg, list[tuple[VReg, int]]]:
     return prefs
 
 
+def _group_copies(
+    points: list[Instr],
+) -> tuple[dict[VReg, list[tuple[VReg, int]]], dict[tuple[int, int, int], int]]:
+    """Word copies between two groups (``%a.0 = MOV %b.0; %a.1 = MOV %b.1``, ``%q.1 = MOV
+    %p.1``): for each register, (the other register, the offset of its first register from the
+    other's when the copied words share a register), and the points of the copies by the two
+    registers' ids and that offset (both orders). The source is live at a copy, where the
+    destination is written, so their occupancies meet there; when the words share registers
+    those copies are self-moves and the points do not keep the two apart within the source's
+    registers."""
+    prefs: dict[VReg, list[tuple[VReg, int]]] = {}
+    pts: dict[tuple[int, int, int], int] = {}
+    for p, ins in enumerate(points):
+        if ins.guard is not None or ins.name not in COPY_OPS or len(ins.dsts) != 1:
+            continue
+        d, s = ins.dsts[0], _plain_src(ins)
+        if not (isinstance(d, Part) and isinstance(s, Part) and d.n == s.n == 1):
+            continue
+        if d.v.rc != s.v.rc or d.v == s.v:
+            continue
+        for a, b, off in ((d.v, s.v, s.k - d.k), (s.v, d.v, d.k - s.k)):
+            if (b, off) not in prefs.get(a, ()):
+                prefs.setdefault(a, []).append((b, off))
+            pts[(a.id, b.id, off)] = pts.get((a.id, b.id, off), 0) | 1 << p
+    return prefs, pts
+
+
 def _plain_src(ins: Instr) -> Operand | None:
-    """The copied register of a MOV-like instruction, if it is a plain register."""
+    """The copied register (or word of a group) of a MOV-like instruction, if it is plain."""
     if ins.op in ("MOV", "UMOV"):
         s = ins.srcs[0]
     elif ins.op == "IMAD" and len(ins.srcs) == 3:
         s = ins.srcs[2]  # IMAD.MOV.U32 d, RZ, RZ, s
     else:
         return None
-    return s if isinstance(s, VReg) else None
+    return s if isinstance(s, VReg | Part) else None
 
 
 def occupancy(fn: Function) -> tuple[dict[VReg, int], list[Instr]]:
@@ -201,6 +228,7 @@ def allocate(
     extra, first = call_conflicts(fn)  # calls of shared slow paths (ir/liveness.py)
     prefs = _copy_pairs(fn)
     words = _word_copies(fn)
+    groups, copy_points = _group_copies(points)
     alloc = Allocation()
     # phys[rc][index] = occupancy of that physical register so far
     phys: dict[RC, dict[int, int]] = {rc: {} for rc in RC}
@@ -220,6 +248,15 @@ def allocate(
             r = alloc.regs.get(other)
             if r is not None and _fits(r.index, v, mask, lim, table):
                 chosen = r.index
+                break
+        for other, off in groups.get(v, ()) if chosen is None else ():
+            r = alloc.regs.get(other)
+            if r is None:
+                continue
+            shared = range(r.index, r.index + other.width)
+            m = mask & ~copy_points.get((v.id, other.id, off), 0)
+            if _fits(r.index + off, v, mask, lim, table, shared, m):
+                chosen = r.index + off
                 break
         for other, off in words.get(v, ()) if chosen is None else ():
             r = alloc.regs.get(other)
@@ -250,13 +287,24 @@ def allocate(
     return alloc
 
 
-def _fits(base: int, v: VReg, mask: int, lim: ClassLimits, table: dict[int, int]) -> bool:
-    """Whether registers ``base .. base+width-1`` are free over ``mask`` and well aligned."""
+def _fits(
+    base: int,
+    v: VReg,
+    mask: int,
+    lim: ClassLimits,
+    table: dict[int, int],
+    shared: range = range(0),
+    shared_mask: int = 0,
+) -> bool:
+    """Whether registers ``base .. base+width-1`` are free over ``mask`` (those in ``shared``
+    over ``shared_mask``) and well aligned."""
     align = 1 if v.width == 1 else (2 if v.width == 2 else 4)
     if base % align or base < lim.first or base + v.width - 1 > lim.last:
         return False
     return all(
-        base + j not in lim.reserved and not table.get(base + j, 0) & mask for j in range(v.width)
+        base + j not in lim.reserved
+        and not table.get(base + j, 0) & (shared_mask if base + j in shared else mask)
+        for j in range(v.width)
     )
 
 

@@ -92,6 +92,37 @@ def test_pairs_are_aligned_and_exhaustion_is_a_clear_error():
         allocate(fn, limits_for(7, SM90))  # R0..R4 usable, R1 reserved: no room for 3 pairs
 
 
+def test_word_copies_between_groups_coalesce():
+    """``%q.0 = MOV %p.0; %q.1 = MOV %p.1`` (and a pair into a quad's first words): the copies
+    share registers and disappear; a pair still live after the copy keeps its own."""
+    fn = Function("k", [])
+    p, q, live = fn.new_vreg(RC.R, 2), fn.new_vreg(RC.R, 2), fn.new_vreg(RC.R, 2)
+    quad = fn.new_vreg(RC.R, 4)
+    fn.blocks = [
+        Block(
+            "b",
+            [
+                Instr("MOV", (), [p], [Imm(1)]),
+                Instr("MOV", (), [live], [Imm(2)]),
+                Instr("MOV", (), [q.part(0)], [p.part(0)]),
+                Instr("MOV", (), [q.part(1)], [p.part(1)]),
+                Instr("MOV", (), [quad.part(0)], [live.part(0)]),
+                Instr("MOV", (), [quad.part(1)], [live.part(1)]),
+                Instr("MOV", (), [quad.part(2)], [Imm(0)]),
+                Instr("MOV", (), [quad.part(3)], [Imm(0)]),
+                Instr("STG", (), [], [q, quad, live]),
+                Instr("EXIT"),
+            ],
+        )
+    ]
+    a = allocate(fn, LIM)
+    check_allocation(fn, a)
+    assert a.regs[q].index == a.regs[p].index
+    assert a.regs[quad].index != a.regs[live].index  # live is read after the copies
+    rewrite(fn, a)
+    assert sum(i.op == "MOV" for i in fn.blocks[0].instrs) == 6
+
+
 @st.composite
 def programs(draw):
     """Random structured programs: straight-line code, if/else diamonds, loops, guarded defs."""
@@ -105,6 +136,14 @@ def programs(draw):
         body = []
         for _ in range(draw(st.integers(1, 6))):
             d = draw(st.sampled_from(pool))
+            pairs = [r for r in defined if r.width == 2]
+            if pairs and d.width == 2 and d not in pairs and draw(st.integers(0, 2)) == 0:
+                # word copies between groups (fatpoint._group_copies: they may coalesce)
+                src = draw(st.sampled_from(pairs))
+                for k in draw(st.sampled_from([(0, 1), (1, 0), (0,), (1,)])):
+                    j = draw(st.sampled_from([k, k, 1 - k]))
+                    body.append(Instr("MOV", (), [d.part(k)], [src.part(j)]))
+                continue
             a, b = draw(st.sampled_from(defined)), draw(st.sampled_from(defined))
             g = Guard(draw(st.sampled_from(preds))) if draw(st.booleans()) and bi > 1 else None
             body.append(Instr("IADD3", (), [d], [a, b, RZ], guard=g))
