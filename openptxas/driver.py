@@ -141,7 +141,12 @@ def compile_sources(
             f"relocatable output (-c) for {target.name} is not supported by openptxas yet"
         )
     if options.device_debug:
-        raise UnsupportedFeature("debug information (-g) is not supported by openptxas yet")
+        if options.compile_only or target.sm != 90:  # the -g layout observed on sm_90
+            raise UnsupportedFeature(
+                "debug information (-g) with -c or for targets other than sm_90 is not "
+                "supported by openptxas yet"
+            )
+        options = options.with_(opt_level=0)  # ptxas: -g compiles at -O0
     phases = pipeline()
     check_phase_names(phases, options)
     modules = []

@@ -319,6 +319,8 @@ def lower_function(
         fn.params.append(Param(slot.param.name, slot.offset, slot.size, slot.param.alignment))
     fn.externs = module_externs(module, func)
     lower_body(ctx)
+    fn.debug_regs, fn.debug_locals = dict(ctx.regs), dict(ctx.locals)  # (-g: debuginfo)
+    fn.debug_shared = dict(ctx.shared)
     append_subs(ctx)
     if fn.cycle_calls:
         from openptxas.lower.recursion import save_across_cycle_calls
