@@ -86,10 +86,11 @@ def build_cubin(
     from openptxas.lower.relocs import relocation_offsets, whole_program_check
 
     rel = options.compile_only
-    # -g: the CIE states every register's rule (openptxas.debuginfo)
+    # -g: the CIE states every register's rule (openptxas.debuginfo), with
+    # --suppress-debug-info too (ptxas keeps it: the frames are not the debug sections)
     g = options.device_debug and not options.suppress_debug_info
     cie = target.abi.frame_cie
-    if g:
+    if options.device_debug:
         from openptxas.debuginfo import frame_cie
 
         cie = frame_cie(cie)

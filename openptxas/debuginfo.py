@@ -102,6 +102,16 @@ def frame_cie(base: bytes) -> bytes:
 
 def check_supported(module: ast.Module, compiled: Sequence[tuple[ast.Function, Function]]) -> None:
     """Refuse -g where a part of the debug information cannot be written yet."""
+    from openptxas.ptx.types import StateSpace
+
+    for v in module.globals:
+        ext = v.linkage is not None and v.linkage.value == "extern"
+        if ext and v.space in (StateSpace.SHARED, StateSpace.SHARED_CTA):
+            raise UnsupportedFeature(
+                f"debug information (-g) for the extern shared variable '{v.name}' (its "
+                ".nv_debug.shared symbol) is not supported by openptxas yet",
+                v.span,
+            )
     for func, fn in compiled:
         if fn.subroutines:
             name = fn.subroutines[0][0]

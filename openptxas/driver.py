@@ -215,6 +215,15 @@ def _compile_module(
     maxrreg = _maxrregcount(options, target, result)  # its warnings come first (ptxas)
     if options.has("warn-on-double-precision-use"):
         result.diagnostics.extend(_double_warnings(module))
+    if options.device_debug:  # ptxas -g on PTX without nvcc -G's DWARF (with its two spaces)
+        from openptxas.ptx.ast import Section
+
+        have = {it.name for it in module.items if isinstance(it, Section)}
+        for name in (".debug_abbrev", ".debug_info"):
+            if name not in have:
+                result.diagnostics.append(
+                    Diagnostic(Severity.WARNING, f" {name} section not found")
+                )
     if on_checked is not None:
         on_checked(list(result.diagnostics))
     tmem = ("g-tensor-memory-access-check", "gno-tensor-memory-access-check")
