@@ -158,6 +158,7 @@ def build_cubin(
     ptx_target = module.target or target.name
     sm = int("".join(ch for ch in ptx_target.split("_")[-1] if ch.isdigit()) or target.sm)
     debug = _line_info(module, code_lines, options, source)
+    dwarf = any(isinstance(it, ast.Section) and it.name == ".debug_info" for it in module.items)
     if g:
         from openptxas.debuginfo import debug_info_sections
 
@@ -175,7 +176,8 @@ def build_cubin(
         globals=tuple(gvars),
         callgraph=callgraph,
         debug_sections=debug,
-        e_flags_kind=0x0E if g else 0x09 if debug else 0x06,
+        # -g: 0x0E with the PTX's .debug_info, 0x0B without (cuobjdump checks it)
+        e_flags_kind=(0x0E if dwarf else 0x0B) if g else 0x09 if debug else 0x06,
     )
     return build(desc)
 

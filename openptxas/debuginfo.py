@@ -113,8 +113,10 @@ def check_supported(module: ast.Module, compiled: Sequence[tuple[ast.Function, F
                 v.span,
             )
     for func, fn in compiled:
-        if fn.subroutines:
-            name = fn.subroutines[0][0]
+        # (the compiler's own slow paths, $__cuda_*, are code of the kernel, as ptxas's are)
+        called = [name for name, _ in fn.subroutines if not name.startswith("$__cuda")]
+        if called:
+            name = called[0]
             raise UnsupportedFeature(
                 f"debug information (-g) for device function '{name}' called from "
                 f"'{fn.name}' (ptxas compiles it as a function of its own) is not supported by "

@@ -14,7 +14,10 @@ Inputs: tests/elf/ptx/*.G.ptx (nvcc -G PTX) and the tests/kernels sources named 
 ``--kernels`` (default: a handful of t1 kernels). Files -g refuses are listed with the
 diagnostic.
 
-    python scripts/debug_g_probe.py [--kernels t1/int32_arith,...]
+    python scripts/debug_g_probe.py [--kernels t1/int32_arith,...] [--corpus PolyBench]
+
+(``--corpus``: the public corpus's sm_90 PTX, without nvcc -G's DWARF: ptxas -g warns that
+.debug_abbrev/.debug_info are missing and writes the other sections.)
 
 Needs nvcc, ptxas, nvdisasm, cuobjdump, readelf.
 """
@@ -22,6 +25,7 @@ Needs nvcc, ptxas, nvdisasm, cuobjdump, readelf.
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import tempfile
@@ -111,10 +115,20 @@ def fields(ptx: str, name: str, ours: bytes, theirs: bytes) -> list[str]:
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--kernels", default=KERNELS)
+    ap.add_argument(
+        "--corpus",
+        default="",
+        help="also the public corpus's sm_90 PTX files whose path contains this text",
+    )
     ap.add_argument("files", nargs="*", type=Path)
     a = ap.parse_args(argv)
     files = a.files or sorted((ROOT / "tests/elf/ptx").glob("*.G.ptx"))
     inputs: list[tuple[str, str, object]] = [(f.name, f.read_text(), None) for f in files]
+    if a.corpus:
+        base = Path(os.environ.get("OPENPTXAS_PUBLIC_CORPUS", "/work/main/.cache/public-corpus"))
+        for f in sorted((base / "build/sm_90").rglob("*.ptx")):
+            if a.corpus in str(f):
+                inputs.append((f.name, f.read_text(), None))
     from openptxas.testing.corpus import discover
     from openptxas.testing.oracle import Oracle
 
