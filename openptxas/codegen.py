@@ -108,6 +108,11 @@ def build_cubin(
         if reuse_flags(options):
             enc = with_reuse_flags(enc, fn, target)
         code_lines.append((func, fn, len(enc.code)))
+        subroutines = _subroutines(fn, enc, internal)
+        if options.device_debug:
+            from openptxas.debuginfo import subroutine_frames
+
+            subroutines = tuple(subroutine_frames(fn, subroutines, target.abi.frame_cie))
         params = tuple(ElfParam(offset=p.offset, size=p.size) for p in fn.params)
         funcs.append(
             ElfFunction(
@@ -125,7 +130,7 @@ def build_cubin(
                 min_stack=fn.local_bytes + fn.call_stack,
                 # ptxas counts its subroutines' frames in the kernel's (whole program)
                 frame_size=fn.local_bytes + fn.call_stack,
-                subroutines=_subroutines(fn, enc, internal),
+                subroutines=subroutines,
                 externs=tuple(fn.externs),
                 # ptxas records CRS_STACK_SIZE 0 for functions with convergence barriers or calls
                 crs_stack=0 if any(i.op in ("BSSY", "CALL") for i in fn.instrs()) else None,

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 from typing import TypeGuard
 
 from openptxas.diag import UnsupportedFeature
-from openptxas.elf.description import OpaqueSection, Reloc
+from openptxas.elf.description import Frame, OpaqueSection, Reloc, Subroutine
 from openptxas.ir.core import RC, Function, Instr, Reg, VReg
 from openptxas.ptx import ast
 from openptxas.ptxdwarf import DebugSection, debug_sections, param_offsets
@@ -62,6 +62,9 @@ def record_homes(fn: Function, regs: dict[VReg, Reg]) -> None:
 
     occ, order = occupancy(fn)
     wanted = set(fn.debug_regs.values())
+    for sub_regs, _frame, ra in fn.debug_subs.values():
+        wanted.update(sub_regs.values())
+        wanted.add(ra)
     fn.debug_homes = []
     for v, mask in occ.items():
         if v not in wanted or v not in regs or not mask:
@@ -71,11 +74,13 @@ def record_homes(fn: Function, regs: dict[VReg, Reg]) -> None:
     fn.debug_homes.append((VReg(RC.R, -1), Reg(RC.R, 0), frozenset(i.uid for i in order)))
 
 
-def frame_cie(base: bytes) -> bytes:
+def frame_cie(base: bytes, ra: int | None = None) -> bytes:
     """The -g CIE (version byte onwards): ``base`` (the target's CIE: header, the CFA as R1 + 0,
     RZ and R1 the same value), then every other register undefined, in ptxas's order and
     register numbering (class << 24 | index): predicates (9) P0-P6, uniform registers (11)
-    UR4-UR61, 1:0, 2:0-6, R0 and R2-R254; R1 stays the same value."""
+    UR4-UR61, 1:0, 2:0-6, R0 and R2-R254; R1 stays the same value. ``ra``: a device function's
+    (one of our subroutines): the return address is in the pair R<ra>:R<ra+1> (ptxas's
+    callees: R20), the header's return-address column and those two the same value."""
 
     def uleb(n: int) -> bytes:
         out = bytearray()
@@ -88,6 +93,10 @@ def frame_cie(base: bytes) -> bytes:
 
     same_r1 = b"\x08" + uleb(0x5000001)
     head = base[: len(base) - len(same_r1)] if base.endswith(same_r1) else base
+    if ra is not None:  # version, augmentation "", code and data alignment, then the column
+        old_ra = b"\xff\xff\xff\xff\x0f"
+        assert head[4:9] == old_ra
+        head = head[:4] + uleb(0x5000000 + ra) + head[9:]
     regs = [0x9000000 + i for i in range(7)]
     regs += [0xB000000 + i for i in range(4, 62)]
     regs += [0x1000000] + [0x2000000 + i for i in range(7)] + [0x5000000]
@@ -96,8 +105,33 @@ def frame_cie(base: bytes) -> bytes:
         out += b"\x07" + uleb(r)
     out += same_r1
     for i in range(2, 255):
-        out += b"\x07" + uleb(0x5000000 + i)
+        same = ra is not None and i in (ra, ra + 1)
+        out += (b"\x08" if same else b"\x07") + uleb(0x5000000 + i)
     return bytes(out)
+
+
+def subroutine_frames(fn: Function, subs: Sequence[Subroutine], base: bytes) -> list[Subroutine]:
+    """-g: each device function placed in ``fn`` gets its .debug_frame CIE (the return address
+    in the register pair the allocator gave it) and FDE (the CFA: R1, the function has no
+    frame of its own: check_supported)."""
+    from dataclasses import replace
+
+    homes = {v: r for v, r, _ in fn.debug_homes}
+    out = []
+    for s in subs:
+        name = next((n for n, _ in _device_subs(fn) if s.name == f"${fn.name}${n}"), None)
+        if name is None:
+            out.append(s)
+            continue
+        ra = fn.debug_subs[name][2]
+        if ra not in homes:
+            raise UnsupportedFeature(
+                f"debug information (-g): the return address of device function '{name}' is "
+                "not in one register pair (openptxas yet)"
+            )
+        cie = frame_cie(base, homes[ra].index)
+        out.append(replace(s, frame=Frame(cie, bytes.fromhex("0c8180802800"))))
+    return out
 
 
 def check_supported(module: ast.Module, compiled: Sequence[tuple[ast.Function, Function]]) -> None:
@@ -112,18 +146,31 @@ def check_supported(module: ast.Module, compiled: Sequence[tuple[ast.Function, F
                 ".nv_debug.shared symbol) is not supported by openptxas yet",
                 v.span,
             )
-    for func, fn in compiled:
-        # (the compiler's own slow paths, $__cuda_*, are code of the kernel, as ptxas's are)
-        called = [name for name, _ in fn.subroutines if not name.startswith("$__cuda")]
-        if called:
-            name = called[0]
+    copies: dict[str, list[str]] = {}
+    for _func, fn in compiled:
+        for name, _entry in _device_subs(fn):
+            copies.setdefault(name, []).append(fn.name)
+    funcs = {f.name: f for f in module.functions}
+    for name, kernels in copies.items():
+        span = funcs[name].span if name in funcs else None
+        if len(kernels) > 1:
             raise UnsupportedFeature(
-                f"debug information (-g) for device function '{name}' called from "
-                f"'{fn.name}' (ptxas compiles it as a function of its own) is not supported by "
-                "openptxas yet",
-                func.span,
+                f"debug information (-g) for device function '{name}' called from several "
+                f"kernels ({', '.join(sorted(kernels))}: a copy in each, one DWARF subprogram) "
+                "is not supported by openptxas yet",
+                span,
             )
-        for st in _walk(func.body):
+    for _func, fn in compiled:
+        for name, (_regs, frame, _ra) in fn.debug_subs.items():
+            if frame and not name.startswith("$__cuda"):
+                raise UnsupportedFeature(
+                    f"debug information (-g) for device function '{name}' with a stack frame "
+                    "is not supported by openptxas yet",
+                    funcs[name].span if name in funcs else None,
+                )
+    used = {f.name for f, _ in compiled} | set(copies)
+    for f in module.functions:
+        for st in _walk(f.body if f.name in used else None):
             if _is_reg(st) and _tname(st) not in _TYPE:
                 raise UnsupportedFeature(
                     f"debug information (-g) for a .{_tname(st)} register "
@@ -152,10 +199,36 @@ def _walk(b: ast.Block | None) -> Iterable[ast.Stmt]:
             yield st
 
 
-def label_offsets(func: ast.Function, fn: Function) -> dict[str, int]:
-    """Each PTX label of ``func`` at its place in our code: the block it names, else the first
-    instruction made from a later PTX line (labels in PTX order never go back; a label after the
-    last instruction is the code's end)."""
+def _device_subs(fn: Function) -> list[tuple[str, str]]:
+    """The PTX device functions placed in ``fn`` as subroutines (not the compiler's slow paths,
+    ``$__cuda_*``), (name, entry block)."""
+    return [(n, e) for n, e in fn.subroutines if not n.startswith("$__cuda")]
+
+
+def code_ranges(fn: Function) -> dict[str, tuple[int, int]]:
+    """Where each function's code is in ``fn``'s: the kernel (``fn.name``) from 0 to its first
+    device function (the compiler's slow paths count in the kernel, as ptxas's do), each device
+    function from its entry block to the next one."""
+    at = 0
+    block_at: dict[str, int] = {}
+    for b in fn.blocks:
+        block_at.setdefault(b.name, at)
+        at += 16 * len(b.instrs)
+    starts = sorted((block_at[e], n) for n, e in _device_subs(fn))
+    ends = [a for a, _ in starts[1:]] + [at] if starts else []
+    out = {fn.name: (0, starts[0][0] if starts else at)}
+    for (a, n), e in zip(starts, ends, strict=True):
+        out[n] = (a, e)
+    return out
+
+
+def label_offsets(
+    func: ast.Function, fn: Function, prefix: str = "", where: tuple[int, int] | None = None
+) -> dict[str, int]:
+    """Each PTX label of ``func`` at its place in ``fn``'s code: the block it names (``prefix``
+    + the label: a subroutine's blocks are ``$sub$<f>$L..``), else the first instruction made
+    from a later PTX line within ``where`` (the function's code range); labels in PTX order
+    never go back; a label after the last instruction is the range's end."""
     at = 0
     block_at: dict[str, int] = {}
     first_at_line: list[tuple[int, int]] = []
@@ -165,17 +238,21 @@ def label_offsets(func: ast.Function, fn: Function) -> dict[str, int]:
             if ins.line:
                 first_at_line.append((ins.line, at))
             at += 16
-    size = at
+    lo, hi = where if where is not None else (0, at)
     out: dict[str, int] = {}
-    last = 0
+    last = lo
+    begun = False  # labels before the first instruction: the function's start (its prologue)
     for st in _walk(func.body):
+        begun = begun or isinstance(st, ast.Instruction)
         if not isinstance(st, ast.LabelDef):
             continue
-        if st.name in block_at:
-            off = block_at[st.name]
+        if not begun:
+            off = lo
+        elif prefix + st.name in block_at and lo <= block_at[prefix + st.name] < hi:
+            off = block_at[prefix + st.name]
         else:
             line = st.span.line
-            off = min((a for ln, a in first_at_line if ln >= line), default=size)
+            off = min((a for ln, a in first_at_line if ln >= line and lo <= a < hi), default=hi)
         off = max(off, last)
         out[st.name] = last = off
     return out
@@ -202,8 +279,11 @@ def register_map(
     for _func, fn in compiled:
         instrs = list(fn.instrs())
         known = next((u for v, _r, u in fn.debug_homes if v.id == -1), frozenset())
-        names = {v: n for n, v in fn.debug_regs.items()}
-        recs: list[tuple[int, int, int, int, int, str]] = []
+        # the kernel's and its device functions' registers (their code is the kernel's)
+        names = {v: (fn.name, n) for n, v in fn.debug_regs.items()}
+        for sub, (sub_regs, _frame, _ra) in fn.debug_subs.items():
+            names.update((v, (sub, n)) for n, v in sub_regs.items())
+        recs: list[tuple[int, int, int, int, int, str, str]] = []
         for v, reg, uids in fn.debug_homes:
             if v.id == -1 or v not in names:
                 continue
@@ -214,17 +294,16 @@ def register_map(
                 )
             for start, end in _runs(instrs, uids, known):
                 for k in range(v.width):
-                    recs.append((_KIND[v.rc], reg.index + k, start, end, k, names[v]))
+                    recs.append((_KIND[v.rc], reg.index + k, start, end, k, *names[v]))
         recs.sort(key=lambda r: r[:4])
         name = fn.name.encode() + b"\0"
         sass += name + len(recs).to_bytes(4, "little")
         kinds += name + len(recs).to_bytes(4, "little")
-        ftypes = types.get(fn.name, {})
-        for kind, index, start, end, word, ptx in recs:
+        for kind, index, start, end, word, owner, ptx in recs:
             sass += word.to_bytes(4, "little") + ptx.encode() + b"\0"
             sass += bytes([index & 0xFF, 0, 0, kind])
             sass += start.to_bytes(4, "little") + end.to_bytes(4, "little")
-            kinds.append(_TYPE[ftypes.get(ptx, "b32")])
+            kinds.append(_TYPE[types.get(owner, {}).get(ptx, "b32")])
     return bytes(sass), bytes(kinds)
 
 
@@ -273,9 +352,15 @@ def debug_info_sections(
     labels: dict[str, tuple[str, int]] = {}
     depots: dict[str, tuple[int, int]] = {}  # depot -> (offset from SP, frame size)
     shared: dict[str, int] = {}
+    funcs = {f.name: f for f in module.functions}
     for func, fn in compiled:
-        for name, off in label_offsets(func, fn).items():
+        ranges = code_ranges(fn)
+        for name, off in label_offsets(func, fn, "", ranges[fn.name]).items():
             labels[name] = (fn.name, off)
+        for sub, _entry in _device_subs(fn):
+            where = ranges[sub]
+            for name, off in label_offsets(funcs[sub], fn, f"$sub${sub}", where).items():
+                labels[name] = (fn.name, off)
         for name, off in fn.debug_locals.items():
             depots[name] = (off, fn.local_bytes)
         shared.update(fn.debug_shared)
@@ -309,6 +394,9 @@ def _filled(
                 )
             fn, off = labels[r.label]
             relocs.append(Reloc(r.offset, R_CUDA_64, fn, off + r.addend))
+            # ptxas writes the offset in the field too (what readelf shows: it does not apply
+            # CUDA relocations)
+            data[r.offset : r.offset + r.width] = (off + r.addend).to_bytes(r.width, "little")
         elif r.kind in ("global", "const"):
             kind = R_CUDA_64 if r.kind == "global" else R_CUDA_G64
             relocs.append(Reloc(r.offset, kind, r.label, r.addend))

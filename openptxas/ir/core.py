@@ -420,6 +420,8 @@ class Function:
     debug_locals: dict[str, int] = field(default_factory=dict)
     debug_shared: dict[str, int] = field(default_factory=dict)
     debug_homes: list[tuple[VReg, Reg, frozenset[int]]] = field(default_factory=list)
+    # its subroutines' (device functions'): PTX registers, frame size, return address
+    debug_subs: dict[str, tuple[dict[str, VReg], int, VReg]] = field(default_factory=dict)
 
     def new_vreg(self, rc: RC, width: int = 1) -> VReg:
         v = VReg(rc, self.next_vreg, width)

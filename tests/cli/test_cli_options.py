@@ -292,7 +292,7 @@ def test_every_option_accepted_and_documented(
     unsupported = [s.long for s in OPTION_TABLE if s.effect is Effect.UNSUPPORTED]
     assert accepted == len(OPTION_TABLE) - len(unsupported)
     assert sorted(unsupported) == [
-        "compile-as-tools-patch", "device-debug", "sanitize"
+        "compile-as-tools-patch", "sanitize"
     ]  # fmt: skip
 
 

@@ -139,17 +139,96 @@ def test_suppress_debug_info(cubin: bytes) -> None:
             assert c.section(s.name).data() == s.data()
 
 
+# a device function in two kernels: a copy in each, one DWARF subprogram
+TWO_KERNELS = """.version 8.0
+.target sm_90
+.address_size 64
+.func (.param .b32 r) f(.param .b32 a)
+{
+    .reg .b32 %r<3>;
+    ld.param.b32 %r1, [a];
+    add.s32 %r2, %r1, 1;
+    st.param.b32 [r], %r2;
+    ret;
+}
+.entry k1(.param .u64 p)
+{
+    .reg .b32 %r<3>;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [p];
+    ld.global.u32 %r1, [%rd1];
+    {
+    .param .b32 a0;
+    st.param.b32 [a0], %r1;
+    .param .b32 r0;
+    call.uni (r0), f, (a0);
+    ld.param.b32 %r2, [r0];
+    }
+    st.global.u32 [%rd1], %r2;
+    ret;
+}
+.entry k2(.param .u64 p)
+{
+    .reg .b32 %r<3>;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [p];
+    ld.global.u32 %r1, [%rd1];
+    {
+    .param .b32 a0;
+    st.param.b32 [a0], %r1;
+    .param .b32 r0;
+    call.uni (r0), f, (a0);
+    ld.param.b32 %r2, [r0];
+    }
+    st.global.u32 [%rd1+4], %r2;
+    ret;
+}
+"""
+
+
+def test_device_function_in_its_kernel() -> None:
+    """mangled.G.ptx: _Z6helperi is a subroutine of _Z10cpp_kernelPi; its DWARF subprogram's
+    addresses are relocated against the kernel at the subroutine's place, its registers are
+    in the kernel's register map, and it has a .debug_frame CIE whose return-address column
+    is the register pair our allocator gave it (the same value in it)."""
+    text = (PTX / "mangled.G.ptx").read_text()
+    o = Options(arch="sm_90", device_debug=True)
+    c = read_cubin(compile_ptx(text, o, "mangled.G.ptx").cubin)
+    sub = next(y for y in c.symtab.symbols if y.name == "$_Z10cpp_kernelPi$_Z6helperi")
+    idx = c.section_index(".debug_info")
+    relocs = [
+        r
+        for t in c.sections
+        if isinstance(t.content, RelocTable) and t.info == idx
+        for r in t.content.relocs
+    ]
+    # the helper's low_pc/high_pc: its code, in the kernel's section
+    assert any(r.addend == sub.value for r in relocs)  # low_pc
+    assert any(sub.value < r.addend <= sub.value + sub.size for r in relocs)  # high_pc
+    assert any(r.addend == 0 for r in relocs)  # the kernel's low_pc: its start
+    regs = _reg_map(c.section(".nv_debug_info_reg_sass").data())
+    inside = [x for x in regs["_Z10cpp_kernelPi"] if sub.value <= x[4] < sub.value + sub.size]
+    assert inside  # the helper's registers
+    frame = c.section(".debug_frame").data()
+    assert frame.count(b"\xff" * 8) == 4  # 3 kernels' CIEs and the helper's
+    # the kernels' return-address column: none (0xffffffff); the helper's: R<n>, 0x5000000 + n
+    heads = frame.split(b"\x03\x00\x04\x7c")[1:]
+    assert sum(h.startswith(b"\xff\xff\xff\xff\x0f") for h in heads) == 3
+    ra = [h for h in heads if not h.startswith(b"\xff")]
+    assert len(ra) == 1 and ra[0][3] == 0x28 and ra[0][0] & 0x80
+
+
 @pytest.mark.parametrize(
     ("file", "opts", "message"),
     [
-        ("mangled.G.ptx", {}, "device function '_Z6helperi' called from"),
+        ("two_kernels", {}, "device function 'f' called from several kernels (k1, k2"),
         ("shared.G.ptx", {}, "extern shared variable 'dyn_smem'"),
         ("params.G.ptx", {"compile_only": True}, "with -c or for targets other than sm_90"),
         ("params.G.ptx", {"arch": "sm_100"}, "with -c or for targets other than sm_90"),
     ],
 )
 def test_refusals(file: str, opts: dict[str, object], message: str) -> None:
-    text = (PTX / file).read_text()
+    text = TWO_KERNELS if file == "two_kernels" else (PTX / file).read_text()
     o = Options(arch="sm_90", device_debug=True).with_(**opts)
     with pytest.raises(OpenPtxasError, match="debug information \\(-g\\)") as exc:
         compile_ptx(text, o, file)
