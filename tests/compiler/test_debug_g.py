@@ -233,3 +233,24 @@ def test_refusals(file: str, opts: dict[str, object], message: str) -> None:
     with pytest.raises(OpenPtxasError, match="debug information \\(-g\\)") as exc:
         compile_ptx(text, o, file)
     assert message in str(exc.value)
+
+
+@pytest.mark.parametrize("name", ["t1/divergent_if", "t1/grid_stride"])
+def test_nvcc_G_kernels_run(name: str, oracle) -> None:  # type: ignore[no-untyped-def]
+    """tests/kernels sources through nvcc -G and openptxas -g: every launch in the emulator
+    (hazard checker on) equals the kernel's numpy reference. divergent_if's loops are tested at
+    their top with divergent exits: their barriers were armed in the loop header (a deadlock,
+    passes/convergence.py)."""
+    from openptxas.emu import run_launch
+    from openptxas.testing.corpus import compare_outputs, discover
+    from tests.emu.harness import Case, expected
+
+    ks = next(k for k in discover() if k.name == name)
+    ptx = oracle.cu_to_ptx(ks.cu_path, "sm_90", [*ks.nvcc_flags, "-G"], subject=ks.name)
+    o = Options(arch="sm_90", device_debug=True, verify=True)
+    cubin = compile_ptx(ptx, o, ks.stem + ".ptx").cubin
+    for spec in ks.specs:
+        r = run_launch(cubin, spec, hazards=True)
+        assert not r.hazards, r.hazards[:3]
+        want, _text = expected(Case(ks, "sm_90", spec))
+        assert not compare_outputs(spec, r.outputs, want), spec.kernel
