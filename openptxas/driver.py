@@ -141,10 +141,14 @@ def compile_sources(
             f"relocatable output (-c) for {target.name} is not supported by openptxas yet"
         )
     if options.device_debug:
-        if options.compile_only or target.sm != 90:  # the -g layout observed on sm_90
+        if options.compile_only:
             raise UnsupportedFeature(
-                "debug information (-g) with -c or for targets other than sm_90 is not "
-                "supported by openptxas yet"
+                "debug information (-g) with relocatable output (-c) is not supported by "
+                "openptxas yet"
+            )
+        if target.sm != 90:  # the -g layout observed on sm_90
+            raise UnsupportedFeature(
+                f"debug information (-g) for {target.name} is not supported by openptxas yet"
             )
         options = options.with_(opt_level=0)  # ptxas: -g compiles at -O0
     phases = pipeline()
@@ -252,7 +256,9 @@ def _compile_module(
         result.diagnostics += budget.warnings
         result.notes += budget.notes
         t0 = time.perf_counter()
-        fn = lower_function(module, func, target, relocatable=options.compile_only)
+        fn = lower_function(
+            module, func, target, relocatable=options.compile_only, debug=options.device_debug
+        )
         fn.maxnreg = budget.registers
         result.diagnostics.extend(Diagnostic(Severity.INFO, n) for n in fn.notes)
         ctx = PassContext(pass_target, options)

@@ -680,7 +680,8 @@ def append_subs(c: LowerCtx) -> None:
     for sub in sorted(c.calls.subs.values(), key=lambda x: (x.name in taken, x.name)):
         c.fn.blocks.extend(sub.blocks)
         c.fn.subroutines.append((sub.name, sub.entry))
-        c.fn.debug_subs[sub.name] = (sub.debug_regs, sub.frame, sub.ra)
+        if c.debug:
+            c.fn.debug_subs[sub.name] = (sub.debug_regs, sub.frame, sub.ra)
     c.fn.call_stack = c.calls.depth(c.calls.callees)
     c.fn.cycle_calls = dict(c.calls.cycle_calls)
     c.fn.frames = {

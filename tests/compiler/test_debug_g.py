@@ -223,8 +223,8 @@ def test_device_function_in_its_kernel() -> None:
     [
         ("two_kernels", {}, "device function 'f' called from several kernels (k1, k2"),
         ("shared.G.ptx", {}, "extern shared variable 'dyn_smem'"),
-        ("params.G.ptx", {"compile_only": True}, "with -c or for targets other than sm_90"),
-        ("params.G.ptx", {"arch": "sm_100"}, "with -c or for targets other than sm_90"),
+        ("params.G.ptx", {"compile_only": True}, "with relocatable output (-c)"),
+        ("params.G.ptx", {"arch": "sm_100"}, "(-g) for sm_100 is not supported"),
     ],
 )
 def test_refusals(file: str, opts: dict[str, object], message: str) -> None:
