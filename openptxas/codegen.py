@@ -86,6 +86,14 @@ def build_cubin(
     from openptxas.lower.relocs import relocation_offsets, whole_program_check
 
     rel = options.compile_only
+    # -g: the CIE states every register's rule (openptxas.debuginfo), with
+    # --suppress-debug-info too (ptxas keeps it: the frames are not the debug sections)
+    g = options.device_debug and not options.suppress_debug_info
+    cie = target.abi.frame_cie
+    if options.device_debug:
+        from openptxas.debuginfo import frame_cie
+
+        cie = frame_cie(cie)
     funcs = []
     code_lines = []
     internal = [0]  # ptxas numbers its internal subroutines over the module
@@ -100,6 +108,11 @@ def build_cubin(
         if reuse_flags(options):
             enc = with_reuse_flags(enc, fn, target)
         code_lines.append((func, fn, len(enc.code)))
+        subroutines = _subroutines(fn, enc, internal)
+        if options.device_debug:
+            from openptxas.debuginfo import subroutine_frames
+
+            subroutines = tuple(subroutine_frames(fn, subroutines, target.abi.frame_cie))
         params = tuple(ElfParam(offset=p.offset, size=p.size) for p in fn.params)
         funcs.append(
             ElfFunction(
@@ -117,13 +130,13 @@ def build_cubin(
                 min_stack=fn.local_bytes + fn.call_stack,
                 # ptxas counts its subroutines' frames in the kernel's (whole program)
                 frame_size=fn.local_bytes + fn.call_stack,
-                subroutines=_subroutines(fn, enc, internal),
+                subroutines=subroutines,
                 externs=tuple(fn.externs),
                 # ptxas records CRS_STACK_SIZE 0 for functions with convergence barriers or calls
                 crs_stack=0 if any(i.op in ("BSSY", "CALL") for i in fn.instrs()) else None,
                 frame=(
                     Frame(
-                        target.abi.frame_cie,
+                        cie,
                         frame_program(
                             enc.first_branch,
                             enc.exit_offsets[-1],
@@ -150,6 +163,11 @@ def build_cubin(
     ptx_target = module.target or target.name
     sm = int("".join(ch for ch in ptx_target.split("_")[-1] if ch.isdigit()) or target.sm)
     debug = _line_info(module, code_lines, options, source)
+    dwarf = any(isinstance(it, ast.Section) and it.name == ".debug_info" for it in module.items)
+    if g:
+        from openptxas.debuginfo import debug_info_sections
+
+        debug += debug_info_sections(module, compiled, target)
     gvars = module_variables(module, _function_offsets(compiled))
     callgraph = None
     if rel:
@@ -163,7 +181,8 @@ def build_cubin(
         globals=tuple(gvars),
         callgraph=callgraph,
         debug_sections=debug,
-        e_flags_kind=0x09 if debug else 0x06,
+        # -g: 0x0E with the PTX's .debug_info, 0x0B without (cuobjdump checks it)
+        e_flags_kind=(0x0E if dwarf else 0x0B) if g else 0x09 if debug else 0x06,
     )
     return build(desc)
 
@@ -179,7 +198,8 @@ def _line_info(
     from openptxas.elf.description import OpaqueSection, Reloc
     from openptxas.lineinfo import R_CUDA_64, CodeLines, has_loc, line_sections
 
-    if source is None or options.suppress_debug_info or not (options.lineinfo or has_loc(module)):
+    lines = options.lineinfo or options.device_debug or has_loc(module)
+    if source is None or options.suppress_debug_info or not lines:
         return ()  # (--suppress-debug-info drops them even when ptxas warns it is ignored)
     kernels = [
         CodeLines(fn.name, size, [i.line for i in fn.instrs()], func) for func, fn, size in code

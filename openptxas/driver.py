@@ -141,7 +141,16 @@ def compile_sources(
             f"relocatable output (-c) for {target.name} is not supported by openptxas yet"
         )
     if options.device_debug:
-        raise UnsupportedFeature("debug information (-g) is not supported by openptxas yet")
+        if options.compile_only:
+            raise UnsupportedFeature(
+                "debug information (-g) with relocatable output (-c) is not supported by "
+                "openptxas yet"
+            )
+        if target.sm != 90:  # the -g layout observed on sm_90
+            raise UnsupportedFeature(
+                f"debug information (-g) for {target.name} is not supported by openptxas yet"
+            )
+        options = options.with_(opt_level=0)  # ptxas: -g compiles at -O0
     phases = pipeline()
     check_phase_names(phases, options)
     modules = []
@@ -210,6 +219,15 @@ def _compile_module(
     maxrreg = _maxrregcount(options, target, result)  # its warnings come first (ptxas)
     if options.has("warn-on-double-precision-use"):
         result.diagnostics.extend(_double_warnings(module))
+    if options.device_debug:  # ptxas -g on PTX without nvcc -G's DWARF (with its two spaces)
+        from openptxas.ptx.ast import Section
+
+        have = {it.name for it in module.items if isinstance(it, Section)}
+        for name in (".debug_abbrev", ".debug_info"):
+            if name not in have:
+                result.diagnostics.append(
+                    Diagnostic(Severity.WARNING, f" {name} section not found")
+                )
     if on_checked is not None:
         on_checked(list(result.diagnostics))
     tmem = ("g-tensor-memory-access-check", "gno-tensor-memory-access-check")
@@ -238,7 +256,9 @@ def _compile_module(
         result.diagnostics += budget.warnings
         result.notes += budget.notes
         t0 = time.perf_counter()
-        fn = lower_function(module, func, target, relocatable=options.compile_only)
+        fn = lower_function(
+            module, func, target, relocatable=options.compile_only, debug=options.device_debug
+        )
         fn.maxnreg = budget.registers
         result.diagnostics.extend(Diagnostic(Severity.INFO, n) for n in fn.notes)
         ctx = PassContext(pass_target, options)

@@ -232,9 +232,10 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
         "device-debug",
         "g",
         _F,
-        _U,
+        _I,
         "Generate debug information for device code.",
-        note="DWARF output is not supported yet",
+        note="at -O0; the PTX's DWARF, register map, frames (openptxas.debuginfo); sm_90 only; "
+        "refused: -c, device functions in several kernels or with a frame, extern shared",
     ),
     OptionSpec(
         "device-function-maxrregcount",

@@ -1,6 +1,7 @@
 """The DWARF sections a PTX module carries (``.section .debug_info { ... }``: nvcc -G writes
 ``.debug_info``, ``.debug_abbrev``, ``.debug_loc``, ``.debug_macinfo``, ...) as ELF section bytes,
-the first step of ``-g`` (not supported yet: the driver refuses it).
+what ``-g`` copies into the cubin (:mod:`openptxas.debuginfo` fills the fields listed here from
+our code).
 
 ptxas 13.0.88 -g copies these sections into the cubin: each ``.b8/.b16/.b32/.b64`` line's values
 little-endian, a reference to a label of a debug section (or to a section's start) as that

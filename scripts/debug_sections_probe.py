@@ -11,7 +11,7 @@ generates itself (not from the PTX) too.
 
     python scripts/debug_sections_probe.py [FILES.G.ptx ...]   # sections equal n/n
 
-Needs ptxas on PATH.
+Needs ptxas on PATH. openptxas's whole ``-g`` output against ptxas's: scripts/debug_g_probe.py.
 """
 
 from __future__ import annotations

@@ -413,6 +413,15 @@ class Function:
     code_relocs: list[tuple[int, int, str, int]] = field(default_factory=list)
     # subroutine name -> its own spill (store, load) bytes, for its -v block
     sub_spills: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # -g (openptxas.debuginfo): the PTX registers' virtual registers, the local and shared
+    # variables' places, and each register's home after allocation (vreg, register, the uids
+    # of the instructions where it is live)
+    debug_regs: dict[str, VReg] = field(default_factory=dict)
+    debug_locals: dict[str, int] = field(default_factory=dict)
+    debug_shared: dict[str, int] = field(default_factory=dict)
+    debug_homes: list[tuple[VReg, Reg, frozenset[int]]] = field(default_factory=list)
+    # its subroutines' (device functions'): PTX registers, frame size, return address
+    debug_subs: dict[str, tuple[dict[str, VReg], int, VReg]] = field(default_factory=dict)
 
     def new_vreg(self, rc: RC, width: int = 1) -> VReg:
         v = VReg(rc, self.next_vreg, width)

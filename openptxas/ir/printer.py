@@ -198,8 +198,8 @@ def _field_lines(fn: Function) -> list[str]:
     for p in fn.params:
         lines.append(f".param {p.name} offset={p.offset} size={p.size} align={p.align}")
     for f in dataclasses.fields(fn):
-        if f.name in SPECIAL_FIELDS:
-            continue
+        if f.name in SPECIAL_FIELDS or f.name.startswith("debug_"):
+            continue  # (debug_*: what -g records for openptxas.debuginfo, not the program)
         value = getattr(fn, f.name)
         if f.default is not dataclasses.MISSING:
             default: object = f.default

@@ -311,7 +311,12 @@ def _relocatable_variables(ctx: LowerCtx, decls: list[ast.VarDecl]) -> None:
 
 
 def lower_function(
-    module: ast.Module, func: ast.Function, target: SMInfo, *, relocatable: bool = False
+    module: ast.Module,
+    func: ast.Function,
+    target: SMInfo,
+    *,
+    relocatable: bool = False,
+    debug: bool = False,
 ) -> Function:
     if func.body is None:
         raise UnsupportedFeature(f"function '{func.name}' has no body", func.span)
@@ -323,6 +328,10 @@ def lower_function(
         fn.params.append(Param(slot.param.name, slot.offset, slot.size, slot.param.alignment))
     fn.externs = module_externs(module, func)
     lower_body(ctx)
+    ctx.debug = debug
+    if debug:  # -g: what openptxas.debuginfo needs
+        fn.debug_regs, fn.debug_locals = dict(ctx.regs), dict(ctx.locals)
+        fn.debug_shared = dict(ctx.shared)
     append_subs(ctx)
     if fn.cycle_calls:
         from openptxas.lower.recursion import save_across_cycle_calls

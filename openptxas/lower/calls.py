@@ -71,6 +71,7 @@ class Sub:
     slots: dict[str, int] = field(default_factory=dict)
     callees: set[str] = field(default_factory=set)
     shared: Sub | None = None  # a recursive function's registers: the ones its callers use
+    debug_regs: dict[str, VReg] = field(default_factory=dict)  # -g: its PTX registers
 
 
 Signature = tuple[tuple[int, ...], tuple[int, ...]]  # words of each parameter, of each result
@@ -553,6 +554,7 @@ def lower_sub(c: LowerCtx, func: ast.Function) -> Sub:
             ictx.param_regs[p.name] = pw
         ictx.sub = own
     lower_body(ictx)
+    sub.debug_regs = dict(ictx.regs)
     sub.slots = {p.name: ictx.locals[p.name] for p in sub.memory}
     st.active.pop()
     c.fn.next_vreg = inner.next_vreg
@@ -678,6 +680,8 @@ def append_subs(c: LowerCtx) -> None:
     for sub in sorted(c.calls.subs.values(), key=lambda x: (x.name in taken, x.name)):
         c.fn.blocks.extend(sub.blocks)
         c.fn.subroutines.append((sub.name, sub.entry))
+        if c.debug:
+            c.fn.debug_subs[sub.name] = (sub.debug_regs, sub.frame, sub.ra)
     c.fn.call_stack = c.calls.depth(c.calls.callees)
     c.fn.cycle_calls = dict(c.calls.cycle_calls)
     c.fn.frames = {

@@ -20,23 +20,37 @@ from openptxas.passes.manager import PassContext
 MAX_BARRIERS = 16
 
 
-def _barrier_block(fn: Function, cfg: CFG, idom: list[int], b: int) -> int | None:
-    """Where the BSSY for divergent branch block b goes: b itself, or, when b's branch is a
-    loop's back edge (threads leave the loop at different iterations), the loop's preheader, so
-    that the barrier is armed once with every thread that enters the loop (arming it again on
-    each iteration would drop the threads already waiting at the BSYNC)."""
-    t = fn.blocks[b].terminator()
-    if t is None:
+def _loops(cfg: CFG, idom: list[int]) -> list[tuple[int, frozenset[int]]]:
+    """The natural loops: (header, blocks) of each back edge (a branch to a block that
+    dominates it), the loops of one header merged."""
+    bodies: dict[int, set[int]] = {}
+    for x in range(cfg.n):
+        for h in cfg.succs[x]:
+            if h < 0 or not dominates(idom, h, x):
+                continue
+            body = bodies.setdefault(h, {h})
+            work = [x]
+            while work:
+                y = work.pop()
+                if y in body:
+                    continue
+                body.add(y)
+                work.extend(p for p in cfg.preds[y] if p >= 0)
+    return [(h, frozenset(b)) for h, b in bodies.items()]
+
+
+def _barrier_block(
+    cfg: CFG, idom: list[int], loops: list[tuple[int, frozenset[int]]], b: int, r: int
+) -> int | None:
+    """Where the BSSY for divergent branch block b (reconverging at r) goes: b itself, or, when
+    b is in loops that r is not in (threads leave them at different iterations: a loop's exit
+    test, at its top or its bottom), the preheader of the outermost of them, so that the
+    barrier is armed once with every thread that enters the loop (arming it again on each
+    iteration would drop the threads already waiting at the BSYNC)."""
+    outer = [(len(body), h) for h, body in loops if b in body and r not in body]
+    if not outer:
         return b
-    heads = [
-        i
-        for i, x in enumerate(fn.blocks)
-        for s in t.srcs
-        if isinstance(s, Label) and x.name == s.block
-    ]
-    h = min(heads, default=b + 1)
-    if h > b:
-        return b
+    h = max(outer)[1]
     p = idom[h]
     if p < 0 or p >= h:
         return None
@@ -91,9 +105,10 @@ def insert_convergence_barriers(fn: Function, ctx: PassContext) -> None:
     # (branch block, reconvergence block) pairs, outermost first in layout order.
     candidates: set[tuple[int, int]] = set()
     slow = _slow_path_calls(fn)
+    loops = _loops(cfg, idom)
     for bb in sorted(info.divergent):
         r = info.ipdom[bb]
-        b = _barrier_block(fn, cfg, idom, bb)
+        b = _barrier_block(cfg, idom, loops, bb, r) if r != EXIT_NODE else bb
         if b is None or r == EXIT_NODE or r <= b or not dominates(idom, b, r):
             continue
         if b + 1 in slow:

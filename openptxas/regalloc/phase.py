@@ -90,6 +90,10 @@ def allocate_registers(fn: Function, ctx: PassContext) -> None:
     fn.sub_spills = {name: (st, ld) for name, (st, ld) in subs.items() if st or ld}
     if verify_enabled(ctx.options):
         check_allocation(fn, alloc)
+    if ctx.options.device_debug:  # -g: where each PTX register lives (openptxas.debuginfo)
+        from openptxas.debuginfo import record_homes
+
+        record_homes(fn, alloc.regs)
     rewrite(fn, alloc)
     fn.registers = alloc.registers(ctx.target.abi)
 

@@ -292,7 +292,7 @@ def test_every_option_accepted_and_documented(
     unsupported = [s.long for s in OPTION_TABLE if s.effect is Effect.UNSUPPORTED]
     assert accepted == len(OPTION_TABLE) - len(unsupported)
     assert sorted(unsupported) == [
-        "compile-as-tools-patch", "device-debug", "sanitize"
+        "compile-as-tools-patch", "sanitize"
     ]  # fmt: skip
 
 
@@ -526,11 +526,11 @@ def test_usage_warnings_as_ptxas(
     assert (o.cubin is None) == (t.cubin is None)
 
 
-def test_lineinfo_writes_line_sections_and_g_c_are_refused(
+def test_lineinfo_writes_line_sections_and_g(
     tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
     """-lineinfo writes the line sections (tests/compiler/test_lineinfo.py checks them), quietly
-    as ptxas; --suppress-debug-info drops them; -g and -c are refused."""
+    as ptxas; --suppress-debug-info drops them; -g writes the -g sections."""
     _files(tmp_path)
     r = ours(["-arch=sm_90", "-lineinfo", "k.ptx", "-o", "out.cubin"], tmp_path, capfd)
     assert r.rc == 0 and r.err == "" and r.cubin is not None and b".nv_debug_line_sass" in r.cubin
@@ -540,9 +540,15 @@ def test_lineinfo_writes_line_sections_and_g_c_are_refused(
         capfd,
     )
     assert r.rc == 0 and r.cubin is not None and b".nv_debug_line_sass" not in r.cubin
-    for flag in ("-g", "--sanitize=memcheck"):
-        r = ours(["-arch=sm_90", flag, "k.ptx", "-o", "out.cubin"], tmp_path, capfd)
-        assert r.rc == 255 and "not supported by openptxas" in r.err and r.cubin is None
+    # -g (tests/compiler/test_debug_g.py): on PTX without nvcc -G's DWARF, ptxas's two warnings
+    r = ours(["-arch=sm_90", "-g", "k.ptx", "-o", "out.cubin"], tmp_path, capfd)
+    assert r.rc == 0 and r.cubin is not None and b".nv_debug_info_reg_sass" in r.cubin
+    assert r.err.splitlines() == [
+        "ptxas warning :  .debug_abbrev section not found",
+        "ptxas warning :  .debug_info section not found",
+    ]
+    r = ours(["-arch=sm_90", "--sanitize=memcheck", "k.ptx", "-o", "out.cubin"], tmp_path, capfd)
+    assert r.rc == 255 and "not supported by openptxas" in r.err and r.cubin is None
 
 
 def test_version_and_help(capfd: pytest.CaptureFixture[str], tmp_path: Path) -> None:
