@@ -20,7 +20,7 @@ from openptxas.targets import SMInfo
 
 if TYPE_CHECKING:
     from openptxas.elf.description import Function as ElfFunction
-    from openptxas.elf.description import GlobalVar, OpaqueSection, Subroutine
+    from openptxas.elf.description import GlobalVar, LocalSymbol, OpaqueSection, Subroutine
     from openptxas.elf.nvinfo import Attribute
     from openptxas.lower.layout import VarPlace
 
@@ -349,7 +349,6 @@ def _relocatable_module(
 
     from openptxas.diag import UnsupportedFeature
     from openptxas.lower.layout import function_fixups, module_layout
-    from openptxas.lower.reldata import kernel_shared, module_shared
     from openptxas.ptx.types import PtxType
 
     handles = (PtxType.TEXREF, PtxType.SAMPLERREF, PtxType.SURFREF)
@@ -378,7 +377,7 @@ def _relocatable_module(
             registers=max(f.registers, 24) if f.externs or not f.entry else f.registers,
         )
         if f.entry:  # its own shared variables, placed by the linker (lower/reldata.py)
-            size, align, syms = kernel_shared(module, f.name)
+            size, align, syms = _kernel_shared(module, f.name)
             f = replace(
                 f,
                 shared=size or None,
@@ -388,7 +387,7 @@ def _relocatable_module(
             )
         out.append(f)
     calls = tuple((f.name, x) for f in funcs for x in f.externs)
-    variables = [_cuda_object(g) for g in gvars] + module_shared(module)
+    variables = [_cuda_object(g) for g in gvars] + _module_shared(module)
     return out, variables, (calls, (), (), ())
 
 
@@ -400,3 +399,52 @@ def _cuda_object(g: GlobalVar) -> GlobalVar:
     # STO_CUDA_GLOBAL / STO_CUDA_CONSTANT (observed: scripts/link_probe.py --show consts)
     other = 0x20 if g.space is Space.GLOBAL else 0x80
     return replace(g, sym_type=13, sym_other=other | (g.sym_other or 0))
+
+
+def _kernel_shared(module: ast.Module, func: str) -> tuple[int, int, tuple[LocalSymbol, ...]]:
+    """A kernel's own shared variables in a ``-c`` object: the size and alignment of its
+    ``.nv.shared.<kernel>`` and their symbols (value: the alignment)."""
+    from openptxas.elf.description import LocalSymbol
+    from openptxas.lower.reldata import data_symbols, shared_layout
+
+    mine = [s for s in data_symbols(module) if s.func == func and s.shared and not s.extern]
+    size, align = shared_layout([s.decl for s in mine])
+    syms = tuple(
+        LocalSymbol(s.symbol, "shared", s.decl.alignment, s.decl.size, 13, 0x40) for s in mine
+    )
+    return size, align, syms
+
+
+def _module_shared(module: ast.Module) -> list[GlobalVar]:
+    """The module-scope shared variables the code uses, as ``-c`` variables: defined ones in
+    ``.nv_debug.shared`` (their value: the alignment), extern ones undefined."""
+    from openptxas.elf.description import GlobalVar, Space
+    from openptxas.elf.description import Linkage as ElfLinkage
+    from openptxas.lower.reldata import data_symbols, used_names
+
+    link = {
+        None: ElfLinkage.LOCAL,
+        PtxLinkage.VISIBLE: ElfLinkage.VISIBLE,
+        PtxLinkage.WEAK: ElfLinkage.WEAK,
+        PtxLinkage.COMMON: ElfLinkage.COMMON,
+        PtxLinkage.EXTERN: ElfLinkage.EXTERN,
+    }
+    used = used_names(module)
+    out = []
+    for s in data_symbols(module):
+        if s.func is not None or not s.shared or s.decl.name not in used:
+            continue
+        d = s.decl
+        out.append(
+            GlobalVar(
+                s.symbol,
+                Space.SHARED,
+                d.size,
+                d.alignment,
+                linkage=link[d.linkage],
+                offset=None if s.extern else d.alignment,
+                sym_type=13,
+                sym_other=0x40,
+            )
+        )
+    return out

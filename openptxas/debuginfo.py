@@ -28,7 +28,7 @@ from typing import TypeGuard
 
 from openptxas.diag import UnsupportedFeature
 from openptxas.elf.description import Frame, OpaqueSection, Reloc, Subroutine
-from openptxas.ir.core import RC, Function, Instr, Reg, VReg
+from openptxas.ir.core import RC, Function, Instr
 from openptxas.ptx import ast
 from openptxas.ptxdwarf import DebugSection, debug_sections, param_offsets
 from openptxas.targets import SMInfo
@@ -53,25 +53,6 @@ _TYPE = {
     "f32": 14,
     "f64": 15,
 }
-
-
-def record_homes(fn: Function, regs: dict[VReg, Reg]) -> None:
-    """Before the allocator rewrites ``fn``: each PTX register's register and the instructions
-    where its value is live (openptxas.regalloc.phase calls it with -g)."""
-    from openptxas.regalloc.fatpoint import occupancy
-
-    occ, order = occupancy(fn)
-    wanted = set(fn.debug_regs.values())
-    for sub_regs, _frame, ra in fn.debug_subs.values():
-        wanted.update(sub_regs.values())
-        wanted.add(ra)
-    fn.debug_homes = []
-    for v, mask in occ.items():
-        if v not in wanted or v not in regs or not mask:
-            continue
-        uids = frozenset(order[p].uid for p in range(mask.bit_length()) if mask >> p & 1)
-        fn.debug_homes.append((v, regs[v], uids))
-    fn.debug_homes.append((VReg(RC.R, -1), Reg(RC.R, 0), frozenset(i.uid for i in order)))
 
 
 def frame_cie(base: bytes, ra: int | None = None) -> bytes:

@@ -40,7 +40,6 @@ from openptxas.ptx import ast
 from openptxas.ptx.types import Linkage, StateSpace
 
 if TYPE_CHECKING:
-    from openptxas.elf.description import GlobalVar, LocalSymbol
     from openptxas.lower.context import LowerCtx
 
 R_CUDA_ABS32_32 = 55
@@ -230,53 +229,6 @@ def used_names(module: ast.Module) -> set[str]:
     for f in module.functions:
         if f.body is not None:
             walk(f.body)
-    return out
-
-
-def kernel_shared(module: ast.Module, func: str) -> tuple[int, int, tuple[LocalSymbol, ...]]:
-    """A kernel's own shared variables in a ``-c`` object: the size and alignment of its
-    ``.nv.shared.<kernel>`` and their symbols (value: the alignment)."""
-    from openptxas.elf.description import LocalSymbol
-
-    mine = [s for s in data_symbols(module) if s.func == func and s.shared and not s.extern]
-    size, align = shared_layout([s.decl for s in mine])
-    syms = tuple(
-        LocalSymbol(s.symbol, "shared", s.decl.alignment, s.decl.size, 13, 0x40) for s in mine
-    )
-    return size, align, syms
-
-
-def module_shared(module: ast.Module) -> list[GlobalVar]:
-    """The module-scope shared variables the code uses, as ``-c`` variables: defined ones in
-    ``.nv_debug.shared`` (their value: the alignment), extern ones undefined."""
-    from openptxas.elf.description import GlobalVar, Space
-    from openptxas.elf.description import Linkage as ElfLinkage
-
-    link = {
-        None: ElfLinkage.LOCAL,
-        Linkage.VISIBLE: ElfLinkage.VISIBLE,
-        Linkage.WEAK: ElfLinkage.WEAK,
-        Linkage.COMMON: ElfLinkage.COMMON,
-        Linkage.EXTERN: ElfLinkage.EXTERN,
-    }
-    used = used_names(module)
-    out = []
-    for s in data_symbols(module):
-        if s.func is not None or not s.shared or s.decl.name not in used:
-            continue
-        d = s.decl
-        out.append(
-            GlobalVar(
-                s.symbol,
-                Space.SHARED,
-                d.size,
-                d.alignment,
-                linkage=link[d.linkage],
-                offset=None if s.extern else d.alignment,
-                sym_type=13,
-                sym_other=0x40,
-            )
-        )
     return out
 
 

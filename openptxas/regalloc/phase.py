@@ -91,7 +91,7 @@ def allocate_registers(fn: Function, ctx: PassContext) -> None:
     if verify_enabled(ctx.options):
         check_allocation(fn, alloc)
     if ctx.options.device_debug:  # -g: where each PTX register lives (openptxas.debuginfo)
-        from openptxas.debuginfo import record_homes
+        from openptxas.regalloc.debughomes import record_homes
 
         record_homes(fn, alloc.regs)
     rewrite(fn, alloc)
