@@ -48,13 +48,32 @@ def _label(ctx: Ctx) -> int:
 
 
 def bind_exit(ctx: Ctx) -> Bound:
+    """EXIT [Pp]: the lanes (under the guard, which the machine applies) exit; a predicate
+    operand is ANDed with the guard as BRA's is (ptxas's ``@!P0 EXIT P1``: exit where both
+    hold; the others go on)."""
     m = ctx.m
     hz = m.hazards
+    nxt = ctx.pc + 16
+    L = m.L
+    cond_ops = [o for o in ctx.ops if isinstance(o, Reg) and o.is_pred and not o.is_zero]
+    cond = m.guard_filter(cond_ops[0]) if cond_ops else None
+    for c in cond_ops:
+        ctx.read(PRED_BASE + pred_row(c), 1, "guard")
 
     def fn(sel: Sel, nw: int) -> None:
-        m.exit_lanes(sel)
+        out = sel if cond is None else cond(sel)
+        if out is None:
+            m.push(nxt, sel, nw)
+            return
+        if out is not sel and not (isinstance(out, slice) and isinstance(sel, slice)):
+            idx = np.arange(L, dtype=np.intp) if isinstance(sel, slice) else sel
+            tk = np.arange(L, dtype=np.intp) if isinstance(out, slice) else out
+            rest = np.setdiff1d(idx, tk, assume_unique=True)
+            if rest.size:
+                m.push(nxt, rest, nwarps(rest, L))
+        m.exit_lanes(out)
         if hz is not None:
-            hz.exit(sel)
+            hz.exit(out)
 
     return Bound(fn, Kind.CONTROL)
 

@@ -1086,3 +1086,44 @@ def test_r2p_byte_selector(oracle) -> None:  # type: ignore[no-untyped-def]
             if g >> j & 1:
                 want ^= int(d[j])
         assert int(got.args[0][t]) == want, t
+
+
+def test_exit_with_predicate_operand() -> None:
+    """``@!P0 EXIT P1``: ptxas folds ``and.pred`` + ``bra`` to a ``ret`` into an EXIT whose
+    predicate operand is ANDed with the guard (as BRA's is). The emulator ignored the operand and
+    exited every lane under the guard: ptxas's cubin of cuda-samples' convolutionFFT2D
+    spProcess2D_kernel then skipped its texture fetches (scripts/public_diff.py found it)."""
+    ptx = (
+        ptx_header()
+        + """.visible .entry k(.param .u64 out, .param .u64 in)
+{
+  .reg .pred %p<5>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u64 %rd4, [in];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd4, %rd4;
+  ld.global.u32 %r1, [%rd4];
+  ld.global.u32 %r2, [%rd4+4];
+  mov.u32 %r3, %tid.x;
+  and.b32 %r4, %r3, %r1;
+  setp.eq.s32 %p2, %r4, 0;
+  setp.gt.u32 %p3, %r3, %r2;
+  and.pred %p4, %p3, %p2;
+  @%p4 bra DONE;
+  mul.wide.u32 %rd2, %r3, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r3;
+DONE:
+  ret;
+}
+"""
+    )
+    out = np.full(64, 0xFFFFFFFF, dtype=np.uint32)
+    a, b = 3, 20
+    (got, _inp), _res, blob = run(ptx, [out, np.array([a, b], dtype=np.uint32)], block=64)
+    assert any(i.opcode == "EXIT" and not i.guard.is_zero and i.operands for i in sass(blob))
+    tid = np.arange(64, dtype=np.uint32)
+    want = np.where(((tid & a) == 0) & (tid > b), np.uint32(0xFFFFFFFF), tid)
+    assert np.array_equal(got, want), np.nonzero(got != want)[0]
