@@ -22,7 +22,7 @@ from openptxas.ir.core import PT, RC, RZ, Imm, Operand, Src, VReg
 from openptxas.lower.context import LowerCtx
 from openptxas.lower.int_helpers import saturating_add
 from openptxas.lower.rules import Rule
-from openptxas.lower.tensor_rules import _regs, _words
+from openptxas.lower.tensor_rules import _store, _words
 from openptxas.ptx import ast
 from openptxas.ptx.types import PtxType
 
@@ -45,18 +45,6 @@ _NOT_PT = Src(PT, inv=True)
 
 def _is_sparse(ins: ast.Instruction) -> bool:
     return ins.has("sp") or ins.has("sp::ordered_metadata")
-
-
-def _store(c: LowerCtx, d: ast.Operand, g: VReg) -> None:
-    k = 0
-    for it in _regs(d):
-        if isinstance(it, ast.Sink):
-            k += 1
-            continue
-        dv = c.dst(it)
-        for j in range(dv.width):
-            c.emit("MOV", (), [dv.part(j) if dv.width > 1 else dv], [g.part(k)])
-            k += 1
 
 
 def _nibble_bytes(c: LowerCtx, g: VReg, n: int, high: bool) -> VReg:

@@ -46,6 +46,20 @@ def _regs(op: ast.Operand) -> list[ast.Operand]:
     return list(op.items) if isinstance(op, ast.Vector) else [op]
 
 
+def _store(c: LowerCtx, d: ast.Operand, g: VReg) -> None:
+    """Copy the fragment group ``g`` word by word into the registers of the vector ``d``
+    (a sink ``_`` skips its word)."""
+    k = 0
+    for it in _regs(d):
+        if isinstance(it, ast.Sink):
+            k += 1
+            continue
+        dv = c.dst(it)
+        for j in range(dv.width):
+            c.emit("MOV", (), [dv.part(j) if dv.width > 1 else dv], [g.part(k)])
+            k += 1
+
+
 def ldmatrix(ins: ast.Instruction, c: LowerCtx) -> None:
     d, a = ins.operands
     n, mods = _shape(c, ins)
@@ -159,15 +173,7 @@ def mma(ins: ast.Instruction, c: LowerCtx) -> None:
     if op == "IMMA":
         srcs = [Src(ga, sel="ROW"), Src(gb, sel="COL"), gc]
     c.emit(op, mods, [gd], srcs)
-    k = 0
-    for it in _regs(d):
-        if isinstance(it, ast.Sink):
-            k += 1
-            continue
-        dv = c.dst(it)
-        for j in range(dv.width):
-            c.emit("MOV", (), [dv.part(j) if dv.width > 1 else dv], [gd.part(k)])
-            k += 1
+    _store(c, d, gd)
 
 
 RULES: list[Rule] = [
