@@ -193,7 +193,9 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
         _I,
         "Generate a relocatable object.",
         note="objects nvlink 13.0 links, for sm_90 and sm_90a (docs/elf.md, Relocatable "
-        "output); shared and constant variables and kernel addresses refused",
+        "output: `scripts/link_probe.py` 64/64 combinations equal to ptxas+nvlink, shared and "
+        "constant variables and kernel addresses included); what is still refused under `-c` "
+        "is listed there",
     ),
     OptionSpec(
         "compiler-annotations",
