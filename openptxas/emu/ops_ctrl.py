@@ -47,30 +47,41 @@ def _label(ctx: Ctx) -> int:
 # -- EXIT, branches, calls ---------------------------------------------------------------------
 
 
+def _pred_operand(ctx: Ctx) -> Callable[[Sel], Sel | None] | None:
+    """The filter of a BRA/EXIT predicate operand, ANDed with the guard (``@P1 BRA !P2, t``;
+    ptxas's ``@!P0 EXIT P1``), or None without one; it is read as a guard."""
+    cond_ops = [o for o in ctx.ops if isinstance(o, Reg) and o.is_pred]
+    for c in cond_ops:
+        if not c.is_zero:
+            ctx.read(PRED_BASE + pred_row(c), 1, "guard")
+    return ctx.m.guard_filter(cond_ops[0]) if cond_ops else None
+
+
+def _push_rest(m: Any, pc: int, sel: Sel, taken: Sel) -> None:
+    """Lanes of ``sel`` outside ``taken`` go on at the next instruction."""
+    if taken is sel or (isinstance(taken, slice) and isinstance(sel, slice)):
+        return
+    idx = np.arange(m.L, dtype=np.intp) if isinstance(sel, slice) else sel
+    tk = np.arange(m.L, dtype=np.intp) if isinstance(taken, slice) else taken
+    rest = np.setdiff1d(idx, tk, assume_unique=True)
+    if rest.size:
+        m.push(pc + 16, rest, nwarps(rest, m.L))
+
+
 def bind_exit(ctx: Ctx) -> Bound:
-    """EXIT [Pp]: the lanes (under the guard, which the machine applies) exit; a predicate
-    operand is ANDed with the guard as BRA's is (ptxas's ``@!P0 EXIT P1``: exit where both
-    hold; the others go on)."""
+    """EXIT [Pp]: the lanes (under the guard, which the machine applies) exit where the
+    predicate operand holds too; the others go on."""
     m = ctx.m
     hz = m.hazards
-    nxt = ctx.pc + 16
-    L = m.L
-    cond_ops = [o for o in ctx.ops if isinstance(o, Reg) and o.is_pred and not o.is_zero]
-    cond = m.guard_filter(cond_ops[0]) if cond_ops else None
-    for c in cond_ops:
-        ctx.read(PRED_BASE + pred_row(c), 1, "guard")
+    pc = ctx.pc
+    cond = _pred_operand(ctx)
 
     def fn(sel: Sel, nw: int) -> None:
         out = sel if cond is None else cond(sel)
         if out is None:
-            m.push(nxt, sel, nw)
+            m.push(pc + 16, sel, nw)
             return
-        if out is not sel and not (isinstance(out, slice) and isinstance(sel, slice)):
-            idx = np.arange(L, dtype=np.intp) if isinstance(sel, slice) else sel
-            tk = np.arange(L, dtype=np.intp) if isinstance(out, slice) else out
-            rest = np.setdiff1d(idx, tk, assume_unique=True)
-            if rest.size:
-                m.push(nxt, rest, nwarps(rest, L))
+        _push_rest(m, pc, sel, out)
         m.exit_lanes(out)
         if hz is not None:
             hz.exit(out)
@@ -94,12 +105,7 @@ def bind_bra(ctx: Ctx) -> Bound:
     anyw = "ANY" in mods
     div = "DIV" in mods
     div_r = None
-    # "@P1 BRA !P2, target": the predicate operand is ANDed with the guard.
-    cond_ops = [o for o in ctx.ops if isinstance(o, Reg) and o.is_pred]
-    cond = m.guard_filter(cond_ops[0]) if cond_ops else None
-    for c in cond_ops:
-        if not c.is_zero:
-            ctx.read(PRED_BASE + pred_row(c), 1, "guard")
+    cond = _pred_operand(ctx)
     if div:
         regs = [o for o in ctx.ops if isinstance(o, Reg) and not o.is_pred]
         if not regs:
@@ -124,11 +130,7 @@ def bind_bra(ctx: Ctx) -> Bound:
         if taken is sel or (isinstance(taken, slice) and isinstance(sel, slice)):
             m.goto(pc, target, sel, nw)
             return
-        idx = np.arange(L, dtype=np.intp) if isinstance(sel, slice) else sel
-        tk = np.arange(L, dtype=np.intp) if isinstance(taken, slice) else taken
-        rest = np.setdiff1d(idx, tk, assume_unique=True)
-        if rest.size:
-            m.push(nxt, rest, nwarps(rest, L))
+        _push_rest(m, pc, sel, taken)
         m.goto(pc, target, taken)
 
     return Bound(fn, Kind.CONTROL, guarded_inside=True)
