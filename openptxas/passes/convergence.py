@@ -57,18 +57,6 @@ def _barrier_block(
     return p
 
 
-def _post_dominates(ipdom: list[int], r: int, b: int) -> bool:
-    """Whether every path from block ``b`` passes through ``r`` (r on b's post-dominator
-    chain)."""
-    x, seen = b, set()
-    while x != EXIT_NODE and x not in seen:
-        if x == r:
-            return True
-        seen.add(x)
-        x = ipdom[x]
-    return False
-
-
 def _barrier_registers(regions: list[tuple[int, int]]) -> dict[tuple[int, int], int]:
     """A barrier register per region (b, r): regions that threads of one warp can be inside
     at the same time get different registers. That is a region and those nested in it, and two
@@ -123,7 +111,7 @@ def insert_convergence_barriers(fn: Function, ctx: PassContext) -> None:
         b = _barrier_block(cfg, idom, loops, bb, r) if r != EXIT_NODE else bb
         if b is None or r == EXIT_NODE or r <= b or not dominates(idom, b, r):
             continue
-        if b != bb and not _post_dominates(info.ipdom, r, b):
+        if b != bb and not dominates(info.ipdom, r, b):  # r post-dominates b
             # the preheader also branches past the loop (threads that skip it never reach r):
             # a BSSY there would wait for them forever (llm.c attention_backward
             # softmax_autoregressive_backward_kernel5 deadlocked); no barrier, the warp
