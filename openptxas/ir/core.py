@@ -324,6 +324,10 @@ class Instr:
     # A multiply or add written without a rounding modifier: FmaContraction may fuse it (PTX lets
     # a compiler contract mul/add only when neither names its rounding).
     contract: bool = False
+    # The start of ptxas's expansion of a signed 32-bit division or remainder: a multiply of two
+    # registers before it is not fused into an add after it (FmaContraction; ptxas 13.0 keeps
+    # FMUL + FADD there, see passes/fma.py).
+    contract_fence: bool = False
 
     @property
     def name(self) -> str:

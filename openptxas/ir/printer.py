@@ -23,7 +23,8 @@ a part of a wide one ``%r12x2.1``, ``%r12x4.0:2``; physical ``R5``, ``R4x2`` (a 
 ``f64:0x3ff00000``, ``f16x2:0x3c003c00``; ``c[0x0][0x210]``, ``c[0x0][%r3+0x10]``; addresses
 ``desc[%ur4x2][%r2x2.64+%ur6+0x10]`` (``_`` for an absent base before a uniform base);
 ``SR_TID.X``; branch targets ``\\`(label)``. After ``;``: ``contract`` (a mul/add FmaContraction
-may fuse) and ``line=N`` (the PTX source line). ``//`` starts a comment.
+may fuse), ``fence`` (FmaContraction does not fuse a product across it) and ``line=N`` (the PTX
+source line). ``//`` starts a comment.
 """
 
 from __future__ import annotations
@@ -169,6 +170,8 @@ def format_instr(ins: Instr) -> str:
     notes = []
     if ins.contract:
         notes.append("contract")
+    if ins.contract_fence:
+        notes.append("fence")
     if ins.line:
         notes.append(f"line={ins.line}")
     if notes:

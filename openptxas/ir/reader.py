@@ -351,16 +351,20 @@ def _instr(text: str, span: Span) -> Instr:
         raise c.error("expected a space after the opcode")
     op, *mods = m.group(0).split(".")
     srcs = _operands(c, len(c.s))
-    contract = False
+    contract = fence = False
     line = 0
     for note in notes.split():
         if note == "contract":
             contract = True
+        elif note == "fence":
+            fence = True
         elif note.startswith("line=") and note[5:].isdigit():
             line = int(note[5:])
         else:
             raise IRSyntaxError(f"unknown instruction note '{note}'", span)
-    return Instr(op, tuple(mods), dsts, srcs, guard, ctrl, line, contract=contract)
+    return Instr(
+        op, tuple(mods), dsts, srcs, guard, ctrl, line, contract=contract, contract_fence=fence
+    )
 
 
 def read_instr(text: str) -> Instr:

@@ -547,11 +547,16 @@ def divrem16(ins: ast.Instruction, c: LowerCtx) -> None:
     t = ins.type
     assert t is not None
     signed = is_signed(t)
+    start = len(c.block.instrs) if c.block is not None else 0
     wa = _ext16(c, a, signed)
     if isinstance(wa, Imm):
         wa = c.materialize(wa.value, T.U32)
     assert isinstance(wa, VReg | Reg)
     emit_divrem32(c, c.dst(d), wa, _ext16(c, b, signed), signed, ins.opcode == "rem")
+    # ptxas divides 16-bit values in floating point, signed or not; as after a signed 32-bit
+    # division, no multiply before it is fused into an add after it (passes/fma.py)
+    if c.block is not None and len(c.block.instrs) > start:
+        c.block.instrs[start].contract_fence = True
 
 
 def neg16(ins: ast.Instruction, c: LowerCtx) -> None:

@@ -104,7 +104,7 @@ def emit_divrem32(
         return
     # signed: work on magnitudes, then fix the sign
     abs_a = c.new()
-    c.emit("IABS", (), [abs_a], [a])
+    c.emit("IABS", (), [abs_a], [a]).contract_fence = True  # as ptxas: passes/fma.py
     if isinstance(bval, Imm):
         bs = bval.value & 0xFFFFFFFF
         bs = bs - (1 << 32) if bs & 0x80000000 else bs

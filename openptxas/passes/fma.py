@@ -14,6 +14,10 @@ ptxas contracts by default (``--fmad=true``) and not at ``-O0``. Observed on ptx
 - a product of a constant that meets a constant addend still contracts: FFMA holds one
   immediate or constant-bank operand, so the multiplier's constant moves to a register
   (``MOV R9, 3; FFMA R9, R0, R9, 0.5``, as ptxas does);
+- a multiply of two registers is not fused into an add that follows a signed 32-bit (or
+  16-bit) ``div``/``rem`` in the block, whatever the divisor (``Instr.contract_fence`` marks
+  the start of its expansion); one with an immediate or constant-bank operand is. Unsigned
+  division does not block; a 64-bit one is a call, which ends the block anyway;
 - the same for f16/bf16 (x2): ``HMUL2`` + ``HADD2`` become ``HFMA2`` (a scalar one reads
   ``.H0_H0`` of every source).
 
@@ -124,6 +128,10 @@ def _site(block: list[Instr], k: int, m: Instr, u: Instr, d: VReg) -> int | None
     # fused forms are left alone
     if m.op != "FMUL" and _const(m.srcs[1]) and _const(u.srcs[1 - idx[0]]):
         return None
+    if any(ins.contract_fence for ins in block[k + 1 : j]) and not any(
+        _const_like(block, k, x) for x in m.srcs
+    ):
+        return None
     vids = {v.id for s2 in m.srcs if isinstance(v := _reg(s2), VReg)}
     if not unchanged_since(block, [m], j, vids):
         return None
@@ -157,7 +165,19 @@ def _reg(op: Operand) -> object:
 
 
 def _const(op: Operand) -> bool:
-    return isinstance(op, Imm | CBank)
+    return isinstance(_reg(op), Imm | CBank)
+
+
+def _const_like(block: list[Instr], k: int, op: Operand) -> bool:
+    """``op``, read by ``block[k]``, is a constant: an immediate, a constant-bank operand or a
+    register last written in the block by a load of one (``ld.param`` is an LDC)."""
+    if _const(op):
+        return True
+    r = _reg(op)
+    for ins in reversed(block[:k]):
+        if r in ins.dsts:
+            return ins.op in ("LDC", "MOV") and ins.guard is None and _const(ins.srcs[0])
+    return False
 
 
 def _negate(op: Operand) -> Operand:

@@ -19,7 +19,6 @@ import numpy as np
 
 from openptxas.ptx.ast import Function
 from openptxas.ptx.parser import parse
-from openptxas.ptx.types import PtxType
 
 WORDS = 1 << 16  # 32-bit words per buffer (256 KiB)
 COUNT = 256  # the value of 32-bit integer parameters (sizes, counts)
@@ -44,12 +43,32 @@ def derived_spec(
     """One launch-spec document (docs/launch-spec.md) for ``fn``: two CTAs; every buffer is
     ``inout`` so that whatever the kernel writes is compared. The same arguments give the same
     document (the inputs come from a seeded generator)."""
+    return spec_from_shape(launch_shape(fn, module_text), variant, words, count)
+
+
+def launch_shape(fn: Function, module_text: str) -> dict[str, Any]:
+    """What a derived launch needs of ``fn`` and its module, as plain JSON: the GPU script
+    stores it when it prepares a run, so the launch processes there need not parse the PTX
+    (for a file of many kernels that parse was most of each launch's time)."""
+    params = [
+        {"size": p.size, "align": p.align or 4, "type": p.type.name.lower(),
+         "array": bool(p.dims) or (p.type.name.lower() == "b8" and p.size != 1)}
+        for p in fn.params
+    ]  # fmt: skip
+    return {"kernel": fn.name, "block": block_dims(fn), "params": params,
+            "dyn_shared": ".extern .shared" in module_text}  # fmt: skip
+
+
+def spec_from_shape(
+    shape: dict[str, Any], variant: str, words: int = WORDS, count: int = COUNT
+) -> dict[str, Any]:
+    """The derived launch-spec document of a :func:`launch_shape`."""
     rng = np.random.default_rng(1)
     args: list[dict[str, Any]] = []
-    for p in fn.params:
-        size = p.size
-        if p.dims or (p.type.name.lower() == "b8" and size != 1):
-            args.append({"kind": "bytes", "size": size, "align": p.align or 4, "init": "zeros"})
+    for p in shape["params"]:
+        size, align = p["size"], p["align"]
+        if p["array"]:
+            args.append({"kind": "bytes", "size": size, "align": align, "init": "zeros"})
         elif size == 8:
             if variant == "float":
                 data = rng.standard_normal(words).astype(np.float32).tobytes()
@@ -57,10 +76,8 @@ def derived_spec(
                 data = rng.integers(0, 64, words, dtype=np.uint32).tobytes()
             args.append({"kind": "buffer", "dtype": "u32", "count": words, "role": "inout",
                          "init": {"hex": data.hex()}})  # fmt: skip
-        elif p.type == PtxType.F32:
-            args.append({"kind": "scalar", "dtype": "f32", "init": 1.5})
-        elif p.type == PtxType.F64:
-            args.append({"kind": "scalar", "dtype": "f64", "init": 1.5})
+        elif p["type"] in ("f32", "f64"):
+            args.append({"kind": "scalar", "dtype": p["type"], "init": 1.5})
         elif size == 4:
             args.append({"kind": "scalar", "dtype": "u32", "init": count})
         elif size == 2:
@@ -68,10 +85,9 @@ def derived_spec(
         elif size == 1:
             args.append({"kind": "scalar", "dtype": "u8", "init": 1})
         else:
-            args.append({"kind": "bytes", "size": size, "align": p.align or 4, "init": "zeros"})
-    dyn_shared = ".extern .shared" in module_text
-    return {"kernel": fn.name, "grid": [2, 1, 1], "block": block_dims(fn),
-            "shared_bytes": DYNAMIC_SHARED if dyn_shared else 0, "args": args}  # fmt: skip
+            args.append({"kind": "bytes", "size": size, "align": align, "init": "zeros"})
+    return {"kernel": shape["kernel"], "grid": [2, 1, 1], "block": shape["block"],
+            "shared_bytes": DYNAMIC_SHARED if shape["dyn_shared"] else 0, "args": args}  # fmt: skip
 
 
 def clocked(module_text: str) -> bool:

@@ -17,6 +17,11 @@ from openptxas.options import Options
 from openptxas.tools.sass_cli import disassemble_cubin
 from tests.conftest import need_tools
 
+# a multiply and an add with an integer division between them (its result stored)
+_DIV = (
+    "mul.f32 %f4, %f1, {mul}; cvt.rzi.s32.f32 %r2, %f3; {div} add.f32 %f5, %f4, %f3;"
+    " st.global.u32 [%rd2], %r3;"
+)
 CASES = {
     "basic": "mul.f32 %f4, %f1, %f2; add.f32 %f5, %f4, %f3;",
     "mul_rn": "mul.rn.f32 %f4, %f1, %f2; add.f32 %f5, %f4, %f3;",
@@ -53,6 +58,18 @@ CASES = {
     "two_immediates_sub": "mul.f32 %f4, %f1, 0f3DCCCCCD; sub.f32 %f5, 0f3F000000, %f4;",
     "imm_first": "mul.f32 %f4, 0f3DCCCCCD, %f1; add.f32 %f5, 0f3F000000, %f4;",
     "fma_two_immediates": "fma.rn.f32 %f5, %f1, 0f2F800000, 0f2F000000;",
+    # a signed 32-bit or any 16-bit division between them blocks a product of two registers
+    # (difffuzz --pressure seed 7092), not one with a constant operand; unsigned 32-bit does not
+    "across_div_s32": _DIV.format(mul="%f2", div="div.s32 %r3, %r2, %r1;"),
+    "across_rem_s32_imm": _DIV.format(mul="%f2", div="rem.s32 %r3, %r2, 7;"),
+    "across_div_s32_pow2": _DIV.format(mul="%f2", div="div.s32 %r3, %r2, 8;"),
+    "across_div_u32": _DIV.format(mul="%f2", div="div.u32 %r3, %r2, %r1;"),
+    "across_div_s32_imm_mul": _DIV.format(mul="0f3FC00000", div="div.s32 %r3, %r2, %r1;"),
+    "across_div_s32_f64": (
+        "cvt.f64.f32 %fd1, %f1; cvt.f64.f32 %fd2, %f2; cvt.f64.f32 %fd3, %f3;"
+        " mul.f64 %fd4, %fd1, %fd2; cvt.rzi.s32.f32 %r2, %f3; div.s32 %r3, %r2, %r1;"
+        " add.f64 %fd5, %fd4, %fd3; cvt.rn.f32.f64 %f5, %fd5; st.global.u32 [%rd2], %r3;"
+    ),
 }
 FP = ("FFMA", "FMUL", "FADD", "DFMA", "DMUL", "DADD")
 N = 128
@@ -66,7 +83,8 @@ def _ptx(body: str) -> str:
 {{
   .reg .f32 %f<8>;
   .reg .f64 %fd<8>;
-  .reg .b32 %r<2>;
+  .reg .b32 %r<4>;
+  .reg .b16 %rs<4>;
   .reg .b64 %rd<6>;
   .reg .pred %p<3>;
   ld.param.u64 %rd3, [o];
@@ -123,6 +141,23 @@ def test_contraction_as_ptxas(name: str, oracle) -> None:
     theirs = oracle.ptxas(ptx, "sm_90").cubin
     ours = _ours(ptx)
     assert _fp_ops(ours) == _fp_ops(theirs)
+    a = run_launch(ours, _spec(), hazards=True)
+    b = run_launch(theirs, _spec())
+    assert a.hazards == ()
+    assert a.outputs[0].view(np.uint32).tolist() == b.outputs[0].view(np.uint32).tolist()
+
+
+@pytest.mark.parametrize("op", ["rem.u16", "div.s16"])
+def test_not_across_a_16_bit_division(op: str, oracle) -> None:  # type: ignore[no-untyped-def]
+    """ptxas divides 16-bit integers in floating point (FMUL.RZ, ...), so only the FFMAs are
+    compared: none, on either side."""
+    need_tools("ptxas")
+    div = f"cvt.u16.u32 %rs1, %r2; cvt.u16.u32 %rs2, %r1; {op} %rs3, %rs1, %rs2;"
+    ptx = _ptx(_DIV.format(mul="%f2", div=div + " cvt.u32.u16 %r3, %rs3;"))
+    theirs = oracle.ptxas(ptx, "sm_90").cubin
+    ours = _ours(ptx)
+    assert [o for o in _fp_ops(ours) if o.startswith("FFMA")] == []
+    assert [o for o in _fp_ops(theirs) if o.startswith("FFMA")] == []
     a = run_launch(ours, _spec(), hazards=True)
     b = run_launch(theirs, _spec())
     assert a.hazards == ()
