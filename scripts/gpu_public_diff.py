@@ -51,6 +51,7 @@ def _compile(src: Path, dst: Path, timeout: float) -> str:
 
 def prep(out: Path, compiled_only: str | None, jobs: int, timeout: float) -> int:
     from openptxas.ptx.parser import parse
+    from openptxas.testing.derived_launch import clocked, launch_shape
 
     root = PUBLIC / "build" / "sm_90"
     files = sorted(root.rglob("*.ptx"))
@@ -67,10 +68,12 @@ def prep(out: Path, compiled_only: str | None, jobs: int, timeout: float) -> int
         (d / "in.ptx").write_text(text)
         (d / "ptxas.cubin").write_bytes(f.with_suffix(".cubin").read_bytes())
         try:
-            kernels = [k.name for k in parse(text, str(f)).entries]
+            shapes = {k.name: launch_shape(k, text) for k in parse(text, str(f)).entries}
         except Exception as exc:  # a file our parser refuses is reported, not fatal
-            kernels = []
+            shapes = {}
             print(f"parse: {f}: {exc}")
+        kernels = list(shapes)
+        (d / "launch.json").write_text(json.dumps({"clocked": clocked(text), "kernels": shapes}))
         entries.append({"dir": d.name, "file": str(f.relative_to(root)), "kernels": kernels})
     t0 = time.time()
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
@@ -95,8 +98,7 @@ _CHILD = r"""
 import json, sys
 import numpy as np
 from pathlib import Path
-from openptxas.ptx.parser import parse
-from openptxas.testing.derived_launch import clocked, derived_spec
+from openptxas.testing.derived_launch import spec_from_shape
 
 d, kernel, variant, emulate = Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4] == "1"
 if emulate:  # a dry run of this script without a GPU: the emulator stands in for it
@@ -109,9 +111,8 @@ if emulate:  # a dry run of this script without a GPU: the emulator stands in fo
         return spec, run_launch(cubin, spec).args
 else:
     from tests.gpu.runner import Driver, NoGpu, run_on_gpu
-text = (d / "in.ptx").read_text()
-fn = next(f for f in parse(text, str(d / "in.ptx")).entries if f.name == kernel)
-spec = derived_spec(fn, text, variant)
+info = json.loads((d / "launch.json").read_text())  # written by prep: no PTX parse here
+spec = spec_from_shape(info["kernels"][kernel], variant)
 bufs = [i for i, a in enumerate(spec["args"]) if a["kind"] == "buffer"]
 
 def out(**kw):
@@ -144,11 +145,11 @@ for i in bufs:
         k = int(bad[0])
         diffs.append(f"arg {i}: {len(bad)} words differ, first at word {k}: "
                      f"ptxas {int(ref1[i][k]):#010x} ours {int(got[i][k]):#010x}")
-init = derived_spec(fn, text, variant)["args"]
+init = spec_from_shape(info["kernels"][kernel], variant)["args"]
 written = sum(int(np.count_nonzero(ref1[i] != np.frombuffer(bytes.fromhex(init[i]["init"]["hex"]),
               np.uint32))) for i in bufs)
 if diffs:
-    status = "DIFF-clock" if clocked(text) else "DIFF"
+    status = "DIFF-clock" if info["clocked"] else "DIFF"
 else:
     status = "nondet" if unstable else "same"
 out(status=status, detail="; ".join(diffs)[:400], unstable=unstable, written=written)

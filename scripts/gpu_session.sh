@@ -17,7 +17,7 @@
 set -u
 OUT=${OUT:-/tmp/gpu-out}
 mkdir -p "$OUT"
-export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
+export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$PWD  # openptxas is not installed there
 export PATH=/usr/local/cuda/bin:$PATH
 PY=${PY:-python3}
 {
@@ -28,10 +28,11 @@ tar -C /tmp -xJf .cache/gpu-public.tar.xz
 
 # 1. correctness first, side by side: the public corpus (ours vs ptxas's), tests/gpu (ptxas's cubins vs
 #    the numpy references and the emulator), the call checks (registers kept across calls)
-timeout "${PART_S:-220}" $PY scripts/gpu_public_diff.py run /tmp/gpu-public --jobs 10 \
+timeout "${PART_S:-220}" $PY scripts/gpu_public_diff.py run /tmp/gpu-public --jobs ${PUBLIC_JOBS:-12} \
   --json "$OUT/public.json" > "$OUT/public.log" 2>&1 &
-OPENPTXAS_ORACLE_CACHE=.cache/gpu-oracle timeout "${PART_S:-220}" $PY -m pytest tests/gpu -q \
-  -n 5 -p no:cacheprovider > "$OUT/pytest_gpu.log" 2>&1 &
+# (SIGINT at the limit: pytest still prints the summary of the tests it ran)
+OPENPTXAS_ORACLE_CACHE=.cache/gpu-oracle timeout -s INT -k 20 "${PART_S:-220}" $PY -m pytest \
+  tests/gpu -q -rf -n "${PYTEST_JOBS:-5}" -p no:cacheprovider > "$OUT/pytest_gpu.log" 2>&1 &
 OPENPTXAS_ORACLE_CACHE=.cache/gpu-oracle timeout "${PART_S:-220}" $PY scripts/calls_gpu_check.py > "$OUT/calls.log" 2>&1 &
 wait
 
