@@ -10,8 +10,9 @@ ones (openptxas/testing/derived_launch.py).
     python scripts/gpu_public_diff.py run DIR [--jobs 8] [--json OUT.json]
         # on the GPU machine (tests/gpu/runner.py talks to the driver)
 
-``run`` launches each kernel in a process of its own (a faulting kernel leaves a sticky CUDA
-error; a kernel that never ends is killed after ``--timeout`` seconds). ptxas's cubin runs
+``run`` launches a file's kernels in one process, which ends after a CUDA error (a faulting
+kernel leaves a sticky one) and the next goes on after it; a launch that never ends is killed
+after ``--timeout`` seconds. ptxas's cubin runs
 twice: where its two results differ (atomics racing between CTAs, clocks) the launch is
 ``nondet`` and ours is compared only on the words both of ptxas's runs agree on. Results:
 ``same``, ``DIFF`` (reduce it: a miscompile, unless the emulator run in public_diff.py says
@@ -100,7 +101,7 @@ import numpy as np
 from pathlib import Path
 from openptxas.testing.derived_launch import spec_from_shape
 
-d, kernel, variant, emulate = Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4] == "1"
+d, todo, emulate = Path(sys.argv[1]), json.loads(sys.argv[2]), sys.argv[3] == "1"
 if emulate:  # a dry run of this script without a GPU: the emulator stands in for it
     from openptxas.emu import run_launch
 
@@ -112,62 +113,101 @@ if emulate:  # a dry run of this script without a GPU: the emulator stands in fo
 else:
     from tests.gpu.runner import Driver, NoGpu, run_on_gpu
 info = json.loads((d / "launch.json").read_text())  # written by prep: no PTX parse here
-spec = spec_from_shape(info["kernels"][kernel], variant)
-bufs = [i for i, a in enumerate(spec["args"]) if a["kind"] == "buffer"]
+theirs, ours = (d / "ptxas.cubin").read_bytes(), (d / "ours.cubin").read_bytes()
 
-def out(**kw):
-    sys.stdout.flush()
-    print("\nRESULT " + json.dumps(kw), flush=True)
-    sys.exit(0)
-
-def words(res):
-    return {i: np.asarray(res[1][i]).view(np.uint32) for i in bufs}
+def out(kernel, variant, last=False, **kw):
+    # one line per launch; after a CUDA error the context is spoiled: the parent starts a new
+    # process for the launches left
+    print("\nRESULT " + json.dumps(dict(kw, kernel=kernel, variant=variant)), flush=True)
+    if last:
+        sys.exit(0)
 
 try:
     drv = Driver()
 except NoGpu as exc:
-    out(status="no-gpu", detail=str(exc)[:200])
-try:
-    ref1 = words(run_on_gpu(drv, (d / "ptxas.cubin").read_bytes(), spec))
-    ref2 = words(run_on_gpu(drv, (d / "ptxas.cubin").read_bytes(), spec))
-except Exception as exc:
-    out(status="no-launch", detail=f"{type(exc).__name__}: {str(exc)[:160]}")
-try:
-    got = words(run_on_gpu(drv, (d / "ours.cubin").read_bytes(), spec))
-except Exception as exc:
-    out(status="ours-error", detail=f"{type(exc).__name__}: {str(exc)[:200]}")
-diffs, unstable = [], 0
-for i in bufs:
-    stable = ref1[i] == ref2[i]
-    unstable += int(np.count_nonzero(~stable))
-    bad = np.nonzero(stable & (ref1[i] != got[i]))[0]
-    if len(bad):
-        k = int(bad[0])
-        diffs.append(f"arg {i}: {len(bad)} words differ, first at word {k}: "
-                     f"ptxas {int(ref1[i][k]):#010x} ours {int(got[i][k]):#010x}")
-init = spec_from_shape(info["kernels"][kernel], variant)["args"]
-written = sum(int(np.count_nonzero(ref1[i] != np.frombuffer(bytes.fromhex(init[i]["init"]["hex"]),
-              np.uint32))) for i in bufs)
-if diffs:
-    status = "DIFF-clock" if info["clocked"] else "DIFF"
-else:
-    status = "nondet" if unstable else "same"
-out(status=status, detail="; ".join(diffs)[:400], unstable=unstable, written=written)
+    out(*todo[0], last=True, status="no-gpu", detail=str(exc)[:200])
+for kernel, variant in todo:
+    spec = spec_from_shape(info["kernels"][kernel], variant)
+    bufs = [i for i, a in enumerate(spec["args"]) if a["kind"] == "buffer"]
+    words = lambda res: {i: np.asarray(res[1][i]).view(np.uint32) for i in bufs}
+    try:
+        ref1 = words(run_on_gpu(drv, theirs, spec))
+        ref2 = words(run_on_gpu(drv, theirs, spec))
+    except Exception as exc:
+        out(kernel, variant, True, status="no-launch",
+            detail=f"{type(exc).__name__}: {str(exc)[:160]}")
+    try:
+        got = words(run_on_gpu(drv, ours, spec))
+    except Exception as exc:
+        out(kernel, variant, True, status="ours-error",
+            detail=f"{type(exc).__name__}: {str(exc)[:200]}")
+    diffs, unstable = [], 0
+    for i in bufs:
+        stable = ref1[i] == ref2[i]
+        unstable += int(np.count_nonzero(~stable))
+        bad = np.nonzero(stable & (ref1[i] != got[i]))[0]
+        if len(bad):
+            k = int(bad[0])
+            diffs.append(f"arg {i}: {len(bad)} words differ, first at word {k}: "
+                         f"ptxas {int(ref1[i][k]):#010x} ours {int(got[i][k]):#010x}")
+    init = spec["args"]
+    written = sum(int(np.count_nonzero(
+        ref1[i] != np.frombuffer(bytes.fromhex(init[i]["init"]["hex"]), np.uint32)))
+        for i in bufs)
+    if diffs:
+        status = "DIFF-clock" if info["clocked"] else "DIFF"
+    else:
+        status = "nondet" if unstable else "same"
+    out(kernel, variant, status=status, detail="; ".join(diffs)[:400], unstable=unstable,
+        written=written)
 """
 
 
-def _one(d: Path, kernel: str, timeout: float, emulate: bool) -> dict[str, Any]:
-    from openptxas.testing.derived_launch import child_result
+def _file(d: Path, kernels: list[str], timeout: float, emulate: bool) -> list[dict[str, Any]]:
+    """Every kernel of one file, in as few processes as its faults allow: a process runs the
+    launches in turn and ends after a CUDA error (a spoiled context), the next one goes on
+    after it; a launch with no result within ``timeout`` seconds is a ``timeout``. A kernel
+    that ptxas's cubin does not run with float inputs is tried with small integers."""
+    import select
 
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    rec: dict[str, Any] = {}
-    for variant in ("float", "int"):
-        cmd = [sys.executable, "-c", _CHILD, str(d), kernel, variant, str(int(emulate))]
-        rec = child_result(cmd, timeout, env)
-        rec["variant"] = variant
-        if rec["status"] != "no-launch":
-            break
-    return rec
+    todo: list[list[str]] = [[k, "float"] for k in kernels]
+    recs: dict[str, dict[str, Any]] = {}
+    while todo:
+        cmd = [sys.executable, "-c", _CHILD, str(d), json.dumps(todo), str(int(emulate))]
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=env)  # fmt: skip
+        assert p.stdout is not None and p.stderr is not None
+        deadline = time.time() + timeout
+        while todo:
+            ready, _, _ = select.select([p.stdout], [], [], max(0.0, deadline - time.time()))
+            if not ready:  # the launch in flight hangs: it is a timeout, the rest goes on
+                p.kill()
+                k, v = todo.pop(0)
+                recs[k] = {"status": "timeout", "detail": f"more than {timeout:.0f} s",
+                           "variant": v}  # fmt: skip
+                break
+            line = p.stdout.readline()
+            if not line:  # the process ended without a result for the launch in flight
+                err = p.stderr.read().strip()[-300:]
+                p.wait()
+                k, v = todo.pop(0)
+                recs[k] = {"status": "error", "detail": err, "variant": v}
+                break
+            if not line.startswith("RESULT "):
+                continue
+            rec = json.loads(line[7:])
+            k, v = todo.pop(0)
+            assert rec.pop("kernel") == k, "the child runs the launches in order"
+            recs[k] = rec
+            if rec["status"] == "no-gpu":
+                return [dict(rec, kernel=k)]
+            if rec["status"] == "no-launch" and v == "float":
+                todo.insert(0, [k, "int"])
+            deadline = time.time() + timeout
+        p.kill()
+        p.wait()
+    return [dict(recs[k], kernel=k) for k in kernels]
 
 
 def run(
@@ -176,28 +216,33 @@ def run(
     entries = json.loads((src / "manifest.json").read_text())
     if only:
         entries = [e for e in entries if only in e["file"]]
-    work: list[tuple[dict[str, Any], str]] = [(e, k) for e in entries for k in e["kernels"]]
+    # the files with the most kernels first: the pool's last tasks are short ones
+    entries.sort(key=lambda e: -len(e["kernels"]))
     records: list[dict[str, Any]] = []
     counts: collections.Counter[str] = collections.Counter()
     t0 = time.time()
 
-    def task(item: tuple[dict[str, Any], str]) -> dict[str, Any]:
-        e, k = item
+    def task(e: dict[str, Any]) -> list[dict[str, Any]]:
         if e.get("ours") != "ok":
-            return {"status": "ours-missing", "detail": e.get("ours", "")}
-        return _one(src / e["dir"], k, timeout, emulate)
+            return [{"status": "ours-missing", "detail": e.get("ours", ""), "kernel": k}
+                    for k in e["kernels"]]  # fmt: skip
+        return _file(src / e["dir"], e["kernels"], timeout, emulate)
 
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        for (e, k), rec in zip(work, pool.map(task, work), strict=True):
-            rec.update(file=e["file"], kernel=k)
-            records.append(rec)
-            counts[rec["status"]] += 1
-            if rec["status"] == "no-gpu":
-                print(f"no GPU: {rec['detail']}")
-                return 3
-            if rec["status"] not in ("same", "nondet", "ours-missing"):
-                print(f"{rec['status']:10s} {e['file']} {k}: {rec.get('detail', '')}", flush=True)
-            if json_out and len(records) % 50 == 0:  # partial results survive a killed run
+        futs = {pool.submit(task, e): e for e in entries}
+        for fut in concurrent.futures.as_completed(futs):
+            e = futs[fut]
+            for rec in fut.result():
+                rec["file"] = e["file"]
+                records.append(rec)
+                counts[rec["status"]] += 1
+                if rec["status"] == "no-gpu":
+                    print(f"no GPU: {rec['detail']}")
+                    return 3
+                if rec["status"] not in ("same", "nondet", "ours-missing"):
+                    print(f"{rec['status']:10s} {e['file']} {rec['kernel']}: "
+                          f"{rec.get('detail', '')}", flush=True)  # fmt: skip
+            if json_out:  # partial results survive a killed run
                 Path(json_out).write_text(json.dumps(records, indent=1))
     print(
         f"{len(records)} kernels in {len(entries)} files, {time.time() - t0:.0f} s: "

@@ -30,9 +30,9 @@ tar -C /tmp -xJf .cache/gpu-public.tar.xz
 #    the numpy references and the emulator), the call checks (registers kept across calls)
 timeout "${PART_S:-220}" $PY scripts/gpu_public_diff.py run /tmp/gpu-public --jobs ${PUBLIC_JOBS:-12} \
   --json "$OUT/public.json" > "$OUT/public.log" 2>&1 &
-# (SIGINT at the limit: pytest still prints the summary of the tests it ran)
+# (-v: one line per test, so a run stopped at its limit (SIGINT) still names every result)
 OPENPTXAS_ORACLE_CACHE=.cache/gpu-oracle timeout -s INT -k 20 "${PART_S:-220}" $PY -m pytest \
-  tests/gpu -q -rf -n "${PYTEST_JOBS:-5}" -p no:cacheprovider > "$OUT/pytest_gpu.log" 2>&1 &
+  tests/gpu -v -rf -n "${PYTEST_JOBS:-5}" -p no:cacheprovider > "$OUT/pytest_gpu.log" 2>&1 &
 OPENPTXAS_ORACLE_CACHE=.cache/gpu-oracle timeout "${PART_S:-220}" $PY scripts/calls_gpu_check.py > "$OUT/calls.log" 2>&1 &
 wait
 

@@ -86,7 +86,7 @@ def mine(cubins: Iterable[CorpusItem], structure: LatencyModel, verbose: bool = 
             # per consumer pipe (a read by another pipe, or of an upper result register,
             # can need longer than the pooled minimum)
             level = structure.level(pu)
-            cpipe = structure.pipes.get(cns)
+            cpipe = structure.consumer_pipe(cns)
             if cpipe is not None:
                 per = cross[(level, cpipe, role)]
                 per[key] = min(d, per.get(key, 1 << 30))

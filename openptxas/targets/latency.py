@@ -127,6 +127,12 @@ class LatencyModel:
     cross_kernels: int = 20
     # (producer pipe [+ UPPER], consumer pipe, role) -> latency
     cross: Mapping[tuple[str, str, str], Evidence] = field(default_factory=dict)
+    # consumer-only classes (memory instructions, BAR) -> the pipe their reads are timed as
+    consumer_pipes: Mapping[str, str] = field(default_factory=dict)
+
+    def consumer_pipe(self, consumer: str) -> str | None:
+        """The pipe of ``consumer`` on the consumer side of ``cross``."""
+        return self.pipes.get(consumer) or self.consumer_pipes.get(consumer)
 
     def role(self, consumer: str, role: str) -> str:
         """The role of a read: ``hi`` (an upper register of a multi-register source) stays
@@ -184,7 +190,7 @@ class LatencyModel:
         registers apart), or None where the consumer's pipe is unknown."""
         if not self.cross or not consumer:
             return None
-        cpipe = self.pipes.get(consumer)
+        cpipe = self.consumer_pipe(consumer)
         if cpipe is None:
             return None
         return self.cross.get((self.level(producer), cpipe, "pred" if role == "acc" else role))
@@ -410,6 +416,7 @@ def parse_latency_model(text: str) -> LatencyModel:
             for k, roles in doc.get("cross", {}).items()
             for role, v in roles.items()
         },
+        consumer_pipes={str(k): str(v) for k, v in doc.get("consumer_pipe", {}).items()},
     )
 
 
