@@ -118,7 +118,8 @@ theirs, ours = (d / "ptxas.cubin").read_bytes(), (d / "ours.cubin").read_bytes()
 def out(kernel, variant, last=False, **kw):
     # one line per launch; after a CUDA error the context is spoiled: the parent starts a new
     # process for the launches left
-    print("\nRESULT " + json.dumps(dict(kw, kernel=kernel, variant=variant)), flush=True)
+    print("\nRESULT " + json.dumps(dict(kw, kernel=kernel, variant=variant, last=last)),
+          flush=True)
     if last:
         sys.exit(0)
 
@@ -199,11 +200,14 @@ def _file(d: Path, kernels: list[str], timeout: float, emulate: bool) -> list[di
             rec = json.loads(line[7:])
             k, v = todo.pop(0)
             assert rec.pop("kernel") == k, "the child runs the launches in order"
+            last = rec.pop("last")
             recs[k] = rec
             if rec["status"] == "no-gpu":
                 return [dict(rec, kernel=k)]
             if rec["status"] == "no-launch" and v == "float":
                 todo.insert(0, [k, "int"])
+            if last:  # the process ends (a spoiled context): the next one goes on
+                break
             deadline = time.time() + timeout
         p.kill()
         p.wait()
