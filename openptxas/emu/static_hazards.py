@@ -80,12 +80,14 @@ class State:
     # readers outside the mask -cond - 2.
     ino: Entries = field(default_factory=dict)
     rd: Entries = field(default_factory=dict)  # row -> {(sb, rpc): (pos, age)}
+    # row -> {(rpc,): (age,)}: fixed-latency readers a quick writer could overtake (model.war)
+    fr: Entries = field(default_factory=dict)
 
     def copy(self) -> State:
         return State(*({r: dict(e) for r, e in d.items()} for d in self.parts()))
 
-    def parts(self) -> tuple[Entries, Entries, Entries, Entries]:
-        return (self.fixed, self.sbw, self.ino, self.rd)
+    def parts(self) -> tuple[Entries, Entries, Entries, Entries, Entries]:
+        return (self.fixed, self.sbw, self.ino, self.rd, self.fr)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, State) and self.parts() == other.parts()
@@ -277,6 +279,9 @@ class StaticResult:
     observed: dict[tuple[str, str, str, int, int], int] = field(default_factory=dict)
     # record mode: (reader class, reader pc, writer pc) -> distance of an unwaited overwrite
     observed_reads: dict[tuple[str, int, int], int] = field(default_factory=dict)
+    # record mode: (reader class, writer class, reader pc, writer pc) -> distance from a
+    # fixed-latency reader to a writer of one of its sources (scripts/war_mine.py)
+    observed_war: dict[tuple[str, str, int, int], int] = field(default_factory=dict)
     # explain: (producer pc, consumer pc, row) at exactly the model's distance; the waits needed
     tight: set[tuple[int, int, int]] = field(default_factory=set)
     needed_waits: set[tuple[int, int, int, int]] = field(default_factory=set)
@@ -450,6 +455,19 @@ class StaticChecker:
                         f"read {age} cycles after {pk} at {ppc:#06x} wrote it (needs {need}"
                         + (f" or a wait on SB{cov})" if cov >= 0 else ")"),
                     )  # fmt: skip
+        for row in si.access.writes:
+            for (rpc,), (age,) in st.fr.get(row, {}).items():
+                if self.record:
+                    wk = (code[rpc].cls, si.cls, rpc, pc)
+                    res.observed_war[wk] = min(age, res.observed_war.get(wk, 1 << 30))
+                    continue
+                need = model.war_need(code[rpc].cls, si.cls)
+                if age < need:
+                    report(
+                        "war-latency", row,
+                        f"overwritten {age} cycles after {code[rpc].cls} at {rpc:#06x} "
+                        f"read it (needs {need}: the write may land before the read)",
+                    )  # fmt: skip
         if ins.control.wr is not None or self._unit(ins.opcode) is not None or gmma:
             return
         for row in si.access.writes:
@@ -564,6 +582,24 @@ class StaticChecker:
         if kill:
             for row in writes:
                 st.rd.pop(row, None)
+                st.fr.pop(row, None)
+        if (self.record or si.cls in war_readers(self.model)) and not (
+            self.model.is_variable(op) or si.cls in self.model.late_readers
+        ):
+            for row, _role in si.access.reads:
+                st.fr.setdefault(row, {})[(pc,)] = (0,)
+            if si.guard_row is not None:
+                st.fr.setdefault(si.guard_row, {})[(pc,)] = (0,)
+
+
+# Write-after-read distances (model.war) reach no further than this many cycles.
+WAR_REACH = 16
+
+
+@functools.cache
+def war_readers(model: LatencyModel) -> frozenset[str]:
+    """The reader classes with a write-after-read distance in ``model``."""
+    return frozenset(r for r, _w in model.war)
 
 
 def _gcode(g: tuple[int, bool] | None) -> int:
@@ -660,6 +696,15 @@ def _advance(st: State, cycles: int, reach: int) -> None:
                 ent[key] = (pos, age + cycles)
         if not ent:
             del st.rd[row]
+    for row in list(st.fr):
+        ent = st.fr[row]
+        for key, (age,) in list(ent.items()):
+            if age + cycles >= WAR_REACH:
+                del ent[key]
+            else:
+                ent[key] = (age + cycles,)
+        if not ent:
+            del st.fr[row]
 
 
 def check_module(

@@ -17,6 +17,7 @@ safe, for bisecting.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Container, Hashable
 from dataclasses import dataclass, field
 
@@ -135,6 +136,9 @@ class State:
     sb_age: dict[int, int] = field(default_factory=dict)  # cycles since each SB was set
     # fixed-latency producers still within reach of the latency table: unit -> [(class, age)]
     prod: dict[Unit, tuple[tuple[str, int], ...]] = field(default_factory=dict)
+    # fixed-latency readers of a unit that a quick writer could overtake (model.war):
+    # unit -> [(reader class, cycles since it issued)]
+    war: dict[Unit, tuple[tuple[str, int], ...]] = field(default_factory=dict)
 
     def copy(self) -> State:
         return State(
@@ -146,6 +150,7 @@ class State:
             dict(self.reads),
             dict(self.sb_age),
             dict(self.prod),
+            dict(self.war),
         )
 
     def advance(self, cycles: int, reach: int) -> None:
@@ -173,6 +178,12 @@ class State:
                 self.prod[k] = aged
             else:
                 del self.prod[k]
+        for k in list(self.war):
+            aged = tuple((c, a + cycles) for c, a in self.war[k] if a + cycles < WAR_REACH)
+            if aged:
+                self.war[k] = aged
+            else:
+                del self.war[k]
 
     def clear_sbs(self, sbs: frozenset[int]) -> None:
         for d in (self.wsb, self.rsb):
@@ -216,6 +227,8 @@ def merge(states: list[State]) -> State:
             out.reads[k] = tuple(by_uid[u] for u in sorted(by_uid))
         for k, entries in s.prod.items():
             out.prod[k] = tuple(sorted(set(out.prod.get(k, ())) | set(entries)))
+        for k, entries in s.war.items():
+            out.war[k] = tuple(sorted(set(out.war.get(k, ())) | set(entries)))
         for sb, age in s.sb_age.items():
             out.sb_age[sb] = min(out.sb_age.get(sb, age), age)
     return out
@@ -224,6 +237,7 @@ def merge(states: list[State]) -> State:
 def _states_equal(a: State, b: State) -> bool:
     return (
         a.prod == b.prod
+        and a.war == b.war
         and a.data_ready == b.data_ready
         and a.guard_ready == b.guard_ready
         and a.done == b.done
@@ -391,6 +405,8 @@ def _block(
                     delay = max(delay, model.need(pkey, ckey, role) - age)
         for u in defs:
             wait |= st.wsb.get(u, frozenset()) | st.rsb.get(u, frozenset())
+            for rkey, age in st.war.get(u, ()):
+                delay = max(delay, model.war_need(rkey, ckey) - age)
             if u in st.done:
                 delay = max(delay, st.done[u] - info.own + 1)
             if u in st.reads:
@@ -468,6 +484,10 @@ def _block(
                     st.reads[u] = tuple(sorted([*others, (0, ins.uid, win)], key=lambda e: e[1]))
         for u in defs:
             st.reads.pop(u, None)
+            st.war.pop(u, None)
+        if not info.late and ckey in info_war_readers(model):
+            for u in ruses:
+                st.war[u] = ((ckey, 0), *(e for e in st.war.get(u, ()) if e[0] != ckey))
         if emit:
             ins.ctrl = ctrl
             out.append(ins)
@@ -536,6 +556,16 @@ def operand_roles(ins: Instr, urz: int) -> dict[Unit, tuple[str, ...]]:
     if ins.op in ("BRA", "BRX") and ins.guard is not None:
         add(ins.guard.pred, "guard")
     return {u: tuple(dict.fromkeys(rs)) for u, rs in roles.items()}
+
+
+# Write-after-read distances (model.war) reach no further than this many cycles.
+WAR_REACH = 16
+
+
+@functools.cache
+def info_war_readers(model: LatencyModel) -> frozenset[str]:
+    """The reader classes with a write-after-read distance (the others need no tracking)."""
+    return frozenset(r for r, _w in model.war)
 
 
 def _own_latency(ins: Instr, model: LatencyModel) -> int:

@@ -53,6 +53,7 @@ each value (sites, kernels, a sample location) kept in the file.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import tomllib
 from collections.abc import Mapping
@@ -129,6 +130,15 @@ class LatencyModel:
     cross: Mapping[tuple[str, str, str], Evidence] = field(default_factory=dict)
     # consumer-only classes (memory instructions, BAR) -> the pipe their reads are timed as
     consumer_pipes: Mapping[str, str] = field(default_factory=dict)
+    # (reader class, writer class) -> the fewest cycles from a fixed-latency reader's issue to
+    # that of a writer of one of its source registers (sm_90_war.toml, scripts/war_mine.py)
+    war: Mapping[tuple[str, str], int] = field(default_factory=dict)
+
+    def war_need(self, reader: str, writer: str) -> int:
+        """Cycles from ``reader``'s issue to that of a ``writer`` of one of its sources: a
+        short-latency writer must not land before the reader has taken its operands (ULDC
+        after ULEA: 3); 1 where ptxas shows no constraint."""
+        return self.war.get((reader, writer), 1)
 
     def consumer_pipe(self, consumer: str) -> str | None:
         """The pipe of ``consumer`` on the consumer side of ``cross``."""
@@ -431,5 +441,14 @@ def load_latency_model(target: str = "sm_90") -> LatencyModel:
     family = FAMILIES.get(target, target)
     if family != target:
         return load_latency_model(family)
-    path = resources.files("openptxas.targets").joinpath("data", f"{family}_latency.toml")
-    return parse_latency_model(path.read_text())
+    data = resources.files("openptxas.targets").joinpath("data")
+    model = parse_latency_model(data.joinpath(f"{family}_latency.toml").read_text())
+    war = data.joinpath(f"{family}_war.toml")
+    if war.is_file():
+        doc = tomllib.loads(war.read_text())
+        pairs = {
+            (str(k).partition(">")[0], str(k).partition(">")[2]): int(v["cycles"])
+            for k, v in doc.get("war", {}).items()
+        }
+        model = dataclasses.replace(model, war=pairs)
+    return model

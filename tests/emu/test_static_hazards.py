@@ -187,3 +187,33 @@ def test_texture_results_complete_in_order(oracle, tmp_path: Path) -> None:
     path = tmp_path / "k.cubin"
     path.write_bytes(cubin)
     assert main(["check", str(path)]) == 0
+
+
+def test_write_after_read_too_soon_is_reported() -> None:
+    """A register overwritten before its fixed-latency reader has taken it (model.war: ULDC
+    right behind the ULEA that reads the same uniform register computed a wrong shared-memory
+    base on an H100): ptxas's code keeps such pairs apart; with the reader's stall one cycle
+    short, the checker reports the writer."""
+    need_tools("nvcc", "ptxas")
+    model = load_latency_model("sm_90")
+    cubin = _cubin("t1/atomic_float_exact", "sm_90")
+    mod = load_module(cubin, isa_decoder("sm90"))
+    for k in mod.kernels.values():
+        res = StaticChecker(model, record=True).check_kernel(mod, k)
+        code = mod.instructions(k)
+        pcs = sorted(code)
+        tight = [
+            (rpc, wpc)
+            for (rk, wk, rpc, wpc), d in res.observed_war.items()
+            if d == model.war_need(rk, wk) >= 2 and pcs.index(wpc) == pcs.index(rpc) + 1
+        ]
+        if not tight:
+            continue
+        rpc, wpc = tight[0]
+        assert StaticChecker(model).check_kernel(mod, k).reports == []
+        bad = patch_control(cubin, k.section, rpc, lambda c: replace(c, stall=c.stall - 1))
+        bmod = load_module(bad, isa_decoder("sm90"))
+        reports = StaticChecker(model).check_kernel(bmod, bmod.kernels[k.name]).reports
+        assert any(h.rule == "war-latency" and h.pc == wpc for h in reports), reports
+        return
+    pytest.fail("no write-after-read pair at exactly the model's distance")

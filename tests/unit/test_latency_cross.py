@@ -62,3 +62,13 @@ def test_same_pipe_reads_keep_their_pooled_latency() -> None:
     assert m.need("IMAD", "IMAD", "data") == 4
     assert m.need("IADD3", "ISETP", "data") == 4
     assert m.need("IMAD.WIDE", "IADD3", "data") <= 4  # the low register is early
+
+
+def test_quick_writers_wait_for_earlier_readers() -> None:
+    """Write-after-read (sm_90_war.toml): ULDC right behind the ULEA reading the same uniform
+    register gave a wrong shared-memory base on an H100 (ptxas: 3 cycles, 362 sites); IMAD.WIDE
+    reads its 64-bit addend late (4); pairs ptxas packs at 1 cycle stay 1."""
+    m = load_latency_model("sm_90")
+    assert m.war_need("ULEA", "ULDC") >= 3
+    assert m.war_need("IMAD.WIDE", "IMAD.WIDE") >= 4
+    assert m.war_need("FFMA", "FFMA") == 1
