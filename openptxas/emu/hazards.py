@@ -163,6 +163,9 @@ class HazardChecker:
         ("pr_pc", np.int64, 0),
         ("pr_t", np.int64, 0),
         ("pr_cls", np.int32, 0),
+        ("fr_cls", np.int32, -1),  # the last fixed-latency reader (model.war), -1: none
+        ("fr_t", np.int64, 0),
+        ("fr_pc", np.int64, 0),
     )
 
     w_cls: NDArray
@@ -177,6 +180,9 @@ class HazardChecker:
     pr_pc: NDArray
     pr_t: NDArray
     pr_cls: NDArray
+    fr_cls: NDArray
+    fr_t: NDArray
+    fr_pc: NDArray
 
     def reset(self, m: Machine) -> None:
         L = m.L
@@ -293,6 +299,12 @@ class HazardChecker:
             self._in_order_rows.setdefault(pipe, set())
         wait_sbs = [k for k in range(NSB) if wait >> k & 1]
         done_units = [u for u in model.completes_units(ins.opcode, ins.mods) if u in self._pipes]
+        war_pairs = bool(model.war)
+        war_reader = (
+            any(r == key for r, _w in model.war)
+            and not model.is_variable(ins.opcode)
+            and key not in model.late_readers
+        )
 
         def check(sel: Sel, nw: int) -> None:
             idx = self.lane[sel] if isinstance(sel, slice) else sel
@@ -423,6 +435,26 @@ class HazardChecker:
                                 int(bad.sum()),
                             )  # fmt: skip
             idx, t = gidx, gt
+            # A register overwritten before its last fixed-latency reader took it (model.war)
+            for row in writes if war_pairs and not self.record else ():
+                rc = self.fr_cls[row, idx]
+                seen = rc >= 0
+                if not seen.any():
+                    continue
+                dist = t - self.fr_t[row, idx]
+                for c in np.unique(rc[seen]).tolist():
+                    rk = self._keys[c]
+                    need = model.war_need(rk, key)
+                    bad = seen & (rc == c) & (dist < need)
+                    if bad.any():
+                        j = int(np.flatnonzero(bad)[0])
+                        self.report(
+                            pc, ins, "war-latency", row,
+                            f"overwritten {int(dist[j])} cycles after {rk} at "
+                            f"{int(self.fr_pc[row, idx[j]]):#06x} read it (needs {need}: the "
+                            "write may land before the read)",
+                            int(bad.sum()),
+                        )  # fmt: skip
             # Overwrites that land at once (fixed latency) must not beat a pending late read
             # or a pending variable-latency write of the same register.
             for row in writes if wr_sb is None and pipe is None and not gmma else ():
@@ -535,6 +567,17 @@ class HazardChecker:
                     self.w_cls[row, idx] = wcls[row]
                     self.w_t[row, idx] = t
                     self.w_pc[row, idx] = pc
+            if war_pairs:
+                for row in writes:
+                    self.fr_cls[row, idx] = -1
+                if war_reader:
+                    rows_read = [r for r, _role in reads]
+                    if guard_row is not None:
+                        rows_read.append(guard_row)
+                    for row in rows_read:
+                        self.fr_cls[row, idx] = cls
+                        self.fr_t[row, idx] = t
+                        self.fr_pc[row, idx] = pc
             self.cycle[all_idx] = t_all + stall
 
         return check

@@ -22,12 +22,13 @@ import pytest
 
 from openptxas.emu.decode import isa_decoder
 from openptxas.emu.latency_mining import Cubin, mine_model
+from openptxas.emu.launch import launch
 from openptxas.emu.program import load_module
 from openptxas.emu.static_hazards import StaticChecker, StaticResult, static_instructions
 from openptxas.targets.latency import Evidence, LatencyModel, load_latency_model
 from openptxas.testing.corpus import discover
 from tests.conftest import need_tools
-from tests.emu.harness import _cubin
+from tests.emu.harness import _cubin, corpus_cases
 from tests.emu.mutate import mutations, patch_control
 
 # Kernels whose mutations run here: integer/float ALU, predicates, FP64, uniform datapath,
@@ -215,5 +216,10 @@ def test_write_after_read_too_soon_is_reported() -> None:
         bmod = load_module(bad, isa_decoder("sm90"))
         reports = StaticChecker(model).check_kernel(bmod, bmod.kernels[k.name]).reports
         assert any(h.rule == "war-latency" and h.pc == wpc for h in reports), reports
+        # the dynamic checker too, on a launch of the same kernel
+        case = next(c for c in corpus_cases(("t1",)) if c.id == f"t1/atomic_float_exact:{k.name}")
+        assert launch(cubin, case.spec, hazards=True).hazards == ()
+        got = launch(bad, case.spec, hazards=True).hazards
+        assert any(h.rule == "war-latency" and h.pc == wpc for h in got), got
         return
     pytest.fail("no write-after-read pair at exactly the model's distance")
