@@ -10,7 +10,7 @@ fast.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from openptxas.diag import (
@@ -27,9 +27,10 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from openptxas.ir.core import Function
-    from openptxas.passes.manager import Phase
+    from openptxas.passes.manager import PassContext, Phase
     from openptxas.ptx import ast
     from openptxas.ptx.ast import Module
+    from openptxas.regalloc.budget import Budget
     from openptxas.targets import SMInfo
 
 
@@ -200,6 +201,40 @@ def _check_only(sources: Sequence[tuple[str, str]], options: Options) -> Compile
     return CompileResult(b"", options.arch, generated=False)
 
 
+def _lower_and_run(
+    module: ast.Module,
+    func: ast.Function,
+    target: SMInfo,
+    pass_target: SMInfo,
+    options: Options,
+    phases: list[Phase],
+    budget: Budget,
+) -> tuple[Function, PassContext]:
+    """Lower ``func`` and run the phases on it. Uniform registers live over a whole divergent
+    region: a function whose uniform values do not fit UR0-UR62 even after spilling them to
+    general registers is compiled again without ConvertToUniformReg (its code then keeps
+    those values in general registers, as ptxas does in divergent code)."""
+    from openptxas.diag import RegAllocError
+    from openptxas.lower import lower_function
+    from openptxas.passes.manager import PassContext, run_phases
+
+    for attempt in (options, replace(options, disable_phases=(*options.disable_phases,
+                                                              "ConvertToUniformReg"))):  # fmt: skip
+        fn = lower_function(
+            module, func, target, relocatable=options.compile_only, debug=options.device_debug
+        )
+        fn.maxnreg = budget.registers
+        ctx = PassContext(pass_target, attempt)
+        try:
+            run_phases(fn, ctx, phases)
+        except RegAllocError as exc:
+            if "too many UR registers" not in str(exc) or attempt is not options:
+                raise
+            continue
+        return fn, ctx
+    raise AssertionError("unreachable")  # the second attempt returns or raises
+
+
 def _compile_module(
     module: Module,
     options: Options,
@@ -209,8 +244,6 @@ def _compile_module(
     phases: list[Phase],
     source: str | None = None,
 ) -> CompileResult:
-    from openptxas.lower import lower_function
-    from openptxas.passes.manager import PassContext, run_phases
     from openptxas.regalloc.budget import Budget, register_budget, spill_warnings
 
     _check(module, options)
@@ -256,13 +289,8 @@ def _compile_module(
         result.diagnostics += budget.warnings
         result.notes += budget.notes
         t0 = time.perf_counter()
-        fn = lower_function(
-            module, func, target, relocatable=options.compile_only, debug=options.device_debug
-        )
-        fn.maxnreg = budget.registers
+        fn, ctx = _lower_and_run(module, func, target, pass_target, options, phases, budget)
         result.diagnostics.extend(Diagnostic(Severity.INFO, n) for n in fn.notes)
-        ctx = PassContext(pass_target, options)
-        run_phases(fn, ctx, phases)
         _hand_dumps(ctx.dumps, on_dump, result)
         for k, v in ctx.timings.items():
             result.timings[k] = result.timings.get(k, 0.0) + v

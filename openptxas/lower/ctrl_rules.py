@@ -94,6 +94,13 @@ def activemask(ins: ast.Instruction, c: LowerCtx) -> None:
     c.emit("VOTE", ("ANY",), [c.dst(ins.operands[0]), PT], [PT])
 
 
+def griddepcontrol(ins: ast.Instruction, c: LowerCtx) -> None:
+    """Programmatic dependent launch: ``.wait`` waits for the grids this one depends on
+    (``ACQBULK``), ``.launch_dependents`` lets the dependent grid start (``PREEXIT``), as ptxas
+    writes them; no result, so nothing is scheduled across either (sched/deps.py)."""
+    c.emit("ACQBULK" if ins.has("wait") else "PREEXIT")
+
+
 RULES: list[Rule] = [
     Rule("bra", "bra", always, bra, "bra $L__BB0_1;"),
     Rule("brx.idx", "brx.idx", always, brx_idx, "brx.idx %r1, $ts;"),
@@ -102,6 +109,7 @@ RULES: list[Rule] = [
     Rule("shfl", "shfl", always, shfl, "shfl.sync.down.b32 %r1|%p1, %r2, 1, 31, -1;"),
     Rule("vote", "vote", always, vote, "vote.sync.ballot.b32 %r1, %p1, -1;"),
     Rule("activemask", "activemask", always, activemask, "activemask.b32 %r1;"),
+    Rule("griddepcontrol", "griddepcontrol", always, griddepcontrol, "griddepcontrol.wait;"),
 ]
 
 _ = Imm

@@ -201,3 +201,22 @@ def test_atomics_types_scopes_orders(opt: int, oracle: Any) -> None:
     assert (rows[:, 0:3] == [3 * n, n * (n - 1) // 2, n]).all()
     assert (rows[:, 6:8] == [1, 8]).all()  # isspacep: shared (and the cluster's), not global
     assert np.isclose(rows[0, 8:10].copy().view(np.float64)[0], f64.sum())  # shared f64 add
+
+
+@pytest.mark.parametrize("opt", [3, 0])
+def test_griddepcontrol(opt: int, oracle: Any) -> None:
+    """``griddepcontrol.wait`` is ACQBULK and ``.launch_dependents`` PREEXIT, in place: the load
+    after the wait stays after it (no result: the scheduler moves nothing across)."""
+    from openptxas.driver import compile_ptx
+    from openptxas.options import Options
+    from openptxas.tools.sass_cli import disassemble_cubin
+
+    spec = {"kernel": "k", "grid": [1], "block": [32],
+            "args": [{"kind": "buffer", "dtype": "u32", "count": 1, "init": "zeros"}]}  # fmt: skip
+    _same_as_ptxas(oracle, "griddepcontrol.ptx", spec, opt)
+    ptx = (DATA / "griddepcontrol.ptx").read_text()
+    cubin = compile_ptx(ptx, Options(arch="sm_90", opt_level=opt), "g.ptx").cubin
+    _, sections = disassemble_cubin(cubin)
+    ops = [getattr(i, "opcode", "") for s in sections for i in s.items]
+    ops = [o for o in ops if o in ("ACQBULK", "LDG", "STG", "PREEXIT", "EXIT")]
+    assert ops == ["ACQBULK", "LDG", "STG", "PREEXIT", "EXIT"]
