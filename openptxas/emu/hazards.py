@@ -301,7 +301,7 @@ class HazardChecker:
         done_units = [u for u in model.completes_units(ins.opcode, ins.mods) if u in self._pipes]
         war_pairs = bool(model.war)
         war_reader = (
-            any(r == key for r, _w in model.war)
+            key in model.war_readers
             and not model.is_variable(ins.opcode)
             and key not in model.late_readers
         )

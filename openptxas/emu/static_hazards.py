@@ -45,7 +45,7 @@ from openptxas.emu.memory import GlobalMemory
 from openptxas.emu.model import Imm, Instruction, Keyword, Label, Reg
 from openptxas.emu.program import Kernel, Module
 from openptxas.targets import default_latency_model
-from openptxas.targets.latency import UPPER, LatencyModel, lat_key
+from openptxas.targets.latency import UPPER, WAR_REACH, LatencyModel, lat_key
 
 UNDECODED = "<undecoded>"
 UR_ROW0 = UR_BASE  # rows from here are uniform registers (then predicates)
@@ -583,23 +583,13 @@ class StaticChecker:
             for row in writes:
                 st.rd.pop(row, None)
                 st.fr.pop(row, None)
-        if (self.record or si.cls in war_readers(self.model)) and not (
+        if (self.record or si.cls in self.model.war_readers) and not (
             self.model.is_variable(op) or si.cls in self.model.late_readers
         ):
             for row, _role in si.access.reads:
                 st.fr.setdefault(row, {})[(pc,)] = (0,)
             if si.guard_row is not None:
                 st.fr.setdefault(si.guard_row, {})[(pc,)] = (0,)
-
-
-# Write-after-read distances (model.war) reach no further than this many cycles.
-WAR_REACH = 16
-
-
-@functools.cache
-def war_readers(model: LatencyModel) -> frozenset[str]:
-    """The reader classes with a write-after-read distance in ``model``."""
-    return frozenset(r for r, _w in model.war)
 
 
 def _gcode(g: tuple[int, bool] | None) -> int:

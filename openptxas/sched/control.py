@@ -17,7 +17,6 @@ safe, for bisecting.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Container, Hashable
 from dataclasses import dataclass, field
 
@@ -35,7 +34,7 @@ from openptxas.ir.core import (
     predecessors,
 )
 from openptxas.targets import SMInfo
-from openptxas.targets.latency import UPPER, LatencyModel, lat_key
+from openptxas.targets.latency import UPPER, WAR_REACH, LatencyModel, lat_key
 
 Unit = tuple[RC, int]
 MAX_STALL = 15
@@ -172,18 +171,8 @@ class State:
                 del self.reads[k]
         for s in self.sb_age:
             self.sb_age[s] = min(self.sb_age[s] + cycles, 1 << 20)
-        for k in list(self.prod):
-            aged = tuple((c, a + cycles) for c, a in self.prod[k] if a + cycles < reach)
-            if aged:
-                self.prod[k] = aged
-            else:
-                del self.prod[k]
-        for k in list(self.war):
-            aged = tuple((c, a + cycles) for c, a in self.war[k] if a + cycles < WAR_REACH)
-            if aged:
-                self.war[k] = aged
-            else:
-                del self.war[k]
+        _age(self.prod, cycles, reach)
+        _age(self.war, cycles, WAR_REACH)
 
     def clear_sbs(self, sbs: frozenset[int]) -> None:
         for d in (self.wsb, self.rsb):
@@ -201,6 +190,16 @@ class State:
         for v in (*self.wsb.values(), *self.rsb.values()):
             out |= v
         return out
+
+
+def _age(d: dict[Unit, tuple[tuple[str, int], ...]], cycles: int, limit: int) -> None:
+    """Entries ``(class, age)`` ``cycles`` older; those reaching ``limit`` are dropped."""
+    for k in list(d):
+        aged = tuple((c, a + cycles) for c, a in d[k] if a + cycles < limit)
+        if aged:
+            d[k] = aged
+        else:
+            del d[k]
 
 
 def merge(states: list[State]) -> State:
@@ -485,7 +484,7 @@ def _block(
         for u in defs:
             st.reads.pop(u, None)
             st.war.pop(u, None)
-        if not info.late and ckey in info_war_readers(model):
+        if not info.late and ckey in model.war_readers:
             for u in ruses:
                 st.war[u] = ((ckey, 0), *(e for e in st.war.get(u, ()) if e[0] != ckey))
         if emit:
@@ -556,16 +555,6 @@ def operand_roles(ins: Instr, urz: int) -> dict[Unit, tuple[str, ...]]:
     if ins.op in ("BRA", "BRX") and ins.guard is not None:
         add(ins.guard.pred, "guard")
     return {u: tuple(dict.fromkeys(rs)) for u, rs in roles.items()}
-
-
-# Write-after-read distances (model.war) reach no further than this many cycles.
-WAR_REACH = 16
-
-
-@functools.cache
-def info_war_readers(model: LatencyModel) -> frozenset[str]:
-    """The reader classes with a write-after-read distance (the others need no tracking)."""
-    return frozenset(r for r, _w in model.war)
 
 
 def _own_latency(ins: Instr, model: LatencyModel) -> int:

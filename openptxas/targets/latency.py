@@ -134,6 +134,11 @@ class LatencyModel:
     # that of a writer of one of its source registers (sm_90_war.toml, scripts/war_mine.py)
     war: Mapping[tuple[str, str], int] = field(default_factory=dict)
 
+    @functools.cached_property
+    def war_readers(self) -> frozenset[str]:
+        """The reader classes with a write-after-read distance (the others need no tracking)."""
+        return frozenset(r for r, _w in self.war)
+
     def war_need(self, reader: str, writer: str) -> int:
         """Cycles from ``reader``'s issue to that of a ``writer`` of one of its sources: a
         short-latency writer must not land before the reader has taken its operands (ULDC
@@ -429,6 +434,9 @@ def parse_latency_model(text: str) -> LatencyModel:
         consumer_pipes={str(k): str(v) for k, v in doc.get("consumer_pipe", {}).items()},
     )
 
+
+# Write-after-read distances (LatencyModel.war) reach no further than this many cycles.
+WAR_REACH = 16
 
 # Targets -> the family whose model they use.
 FAMILIES = {"sm_90": "sm_90", "sm_90a": "sm_90"}
