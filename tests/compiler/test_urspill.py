@@ -82,3 +82,48 @@ def test_uniform_spills_equal_ptxas(opt: int, maxrreg: int | None, oracle) -> No
     if maxrreg:
         f = ours.functions[0]
         assert f.registers <= maxrreg and f.spill_stores > 0
+
+
+def divergent_kernel(n: int = 90) -> str:
+    """``n`` parameters, every one read inside a divergent region (``tid < 7``) and half of them
+    after it: a uniform register is live over a whole divergent region, so the region holds
+    them all at once."""
+    params = ",".join([".param .u64 out"] + [f".param .u32 a{i}" for i in range(n)])
+    body = [f".reg .b32 %r<{n}>; .reg .b32 %s<4>; .reg .pred %p<2>; .reg .b64 %rd<4>;",
+            "ld.param.u64 %rd0, [out]; cvta.to.global.u64 %rd0, %rd0;"]  # fmt: skip
+    body += [f"ld.param.u32 %r{i}, [a{i}];" for i in range(n)]
+    body += ["mov.u32 %s0, %tid.x; mov.u32 %s1, 0; mul.wide.u32 %rd1, %s0, 4;",
+             "add.s64 %rd2, %rd0, %rd1; setp.lt.u32 %p0, %s0, 7; @!%p0 bra SKIP;",
+             "ld.global.u32 %s2, [%rd2];"]  # fmt: skip
+    body += [f"xor.b32 %s1, %s1, %r{i}; add.s32 %s1, %s1, %s2; shl.b32 %s2, %s2, 1;"
+             for i in range(n)]  # fmt: skip
+    body += ["SKIP:", *(f"add.s32 %s1, %s1, %r{i};" for i in range(0, n, 2))]
+    body += ["st.global.u32 [%rd2], %s1; ret;"]
+    head = ".version 8.8\n.target sm_90\n.address_size 64\n"
+    return head + f".visible .entry k({params})\n{{\n" + "\n".join(body) + "\n}\n"
+
+
+@pytest.mark.parametrize("opt", [3, 0])
+def test_uniform_values_in_a_divergent_region(opt: int, oracle) -> None:  # type: ignore[no-untyped-def]
+    """Was "too many UR registers live at once" (MonteCarloMultiGPU, rodinia rdwt53/97): each
+    use of a spilled UR got an R2UR copy of its own, and in a divergent region those were all
+    live at once. Vector instructions now read the R copy itself."""
+    need_tools("ptxas")
+    from openptxas.driver import compile_ptx
+    from openptxas.emu import run_launch
+    from openptxas.options import Options
+
+    n = 90
+    rng = np.random.default_rng(5)
+    spec = {
+        "kernel": "k", "grid": [1, 1, 1], "block": [32, 1, 1],
+        "args": [{"kind": "buffer", "dtype": "u32", "count": 32, "init": "random"},
+                 *({"kind": "scalar", "dtype": "u32", "init": int(x)}
+                   for x in rng.integers(0, 2**32, n))],
+    }  # fmt: skip
+    ptx = divergent_kernel(n)
+    want = run_launch(oracle.ptxas(ptx, "sm_90").cubin, spec).outputs[0]
+    ours = compile_ptx(ptx, Options(arch="sm_90", opt_level=opt, verify=True), "k.ptx")
+    res = run_launch(ours.cubin, spec, hazards=True)
+    assert not res.hazards, res.hazards[:3]
+    assert np.array_equal(res.outputs[0], want)
