@@ -262,6 +262,14 @@ def bind_atom(ctx: Ctx) -> Bound:
     m = ctx.m
     width = 8 if wide else 4
     dt = U64 if wide else U32
+    # ATOM.E.ADD of floats and packed halves through a generic address acts on global memory
+    # only: its predicate result says whether it did; ptxas's code then tries shared memory
+    # (QSPC.E.S, a spin loop) and local memory itself (lower/mem_rules.py _atom_generic_half)
+    pdst = next(
+        (o for o in ctx.ops[: ctx.ops.index(mem)] if isinstance(o, Reg) and o.is_pred), None
+    )
+    global_only = ins.opcode == "ATOM" and typ in ("F16x2", "BF16x2", "F32")
+    pwr = ctx.pdst(pdst) if global_only and pdst is not None and not pdst.is_zero else None
 
     apply_op = "ADD" if popc else op
     # Integer additions commute: all lanes at once, each lane's old value the memory value plus
@@ -273,6 +281,15 @@ def bind_atom(ctx: Ctx) -> Bound:
         idx = m.index(sel)
         n = idx.size
         vals = [np.broadcast_to(np.asarray(s(sel), dtype=dt), (n,)) for s in srcs]
+        done = np.ones(n, dtype=bool)
+        if global_only:
+            sh, lo = m._split_generic(a)
+            done = ~(sh | lo)
+            if pwr is not None:
+                pwr(sel, done)
+            if not done.all():  # the other lanes keep their memory (and get 0)
+                a, idx, vals = a[done], idx[done], [x[done] for x in vals]
+                n = idx.size
         # ATOMS.POPC.INC (no operand): the warp's lanes that address one word add their count
         # to it, i.e. +1 per lane (ptxas only emits it with RZ as the destination).
         v = vals[0] if vals else np.ones(n, dtype=dt)
@@ -312,6 +329,10 @@ def bind_atom(ctx: Ctx) -> Bound:
                 old_all[lanes] = (old == v[lanes]).astype(dt) if op == "CAST" else old
             _view_store(view, so[heads], width, cur)
         if wr is not None:
+            if not done.all():
+                full = np.zeros(done.size, dtype=dt)
+                full[done] = old_all
+                old_all = full
             wr(sel, old_all)
 
     return Bound(fn)

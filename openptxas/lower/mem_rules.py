@@ -459,7 +459,7 @@ def atom(ins: ast.Instruction, c: LowerCtx) -> None:
     shared = space in (StateSpace.SHARED, StateSpace.SHARED_CTA)
     if t in _ATOM_FLOAT and (
         op != "ADD"
-        or (t not in (T.F32, T.F64) and space is not StateSpace.GLOBAL)
+        or (t not in (T.F32, T.F64, T.F16X2, T.BF16X2) and space is not StateSpace.GLOBAL)
         or (t is T.F64 and space is None)
     ):
         # packed-half adds exist on global memory only, f64 adds on global and (a CAS loop)
@@ -476,7 +476,8 @@ def atom(ins: ast.Instruction, c: LowerCtx) -> None:
         ty = ("S64",)
     elif t in (T.U64, T.B64, T.S64):
         ty = ("64",)
-    if space is None and (width_of(t) == 2 or t is T.F32):
+    packed = t in (T.F16X2, T.BF16X2)
+    if space is None and (width_of(t) == 2 or t is T.F32) and not (packed and op == "ADD"):
         # ptxas: ATOM.E with a fallback for shared/local addresses (not built yet)
         raise c.unsupported(f"instruction '{ins.name}' on a generic address")
     addr = c.mem_addr(c.address(a), space)
@@ -525,7 +526,7 @@ def _atom_body(
     else:
         srcs = [addr, c.value(b, t, allow_imm=False)]
     if space in (StateSpace.SHARED, StateSpace.SHARED_CTA):
-        if op == "ADD" and (t is T.F32 or width_of(t) == 2):
+        if op == "ADD" and (t in (T.F32, T.F16X2, T.BF16X2) or width_of(t) == 2):
             return _atoms_spin(c, t, addr, srcs[1], dst)
         mods = (op, *ty)
         if dst is None:
@@ -535,6 +536,8 @@ def _atom_body(
     if space not in (StateSpace.GLOBAL, None):
         raise c.unsupported(f"atomics on {space}")
     mods = ("E", op, *ty, "STRONG", scope)
+    if space is None and t in (T.F16X2, T.BF16X2):
+        return _atom_generic_half(c, t, addr, srcs[1], dst, mods)
     if space is None:
         # generic: ATOM.E, which also reaches shared memory (ptxas 13.0)
         c.emit("ATOM", mods, [PT, dst if dst is not None else RZ], srcs)
@@ -549,10 +552,56 @@ def _atom_body(
 NOT_PT = Src(PT, inv=True)
 
 
+def _atom_generic_half(
+    c: LowerCtx, t: PtxType, addr: Addr, val: Operand, dst: VReg | None, mods: tuple[str, ...]
+) -> None:
+    """``atom.add.noftz.{f16x2,bf16x2}`` on a generic address, as ptxas 13.0 writes it:
+    ``ATOM.E`` sets P when the address was global (done); else ``QSPC.E.S`` asks whether it is
+    shared: then a spin loop on the 32-bit shared address (``_atoms_spin``), else a plain
+    load, add and store on local memory, where ptxas adds the words as
+    integers (``IADD3``: what its code computes, so ours does too)."""
+    base = addr.base
+    assert isinstance(base, VReg | Part | Reg) and addr.wide
+    if addr.offset:  # QSPC and the shared path take the address itself
+        full = c.new(RC.R, 2)
+        carry = c.new(RC.P)
+        c.emit("IADD3", (), [full.lo, carry], [half(base, 0), Imm(addr.offset), RZ])
+        c.emit("IADD3", ("X",), [full.hi], [half(base, 1), RZ, RZ, carry, NOT_PT])
+        base = full
+        addr = Addr(full, 0, desc=addr.desc, wide=True)
+    d = dst if dst is not None else c.new(RC.R)
+    ok = c.new(RC.P)
+    c.emit("ATOM", mods, [ok, d], [addr, val])
+    done = c.new_block("atom_done")
+    c.emit("BRA", (), [], [Label(done.name)], guard=Guard(ok))
+    probe = c.new_block("atom_space")
+    c.fn.blocks.append(probe)
+    c.block = probe
+    shared = c.new(RC.P)
+    c.emit("QSPC", ("E", "S"), [shared, RZ], [Addr(base, 0)])
+    local = c.new_block("atom_local")
+    c.emit("BRA", (), [], [Label(local.name)], guard=Guard(shared, True))
+    spin = c.new_block("atom_shared")
+    c.fn.blocks.append(spin)
+    c.block = spin
+    a32 = c.new(RC.R)
+    c.emit("MOV", (), [a32], [half(base, 0)])
+    _atoms_spin(c, t, Addr(a32, 0), val, d)
+    c.emit("BRA", (), [], [Label(done.name)])
+    c.fn.blocks.append(local)
+    c.block = local
+    c.emit("LD", ("E",), [d], [addr])
+    tmp = c.new(RC.R)
+    c.emit("IADD3", (), [tmp], [val, d, RZ])
+    c.emit("ST", ("E",), [], [addr, tmp])
+    c.fn.blocks.append(done)
+    c.block = done
+
+
 def _atoms_spin(c: LowerCtx, t: PtxType, addr: Addr, val_op: Operand, dst: VReg | None) -> None:
-    """Shared-memory adds SASS lacks (f32, 64-bit), as ptxas: read the word, add, and
-    ``ATOMS.CAST.SPIN`` it in (the result is 1 when the word still held what was read),
-    until it sticks."""
+    """Shared-memory adds SASS lacks (f32, 64-bit, packed halves), as ptxas: read the word,
+    add, and ``ATOMS.CAST.SPIN`` it in (the result is 1 when the word still held what was
+    read), until it sticks. Packed halves add with ``HADD2[.BF16_V2]``."""
     wide = width_of(t) == 2
     assert isinstance(val_op, VReg | Part | Reg)
     val = val_op
@@ -571,6 +620,10 @@ def _atoms_spin(c: LowerCtx, t: PtxType, addr: Addr, val_op: Operand, dst: VReg 
         c.emit("FADD", ("FTZ",), [new], [val, old])
     elif t is T.F64:
         c.emit("DADD", (), [new], [val, old])
+    elif t in (T.F16X2, T.BF16X2):
+        # (ptxas: HFMA2.MMA old, 1, val, a form with an immediate B the ISA table has not
+        # learned; old * 1 is exact, so the one rounding of the add gives the same bits)
+        c.emit("HADD2", ("BF16_V2",) if t is T.BF16X2 else (), [new], [old, val])
     else:
         carry = c.new(RC.P)
         c.emit("IADD3", (), [new.lo, carry], [half(val, 0), old.lo, RZ])

@@ -220,3 +220,23 @@ def test_griddepcontrol(opt: int, oracle: Any) -> None:
     ops = [getattr(i, "opcode", "") for s in sections for i in s.items]
     ops = [o for o in ops if o in ("ACQBULK", "LDG", "STG", "PREEXIT", "EXIT")]
     assert ops == ["ACQBULK", "LDG", "STG", "PREEXIT", "EXIT"]
+
+
+@pytest.mark.parametrize("opt", [3, 0])
+def test_generic_packed_half_atomics(opt: int, oracle: Any) -> None:
+    """``atom.add.noftz.{f16x2,bf16x2}`` through generic addresses of global, shared and local
+    memory (layernorm_backward in llm.c): ATOM.E acts on global memory only and says so in its
+    predicate; shared addresses take a spin loop, local ones a load/add/store (ptxas adds the
+    words as integers there; so do we). ptxas's cubin: the emulator's checkers take ATOM.E's
+    predicate for a write-scoreboarded result, ptxas reads it after the read scoreboard (a
+    checker gap: only P0 reports are allowed)."""
+    rng = np.random.default_rng(3)
+    h = rng.standard_normal(64 * 16).astype(np.float16).view(np.uint32)
+    spec = {
+        "kernel": "k", "grid": [1], "block": [64],
+        "args": [{"kind": "buffer", "dtype": "u32", "count": 64 * 8, "init": "zeros"},
+                 {"kind": "buffer", "dtype": "u32", "count": 64 * 8,
+                  "init": {"hex": h.tobytes().hex()}}],
+    }  # fmt: skip
+    out = _same_as_ptxas(oracle, "atom_generic_half.ptx", spec, opt, ptxas_hazards="P0:")
+    assert np.count_nonzero(out[0]) > 64 * 4  # every path wrote something
