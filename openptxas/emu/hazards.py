@@ -41,7 +41,7 @@ from openptxas.emu.bind import PRED_BASE, UR_BASE, pred_row
 from openptxas.emu.lanes import Sel
 from openptxas.emu.model import Imm, Instruction, Keyword, Reg
 from openptxas.targets import default_latency_model
-from openptxas.targets.latency import UPPER, LatencyModel, lat_key
+from openptxas.targets.latency import PRED_ON_READ, UPPER, LatencyModel, lat_key
 
 if TYPE_CHECKING:
     from openptxas.emu.machine import Machine
@@ -277,6 +277,12 @@ class HazardChecker:
         if not g.is_zero:
             guard_row = self._row(PRED_BASE + pred_row(Reg(g.file, g.index)))
         writes = [self._row(r) for r in access.writes]
+        # ATOM's predicate result (did a generic ATOM.E act on global memory) is due with its
+        # read scoreboard: ptxas branches on it after waiting for that one only
+        early = [
+            self._row(r) for r in access.writes if r >= PRED_BASE and ins.opcode in PRED_ON_READ
+        ] if rd_sb is not None else []  # fmt: skip
+        own_writes = [w for w in writes if w not in early]
         # the class each written row's readers are timed by
         wcls = {self._row(r): cls_hi if r in uppers else cls for r in access.writes}
         depbar: tuple[int, int] | None = None
@@ -526,10 +532,15 @@ class HazardChecker:
                     self.pr_pc[row, idx] = pc
                     self.pr_t[row, idx] = t
                     self.pr_cls[row, idx] = cls
+                for row in early:
+                    self.pw_sb[row, idx] = rd_sb
+                    self.pw_seq[row, idx] = seq
+                    self.pw_pc[row, idx] = pc
+                    self.w_cls[row, idx] = -1
             if gmma:
                 # due with the group this wgmma belongs to (ended by the next one with gsb0)
                 seq = self.sb_issued[GSB, idx] + 1
-                for row in writes:
+                for row in own_writes:
                     self.pw_sb[row, idx] = GSB
                     self.pw_seq[row, idx] = seq
                     self.pw_pc[row, idx] = pc
@@ -547,13 +558,13 @@ class HazardChecker:
                             li = idx[waiting]
                             self.pw_sb[row, li] = wr_sb
                             self.pw_seq[row, li] = seq[waiting]
-                for row in writes:
+                for row in own_writes:
                     self.pw_sb[row, idx] = wr_sb
                     self.pw_seq[row, idx] = seq
                     self.pw_pc[row, idx] = pc
                     self.w_cls[row, idx] = -1
             elif pipe is not None:
-                for row in writes:
+                for row in own_writes:
                     self.pw_sb[row, idx] = -2
                     self.pw_pipe[row, idx] = pipe_id
                     self.pw_pc[row, idx] = pc
@@ -562,13 +573,13 @@ class HazardChecker:
                     self.w_pc[row, idx] = pc
                     self._in_order_rows[pipe].add(row)
             else:
-                for row in writes:
+                for row in own_writes:
                     self.pw_sb[row, idx] = -1
                     self.w_cls[row, idx] = wcls[row]
                     self.w_t[row, idx] = t
                     self.w_pc[row, idx] = pc
             if war_pairs:
-                for row in writes:
+                for row in own_writes:
                     self.fr_cls[row, idx] = -1
                 if war_reader:
                     rows_read = [r for r, _role in reads]

@@ -40,12 +40,21 @@ import numpy as np
 
 from openptxas.emu.abi import Geometry
 from openptxas.emu.bind import PRED_BASE, UR_BASE, Ctx, pred_row
-from openptxas.emu.hazards import GMMA, GSB, NSB, Access, Hazard, expand, row_name, upper_rows
+from openptxas.emu.hazards import (
+    GMMA,
+    GSB,
+    NSB,
+    Access,
+    Hazard,
+    expand,
+    row_name,
+    upper_rows,
+)
 from openptxas.emu.memory import GlobalMemory
 from openptxas.emu.model import Imm, Instruction, Keyword, Label, Reg
 from openptxas.emu.program import Kernel, Module
 from openptxas.targets import default_latency_model
-from openptxas.targets.latency import UPPER, WAR_REACH, LatencyModel, lat_key
+from openptxas.targets.latency import PRED_ON_READ, UPPER, WAR_REACH, LatencyModel, lat_key
 
 UNDECODED = "<undecoded>"
 UR_ROW0 = UR_BASE  # rows from here are uniform registers (then predicates)
@@ -519,12 +528,19 @@ class StaticChecker:
         ctl = ins.control
         op = ins.opcode
         kill = not si.guarded
+        writes = si.access.writes
         if ctl.rd is not None:
             _bump(st, ctl.rd)
             for row, _role in si.access.reads:
                 if row < UR_ROW0:  # uniform sources are read at issue
                     st.rd.setdefault(row, {})[(ctl.rd, pc)] = (0, 0)
-        writes = si.access.writes
+            if op in PRED_ON_READ:
+                # a predicate result due with the read scoreboard (emu/hazards.py)
+                early = tuple(r for r in writes if r >= PRED_BASE)
+                for row in early:
+                    _kill(st, row, kill)
+                    st.sbw.setdefault(row, {})[(ctl.rd, pc)] = (0, 1)
+                writes = tuple(r for r in writes if r < PRED_BASE)
         done_units = self.model.completes_units(op, ins.mods)
         if done_units and not si.guarded:
             for row in list(st.ino):

@@ -34,7 +34,7 @@ from openptxas.ir.core import (
     predecessors,
 )
 from openptxas.targets import SMInfo
-from openptxas.targets.latency import UPPER, WAR_REACH, LatencyModel, lat_key
+from openptxas.targets.latency import PRED_ON_READ, UPPER, WAR_REACH, LatencyModel, lat_key
 
 Unit = tuple[RC, int]
 MAX_STALL = 15
@@ -437,6 +437,20 @@ def _block(
         if ins.op == "LDGDEPBAR":
             # counts cp.async groups on SB0, which DEPBAR.LE SB0, n reads (as ptxas)
             ctrl.wr_sb = 0
+        early = [u for u in defs if u[0] is RC.P] if ins.op in PRED_ON_READ else []
+        if early:
+            # ATOM's predicate result is due with its read scoreboard (as ptxas reads it)
+            sb, next_free = _alloc_sb(st, next_free, model.scoreboards)
+            ctrl.rd_sb = sb
+            for u in info.ruses:
+                st.rsb[u] = st.rsb.get(u, frozenset()) | {sb}
+            for u in early:
+                st.wsb[u] = st.wsb.get(u, frozenset()) | {sb}
+                if ins.guard is None:
+                    for table in (st.prod, st.data_ready, st.guard_ready, st.done):
+                        table.pop(u, None)
+            st.sb_age[sb] = 0
+            defs = [u for u in defs if u not in early]
         if (info.variable or ORDER_UNIT in defs) and defs:
             sb, next_free = _alloc_sb(st, next_free, model.scoreboards)
             ctrl.wr_sb = sb
@@ -469,7 +483,7 @@ def _block(
                     st.done[u] = max(lat.data, st.done.get(u, 0))
                     st.prod[u] = ((info.pkeys[u], 0), *st.prod.get(u, ()))
         ruses = info.ruses
-        if info.late and ruses:
+        if info.late and ruses and ctrl.rd_sb is None:
             if ins.uid in needs_rd:
                 sb, next_free = _alloc_sb(st, next_free, model.scoreboards)
                 ctrl.rd_sb = sb

@@ -435,6 +435,11 @@ def parse_latency_model(text: str) -> LatencyModel:
     )
 
 
+# Opcodes whose predicate result is due with their read scoreboard, not their write one:
+# ptxas branches on a generic ATOM.E's "acted on global memory" predicate after waiting for
+# the read scoreboard only ("ATOM.E.ADD.F16x2 P0, RZ, ... [R0]; @P0 BRA [wait SB0]").
+PRED_ON_READ = frozenset({"ATOM"})
+
 # Write-after-read distances (LatencyModel.war) reach no further than this many cycles.
 WAR_REACH = 16
 
