@@ -450,7 +450,7 @@ class HazardChecker:
                 dist = t - self.fr_t[row, idx]
                 for c in np.unique(rc[seen]).tolist():
                     rk = self._keys[c]
-                    need = model.war_need(rk, key)
+                    need = model.war_bound(rk, key)
                     bad = seen & (rc == c) & (dist < need)
                     if bad.any():
                         j = int(np.flatnonzero(bad)[0])

@@ -470,7 +470,7 @@ class StaticChecker:
                     wk = (code[rpc].cls, si.cls, rpc, pc)
                     res.observed_war[wk] = min(age, res.observed_war.get(wk, 1 << 30))
                     continue
-                need = model.war_need(code[rpc].cls, si.cls)
+                need = model.war_bound(code[rpc].cls, si.cls)
                 if age < need:
                     report(
                         "war-latency", row,

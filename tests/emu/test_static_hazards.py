@@ -206,7 +206,7 @@ def test_write_after_read_too_soon_is_reported() -> None:
         tight = [
             (rpc, wpc)
             for (rk, wk, rpc, wpc), d in res.observed_war.items()
-            if d == model.war_need(rk, wk) >= 2 and pcs.index(wpc) == pcs.index(rpc) + 1
+            if d == model.war_bound(rk, wk) >= 2 and pcs.index(wpc) == pcs.index(rpc) + 1
         ]
         if not tight:
             continue
