@@ -36,7 +36,12 @@ from openptxas.isa.model import (
     RegFile,
     SReg,
 )
-from openptxas.isa.printer import default_operand, display_mods, printed_operands
+from openptxas.isa.printer import (
+    default_operand,
+    display_mods,
+    format_instruction,
+    printed_operands,
+)
 from openptxas.isa.spec import Form, OpKind, OpSpec, RegSpec
 from openptxas.isa.syntax import (
     Bracket,
@@ -221,6 +226,10 @@ def match_form(
     return found
 
 
+def _squeeze(text: str) -> str:
+    return re.sub(r"\s+", "", text).rstrip(";")
+
+
 def parse_instruction(
     text: str,
     fam: Family,
@@ -263,10 +272,19 @@ def parse_line_full(
     except SassSyntaxError as exc:
         raise SassAsmError(f"{exc.message}: {text.strip()}") from None
     ctl = control or Control()
+    first: Instruction | None = None
     for form in fam.forms_for_opcode(syn.opcode):
         ins = match_form(form, syn, fam, ctl, at, labels, xbits)
-        if ins is not None:
+        if ins is None:
+            continue
+        if first is None:
+            first = ins
+        # text that leaves operands out can match several forms ("[0x1]": no base, or RZ with
+        # URZ): the one that prints that text again
+        if _squeeze(format_instruction(ins, fam, at)) == _squeeze(s):
             return ParsedLine(ins, line_addr)
+    if first is not None:
+        return ParsedLine(first, line_addr)
     if not fam.forms_for_opcode(syn.opcode):
         raise SassAsmError(f"unknown opcode '{syn.opcode}' for {fam.name}: {text.strip()}")
     raise SassAsmError(f"no {fam.name} form of {syn.opcode} matches: {text.strip()}")

@@ -43,3 +43,10 @@ def test_nvdisasm_text_is_stable(wi: tuple[int, Instruction]) -> None:
     text = format_instruction(ins, FAM, 0)
     again = parse_instruction(text, FAM, 0, control=ins.control)
     assert format_instruction(again, FAM, 0) == text
+
+
+def test_text_without_a_base_register_parses_to_the_form_that_prints_it() -> None:
+    """``[0x1]`` matches a form without a base register and one with ``RZ`` and ``URZ``; the
+    parser took the first, which prints ``[RZ.U32+URZ+0x1]`` (hypothesis, CI 2026-11-26)."""
+    text = "@P0 STG.EF.U8 [0x1], R0;"
+    assert format_instruction(parse_instruction(text, FAM, 0), FAM, 0) == text
