@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.compiler.test_wmma import _compare
+from tests.compiler.test_wmma import _compare, mma_probe_ptx
 from tests.conftest import need_tools
 
 # (shape, types) -> (A, B, C/D words, K, sparsity selector)
@@ -36,47 +36,7 @@ _FORMS: dict[tuple[str, str], tuple[int, int, int, int, int]] = {
 
 def _kernel(shape: str, types: str, sel: int, counts: tuple[int, int, int], sp: str) -> str:
     """Every lane loads A, B, C and its metadata word, runs the mma.sp and stores D."""
-    na, nb, nc = counts
-    total = na + nb + nc + 1
-    f = types.split(".")[-1] == "f32"
-
-    def vec(p: str, start: int, cnt: int) -> str:
-        return "{" + ", ".join(f"%{p}{start + i}" for i in range(cnt)) + "}"
-
-    loads = "\n".join(f"\tld.global.b32 %r{i}, [%rd3+{4 * i}];" for i in range(na + nb))
-    loads += "\n" + "\n".join(
-        f"\tld.global.{'f32' if f else 'b32'} %{'f' if f else 'r'}{i if f else na + nb + i}, "
-        f"[%rd3+{4 * (na + nb + i)}];"
-        for i in range(nc)
-    )
-    loads += f"\n\tld.global.b32 %r19, [%rd3+{4 * (total - 1)}];"
-    p = "f" if f else "r"
-    c0 = 0 if f else na + nb
-    d0 = nc if f else na + nb + nc
-    stores = "\n".join(f"\tst.global.b32 [%rd4+{4 * i}], %{p}{d0 + i};" for i in range(nc))
-    return f""".version 8.7
-.target sm_90
-.address_size 64
-.visible .entry k(.param .u64 pin, .param .u64 pout)
-{{
-\t.reg .b32 %r<24>;
-\t.reg .f32 %f<12>;
-\t.reg .b64 %rd<8>;
-\tld.param.u64 %rd1, [pin];
-\tld.param.u64 %rd2, [pout];
-\tcvta.to.global.u64 %rd1, %rd1;
-\tcvta.to.global.u64 %rd2, %rd2;
-\tmov.u32 %r20, %tid.x;
-\tmul.wide.u32 %rd5, %r20, {4 * total};
-\tadd.s64 %rd3, %rd1, %rd5;
-\tmul.wide.u32 %rd6, %r20, {4 * nc};
-\tadd.s64 %rd4, %rd2, %rd6;
-{loads}
-\t{sp}.sync.aligned.{shape}.row.col.{types} {vec(p, d0, nc)}, {vec("r", 0, na)}, {vec("r", na, nb)}, {vec(p, c0, nc)}, %r19, {sel};
-{stores}
-\tret;
-}}
-"""  # noqa: E501
+    return mma_probe_ptx(shape, types, counts, types.split(".")[-1] == "f32", sp, sel)
 
 
 def _spec(words: np.ndarray, nc: int) -> dict[str, Any]:
@@ -369,42 +329,7 @@ def test_mma_fp8_f16_and_s4_satfinite(
     na, nb, nc = counts
     f = types.split(".")[-1] == "f32"
     total = na + nb + nc
-
-    def vec(p: str, start: int, cnt: int) -> str:
-        return "{" + ", ".join(f"%{p}{start + i}" for i in range(cnt)) + "}"
-
-    loads = "\n".join(f"\tld.global.b32 %r{i}, [%rd3+{4 * i}];" for i in range(na + nb))
-    loads += "\n" + "\n".join(
-        f"\tld.global.{'f32' if f else 'b32'} %{'f' if f else 'r'}{i if f else na + nb + i}, "
-        f"[%rd3+{4 * (na + nb + i)}];"
-        for i in range(nc)
-    )
-    p = "f" if f else "r"
-    c0, d0 = (0, nc) if f else (na + nb, na + nb + nc)
-    stores = "\n".join(f"\tst.global.b32 [%rd4+{4 * i}], %{p}{d0 + i};" for i in range(nc))
-    ptx = f""".version 8.7
-.target sm_90
-.address_size 64
-.visible .entry k(.param .u64 pin, .param .u64 pout)
-{{
-\t.reg .b32 %r<24>;
-\t.reg .f32 %f<12>;
-\t.reg .b64 %rd<8>;
-\tld.param.u64 %rd1, [pin];
-\tld.param.u64 %rd2, [pout];
-\tcvta.to.global.u64 %rd1, %rd1;
-\tcvta.to.global.u64 %rd2, %rd2;
-\tmov.u32 %r20, %tid.x;
-\tmul.wide.u32 %rd5, %r20, {4 * total};
-\tadd.s64 %rd3, %rd1, %rd5;
-\tmul.wide.u32 %rd6, %r20, {4 * nc};
-\tadd.s64 %rd4, %rd2, %rd6;
-{loads}
-\tmma.sync.aligned.{shape}.row.col.{types} {vec(p, d0, nc)}, {vec("r", 0, na)}, {vec("r", na, nb)}, {vec(p, c0, nc)};
-{stores}
-\tret;
-}}
-"""  # noqa: E501
+    ptx = mma_probe_ptx(shape, types, counts, f)
     rng = np.random.default_rng(len(types) + na + 3 * nc)
     words = rng.integers(0, 1 << 32, (32, total), dtype=np.uint64).astype(np.uint32)
     if f:

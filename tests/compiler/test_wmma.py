@@ -183,16 +183,16 @@ _MMA = [
 ]
 
 
-@pytest.mark.parametrize("opt", [3, 0])
-@pytest.mark.parametrize("shape,types,counts", _MMA, ids=[f"{s}.{t}" for s, t, _ in _MMA])
-def test_mma_sync_emulated_forms(
-    shape: str, types: str, counts: tuple[int, int, int], opt: int, oracle: Any
-) -> None:
-    """Every lane loads its A, B, C words (random bits; fp8 NaNs included) and stores D."""
-    need_tools("ptxas")
+def mma_probe_ptx(
+    shape: str, types: str, counts: tuple[int, int, int], f: bool, op: str = "mma",
+    sel: int | None = None,
+) -> str:  # fmt: skip
+    """A kernel in which every lane loads its A, B and C words (C/D as f32 registers when
+    ``f``), runs ``{op}.sync.aligned.{shape}.row.col.{types}`` and stores D. With ``sel``
+    (sparse mma), a metadata word follows C in each lane's row and is passed with the
+    sparsity selector."""
     na, nb, nc = counts
-    f = types.startswith("f32")
-    total = na + nb + nc
+    total = na + nb + nc + (0 if sel is None else 1)
 
     def vec(p: str, start: int, cnt: int) -> str:
         return "{" + ", ".join(f"%{p}{start + i}" for i in range(cnt)) + "}"
@@ -203,11 +203,14 @@ def test_mma_sync_emulated_forms(
         f"[%rd3+{4 * (na + nb + i)}];"
         for i in range(nc)
     )
-    cp, dp = ("f", "f") if f else ("r", "r")
-    c0 = 0 if f else na + nb
-    d0 = nc if f else na + nb + nc
-    stores = "\n".join(f"\tst.global.b32 [%rd4+{4 * i}], %{dp}{d0 + i};" for i in range(nc))
-    ptx = f""".version 8.7
+    meta = ""
+    if sel is not None:
+        loads += f"\n\tld.global.b32 %r19, [%rd3+{4 * (total - 1)}];"
+        meta = f", %r19, {sel}"
+    p = "f" if f else "r"
+    c0, d0 = (0, nc) if f else (na + nb, na + nb + nc)
+    stores = "\n".join(f"\tst.global.b32 [%rd4+{4 * i}], %{p}{d0 + i};" for i in range(nc))
+    return f""".version 8.7
 .target sm_90
 .address_size 64
 .visible .entry k(.param .u64 pin, .param .u64 pout)
@@ -225,11 +228,24 @@ def test_mma_sync_emulated_forms(
 \tmul.wide.u32 %rd6, %r20, {4 * nc};
 \tadd.s64 %rd4, %rd2, %rd6;
 {loads}
-\tmma.sync.aligned.{shape}.row.col.{types} {vec(dp, d0, nc)}, {vec("r", 0, na)}, {vec("r", na, nb)}, {vec(cp, c0, nc)};
+\t{op}.sync.aligned.{shape}.row.col.{types} {vec(p, d0, nc)}, {vec("r", 0, na)}, {vec("r", na, nb)}, {vec(p, c0, nc)}{meta};
 {stores}
 \tret;
 }}
 """  # noqa: E501
+
+
+@pytest.mark.parametrize("opt", [3, 0])
+@pytest.mark.parametrize("shape,types,counts", _MMA, ids=[f"{s}.{t}" for s, t, _ in _MMA])
+def test_mma_sync_emulated_forms(
+    shape: str, types: str, counts: tuple[int, int, int], opt: int, oracle: Any
+) -> None:
+    """Every lane loads its A, B, C words (random bits; fp8 NaNs included) and stores D."""
+    need_tools("ptxas")
+    na, nb, nc = counts
+    f = types.startswith("f32")
+    total = na + nb + nc
+    ptx = mma_probe_ptx(shape, types, counts, f)
     rng = np.random.default_rng(len(types) + na)
     words = rng.integers(0, 1 << 32, 32 * total, dtype=np.uint64).astype(np.uint32)
     if f:  # small float accumulators
