@@ -193,11 +193,18 @@ def s4_core(
         c.emit("IMMA", (sass, a8, b8), [nxt], [Src(ua, sel="ROW"), Src(ub, sel="COL"), acc])
         acc = nxt
     assert isinstance(acc, VReg)
+    return add_nibble_products(c, acc, gc, nc, sat)
+
+
+def add_nibble_products(c: LowerCtx, acc: VReg, gc: VReg, nc: int, sat: bool) -> VReg:
+    """D = C + acc / 256: the two byte-MMA passes over nibbles moved to the high half of each
+    byte summed 16 a * 16 b (``sat``: the final sum saturated, as ptxas's subroutine's SELs).
+    Shared by the dense and the sparse (mma_sp_rules) s4/u4 lowering."""
     out = c.new(RC.R, nc)
     for j in range(nc):
         t = c.new(RC.R)
         c.emit("SHF", ("R", "S32", "HI"), [t], [RZ, Imm(8), acc.part(j)])
-        if sat:  # ptxas: the final sum saturated (its subroutine's SELs)
+        if sat:
             c.emit("MOV", (), [out.part(j)], [saturating_add(c, t, gc.part(j))])
         else:
             c.emit("IADD3", (), [out.part(j)], [t, gc.part(j), RZ])

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from openptxas.ir.core import PT, RC, RZ, Imm, Operand, Src, VReg
 from openptxas.lower.context import LowerCtx
-from openptxas.lower.int_helpers import saturating_add
+from openptxas.lower.mma_ext_rules import add_nibble_products
 from openptxas.lower.rules import Rule
 from openptxas.lower.tensor_rules import _store, _words
 from openptxas.ptx import ast
@@ -109,15 +109,7 @@ def mma_sp(ins: ast.Instruction, c: LowerCtx) -> None:
                [nxt], [Src(ua, sel="ROW"), Src(ub, sel="COL"), acc, meta, sel])  # fmt: skip
         acc = nxt
     assert isinstance(acc, VReg)
-    out = c.new(RC.R, nc)
-    for j in range(nc):
-        t = c.new(RC.R)
-        c.emit("SHF", ("R", "S32", "HI"), [t], [RZ, Imm(8), acc.part(j)])
-        if sat:
-            c.emit("MOV", (), [out.part(j)], [saturating_add(c, t, gc.part(j))])
-        else:
-            c.emit("IADD3", (), [out.part(j)], [t, gc.part(j), RZ])
-    _store(c, d, out)
+    _store(c, d, add_nibble_products(c, acc, gc, nc, sat))
 
 
 RULES: list[Rule] = [
