@@ -306,11 +306,7 @@ class HazardChecker:
         wait_sbs = [k for k in range(NSB) if wait >> k & 1]
         done_units = [u for u in model.completes_units(ins.opcode, ins.mods) if u in self._pipes]
         war_pairs = bool(model.war)
-        war_reader = (
-            key in model.war_readers
-            and not model.is_variable(ins.opcode)
-            and key not in model.late_readers
-        )
+        war_reader = key in model.war_readers and model.reads_at_issue(ins.opcode)
 
         def check(sel: Sel, nw: int) -> None:
             idx = self.lane[sel] if isinstance(sel, slice) else sel

@@ -599,9 +599,7 @@ class StaticChecker:
             for row in writes:
                 st.rd.pop(row, None)
                 st.fr.pop(row, None)
-        if (self.record or si.cls in self.model.war_readers) and not (
-            self.model.is_variable(op) or si.cls in self.model.late_readers
-        ):
+        if (self.record or si.cls in self.model.war_readers) and self.model.reads_at_issue(op):
             for row, _role in si.access.reads:
                 st.fr.setdefault(row, {})[(pc,)] = (0,)
             if si.guard_row is not None:

@@ -140,6 +140,11 @@ class LatencyModel:
         """The reader classes with a write-after-read distance (the others need no tracking)."""
         return frozenset(r for r, _w in self.war)
 
+    def reads_at_issue(self, opcode: str) -> bool:
+        """A fixed-latency reader (no write or read scoreboard releases its sources): the
+        readers the write-after-read distances apply to."""
+        return not (self.is_variable(opcode) or self.is_late_reader(opcode))
+
     def war_need(self, reader: str, writer: str) -> int:
         """Cycles from ``reader``'s issue to that of a ``writer`` of one of its sources, for the
         compiler: a short-latency writer must not land before the reader has taken its
