@@ -24,7 +24,7 @@ from __future__ import annotations
 from openptxas.ir.core import PT, RC, RZ, URZ, Addr, Guard, Imm, Operand, Src, SReg, VReg
 from openptxas.lower.bulk_rules import guarded
 from openptxas.lower.context import LowerCtx
-from openptxas.lower.int_rules import half
+from openptxas.lower.int_rules import add_low, half
 from openptxas.lower.rules import Rule, always
 from openptxas.ptx import ast
 from openptxas.ptx.types import PtxType, StateSpace
@@ -225,10 +225,7 @@ def cp_async(ins: ast.Instruction, c: LowerCtx) -> None:
             k = c.new(RC.R)
             c.emit("LOP3", ("LUT",), [k], [t, Imm(size - 1), RZ, Imm(0xC0), NOT_PT])
             assert src.base is not None
-            a = c.new(RC.R, 2)
-            carry = c.new(RC.P)
-            c.emit("IADD3", (), [a.lo, carry], [half(src.base, 0), k, RZ])
-            c.emit("IADD3", ("X",), [a.hi], [half(src.base, 1), RZ, RZ, carry, NOT_PT])
+            a = add_low(c, src.base, k)
             src = Addr(a, src.offset, src.ubase, src.desc, src.wide)
             mods = (*mods, "ZFILL")
             pred = [p]

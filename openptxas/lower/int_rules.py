@@ -56,6 +56,16 @@ def half(x: RegLike, k: int) -> RegLike:
     return x
 
 
+def add_low(c: LowerCtx, base: RegLike, x: Operand) -> VReg:
+    """The 64-bit pair ``base`` plus the 32-bit ``x`` (zero-extended): IADD3 with a carry out,
+    IADD3.X with it into the high word."""
+    out = c.new(RC.R, 2)
+    carry = c.new(RC.P)
+    c.emit("IADD3", (), [out.lo, carry], [half(base, 0), x, RZ])
+    c.emit("IADD3", ("X",), [out.hi], [half(base, 1), RZ, RZ, carry, Src(PT, inv=True)])
+    return out
+
+
 def neg(x: Operand) -> Operand:
     if isinstance(x, Imm):
         return Imm((-x.value) & 0xFFFFFFFF, x.kind)

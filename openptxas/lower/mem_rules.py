@@ -25,7 +25,7 @@ from openptxas.ir.core import (
     VReg,
 )
 from openptxas.lower.context import LowerCtx, width_of
-from openptxas.lower.int_rules import half
+from openptxas.lower.int_rules import add_low, half
 from openptxas.lower.rules import Pred, Rule, always, both, has
 from openptxas.ptx import ast
 from openptxas.ptx.types import PtxType, StateSpace
@@ -563,10 +563,7 @@ def _atom_generic_half(
     base = addr.base
     assert isinstance(base, VReg | Part | Reg) and addr.wide
     if addr.offset:  # QSPC and the shared path take the address itself
-        full = c.new(RC.R, 2)
-        carry = c.new(RC.P)
-        c.emit("IADD3", (), [full.lo, carry], [half(base, 0), Imm(addr.offset), RZ])
-        c.emit("IADD3", ("X",), [full.hi], [half(base, 1), RZ, RZ, carry, NOT_PT])
+        full = add_low(c, base, Imm(addr.offset))
         base = full
         addr = Addr(full, 0, desc=addr.desc, wide=True)
     d = dst if dst is not None else c.new(RC.R)
