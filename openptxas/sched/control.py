@@ -174,6 +174,20 @@ class State:
         _age(self.prod, cycles, reach)
         _age(self.war, cycles, WAR_REACH)
 
+    def forget(self, u: Unit) -> None:
+        """``u``'s fixed-latency result is no longer the one to wait for."""
+        for table in (self.prod, self.data_ready, self.guard_ready, self.done):
+            table.pop(u, None)
+
+    def due_on(self, units: list[Unit], sb: int, *, guarded: bool) -> None:
+        """``units`` are written through scoreboard ``sb``, just set (a guarded write may not
+        happen: the earlier producer still counts)."""
+        for u in units:
+            self.wsb[u] = self.wsb.get(u, frozenset()) | {sb}
+            if not guarded:
+                self.forget(u)
+        self.sb_age[sb] = 0
+
     def clear_sbs(self, sbs: frozenset[int]) -> None:
         for d in (self.wsb, self.rsb):
             for k in list(d):
@@ -444,31 +458,17 @@ def _block(
             ctrl.rd_sb = sb
             for u in info.ruses:
                 st.rsb[u] = st.rsb.get(u, frozenset()) | {sb}
-            for u in early:
-                st.wsb[u] = st.wsb.get(u, frozenset()) | {sb}
-                if ins.guard is None:
-                    for table in (st.prod, st.data_ready, st.guard_ready, st.done):
-                        table.pop(u, None)
-            st.sb_age[sb] = 0
+            st.due_on(early, sb, guarded=ins.guard is not None)
             defs = [u for u in defs if u not in early]
         if (info.variable or ORDER_UNIT in defs) and defs:
             sb, next_free = _alloc_sb(st, next_free, model.scoreboards)
             ctrl.wr_sb = sb
-            for u in defs:
-                st.wsb[u] = st.wsb.get(u, frozenset()) | {sb}
-                if ins.guard is None:
-                    # a guarded write may not happen: the earlier producer still counts
-                    st.prod.pop(u, None)
-                    st.data_ready.pop(u, None)
-                    st.guard_ready.pop(u, None)
-                    st.done.pop(u, None)
-            st.sb_age[sb] = 0
+            st.due_on(defs, sb, guarded=ins.guard is not None)
         elif ins.op in _GMMA:
             # wgmma results are due at the WARPGROUP.DEPBAR that waits for their group (and the
             # next wgmma chains on its accumulator): no scoreboard, no latency
             for u in defs:
-                for table in (st.prod, st.data_ready, st.guard_ready, st.done):
-                    table.pop(u, None)
+                st.forget(u)
         else:
             lat = info.fixed
             for u in defs:
