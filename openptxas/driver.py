@@ -274,6 +274,7 @@ def _compile_module(
                 "will be ignored",
             )
         )
+    target.require_codegen()
     compiled = []
     if options.compile_only:  # calls to other objects' functions may change more registers
         from openptxas.lower.relocs import call_target

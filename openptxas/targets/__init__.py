@@ -119,8 +119,18 @@ class SMInfo:
     elf_mercury_isa_version: int = 0  # EIATTR_MERCURY_ISA_VERSION value
     elf_sw_war: int = -1  # EIATTR_SW_WAR value (-1: no record)
     latency_model: str = ""  # data/<name>_latency.toml ("": none)
+    # openptxas generates this target's code end to end (lowering, encoding and cubin checked
+    # against ptxas's). A target whose facts are known (say, for the ELF writer or the
+    # disassembler) but whose code generation is not must be refused, never compiled with
+    # another family's instructions (a cubin nvdisasm rejects).
+    codegen: bool = False
     abi_: Abi | None = None  # None: openptxas does not compile for this target
     lowering_: Lowering | None = None
+
+    def require_codegen(self) -> None:
+        """Refuse a target openptxas cannot yet generate code for."""
+        if not self.codegen:
+            raise UnsupportedFeature(f"compiling for {self.name} is not supported by openptxas yet")
 
     @property
     def abi(self) -> Abi:

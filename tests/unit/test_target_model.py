@@ -252,3 +252,23 @@ def test_the_passes_use_what_the_old_sets_said() -> None:
     assert folded == {op: v for op, v in OLD_IMM_SLOTS.items() if op != "IADD"}
     assert {op: set(_ur_slots(op, t.ops)) for op in READS_UR} == OLD_UR_SLOTS
     assert {op: t.ops.uniform_twin(op) for op in CONVERTS} == OLD_UNIFORM_OP
+
+
+@pytest.mark.parametrize(
+    "arch", ["sm_75", "sm_80", "sm_86", "sm_89", "sm_100", "sm_100a", "sm_120", "sm_120a"]
+)
+def test_targets_without_code_generation_are_refused(arch: str) -> None:
+    """Issue 23: a target must never get another family's instructions (sm_100 used to be
+    compiled with sm_90's encodings into a cubin nvdisasm rejects); until its code generation
+    works end to end it is refused with a diagnostic, and no cubin comes out."""
+    from openptxas.driver import compile_ptx
+    from openptxas.options import Options
+
+    ptx = ".version 8.8\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n"
+    assert not get_target(arch).codegen
+    with pytest.raises(UnsupportedFeature, match=f"compiling for {arch} is not supported"):
+        compile_ptx(ptx, Options(arch=arch))
+
+
+def test_only_the_hopper_targets_generate_code() -> None:
+    assert [t for t in ("sm_90", "sm_90a") if get_target(t).codegen] == ["sm_90", "sm_90a"]
