@@ -794,6 +794,7 @@ BINDERS: dict[str, Callable[[Ctx], Bound]] = {
     "ERRBAR": _nop,
     "CGAERRBAR": _nop,
     "CCTL": _nop,
+    "CCTLL": _nop,
     "ENDCOLLECTIVE": _nop,
     "LDGDEPBAR": _nop,
     "WARPGROUP": _nop,

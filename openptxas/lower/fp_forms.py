@@ -112,9 +112,6 @@ def _is_bf16_ftz(ins: ast.Instruction) -> bool:
 def cvt_bf16_ftz(ins: ast.Instruction, c: LowerCtx) -> None:
     d, a = ins.operands
     dt, st = ins.types
-    if dt is T.F32:
-        # ptxas: F2F.FTZ.F32.BF16, a form the ISA table (scripts/isa_learn.py) has not learned
-        raise c.unsupported(f"{ins.name} (F2F.FTZ.F32.BF16)")
     rnd = _RND[ins.rnd] if dt is T.BF16 and ins.rnd is not None else ()
     c.emit("F2F", ("FTZ", dt.value.upper(), st.value.upper(), *rnd), [c.dst(d)], [c.rvalue(a, st)])
 

@@ -196,26 +196,54 @@ def setmaxnreg(ins: ast.Instruction, c: LowerCtx) -> None:
         raise c.unsupported(f"instruction '{ins.name}' in a kernel with .maxnreg")
 
 
-# (L2::evict_last is CCTL.E.PML2 in ptxas's code, a form the ISA table does not hold yet)
-_PREFETCH = {"L1": "PF1", "L2": "PF2", "L2::evict_normal": "PF2"}
+_PREFETCH = {"L1": "PF1", "L2": "PF2", "L2::evict_normal": "PF2", "L2::evict_last": "PML2"}
+
+
+def _cctl(ins: ast.Instruction, c: LowerCtx, op: str) -> None:
+    """``CCTL.E.<op> [R+off]`` on a global or generic address (no descriptor, as ptxas), or
+    ``CCTLL.<op> [R+off]`` on a local one (the frame's stack-pointer-relative address)."""
+    space = ins.space if ins.space is not StateSpace.GLOBAL else None
+    if space not in (None, StateSpace.LOCAL):
+        raise c.unsupported(f"instruction '{ins.name}'")
+    a = c.mem_addr(c.address(ins.operands[0]), space)
+    if space is StateSpace.LOCAL:
+        c.emit("CCTLL", (op,), [], [Addr(a.base, a.offset)])
+    else:
+        c.emit("CCTL", ("E", op), [], [Addr(a.base, a.offset)])
 
 
 def prefetch(ins: ast.Instruction, c: LowerCtx) -> None:
-    """``prefetch[.global].{L1,L2[::evict_normal]} [a]``, ``prefetchu.L1``:
-    ``CCTL.E.<PF1|PF2> [R.64+off]`` (no descriptor, as ptxas)."""
+    """``prefetch[.global|.local].{L1,L2} [a]``, ``prefetch[.global].L2::evict_{normal,last}``,
+    ``prefetchu.L1``: ``CCTL.E.<PF1|PF2|PML2>`` (``CCTLL.<PF1|PF2>`` for local memory)."""
     level = next((v for k, v in _PREFETCH.items() if ins.has(k)), None)
-    if level is None or ins.space not in (None, StateSpace.GLOBAL):
+    if level is None:
         raise c.unsupported(f"instruction '{ins.name}'")
-    a = c.address(ins.operands[0])
-    if not isinstance(a.base, ast.Reg):
-        raise c.unsupported(f"instruction '{ins.name}' on a variable")
-    base = c.rvalue(a.base, T.U64)
-    c.emit("CCTL", ("E", level), [], [Addr(base, a.offset)])
+    _cctl(ins, c, level)
+
+
+def discard(ins: ast.Instruction, c: LowerCtx) -> None:
+    """``discard[.global].L2 [a], 128``: ``CCTL.E.RML2 [R+off]`` (the line's data is dropped
+    from L2 without being written back; the emulator treats it as a no-op)."""
+    _cctl(ins, c, "RML2")
+
+
+def applypriority(ins: ast.Instruction, c: LowerCtx) -> None:
+    """``applypriority[.global].L2::evict_normal [a], 128``: ``CCTL.E.DML2 [R+off]`` (the
+    line's L2 eviction priority is reset to normal)."""
+    _cctl(ins, c, "DML2")
 
 
 RULES: list[Rule] = [
     Rule("prefetch", "prefetch", always, prefetch, "prefetch.global.L2 [%rd1];"),
     Rule("prefetchu", "prefetchu", always, prefetch, "prefetchu.L1 [%rd1];"),
+    Rule("discard", "discard", always, discard, "discard.global.L2 [%rd1], 128;"),
+    Rule(
+        "applypriority",
+        "applypriority",
+        always,
+        applypriority,
+        "applypriority.global.L2::evict_normal [%rd1], 128;",
+    ),
     Rule("setmaxnreg", "setmaxnreg", always, setmaxnreg, "setmaxnreg.inc.sync.aligned.u32 232;"),
     Rule("nanosleep", "nanosleep", always, nanosleep, "nanosleep.u32 %r1;"),
     Rule("redux.sync", "redux", always, redux, "redux.sync.add.u32 %r1, %r2, -1;"),

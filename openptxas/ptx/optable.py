@@ -299,7 +299,7 @@ multimem.red
   {.(relaxed|release)}{.scope}{.global}.add.f64 : m, a                                 @sm_90 @ptx8.1
 prefetch
   {.(global|local)}.pflevel : m
-  .global.(L2::evict_last|L2::evict_normal) : m                @sm_80 @ptx7.4
+  {.global}.(L2::evict_last|L2::evict_normal) : m              @sm_80 @ptx7.4
   {.(const|param)}.tensormap : m                               @sm_90 @ptx8.0
 prefetchu
   .L1 : m

@@ -38,6 +38,8 @@ SAMPLE = [
     "mad24.hi.sat.s32",
     "mov.b64.pack4",
     "cvt.rmi.s8.bf16 (8-bit register)",
+    "cvt.ftz.f32.bf16",  # F2F.FTZ.F32.BF16 (the ISA table learned it from a probe)
+    "cvt.rm.ftz.f32.bf16",
 ]
 
 

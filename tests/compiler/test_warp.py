@@ -239,3 +239,21 @@ def test_generic_packed_half_atomics(opt: int, oracle: Any) -> None:
     }  # fmt: skip
     out = _same_as_ptxas(oracle, "atom_generic_half.ptx", spec, opt)
     assert np.count_nonzero(out[0]) > 64 * 4  # every path wrote something
+
+
+@pytest.mark.parametrize("opt", [3, 0])
+def test_cache_control(opt: int, oracle: Any) -> None:
+    """discard, applypriority and the L2::evict_last / local prefetches (CCTL.E.RML2/DML2/PML2,
+    CCTLL.PF1/PF2) compile as ptxas's and leave the computation alone."""
+    n = 64
+    spec = {
+        "kernel": "k",
+        "grid": [1, 1, 1],
+        "block": [n, 1, 1],
+        "args": [
+            {"kind": "buffer", "dtype": "u32", "count": n, "init": "zeros"},
+            {"kind": "buffer", "dtype": "u32", "count": n * 64, "init": "random", "seed": 9},
+        ],
+    }
+    out = _same_as_ptxas(oracle, "cache_control.ptx", spec, opt)[0]
+    assert out.any()
