@@ -26,6 +26,7 @@ from openptxas.ir.core import (
     Part,
     VReg,
     all_successors,
+    block_index,
     predecessors,
     successors,
 )
@@ -229,12 +230,13 @@ def _sub_blocks(fn: Function, entry: int) -> set[int]:
     """The blocks of the subroutine at ``entry`` and of those it calls."""
     blocks = {entry}
     stack = [entry]
+    index = block_index(fn)
     while stack:
         i = stack.pop()
-        nxt = successors(fn, i, over_calls=True)
+        nxt = successors(fn, i, over_calls=True, index=index)
         t = fn.blocks[i].terminator()
         if t is not None and t.op == "CALL":
-            nxt = nxt + successors(fn, i)
+            nxt = nxt + successors(fn, i, index=index)
         for s in nxt:
             if s not in blocks:
                 blocks.add(s)

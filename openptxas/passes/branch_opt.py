@@ -10,14 +10,14 @@ Pre: virtual IR. Post: same semantics, with
 
 from __future__ import annotations
 
-from openptxas.ir.core import Function, Instr, Label, successors
+from openptxas.ir.core import Function, Instr, Label, block_index, successors
 from openptxas.passes.manager import PassContext
 
 
-def _only(fn: Function, name: str) -> Instr | None:
-    """The single instruction of block ``name`` (skipping empty blocks that fall through)."""
-    names = [b.name for b in fn.blocks]
-    i = names.index(name)
+def _only(fn: Function, name: str, index: dict[str, int]) -> Instr | None:
+    """The single instruction of block ``name`` (skipping empty blocks that fall through);
+    ``index``: block name -> position (one map per pass over the blocks, not one per branch)."""
+    i = index[name]
     while i < len(fn.blocks) and not fn.blocks[i].instrs:
         i += 1
     if i == len(fn.blocks) or len(fn.blocks[i].instrs) != 1:
@@ -28,12 +28,13 @@ def _only(fn: Function, name: str) -> Instr | None:
 def branch_opt(fn: Function, ctx: PassContext) -> None:
     for _ in range(4):
         changed = False
+        index = block_index(fn)
         for b in fn.blocks:
             t = b.terminator()
             if t is None or t.op != "BRA":
                 continue
             target = next(s for s in t.srcs if isinstance(s, Label))
-            only = _only(fn, target.block)
+            only = _only(fn, target.block, index)
             if only is not None and only.op in ("EXIT", "RET") and only.guard is None:
                 b.instrs[-1] = Instr(only.op, only.mods, [], list(only.srcs), t.guard, line=t.line)
                 changed = True
@@ -75,9 +76,10 @@ def _remove_unreachable(fn: Function) -> bool:
     }
     seen = {0, *taken}
     stack = [0, *sorted(taken)]
+    first = block_index(fn)  # a lookup per branch where successors() would search
     while stack:
         i = stack.pop()
-        for s in successors(fn, i):
+        for s in successors(fn, i, index=first):
             if s not in seen:
                 seen.add(s)
                 stack.append(s)

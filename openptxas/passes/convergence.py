@@ -12,7 +12,7 @@ single-entry get none (the warp then reconverges later; results are unaffected).
 
 from __future__ import annotations
 
-from openptxas.ir.cfg import CFG, EXIT_NODE, dominates, dominators
+from openptxas.ir.cfg import CFG, EXIT_NODE, Dominance, dominators
 from openptxas.ir.core import RC, Block, Function, Instr, Label, Reg
 from openptxas.ir.uniform import analyze
 from openptxas.passes.manager import PassContext
@@ -20,13 +20,13 @@ from openptxas.passes.manager import PassContext
 MAX_BARRIERS = 16
 
 
-def _loops(cfg: CFG, idom: list[int]) -> list[tuple[int, frozenset[int]]]:
+def _loops(cfg: CFG, dom: Dominance) -> list[tuple[int, frozenset[int]]]:
     """The natural loops: (header, blocks) of each back edge (a branch to a block that
     dominates it), the loops of one header merged."""
     bodies: dict[int, set[int]] = {}
     for x in range(cfg.n):
         for h in cfg.succs[x]:
-            if h < 0 or not dominates(idom, h, x):
+            if h < 0 or not dom(h, x):
                 continue
             body = bodies.setdefault(h, {h})
             work = [x]
@@ -40,14 +40,15 @@ def _loops(cfg: CFG, idom: list[int]) -> list[tuple[int, frozenset[int]]]:
 
 
 def _barrier_block(
-    cfg: CFG, idom: list[int], loops: list[tuple[int, frozenset[int]]], b: int, r: int
+    idom: list[int], member: dict[int, list[tuple[int, int, frozenset[int]]]], b: int, r: int
 ) -> int | None:
     """Where the BSSY for divergent branch block b (reconverging at r) goes: b itself, or, when
     b is in loops that r is not in (threads leave them at different iterations: a loop's exit
     test, at its top or its bottom), the preheader of the outermost of them, so that the
     barrier is armed once with every thread that enters the loop (arming it again on each
-    iteration would drop the threads already waiting at the BSYNC)."""
-    outer = [(len(body), h) for h, body in loops if b in body and r not in body]
+    iteration would drop the threads already waiting at the BSYNC). ``member``: the loops
+    (size, header, blocks) each block is in."""
+    outer = [(size, h) for size, h, body in member.get(b, ()) if r not in body]
     if not outer:
         return b
     h = max(outer)[1]
@@ -68,18 +69,34 @@ def _barrier_registers(regions: list[tuple[int, int]]) -> dict[tuple[int, int], 
     def inside(x: tuple[int, int], y: tuple[int, int]) -> bool:  # x nested in y
         return x != y and y[0] < x[0] < y[1] and x[1] <= y[1]
 
-    outer = {x: {y for y in regions if inside(x, y)} for x in regions}
-
-    def interfere(x: tuple[int, int], y: tuple[int, int]) -> bool:
-        return inside(x, y) or inside(y, x) or bool(outer[x] & outer[y])
-
-    out: dict[tuple[int, int], int] = {}
-    for x in regions:
-        used = {d for y, d in out.items() if interfere(x, y)}
-        d = next(k for k in range(MAX_BARRIERS + 1) if k not in used)
-        if d < MAX_BARRIERS:
-            out[x] = d
-    return out
+    # Only regions whose block ranges overlap, directly or through others, can interfere (a
+    # region nested in another overlaps it; two nested in a common one overlap it): each
+    # cluster of overlapping ranges is allocated on its own, in the regions' order, which
+    # gives every region the register the pairwise scan of all regions gave it.
+    order = {x: k for k, x in enumerate(regions)}
+    clusters: list[list[tuple[int, int]]] = []
+    end = -1
+    for x in sorted(regions):
+        if not clusters or x[0] > end:
+            clusters.append([])
+        clusters[-1].append(x)
+        end = max(end, x[1])
+    got: dict[tuple[int, int], int] = {}
+    for cl in clusters:
+        cl.sort(key=order.__getitem__)
+        outer = {x: {y for y in cl if inside(x, y)} for x in cl}
+        mine: dict[tuple[int, int], int] = {}
+        for x in cl:
+            used = {
+                d
+                for y, d in mine.items()
+                if inside(x, y) or inside(y, x) or outer[x] & outer[y]  # nested, or in one
+            }
+            d = next(k for k in range(MAX_BARRIERS + 1) if k not in used)
+            if d < MAX_BARRIERS:
+                mine[x] = d
+        got.update(mine)
+    return {x: got[x] for x in regions if x in got}
 
 
 def _slow_path_calls(fn: Function) -> set[int]:
@@ -102,16 +119,21 @@ def insert_convergence_barriers(fn: Function, ctx: PassContext) -> None:
         return
     cfg = CFG.of(fn, over_calls=True)
     idom = dominators(cfg)
+    dom = Dominance(idom)
+    postdom = Dominance(info.ipdom)
     # (branch block, reconvergence block) pairs, outermost first in layout order.
     candidates: set[tuple[int, int]] = set()
     slow = _slow_path_calls(fn)
-    loops = _loops(cfg, idom)
+    member: dict[int, list[tuple[int, int, frozenset[int]]]] = {}
+    for h, body in _loops(cfg, dom):
+        for x in body:
+            member.setdefault(x, []).append((len(body), h, body))
     for bb in sorted(info.divergent):
         r = info.ipdom[bb]
-        b = _barrier_block(cfg, idom, loops, bb, r) if r != EXIT_NODE else bb
-        if b is None or r == EXIT_NODE or r <= b or not dominates(idom, b, r):
+        b = _barrier_block(idom, member, bb, r) if r != EXIT_NODE else bb
+        if b is None or r == EXIT_NODE or r <= b or not dom(b, r):
             continue
-        if b != bb and not dominates(info.ipdom, r, b):  # r post-dominates b
+        if b != bb and not postdom(r, b):  # r post-dominates b
             # the preheader also branches past the loop (threads that skip it never reach r):
             # a BSSY there would wait for them forever (llm.c attention_backward
             # softmax_autoregressive_backward_kernel5 deadlocked); no barrier, the warp
@@ -121,10 +143,12 @@ def insert_convergence_barriers(fn: Function, ctx: PassContext) -> None:
             continue  # ptxas: no barrier around the call of a division's slow path
         candidates.add((b, r))
     regions: list[tuple[int, int]] = []
+    starts: dict[int, list[int]] = {}  # reconvergence block -> the regions' branch blocks
     for b, r in sorted(candidates):
-        if any(rr == r and dominates(idom, rb, b) for rb, rr in regions):
+        if any(dom(rb, b) for rb in starts.get(r, ())):
             continue  # an enclosing region already reconverges there
         regions.append((b, r))
+        starts.setdefault(r, []).append(b)
     if not regions:
         return
     depth = _barrier_registers(regions)

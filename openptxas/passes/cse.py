@@ -118,53 +118,69 @@ def cse(fn: Function, ctx: PassContext) -> None:
             got = key_regs[kk] = frozenset(_key_regs(kk))
         return got
 
-    def walk(b: int, avail: dict[tuple[object, ...], VReg]) -> None:
-        local = dict(avail)
-        # the available expressions by the registers they read and by their result (a write
-        # drops exactly those: scanning every expression per write was quadratic)
-        readers: dict[int, set[tuple[object, ...]]] = {}
-        results: dict[int, set[tuple[object, ...]]] = {}
+    # The available expressions of the block being visited, as one scoped table over the
+    # dominator tree (an undo log restores a block's entry state after its subtree) instead of
+    # a copy per block, and an explicit stack instead of recursion (a chain of thousands of
+    # blocks is as deep as its dominator tree). ``readers`` (the expressions reading a
+    # register) and ``results`` (those whose result it is) only grow: an entry is acted on
+    # only when the expression is still available, with that result.
+    avail: dict[tuple[object, ...], VReg] = {}
+    undo: list[tuple[tuple[object, ...], VReg | None]] = []
+    readers: dict[int, set[tuple[object, ...]]] = {}
+    results: dict[int, set[tuple[object, ...]]] = {}
 
-        def index(kk: tuple[object, ...], v: VReg) -> None:
-            for r in kregs(kk):
-                readers.setdefault(r, set()).add(kk)
-            results.setdefault(v.id, set()).add(kk)
-
-        for kk, v in local.items():
-            index(kk, v)
+    def visit(b: int) -> None:
+        added: list[tuple[object, ...]] = []
         block = fn.blocks[b]
         for k, ins in enumerate(block.instrs):
             key = _key(ins)
-            hit = local.get(key) if key is not None else None
+            hit = avail.get(key) if key is not None else None
             if hit is not None:
                 block.instrs[k] = Instr(_copy_op(hit), (), list(ins.dsts), [hit], line=ins.line)
                 if hit.width > 1:
                     _split_copy(block, k, ins.dsts[0], hit)
             # a write invalidates the expressions that read or produced that register
-            written = {
-                (r.v if isinstance(r, Part) else r).id
-                for r in ins.def_regs()
-                if isinstance(r, VReg | Part)
-            }
-            if written:
-                dead: set[tuple[object, ...]] = set()
-                for w in written:
-                    dead |= readers.get(w, set()) | results.get(w, set())
-                for kk in dead:
-                    if kk in local:
-                        results[local.pop(kk).id].discard(kk)
+            for r in ins.def_regs():
+                if not isinstance(r, VReg | Part):
+                    continue
+                w = (r.v if isinstance(r, Part) else r).id
+                for kk in readers.get(w, ()):
+                    if kk in avail:
+                        undo.append((kk, avail.pop(kk)))
+                for kk in results.get(w, ()):
+                    got = avail.get(kk)
+                    if got is not None and got.id == w:
+                        undo.append((kk, avail.pop(kk)))
             if key is not None and hit is None:
                 d = ins.dsts[0]
                 assert isinstance(d, VReg)
                 if d.id in single and d.id not in kregs(key):
-                    local[key] = d
-                    index(key, d)
-        # only expressions over stable registers (or none) survive into dominated blocks
-        passdown = {kk: v for kk, v in local.items() if kregs(kk) <= stable}
-        for c in children.get(b, ()):
-            walk(c, passdown)
+                    undo.append((key, None))
+                    avail[key] = d
+                    added.append(key)
+                    for rid in kregs(key):
+                        readers.setdefault(rid, set()).add(key)
+                    results.setdefault(d.id, set()).add(key)
+        # only expressions over stable registers (or none) survive into dominated blocks (what
+        # the block inherited already does: it passed its dominator's filter)
+        for kk in added:
+            if kk in avail and not kregs(kk) <= stable:
+                undo.append((kk, avail.pop(kk)))
 
-    walk(0, {})
+    stack: list[tuple[int, int]] = [(0, -1)]  # (block, -1) enters it; (mark, 1) leaves one
+    while stack:
+        x, leave = stack.pop()
+        if leave > 0:
+            while len(undo) > x:
+                kk, prev = undo.pop()
+                if prev is None:
+                    del avail[kk]
+                else:
+                    avail[kk] = prev
+            continue
+        stack.append((len(undo), 1))
+        visit(x)
+        stack.extend((c, -1) for c in reversed(children.get(x, ())))
 
 
 def _copy_op(v: VReg) -> str:

@@ -15,7 +15,21 @@ take only uniform guards), and none writes the branch predicate.
 
 from __future__ import annotations
 
-from openptxas.ir.core import RC, Function, Guard, Instr, Label, Part, Reg, VReg, predecessors
+from bisect import insort
+
+from openptxas.ir.core import (
+    RC,
+    Function,
+    Guard,
+    Instr,
+    Label,
+    Part,
+    Reg,
+    VReg,
+    block_index,
+    predecessors,
+    successors,
+)
 from openptxas.passes.manager import PassContext
 
 MAX_INSTRS = 8
@@ -63,25 +77,57 @@ def if_convert(fn: Function, ctx: PassContext) -> None:
 
 def _merge_straight(fn: Function) -> None:
     """Join a block to the one before it when that one only falls through to it and nothing
-    else reaches it (what if-conversion leaves behind)."""
-    i = 1
-    while i < len(fn.blocks):
-        preds = predecessors(fn)
-        prev = fn.blocks[i - 1]
-        if preds[i] == [i - 1] and prev.terminator() is None:
-            prev.instrs.extend(fn.blocks[i].instrs)
-            del fn.blocks[i]
-            continue
-        i += 1
+    else reaches it (what if-conversion leaves behind).
+
+    One pass over the blocks with the predecessors computed once: a joined block's edges are
+    those of its last part, so a predecessor index is mapped to the block it was joined into
+    (``owner``) instead of recomputing every predecessor list after each join (quadratic in
+    the blocks of a function with many converted regions)."""
+    if len(fn.blocks) < 2:
+        return
+    preds = predecessors(fn)
+    owner = list(range(len(fn.blocks)))
+    kept = [fn.blocks[0]]
+    for x in range(1, len(fn.blocks)):
+        prev = kept[-1]
+        if [owner[p] for p in preds[x]] == [owner[x - 1]] and prev.terminator() is None:
+            prev.instrs.extend(fn.blocks[x].instrs)
+            owner[x] = owner[x - 1]
+        else:
+            kept.append(fn.blocks[x])
+    fn.blocks[:] = kept
 
 
 def _convert(fn: Function) -> None:
+    """Convert the first convertible header, then look again, until none is left.
+
+    A conversion at header ``i`` changes only the ends of blocks ``i`` and ``i + 1``, the
+    guards of ``i + 1`` and ``i + 2`` and the predecessors of ``i + 2`` and ``i + 3``; a header
+    ``k`` reads blocks ``k .. k + 2`` and the predecessors of ``k + 1`` and ``k + 2``. So no
+    header before ``i - 2`` can have become convertible: the search resumes there (not at the
+    first block), and the predecessor lists are updated for the two blocks whose edges changed
+    (not recomputed): the same conversions in the same order, in linear time."""
+    names = [b.name for b in fn.blocks]
+    index = block_index(fn)
+    succ = [successors(fn, x, index=index) for x in range(len(fn.blocks))]
+    preds: list[list[int]] = [[] for _ in fn.blocks]
+    for x, ss in enumerate(succ):
+        for y in ss:
+            preds[y].append(x)
+
+    def reroute(x: int) -> None:
+        for y in succ[x]:
+            preds[y].remove(x)
+        succ[x] = successors(fn, x, index=index)
+        for y in succ[x]:
+            insort(preds[y], x)  # as a full recomputation orders them: by source block
+
+    start = 0
     changed = True
     while changed:
         changed = False
-        preds = predecessors(fn)
-        names = [b.name for b in fn.blocks]
-        for i, h in enumerate(fn.blocks[:-1]):
+        for i in range(start, len(fn.blocks) - 1):
+            h = fn.blocks[i]
             t = h.terminator()
             if t is None or t.op != "BRA" or t.guard is None or _reg_class(t.guard.pred) != RC.P:
                 continue
@@ -101,7 +147,8 @@ def _convert(fn: Function) -> None:
             ):
                 h.instrs.pop()
                 _guard(then.instrs, keep)
-                changed = True
+                reroute(i)
+                start, changed = max(0, i - 2), True
                 break
             # diamond: T branches to M, E (the branch target) falls through to M
             if (
@@ -124,5 +171,7 @@ def _convert(fn: Function) -> None:
                     then.instrs.pop()
                     _guard(then.instrs, keep)
                     _guard(other.instrs, Guard(t.guard.pred, t.guard.inv))
-                    changed = True
+                    reroute(i)
+                    reroute(j)
+                    start, changed = max(0, i - 2), True
                     break

@@ -22,7 +22,16 @@ from __future__ import annotations
 from collections import deque
 
 from openptxas.diag import InternalError
-from openptxas.ir.core import RC, Function, Instr, Part, Reg, VReg, predecessors, successors
+from openptxas.ir.core import (
+    RC,
+    Function,
+    Instr,
+    Part,
+    Reg,
+    VReg,
+    all_successors,
+    predecessors,
+)
 from openptxas.regalloc.fatpoint import Allocation
 
 Unit = tuple[RC, int]
@@ -56,7 +65,7 @@ def _maybe_defined(fn: Function) -> list[set[int]]:
     """Virtual registers written on some path from the entry to each block's start."""
     n = len(fn.blocks)
     preds = predecessors(fn)
-    succs = [successors(fn, i) for i in range(n)]
+    succs = all_successors(fn)
     gen = [
         {
             (r.v if isinstance(r, Part) else r).id

@@ -14,7 +14,18 @@ from __future__ import annotations
 from collections import deque
 
 from openptxas.ir.analysis import map_regs
-from openptxas.ir.core import RC, CBank, Function, Imm, Instr, Part, RegLike, VReg, successors
+from openptxas.ir.core import (
+    RC,
+    CBank,
+    Function,
+    Imm,
+    Instr,
+    Part,
+    RegLike,
+    VReg,
+    block_index,
+    successors,
+)
 from openptxas.ir.liveness import _call_sites, _sub_blocks, compute_liveness
 
 _OPS = frozenset({"LDC", "MOV"})
@@ -68,6 +79,7 @@ def remat_across_calls(fn: Function) -> int:
     across = 0
     after: set[int] = set()  # kernel blocks reached from a return site
     work = deque(r for _, r in calls.values())
+    index = block_index(fn)
     for _, r in calls.values():
         across |= lv.live_in[r]
     while work:
@@ -75,7 +87,7 @@ def remat_across_calls(fn: Function) -> int:
         if i in after or i in inside:
             continue
         after.add(i)
-        work.extend(successors(fn, i))
+        work.extend(successors(fn, i, index=index))
     added = 0
     for vid, (d, db, v) in sorted(_constant_defs(fn).items()):
         if not across >> vid & 1:

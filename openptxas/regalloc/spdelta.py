@@ -12,7 +12,7 @@ activation has its own) or the stack pointer is written otherwise than by a cons
 
 from __future__ import annotations
 
-from openptxas.ir.core import RZ, Function, Imm, Instr, Reg, successors
+from openptxas.ir.core import RZ, Function, Imm, Instr, Reg, block_index, successors
 
 
 def step(ins: Instr, delta: int, sp: Reg) -> int | None:
@@ -46,6 +46,7 @@ def stack_deltas(fn: Function, sp: Reg) -> list[int] | None:
         return []
     start[0] = 0
     work = [0]
+    index = block_index(fn)
     while work:
         i = work.pop()
         d = start[i]
@@ -55,7 +56,7 @@ def stack_deltas(fn: Function, sp: Reg) -> list[int] | None:
             if nd is None:
                 return None
             d = nd
-        for s in successors(fn, i):
+        for s in successors(fn, i, index=index):
             if start[s] is None:
                 start[s] = d
                 work.append(s)

@@ -37,6 +37,7 @@ from openptxas.ir.core import (
     Part,
     Reg,
     VReg,
+    block_index,
     successors,
 )
 from openptxas.ir.liveness import defs_mask
@@ -68,8 +69,9 @@ def loop_depths(fn: Function) -> list[int]:
     span it in layout order."""
     n = len(fn.blocks)
     depth = [0] * n
+    index = block_index(fn)
     for i in range(n):
-        for s in successors(fn, i):
+        for s in successors(fn, i, index=index):
             if s <= i:
                 for j in range(s, i + 1):
                     depth[j] += 1

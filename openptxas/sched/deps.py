@@ -199,16 +199,31 @@ def variable_estimate(ins: Instr) -> int:
     return _VARIABLE_ESTIMATE.get(ins.op, _VARIABLE_DEFAULT)
 
 
-def edge_latency(prod: Instr, cons: Instr, u: Unit, role: str, model: LatencyModel) -> int:
+def edge_latency(
+    prod: Instr,
+    cons: Instr,
+    u: Unit,
+    role: str,
+    model: LatencyModel,
+    written: list[Unit] | None = None,
+) -> int:
     """Cycles from ``prod``'s issue to ``cons`` reading its result word ``u`` as ``role``:
     the consumer's pipe and an upper result register may need more than the pooled latency
-    (LatencyModel.need)."""
+    (LatencyModel.need). ``written``: ``write_units(prod)``, when the caller has it."""
     if is_variable(prod, model):
         return variable_estimate(prod)
     k = lat_key(prod.op, prod.mods)
-    if is_upper(u, write_units(prod)):
+    if is_upper(u, write_units(prod) if written is None else written):
         k += UPPER
     return model.need(k, lat_key(cons.op, cons.mods), role)
+
+
+def reach(prod: Instr, model: LatencyModel) -> int:
+    """An upper bound of ``edge_latency(prod, ...)`` over every consumer, word and role."""
+    if is_variable(prod, model):
+        return variable_estimate(prod)
+    k = lat_key(prod.op, prod.mods)
+    return max(model.settled(k), model.settled(k + UPPER))
 
 
 def result_latency(ins: Instr, model: LatencyModel, role: str) -> int:
@@ -240,6 +255,18 @@ def _edge(nodes: list[Node], a: int, b: int, lat: int) -> None:
         nodes[b].preds[a] = lat
 
 
+def _unshadowed(ws: list[int], nodes: list[Node], model: LatencyModel) -> list[int]:
+    """The writers of a register word since its last unguarded write that may still bound a
+    later read, the newest last. Consecutive writers in the list are joined by output edges of
+    at least 1 cycle, so a later read is ordered after ``ws[p]`` by at least ``steps + 1``
+    cycles through the newest writer (``steps``: list positions between them); a writer whose
+    every edge to a read is no longer (``reach``) adds nothing the newest does not imply: the
+    same issue constraints and heights, and a list (and edge count) bounded by the longest
+    latency instead of growing with every guarded write (if-converted code: quadratic)."""
+    last = len(ws) - 1
+    return [w for p, w in enumerate(ws) if p == last or reach(nodes[w].ins, model) > last - p + 1]
+
+
 def build(instrs: list[Instr], target: SMInfo, fence: Instr | None = None) -> list[Node]:
     """The dependency graph of ``instrs`` (no FENCE among them), in their order; with
     ``fence``, the fence that ends the region as the last node, after every other."""
@@ -252,15 +279,17 @@ def build(instrs: list[Instr], target: SMInfo, fence: Instr | None = None) -> li
     reads_since: dict[Unit, list[int]] = {}  # readers since the last write
     last_ordered = -1
     loads_since: list[int] = []
+    wunits = [write_units(n.ins) for n in nodes]  # asked again for every edge from a writer
     for i, n in enumerate(nodes):
         ins = n.ins
-        writes = any(True for _ in ins.def_regs())
+        writes = any(True for _ in ins.def_regs())  # (a write of RZ too: wunits skip it)
         n.latency = result_latency(ins, model, "data") if writes else 1
         for u, role in read_roles(ins):
             for w in last_write.get(u, ()):
-                _edge(nodes, w, i, max(1, edge_latency(nodes[w].ins, ins, u, role, model)))
+                lat = edge_latency(nodes[w].ins, ins, u, role, model, wunits[w])
+                _edge(nodes, w, i, max(1, lat))
             reads_since.setdefault(u, []).append(i)
-        for u in write_units(ins):
+        for u in wunits[i]:
             for w in last_write.get(u, ()):
                 _edge(nodes, w, i, 1)
             for r in reads_since.pop(u, ()):
@@ -268,7 +297,10 @@ def build(instrs: list[Instr], target: SMInfo, fence: Instr | None = None) -> li
             if ins.guard is None:
                 last_write[u] = [i]
             else:
-                last_write.setdefault(u, []).append(i)
+                ws = last_write.setdefault(u, [])
+                ws.append(i)
+                if len(ws) > 2:
+                    last_write[u] = _unshadowed(ws, nodes, model)
         if n.kind is Kind.LOAD:
             if last_ordered >= 0:
                 _edge(nodes, last_ordered, i, 1)
