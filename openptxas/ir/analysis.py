@@ -176,16 +176,25 @@ def map_regs(
 def unchanged_since(block: list[Instr], defs: list[Instr], k: int, vids: set[int]) -> bool:
     """Every instruction of ``defs`` sits in ``block`` before position ``k`` and nothing between
     the first of them and ``k`` writes a register in ``vids``: those registers hold at ``k`` the
-    values they had at ``defs``."""
-    pos = [i for i, ins in enumerate(block[:k]) if any(ins is d for d in defs)]
-    if len(pos) != len(defs):
+    values they had at ``defs``.
+
+    Walks back from ``k`` (not forward from the block's start: passes ask this for every
+    candidate of a long block): a write met before the first of ``defs`` is found falls in
+    that range, or the defs are not all there; either way the answer is no."""
+    want = {id(d) for d in defs}
+    if len(want) != len(defs):
         return False
-    for ins in block[min(pos) + 1 : k]:
+    for i in range(min(k, len(block)) - 1, -1, -1):
+        ins = block[i]
+        if id(ins) in want:
+            want.discard(id(ins))
+            if not want:
+                return True  # the first of them: its own writes are before the range
         for r in ins.def_regs():
             v = r.v if isinstance(r, Part) else r
             if isinstance(v, VReg) and v.id in vids:
                 return False
-    return True
+    return False
 
 
 def word_writes(vid: int, sites: list[Instr]) -> dict[int, list[Instr]]:

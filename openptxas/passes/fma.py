@@ -45,6 +45,9 @@ def fma_contraction(fn: Function, ctx: PassContext) -> None:
             if isinstance(v, VReg):
                 users.setdefault(v.id, []).append(ins)
     for blk in fn.blocks:
+        # positions of the block's instructions (an add is looked up per multiply: a search
+        # of the block each time was quadratic in long blocks); rebuilt after an insertion
+        pos = {id(x): i for i, x in enumerate(blk.instrs)}
         for k, m in enumerate(blk.instrs):
             pair = _PAIRS.get(m.op)
             if pair is None or not m.contract or m.guard is not None:
@@ -62,7 +65,7 @@ def fma_contraction(fn: Function, ctx: PassContext) -> None:
             add_op, fma_op = pair
             if not uses or any(u.op != add_op or not u.contract for u in uses):
                 continue
-            sites = [_site(blk.instrs, k, m, u, d) for u in uses]
+            sites = [_site(blk.instrs, k, m, u, d, pos) for u in uses]
             if any(s is None for s in sites):
                 continue
             if any(_vid(_reg(x)) == d.id for x in m.srcs):
@@ -75,9 +78,8 @@ def fma_contraction(fn: Function, ctx: PassContext) -> None:
                 _fuse(m, u, s, fma_op)
                 if _const(u.srcs[1]) and _const(u.srcs[2]):
                     r = fn.new_vreg(d.rc, d.width)
-                    blk.instrs.insert(
-                        blk.instrs.index(u), Instr("MOV", (), [r], [u.srcs[1]], line=u.line)
-                    )
+                    blk.instrs.insert(pos[id(u)], Instr("MOV", (), [r], [u.srcs[1]], line=u.line))
+                    pos = {id(x): i for i, x in enumerate(blk.instrs)}
                     u.srcs[1] = r
                     a = u.srcs[0]
                     if isinstance(a, Src) and a.neg:  # ptxas negates the moved multiplier
@@ -106,13 +108,15 @@ def _vid(r: object) -> int | None:
     return v.id if isinstance(v, VReg) else None
 
 
-def _site(block: list[Instr], k: int, m: Instr, u: Instr, d: VReg) -> int | None:
-    """The source index of ``d`` in the add ``u`` when ``u`` can absorb the product ``m``."""
+def _site(
+    block: list[Instr], k: int, m: Instr, u: Instr, d: VReg, pos: dict[int, int]
+) -> int | None:
+    """The source index of ``d`` in the add ``u`` when ``u`` can absorb the product ``m``
+    (``pos``: the block's instructions' positions, by identity)."""
     if m.has_mod("FTZ") != u.has_mod("FTZ") or m.has_mod("BF16_V2") != u.has_mod("BF16_V2"):
         return None
-    try:
-        j = next(i for i, ins in enumerate(block) if ins is u)
-    except StopIteration:
+    j = pos.get(id(u))
+    if j is None:
         return None  # another block
     if j <= k:
         return None
