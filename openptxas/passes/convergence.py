@@ -77,7 +77,9 @@ def _barrier_registers(regions: list[tuple[int, int]]) -> dict[tuple[int, int], 
     clusters: list[list[tuple[int, int]]] = []
     end = -1
     for x in sorted(regions):
-        if not clusters or x[0] > end:
+        # a region starting where the others end is no neighbour: nesting needs a start
+        # strictly inside the other's range (consecutive loops: one's exit, the next's entry)
+        if not clusters or x[0] >= end:
             clusters.append([])
         clusters[-1].append(x)
         end = max(end, x[1])

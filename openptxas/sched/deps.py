@@ -199,27 +199,9 @@ def variable_estimate(ins: Instr) -> int:
     return _VARIABLE_ESTIMATE.get(ins.op, _VARIABLE_DEFAULT)
 
 
-def edge_latency(
-    prod: Instr,
-    cons: Instr,
-    u: Unit,
-    role: str,
-    model: LatencyModel,
-    written: list[Unit] | None = None,
-) -> int:
-    """Cycles from ``prod``'s issue to ``cons`` reading its result word ``u`` as ``role``:
-    the consumer's pipe and an upper result register may need more than the pooled latency
-    (LatencyModel.need). ``written``: ``write_units(prod)``, when the caller has it."""
-    if is_variable(prod, model):
-        return variable_estimate(prod)
-    k = lat_key(prod.op, prod.mods)
-    if is_upper(u, write_units(prod) if written is None else written):
-        k += UPPER
-    return model.need(k, lat_key(cons.op, cons.mods), role)
-
-
 def reach(prod: Instr, model: LatencyModel) -> int:
-    """An upper bound of ``edge_latency(prod, ...)`` over every consumer, word and role."""
+    """An upper bound of the latency of an edge from ``prod`` (``build``) over every
+    consumer, word and role."""
     if is_variable(prod, model):
         return variable_estimate(prod)
     k = lat_key(prod.op, prod.mods)
@@ -255,7 +237,7 @@ def _edge(nodes: list[Node], a: int, b: int, lat: int) -> None:
         nodes[b].preds[a] = lat
 
 
-def _unshadowed(ws: list[int], nodes: list[Node], model: LatencyModel) -> list[int]:
+def _unshadowed(ws: list[int], reaches: list[int]) -> list[int]:
     """The writers of a register word since its last unguarded write that may still bound a
     later read, the newest last. Consecutive writers in the list are joined by output edges of
     at least 1 cycle, so a later read is ordered after ``ws[p]`` by at least ``steps + 1``
@@ -264,7 +246,7 @@ def _unshadowed(ws: list[int], nodes: list[Node], model: LatencyModel) -> list[i
     same issue constraints and heights, and a list (and edge count) bounded by the longest
     latency instead of growing with every guarded write (if-converted code: quadratic)."""
     last = len(ws) - 1
-    return [w for p, w in enumerate(ws) if p == last or reach(nodes[w].ins, model) > last - p + 1]
+    return [w for p, w in enumerate(ws) if p == last or reaches[w] > last - p + 1]
 
 
 def build(instrs: list[Instr], target: SMInfo, fence: Instr | None = None) -> list[Node]:
@@ -279,14 +261,25 @@ def build(instrs: list[Instr], target: SMInfo, fence: Instr | None = None) -> li
     reads_since: dict[Unit, list[int]] = {}  # readers since the last write
     last_ordered = -1
     loads_since: list[int] = []
-    wunits = [write_units(n.ins) for n in nodes]  # asked again for every edge from a writer
+    # per node, what an edge from it needs of the producer: its written words, its estimate
+    # (variable latency) or latency class, and its ``reach``
+    wunits = [write_units(n.ins) for n in nodes]
+    est = [variable_estimate(n.ins) if is_variable(n.ins, model) else -1 for n in nodes]
+    keys = [lat_key(n.ins.op, n.ins.mods) for n in nodes]
+    reaches = [reach(n.ins, model) for n in nodes]
     for i, n in enumerate(nodes):
         ins = n.ins
         writes = any(True for _ in ins.def_regs())  # (a write of RZ too: wunits skip it)
         n.latency = result_latency(ins, model, "data") if writes else 1
         for u, role in read_roles(ins):
             for w in last_write.get(u, ()):
-                lat = edge_latency(nodes[w].ins, ins, u, role, model, wunits[w])
+                # cycles from w's issue to ins reading its word u as role: the estimate of a
+                # variable-latency producer, else the model's need for the reader's pipe and
+                # role, an upper result register needing more (LatencyModel.need)
+                lat = est[w]
+                if lat < 0:
+                    k = keys[w] + UPPER if is_upper(u, wunits[w]) else keys[w]
+                    lat = model.need(k, keys[i], role)
                 _edge(nodes, w, i, max(1, lat))
             reads_since.setdefault(u, []).append(i)
         for u in wunits[i]:
@@ -300,7 +293,7 @@ def build(instrs: list[Instr], target: SMInfo, fence: Instr | None = None) -> li
                 ws = last_write.setdefault(u, [])
                 ws.append(i)
                 if len(ws) > 2:
-                    last_write[u] = _unshadowed(ws, nodes, model)
+                    last_write[u] = _unshadowed(ws, reaches)
         if n.kind is Kind.LOAD:
             if last_ordered >= 0:
                 _edge(nodes, last_ordered, i, 1)
