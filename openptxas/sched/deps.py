@@ -199,13 +199,22 @@ def variable_estimate(ins: Instr) -> int:
     return _VARIABLE_ESTIMATE.get(ins.op, _VARIABLE_DEFAULT)
 
 
-def reach(prod: Instr, model: LatencyModel) -> int:
-    """An upper bound of the latency of an edge from ``prod`` (``build``) over every
-    consumer, word and role."""
+# The roles a read of a register word of each kind takes (``read_roles``): a predicate is read
+# as a guard or a predicate source, the others as data or an address.
+_PRED_ROLES = ("guard", "pred")
+_DATA_ROLES = ("data", "addr")
+
+
+def reach(prod: Instr, model: LatencyModel, u: Unit, written: list[Unit], pred: bool) -> int:
+    """An upper bound of the latency of an edge from ``prod`` (``build``) to any read of its
+    result word ``u`` (a predicate: ``pred``), by any consumer: the edges' own rule (an upper
+    word of a wider result, ``is_upper`` among ``written``, takes the upper class)."""
     if is_variable(prod, model):
         return variable_estimate(prod)
     k = lat_key(prod.op, prod.mods)
-    return max(model.settled(k), model.settled(k + UPPER))
+    if is_upper(u, written):
+        k += UPPER
+    return model.need_bound(k, _PRED_ROLES if pred else _DATA_ROLES)
 
 
 def result_latency(ins: Instr, model: LatencyModel, role: str) -> int:
@@ -237,6 +246,15 @@ def _edge(nodes: list[Node], a: int, b: int, lat: int) -> None:
         nodes[b].preds[a] = lat
 
 
+def _is_pred(u: Unit, vpred: set[int]) -> bool:
+    """Whether register word ``u`` is a predicate (physical: (class, index); virtual: ("v",
+    id, word))."""
+    assert isinstance(u, tuple)
+    if u[0] == "v":
+        return u[1] in vpred
+    return u[0] in (RC.P, RC.UP)
+
+
 def _unshadowed(ws: list[int], reaches: list[int]) -> list[int]:
     """The writers of a register word since its last unguarded write that may still bound a
     later read, the newest last. Consecutive writers in the list are joined by output edges of
@@ -246,7 +264,7 @@ def _unshadowed(ws: list[int], reaches: list[int]) -> list[int]:
     same issue constraints and heights, and a list (and edge count) bounded by the longest
     latency instead of growing with every guarded write (if-converted code: quadratic)."""
     last = len(ws) - 1
-    return [w for p, w in enumerate(ws) if p == last or reaches[w] > last - p + 1]
+    return [w for p, w in enumerate(ws) if p == last or reaches[p] > last - p + 1]
 
 
 def build(instrs: list[Instr], target: SMInfo, fence: Instr | None = None) -> list[Node]:
@@ -262,11 +280,16 @@ def build(instrs: list[Instr], target: SMInfo, fence: Instr | None = None) -> li
     last_ordered = -1
     loads_since: list[int] = []
     # per node, what an edge from it needs of the producer: its written words, its estimate
-    # (variable latency) or latency class, and its ``reach``
+    # (variable latency) or latency class
     wunits = [write_units(n.ins) for n in nodes]
     est = [variable_estimate(n.ins) if is_variable(n.ins, model) else -1 for n in nodes]
     keys = [lat_key(n.ins.op, n.ins.mods) for n in nodes]
-    reaches = [reach(n.ins, model) for n in nodes]
+    vpred = {  # virtual predicate registers written here (a virtual unit names no class)
+        v.id
+        for n in nodes
+        for r in n.ins.def_regs()
+        if isinstance(v := r.v if isinstance(r, Part) else r, VReg) and v.rc in (RC.P, RC.UP)
+    }
     for i, n in enumerate(nodes):
         ins = n.ins
         writes = any(True for _ in ins.def_regs())  # (a write of RZ too: wunits skip it)
@@ -293,7 +316,10 @@ def build(instrs: list[Instr], target: SMInfo, fence: Instr | None = None) -> li
                 ws = last_write.setdefault(u, [])
                 ws.append(i)
                 if len(ws) > 2:
-                    last_write[u] = _unshadowed(ws, reaches)
+                    pred = _is_pred(u, vpred)
+                    last_write[u] = _unshadowed(
+                        ws, [reach(nodes[w].ins, model, u, wunits[w], pred) for w in ws]
+                    )
         if n.kind is Kind.LOAD:
             if last_ordered >= 0:
                 _edge(nodes, last_ordered, i, 1)

@@ -266,6 +266,24 @@ class LatencyModel:
     def _settled(self) -> dict[str, int]:
         return {}
 
+    def need_bound(self, producer: str, roles: tuple[str, ...]) -> int:
+        """An upper bound of ``need(producer, consumer, role)`` over every consumer and every
+        role of ``roles`` (what the scheduler's graph may drop an edge against)."""
+        key = (producer, roles)
+        got = self._need_bounds.get(key)
+        if got is None:
+            base, level = producer.removesuffix(UPPER), self.level(producer)
+            got = max(self._need(base, r) for r in roles)
+            for (lv, _c, r), e in self.cross.items():
+                if lv == level and r in roles and _enough(e):
+                    got = max(got, e.cycles)
+            self._need_bounds[key] = got
+        return got
+
+    @functools.cached_property
+    def _need_bounds(self) -> dict[tuple[str, tuple[str, ...]], int]:
+        return {}
+
     def _strong(self, e: Evidence) -> bool:
         return e.at_min >= self.strong_sites and e.kernels_at_min >= self.strong_kernels
 
