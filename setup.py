@@ -122,5 +122,17 @@ class BuildExt(build_ext):
         (top / "openptxas" / MANIFEST).write_text(json.dumps(digests, indent=1, sort_keys=True))
 
 
-ext_modules = _extensions() if BUILDING and _wanted() else []
+def _ext_modules() -> list[Any]:
+    if not (BUILDING and _wanted()):
+        return []
+    try:
+        return _extensions()
+    except (Exception, SystemExit) as exc:  # mypyc's type check or code generation
+        if MODE != "auto":
+            raise
+        _say(f"building pure Python: mypyc failed ({exc})")
+        return []
+
+
+ext_modules = _ext_modules()
 setup(ext_modules=ext_modules, cmdclass={"build_ext": BuildExt})
