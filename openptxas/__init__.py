@@ -19,6 +19,12 @@ __version__ = "0.1.0"
 PTXAS_RELEASE = "13.0"
 PTXAS_VERSION = "V13.0.88"
 
+# A compiled build (mypyc) runs compiled unless asked not to or stale: decided here, before any
+# compiled module is imported (openptxas/compiled.py).
+from openptxas import compiled as _compiled  # noqa: E402
+
+_compiled.select()
+
 
 def compile(
     ptx_text: str,

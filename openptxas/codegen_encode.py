@@ -291,5 +291,5 @@ def _encode(ins: Instr, fam: Family, conv: _Operands, at: int, fname: str) -> in
     mods = tuple(t for m in ins.mods for t in m.split("."))
     try:
         return encode_printed(fam, ins.op, mods, ops, guard, _control(ins.ctrl), at).word
-    except EncodingError as exc:
-        raise InternalError(f"codegen: {fname}: cannot encode '{ins}' at {at:#x}: {exc}") from None
+    except EncodingError as err:  # (not ``exc`` again: mypyc gives a name one type per function)
+        raise InternalError(f"codegen: {fname}: cannot encode '{ins}' at {at:#x}: {err}") from None

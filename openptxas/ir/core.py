@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import IntEnum
+from typing import Any
 
 
 class RC(IntEnum):
@@ -43,6 +44,12 @@ class RC(IntEnum):
 _RC_PREFIX = {RC.R: "R", RC.UR: "UR", RC.P: "P", RC.UP: "UP", RC.B: "B"}
 
 
+def _reduce(obj: Any) -> tuple[Any, tuple[Any, ...]]:
+    """How copy, deepcopy and pickle rebuild a frozen IR value: through its constructor. (Compiled
+    with mypyc, the default way sets the fields one by one, which a frozen class refuses.)"""
+    return (type(obj), tuple(getattr(obj, f.name) for f in fields(obj)))
+
+
 @dataclass(frozen=True, slots=True, order=True)
 class VReg:
     """A virtual register. ``width`` counts 32-bit registers (predicates: always 1)."""
@@ -66,6 +73,9 @@ class VReg:
     def hi(self) -> Part:
         return Part(self, 1)
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return _reduce(self)
+
 
 @dataclass(frozen=True, slots=True, order=True)
 class Part:
@@ -77,6 +87,9 @@ class Part:
 
     def __str__(self) -> str:
         return f"{self.v}.{self.k}" if self.n == 1 else f"{self.v}.{self.k}:{self.k + self.n}"
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return _reduce(self)
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -96,6 +109,9 @@ class Reg:
         if self.rc in (RC.P, RC.UP) and self.index == 7:
             return f"{self.rc.prefix}T"
         return f"{self.rc.prefix}{self.index}"
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return _reduce(self)
 
 
 # The zero registers. Like the ISA model (``openptxas.isa.model.ZERO_INDEX``), the IR writes
@@ -153,6 +169,9 @@ class Src:
             s = ("!" if reg_class(self.x).is_pred else "~") + s
         return s
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return _reduce(self)
+
 
 class ImmKind(IntEnum):
     INT = 0  # printed in hex
@@ -174,6 +193,9 @@ class Imm:
             return hex(v) if v < 0x80000000 else f"-{hex(0x100000000 - v)}"
         return f"{self.kind.name.lower()}:{self.value:#x}"
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return _reduce(self)
+
 
 @dataclass(frozen=True, slots=True)
 class CBank:
@@ -186,6 +208,9 @@ class CBank:
     def __str__(self) -> str:
         inner = f"{self.reg}+{self.offset:#x}" if self.reg is not None else f"{self.offset:#x}"
         return f"c[{self.bank:#x}][{inner}]"
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return _reduce(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +241,9 @@ class Addr:
         s = "[" + "+".join(parts) + "]"
         return f"desc[{self.desc}]{s}" if self.desc is not None else s
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return _reduce(self)
+
 
 @dataclass(frozen=True, slots=True)
 class SReg:
@@ -226,6 +254,9 @@ class SReg:
     def __str__(self) -> str:
         return self.name
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return _reduce(self)
+
 
 @dataclass(frozen=True, slots=True)
 class Label:
@@ -235,6 +266,9 @@ class Label:
 
     def __str__(self) -> str:
         return f"`({self.block})"
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return _reduce(self)
 
 
 Operand = VReg | Part | Reg | Src | Imm | CBank | Addr | SReg | Label
@@ -281,6 +315,9 @@ class Guard:
 
     def __str__(self) -> str:
         return f"@{'!' if self.inv else ''}{self.pred}"
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return _reduce(self)
 
 
 @dataclass(slots=True)

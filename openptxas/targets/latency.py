@@ -135,10 +135,31 @@ class LatencyModel:
     # (sm_90_war.toml, scripts/war_mine.py)
     war: Mapping[tuple[str, str], tuple[int, int]] = field(default_factory=dict)
 
-    @functools.cached_property
+    # Memo tables, filled on first use. Fields, not functools.cached_property: mypyc compiles a
+    # cached_property into a plain property (a compiled class has no instance __dict__), which
+    # would recompute the value, and start an empty memo, on every access.
+    # need() is asked for every operand of every instruction in every control-code pass
+    _needs: dict[tuple[str, str, str], int] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    _settled: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _need_bounds: dict[tuple[str, tuple[str, ...]], int] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    _bounds: dict[tuple[str, str], int | None] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    _derived: dict[str, frozenset[str]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+
+    @property
     def war_readers(self) -> frozenset[str]:
         """The reader classes with a write-after-read distance (the others need no tracking)."""
-        return frozenset(r for r, _w in self.war)
+        got = self._derived.get("war_readers")
+        if got is None:
+            got = self._derived["war_readers"] = frozenset(r for r, _w in self.war)
+        return got
 
     def reads_at_issue(self, opcode: str) -> bool:
         """A fixed-latency reader (no write or read scoreboard releases its sources): the
@@ -187,9 +208,12 @@ class LatencyModel:
             return self.pipe_latency.get((pipe, role))
         return self.classes.get((producer, role))
 
-    @functools.cached_property
+    @property
     def _pipe_names(self) -> frozenset[str]:
-        return frozenset(p for p, _r in self.pipe_latency)
+        got = self._derived.get("pipe_names")
+        if got is None:
+            got = self._derived["pipe_names"] = frozenset(p for p, _r in self.pipe_latency)
+        return got
 
     def need(self, producer: str, consumer: str, role: str) -> int:
         """Cycles from ``producer``'s issue to a ``consumer`` reading its result as ``role``.
@@ -207,11 +231,6 @@ class LatencyModel:
                 got = max(got, x.cycles)
             self._needs[key] = got
         return got
-
-    @functools.cached_property
-    def _needs(self) -> dict[tuple[str, str, str], int]:
-        # need() is asked for every operand of every instruction in every control-code pass
-        return {}
 
     def _crossing(self, producer: str, consumer: str, role: str) -> Evidence | None:
         """The evidence for ``producer``'s pipe read by ``consumer``'s pipe (the upper result
@@ -262,10 +281,6 @@ class LatencyModel:
             self._settled[producer] = got
         return got
 
-    @functools.cached_property
-    def _settled(self) -> dict[str, int]:
-        return {}
-
     def need_bound(self, producer: str, roles: tuple[str, ...]) -> int:
         """An upper bound of ``need(producer, consumer, role)`` over every consumer and every
         role of ``roles`` (what the scheduler's graph may drop an edge against)."""
@@ -279,10 +294,6 @@ class LatencyModel:
                     got = max(got, e.cycles)
             self._need_bounds[key] = got
         return got
-
-    @functools.cached_property
-    def _need_bounds(self) -> dict[tuple[str, tuple[str, ...]], int]:
-        return {}
 
     def _strong(self, e: Evidence) -> bool:
         return e.at_min >= self.strong_sites and e.kernels_at_min >= self.strong_kernels
@@ -307,10 +318,6 @@ class LatencyModel:
             ):
                 b = max(b, x.cycles)
         return b
-
-    @functools.cached_property
-    def _bounds(self) -> dict[tuple[str, str], int | None]:
-        return {}
 
     def _bound(self, producer: str, role: str) -> int | None:
         if role == "acc":

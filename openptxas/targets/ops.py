@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from openptxas.isa.family import Family, load_family
 from openptxas.isa.model import RegFile
@@ -91,10 +91,14 @@ class OpProperties:
     """The operation properties of one ISA family (``load_op_properties(family)``)."""
 
     family: Family
-
-    @functools.cached_property
-    def _slot_cache(self) -> dict[str, Slots]:
-        return {}
+    # Memo tables per opcode. Fields, not functools.cached_property: mypyc compiles a
+    # cached_property into a plain property (no instance __dict__), a fresh empty memo per access.
+    _slot_cache: dict[str, Slots] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    _memory_cache: dict[str, bool] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def slots(self, opcode: str) -> Slots:
         """The variable source slots of ``opcode`` (none for an opcode without such forms).
@@ -164,10 +168,6 @@ class OpProperties:
                 for o in f.operands
             )
         return got
-
-    @functools.cached_property
-    def _memory_cache(self) -> dict[str, bool]:
-        return {}
 
     def mem_offset_bits(self, opcode: str) -> tuple[int, ...]:
         """Width of the signed immediate offset of each of ``opcode``'s address operands, in
