@@ -125,7 +125,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     results: list[FileResult] = []
     t0 = time.monotonic()
     failed = 0
-    with ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
+    from openptxas.cli import tune_gc
+
+    with ProcessPoolExecutor(max_workers=max(1, jobs), initializer=tune_gc) as pool:
         futs = [pool.submit(compile_file, f, ptxas_args, out_dir) for f in files]
         for fut in as_completed(futs):
             r = fut.result()
