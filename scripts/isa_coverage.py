@@ -7,6 +7,7 @@ as ``desc[UR][R+imm]``), operand modifiers and guard dropped.
 
     python scripts/isa_coverage.py [--markdown] [--missing]
     python scripts/isa_coverage.py --public [--jobs 2] [--show 30] [--dump FILE]
+    python scripts/isa_coverage.py --public --family sm80 [--targets sm_80,sm_86] [--root DIR]
 
 Reads scripts/isa_data/sm90_observed.tsv.gz (every distinct word ptxas emitted for the corpus and
 the probe programs, with its count) and decodes it with the committed table; reports distinct
@@ -19,7 +20,10 @@ non-duplicate sm_90/sm_90a cubin listed in ``manifest.json`` of ``$OPENPTXAS_PUB
 decoded with the committed table, listed as ``openptxas-sass dis`` lists it and re-encoded, and
 compared with ``nvdisasm -hex -c`` (through the oracle cache): instructions decoded, re-encoded
 bit-exactly, listed identically; the failures grouped by opcode (``--show`` of them with an
-example), and with ``--dump`` every distinct failing word with nvdisasm's text.
+example), and with ``--dump`` every distinct failing word with nvdisasm's text. For another family
+(``--family sm80``) the corpus is the public corpus rebuilt for its targets by
+``scripts/corpus_retarget.py`` (``$OPENPTXAS_RETARGET_CORPUS``, default
+``.cache/public-corpus-retarget``); each cubin is decoded with its target's family.
 """
 
 from __future__ import annotations
@@ -81,25 +85,44 @@ def public_root() -> Path:
     return Path(env) if env else REPO / ".cache" / "public-corpus"
 
 
-def public_cubins(root: Path) -> list[tuple[str, Path]]:
-    """(entry id, cubin path) of every built, non-duplicate sm_90/sm_90a manifest entry."""
+# the targets of each family's public corpus (sm90: the public corpus itself; others: rebuilt
+# from its sm_90 PTX by scripts/corpus_retarget.py)
+FAMILY_TARGETS = {
+    "sm90": ("sm_90", "sm_90a"),
+    "sm80": ("sm_80", "sm_86"),
+    "sm89": ("sm_89",),
+    "sm75": ("sm_75",),
+}
+
+
+def retarget_root() -> Path:
+    env = os.environ.get("OPENPTXAS_RETARGET_CORPUS")
+    return Path(env) if env else REPO / ".cache" / "public-corpus-retarget"
+
+
+def public_cubins(
+    root: Path, targets: tuple[str, ...] = ("sm_90", "sm_90a")
+) -> list[tuple[str, Path]]:
+    """(entry id, cubin path) of every built, non-duplicate manifest entry of ``targets``."""
     manifest = json.loads((root / "manifest.json").read_text())
     out = []
     for e in manifest["entries"]:
         if e.get("status") != "ok" or e.get("duplicate_of"):
             continue
-        if e.get("target") not in ("sm_90", "sm_90a"):
+        if e.get("target") not in targets:
             continue
         out.append((str(e["id"]), root / str(e["cubin"])))
     return out
 
 
-def sweep_public(root: Path, jobs: int, show: int, dump: str | None) -> int:
+def sweep_public(
+    root: Path, jobs: int, show: int, dump: str | None, targets: tuple[str, ...]
+) -> int:
     """Decode, re-encode and list every cubin of the public corpus; compare with nvdisasm."""
     from openptxas.testing.oracle import Oracle
     from openptxas.testing.sass_check import CubinCheck, compare_cubin
 
-    cubins = public_cubins(root)
+    cubins = public_cubins(root, targets)
     oracle = Oracle()
 
     def one(item: tuple[str, Path]) -> tuple[str, CubinCheck | str]:
@@ -140,7 +163,7 @@ def sweep_public(root: Path, jobs: int, show: int, dump: str | None) -> int:
     def pct(k: int) -> str:
         return f"{100 * k / n:.4f}%" if n else "-"
 
-    print(f"public corpus: {root}")
+    print(f"public corpus: {root} ({', '.join(targets)})")
     print(f"cubins: {len(cubins)} ({len(bad_cubins)} with a difference, {len(errors)} unreadable)")
     print(f"instructions: {n}")
     print(f"decoded: {dec} ({pct(dec)}); undecoded: {n - dec}")
@@ -172,9 +195,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=2, help="nvdisasm runs at once (--public)")
     ap.add_argument("--show", type=int, default=30, help="failure classes to list (--public)")
     ap.add_argument("--dump", help="write every failing word to this file (--public)")
+    ap.add_argument("--targets", help="targets to sweep (--public; default: the family's)")
+    ap.add_argument("--root", type=Path, help="corpus location (--public)")
     args = ap.parse_args(argv)
     if args.public:
-        return sweep_public(public_root(), args.jobs, args.show, args.dump)
+        targets = tuple(args.targets.split(",")) if args.targets else FAMILY_TARGETS[args.family]
+        root = args.root or (public_root() if args.family == "sm90" else retarget_root())
+        return sweep_public(root, args.jobs, args.show, args.dump, targets)
     fam = load_family(args.family)
     forms: Counter[str] = Counter()
     opcodes: Counter[str] = Counter()

@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
 """Collect the SASS that ptxas 13.0.88 emits, as (instruction word, nvdisasm text) pairs.
 
-Sources: every kernel of the corpus (tests/kernels) built by the oracle harness for sm_90 and
-sm_90a, plus the ISA probe programs in scripts/isa_src (*.cu through nvcc, *.ptx directly; a
-``// targets: sm_90a`` line restricts the targets, ``// nvcc-flags: ...`` adds nvcc flags).
+Sources: every kernel of the corpus (tests/kernels) built by the oracle harness for the family's
+targets (sm90: sm_90 and sm_90a; sm80: sm_80 and sm_86), plus the ISA probe programs in
+scripts/isa_src (*.cu through nvcc, *.ptx directly; a ``// targets: sm_90a`` line restricts the
+targets, ``// nvcc-flags: ...`` adds nvcc flags; a probe whose targets are all outside the
+family is not built for it, and one ptxas refuses for a target is skipped with a warning).
 
 Writes scripts/isa_data/<family>_observed.tsv.gz (gzip, reproducible): one line per distinct
-128-bit word,
-``<word hex> <count> <raw text>`` where the raw text is what ``nvdisasm -b SM90`` prints for the
-word at byte address 0 (branch targets as addresses). It is the learning input of
-scripts/isa_learn.py and the tool-free golden data of tests/isa.
+128-bit word, ``<word hex> <count> <raw text>`` where the raw text is what ``nvdisasm -b <arch>``
+(the family's learning architecture, isa_learn.FAMILY_ARCH) prints for the word at byte address
+0 (branch targets as addresses). It is the learning input of scripts/isa_learn.py and the
+tool-free golden data of tests/isa.
 
-Usage: python scripts/isa_harvest.py [--jobs N]
+Usage: python scripts/isa_harvest.py [--jobs N] [--family sm90|sm80]
 """
 
 from __future__ import annotations
@@ -35,29 +37,35 @@ from openptxas.testing.oracle import BuildResult, Oracle, OracleError
 REPO = Path(__file__).resolve().parents[1]
 SRC = REPO / "scripts" / "isa_src"
 DATA = REPO / "scripts" / "isa_data"
-TARGETS = ("sm_90", "sm_90a")
+# the targets each family's words are harvested from (their nvdisasm texts must agree: sm_86
+# prints every sm_80 word as sm_80 does and adds I2FP, scripts/isa_family_diff.py)
+FAMILY_TARGETS = {
+    "sm90": ("sm_90", "sm_90a"),
+    "sm80": ("sm_80", "sm_86"),
+    "sm89": ("sm_89",),
+    "sm75": ("sm_75",),
+}
 
 
-def _directives(path: Path) -> tuple[list[str], list[str]]:
+def _directives(path: Path, family_targets: tuple[str, ...]) -> tuple[list[str], list[str]]:
     text = path.read_text()
-    targets = list(TARGETS)
+    targets = list(family_targets)
     flags: list[str] = []
     if m := re.search(r"^//\s*targets:\s*(.+)$", text, re.M):
-        targets = m.group(1).split()
+        targets = [t for t in m.group(1).split() if t in family_targets]
     if m := re.search(r"^//\s*nvcc-flags:\s*(.+)$", text, re.M):
         flags = m.group(1).split()
     return targets, flags
 
 
-def build_all(oracle: Oracle, jobs: int) -> list[BuildResult]:
+def build_all(oracle: Oracle, jobs: int, targets: tuple[str, ...]) -> list[BuildResult]:
     work: list[tuple[str, object, str]] = []
     for ks in discover():
-        for t in TARGETS:
+        for t in targets:
             if ks.compiles_for(t):
                 work.append(("kernel", ks, t))
     for path in sorted(SRC.glob("*.cu")) + sorted(SRC.glob("*.ptx")):
-        targets, _ = _directives(path)
-        for t in targets:
+        for t in _directives(path, targets)[0]:
             work.append(("src", path, t))
 
     def run(item: tuple[str, object, str]) -> BuildResult | None:
@@ -67,7 +75,7 @@ def build_all(oracle: Oracle, jobs: int) -> list[BuildResult]:
                 return oracle.build_kernel(obj, target)  # type: ignore[arg-type]
             path = obj
             assert isinstance(path, Path)
-            _, flags = _directives(path)
+            _, flags = _directives(path, targets)
             if path.suffix == ".cu":
                 ptx = oracle.cu_to_ptx(path, target, flags, subject=path.name)
             else:
@@ -94,7 +102,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--family", default="sm90")
     args = ap.parse_args(argv)
-    builds = build_all(Oracle(), args.jobs)
+    from isa_learn import FAMILY_ARCH
+
+    targets = FAMILY_TARGETS[args.family]
+    builds = build_all(Oracle(), args.jobs, targets)
     counts: collections.Counter[int] = collections.Counter()
     for b in builds:
         for instrs in b.sass().values():
@@ -104,18 +115,17 @@ def main(argv: list[str] | None = None) -> int:
     # Each word at address 0: decode one-word-per-slot batches at a fixed address by giving
     # every word its own copy of the address space is impossible, so decode in place and keep
     # only words whose text does not depend on the address (checked by decoding twice).
-    dis = RawDisasm()
+    dis = RawDisasm(FAMILY_ARCH[args.family])
     texts = _texts_at_zero(dis, words)
     DATA.mkdir(parents=True, exist_ok=True)
     out = DATA / f"{args.family}_observed.tsv.gz"
     lines = [f"{w:032x}\t{counts[w]}\t{texts[w] if texts[w] is not None else '?'}" for w in words]
     text = (
-        "# Generated by scripts/isa_harvest.py: distinct sm_90/sm_90a instruction words\n"
+        f"# Generated by scripts/isa_harvest.py: distinct {'/'.join(targets)} instruction words\n"
         "# emitted by"
         " ptxas 13.0.88 for the corpus and scripts/isa_src, with nvdisasm 13.2.86's text\n"
-        "# (-b SM90, word at address 0). Columns: word (hex, high word first), count, text.\n"
-        + "\n".join(lines)
-        + "\n"
+        f"# (-b {FAMILY_ARCH[args.family]}, word at address 0)."
+        " Columns: word (hex, high word first), count, text.\n" + "\n".join(lines) + "\n"
     )
     out.write_bytes(gzip.compress(text.encode(), compresslevel=9, mtime=0))
     nbad = sum(1 for w in words if texts[w] is None)

@@ -72,7 +72,22 @@ INPUTS = ("scripts/isa_learn.py", "scripts/isa_norm.py", "scripts/isa_hints.py")
 # Probing
 
 
-FAMILY_ARCH = {"sm90": "SM90", "sm100": "SM100", "sm80": "SM80", "sm120": "SM120"}
+# nvdisasm's architecture each family is learned and checked with. sm80 (sm_80/86/87/88) is
+# learned with SM86: it prints every sm_80 word as SM80 does and also reads sm_86's I2FP, which
+# SM80 rejects (scripts/isa_family_diff.py), so one table serves the family.
+FAMILY_ARCH = {"sm90": "SM90", "sm100": "SM100", "sm80": "SM86", "sm120": "SM120"}
+# the targets a family's table serves (its module docstring)
+FAMILY_TARGETS = {
+    "sm90": "sm_90, sm_90a",
+    "sm80": "sm_80, sm_86, sm_87, sm_88",
+    "sm89": "sm_89",
+    "sm75": "sm_75",
+}
+FAMILY_ARCH.update(sm89="SM89", sm75="SM75")
+# Families learned as their base's rows plus differences (``learn_derived``): sm_89 prints every
+# word as sm_86 does except F2FP's conversion types (F2FP.F16.F32.PACK_AB for F2FP.PACK_AB) and
+# the FP8 conversions it adds (scripts/isa_family_diff.py).
+FAMILY_BASE = {"sm89": "sm80"}
 
 
 class Prober:
@@ -766,6 +781,7 @@ def learn_row(word: int, name: str) -> Step[Row]:
         exclude |= flags  # a bit that switches an operand on: keep the original's value
     else:
         raise LearnError("cannot make the hidden operands visible")
+    yield from _probe_reuse(an)
     for (op, _key), a in an.attrs.items():
         if any(appeared >> b & 1 for b, _, _ in a.flips):
             an.optional.add(op)
@@ -801,8 +817,9 @@ def learn_row(word: int, name: str) -> Step[Row]:
         used |= bits_mask(to_bits(g.bits))
     guard_mask = 0xF << 12 if has_guard else 0
     mask = ((1 << 105) - 1) & ~used & ~guard_mask
-    if 125 in an.fixed:  # a candidate loose bit (below); never kept fixed
-        mask |= 1 << 125
+    reuse_silent = [b for b in (122, 123, 124, 125) if b in an.fixed]
+    for b in reuse_silent:  # candidate loose bits (below); never kept fixed
+        mask |= 1 << b
     flags: dict[str, Any] = {}
     if not has_guard:
         flags["guard"] = ""
@@ -833,12 +850,16 @@ def learn_row(word: int, name: str) -> Step[Row]:
     silent = tuple(
         b
         for b, nb in zip(FLIP_BITS, variants, strict=True)
-        if (b < 105 or b == 125) and b in an.fixed and nb is not None and nb.text == n0.text
+        if (b < 105 or b in reuse_silent)
+        and b in an.fixed
+        and nb is not None
+        and nb.text == n0.text
     )
     row = Row(name, n0.opcode, mask, rep & mask, mods, operands, flags, rep, layout, silent)
     yield from _loosen(row)
-    row.mask &= ~(1 << 125)  # not loose: must be 0, as every bit no field or mask covers
-    row.value &= ~(1 << 125)
+    for b in reuse_silent:  # not loose: must be 0, as every bit no field or mask covers
+        row.mask &= ~(1 << b)
+        row.value &= ~(1 << b)
     yield from _split_signed(row)
     aliases = isa_hints.ALIASES.get(n0.opcode)
     if aliases:
@@ -854,6 +875,41 @@ def learn_row(word: int, name: str) -> Step[Row]:
     elif zsb is not None and zsb.text.endswith(" ;"):
         row.flags["semi0"] = "sb"
     return row
+
+
+def _shows_reuse(word: int) -> int:
+    """``word`` with a control field under which nvdisasm prints ``.reuse``: bit 109 set, and a
+    stall of 1 (nvdisasm rejects bit 109 with stall 0 and with stalls 12-15)."""
+    return (word & ~(0xF << 105)) | 1 << 105 | 1 << 109
+
+
+def _probe_reuse(an: Analysis) -> Step[None]:
+    """nvdisasm prints ``.reuse`` only when the yield bit (109) is 1: a representative that may
+    yield shows no effect of its reuse bits (sm_80's ``MOV R5, R3.reuse`` was learned from a
+    yielding MOV). Flip the reuse bits that showed nothing again with bit 109 set; a flip that
+    adds ``.reuse`` to one operand is that operand's reuse bit."""
+    seen = an.fixed | an.mods | an.guard | {b for a in an.attrs.values() for b, _, _ in a.flips}
+    cand = [b for b in (122, 123, 124) if b not in seen]
+    # a reuse bit no operand shows is silent, like bit 125 (ptxas sets them on TEX.SCR.B.LL,
+    # which prints no .reuse): fixed here, loose if nvdisasm ignores it (_loosen)
+    an.fixed.update(cand)
+    if an.rep >> 109 & 1 or not cand:
+        return
+    base = _shows_reuse(an.rep)
+    n_base, *variants = yield [base, *(base ^ (1 << b) for b in cand)]
+    if n_base is None:
+        return
+    for b, nb in zip(cand, variants, strict=True):
+        if nb is None or nb.mods != n_base.mods or nb.shape != n_base.shape:
+            continue
+        diffs = [i for i in range(len(nb.ops)) if nb.ops[i] != n_base.ops[i]]
+        if len(diffs) != 1:
+            continue
+        d0, d1 = n_base.op(diffs[0]), nb.op(diffs[0])
+        keys = [k for k in d0 if d0[k] != d1.get(k)]
+        if len(keys) == 1 and keys[0].endswith("reuse"):
+            _add_attr(an, diffs[0], keys[0], b, d0[keys[0]], d1[keys[0]])
+            an.fixed.discard(b)
 
 
 LOOSE_SAMPLES = 8  # random encodings (besides the representative) each silent bit is flipped on
@@ -873,6 +929,8 @@ def _loosen(row: Row) -> Step[None]:
     form = row.form()
     rng = random.Random(row.rep)
     ctl = row.rep & CTRL_KEEP & ~(0xF << 122)
+    if any(b >= 122 for b in cands):
+        ctl = _shows_reuse(ctl)  # a reuse flag must be able to show to be found loose
     bases = [row.rep] + [random_word(form, rng, ctl) for _ in range(LOOSE_SAMPLES)]
     words = [w ^ (1 << b) if b >= 0 else w for w in bases for b in (-1, *cands)]
     got = yield words
@@ -893,7 +951,7 @@ def _loosen(row: Row) -> Step[None]:
         row.mask &= ~loose
         row.value &= ~loose
         # the encoder's value: the representative's, but never a reuse flag (bit 125)
-        row.flags["loose"] = (loose, row.rep & loose & ~(1 << 125))
+        row.flags["loose"] = (loose, row.rep & loose & ~(0xF << 122))
 
 
 def _split_signed(row: Row) -> Step[None]:
@@ -1271,6 +1329,15 @@ def _operand_literal(an: Analysis, i: int) -> Step[dict[str, Any]]:
                 lit["bank"] = to_bits(order)
             else:
                 lit["const_bank"] = d0["bank"]
+            # -|c[0x0][0x10]|, ~c[..]: negation, absolute-value, complement bits (sm_80's IADD3)
+            for key in ("neg", "abs", "not"):
+                a = an.attrs.get((i, key))
+                if a is not None:
+                    if len(a.flips) != 1:
+                        raise LearnError(f"{key} of operand {i} spans {len(a.flips)} bits")
+                    lit[key] = a.flips[0][0]
+                elif d0.get(key):
+                    raise LearnError(f"operand {i} has a fixed {key}")
     elif k in ("sreg", "kw", "list"):
         a = an.attrs.get((i, "name"))
         kind = {"sreg": "sreg", "kw": "keyword", "list": "list"}[k]
@@ -1453,6 +1520,9 @@ def _literal_bits(o: dict[str, Any]) -> int:
     if "num" in o:
         m |= bits_mask(o["num"]["bits"])
     m |= bits_mask(o.get("bank", ())) | bits_mask(o.get("enum", ()))
+    for key in ("neg", "abs", "not"):
+        if key in o:
+            m |= 1 << o[key]
     return m
 
 
@@ -1903,7 +1973,8 @@ def _cover(
 def inputs_digest(family: str = "sm90") -> str:
     """A hash of everything the table is generated from (scripts and observed words)."""
     h = hashlib.sha256()
-    for rel in (*INPUTS, f"scripts/isa_data/{family}_observed.tsv.gz"):
+    extra = [f"openptxas/isa/tables/{FAMILY_BASE[family]}.py"] if family in FAMILY_BASE else []
+    for rel in (*INPUTS, f"scripts/isa_data/{family}_observed.tsv.gz", *extra):
         h.update(rel.encode())
         h.update((REPO / rel).read_bytes())
     return h.hexdigest()
@@ -1956,13 +2027,15 @@ def emit(rows: list[Row], family: str = "sm90", obs: Sequence[Obs] = ()) -> Path
     rows = table_order(rows, obs)
     body = pprint.pformat(tuple(r.literal() for r in rows), width=100, sort_dicts=False)
     path = TABLES / f"{family}.py"
+    opt = "" if family == "sm90" else f" --family {family}"
     path.write_text(
-        f'"""SASS instruction table for {family} (sm_90, sm_90a).\n\n'
+        f'"""SASS instruction table for {family} ({FAMILY_TARGETS[family]}).\n\n'
         "GENERATED by scripts/isa_learn.py from scripts/isa_data/"
-        f"{family}_observed.tsv.gz and nvdisasm 13.2.86;\n"
+        f"{family}_observed.tsv.gz and nvdisasm 13.2.86"
+        f"{'' if family == 'sm90' else chr(10) + '(-b ' + FAMILY_ARCH[family] + ')'};\n"
         "do not edit. Row format: openptxas/isa/spec.py. Regenerate with\n"
-        "``python scripts/isa_learn.py learn``; verify with\n"
-        "``python scripts/isa_learn.py check``.\n"
+        f"``python scripts/isa_learn.py learn{opt}``; verify with\n"
+        f"``python scripts/isa_learn.py check{opt}``.\n"
         '"""\n\n'
         "# fmt: off\n"
         f"# inputs-digest: {inputs_digest(family)}\n"
@@ -1970,6 +2043,126 @@ def emit(rows: list[Row], family: str = "sm90", obs: Sequence[Obs] = ()) -> Path
         f'FAMILY = "{family}"\n'
         "BASE = None\n"
         'REG_ZERO = {"R": 255, "UR": 63, "P": 7, "UP": 7}\n'
+        f"FORMS: tuple[Any, ...] = {body}\n"
+    )
+    return path
+
+
+# ----------------------------------------------------------------------------------------------
+# Derived families
+
+
+class FormFamily(Family):
+    """A family over given forms (a base table's rows with learned rows): checks only."""
+
+    def __init__(self, forms: Sequence[Form], reg_zero: Any) -> None:
+        by_key: dict[int, list[int]] = defaultdict(list)
+        by_op: dict[str, list[int]] = defaultdict(list)
+        for i, f in enumerate(forms):
+            by_key[f.key].append(i)
+            by_op[f.opcode].append(i)
+        super().__init__(
+            "derived",
+            (),
+            reg_zero,
+            {k: tuple(v) for k, v in by_key.items()},
+            {k: tuple(v) for k, v in by_op.items()},
+        )
+        object.__setattr__(self, "_forms", tuple(forms))
+
+    def form(self, index: int) -> Form:
+        forms: tuple[Form, ...] = self.__dict__["_forms"]
+        return forms[index]
+
+    def forms_for_key(self, key: int) -> tuple[Form, ...]:
+        return tuple(self.form(i) for i in self.by_key.get(key, ()))
+
+    def forms_for_opcode(self, opcode: str) -> tuple[Form, ...]:
+        return tuple(self.form(i) for i in self.by_opcode.get(opcode, ()))
+
+    def all_forms(self) -> tuple[Form, ...]:
+        return self.__dict__["_forms"]  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True)
+class _Known:
+    """A base row as ``_cover`` counts it (so that learned rows get names the base lacks)."""
+
+    opcode: str
+    value: int
+
+
+DERIVED_SAMPLES = 20  # random encodings per base row compared with the derived family's nvdisasm
+
+
+def learn_derived(
+    pr: Prober, base: str, obs: list[Obs], seed: int
+) -> tuple[list[str], list[Row], dict[int, str]]:
+    """A family as ``base``'s rows plus differences, learned from nvdisasm and ptxas's words:
+
+    1. every base row is checked on ``DERIVED_SAMPLES`` random encodings and on the observed
+       words it decodes: a row printing any of them unlike this family's nvdisasm is dropped;
+    2. the observed words the remaining rows do not decode, print and re-encode exactly are
+       learned as new rows (the same greedy cover as ``learn``; no sibling rounds).
+
+    Returns (dropped row names, new rows, words not learned)."""
+    from openptxas.isa.codec import decode_word
+    from openptxas.isa.family import load_family
+    from openptxas.isa.model import Unknown
+
+    fam = load_family(base)
+    forms = fam.all_forms()
+    stats = random_check(pr, fam, forms, obs, DERIVED_SAMPLES, seed)
+    drop = {n for n, st in stats.items() if st[1]}
+    for o in obs:
+        ins = decode_word(o.word, fam, o.addr)
+        if isinstance(ins, Unknown):
+            continue
+        form = next(
+            (f for f in fam.forms_for_key(o.key) if decode_with(f, o.word, fam, o.addr)), None
+        )
+        if (
+            form is not None
+            and form.name not in drop
+            and _decodes_alike(o.word, o.text, o.addr, fam)
+        ):
+            drop.add(form.name)
+    kept = FormFamily([f for f in forms if f.name not in drop], fam.reg_zero)
+    todo = [o for o in obs if _decodes_alike(o.word, o.text, o.addr, kept)]
+    print(
+        f"{base}: {len(drop)} of {len(forms)} rows print unlike nvdisasm -b {pr.dis.arch};"
+        f" {len(todo)} of {len(obs)} observed words to learn",
+        file=sys.stderr,
+    )
+    known = [_Known(f.opcode, f.value) for f in forms]
+    rows, failed = _cover(pr, todo, known)  # type: ignore[arg-type]
+    align_silent_bits(rows)
+    return sorted(drop), rows, failed
+
+
+def emit_derived(
+    family: str, base: str, drop: list[str], rows: list[Row], obs: Sequence[Obs]
+) -> Path:
+    rows = table_order(rows, obs)
+    body = pprint.pformat(tuple(r.literal() for r in rows), width=100, sort_dicts=False)
+    path = TABLES / f"{family}.py"
+    path.write_text(
+        f'"""SASS instruction table for {family} ({FAMILY_TARGETS[family]}): {base}\'s rows plus'
+        " differences.\n\n"
+        "GENERATED by scripts/isa_learn.py (learn_derived) from scripts/isa_data/"
+        f"{family}_observed.tsv.gz,\nthe {base} table and nvdisasm 13.2.86 -b "
+        f"{FAMILY_ARCH[family]}; do not edit. DROP: {base} rows that print unlike\n"
+        f"nvdisasm -b {FAMILY_ARCH[family]}; FORMS: rows learned from the observed words the"
+        " rest does not print.\n"
+        f"Regenerate with ``python scripts/isa_learn.py learn --family {family}``; verify with\n"
+        f"``python scripts/isa_learn.py check --family {family}``.\n"
+        '"""\n\n'
+        "# fmt: off\n"
+        f"# inputs-digest: {inputs_digest(family)}\n"
+        "from typing import Any\n\n"
+        f'FAMILY = "{family}"\n'
+        f'BASE = "{base}"\n'
+        f"DROP: tuple[str, ...] = {pprint.pformat(tuple(drop), width=100)}\n"
         f"FORMS: tuple[Any, ...] = {body}\n"
     )
     return path
@@ -2013,6 +2206,9 @@ def random_word(form: Form, rng: random.Random, ctl: int) -> int:
             w = put_bits(w, o.num.bits, rng.randrange(1 << bits_width(o.num.bits)))
         if o.bank:
             w = put_bits(w, o.bank, rng.randrange(1 << bits_width(o.bank)))
+        for b in (o.neg, o.abs, o.not_):
+            if b >= 0:
+                w |= rng.randrange(2) << b
         if o.enum:
             if o.kind is OpKind.LIST:
                 w = put_bits(w, o.enum, rng.randrange(1 << bits_width(o.enum)))
@@ -2109,6 +2305,19 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     pr = Prober(FAMILY_ARCH[args.family])
     obs = load_observed(args.family) if (DATA / f"{args.family}_observed.tsv.gz").exists() else []
+    if args.cmd == "learn" and args.family in FAMILY_BASE:
+        import subprocess
+
+        base = FAMILY_BASE[args.family]
+        drop, rows, failed = learn_derived(pr, base, obs, args.seed + 1)
+        path = emit_derived(args.family, base, drop, rows, obs)
+        subprocess.run([sys.executable, "-m", "ruff", "format", "-q", str(path)], check=False)
+        for w, why in sorted(failed.items()):
+            print(f"FAILED    {w:032x} {why}")
+        print(
+            f"{len(drop)} {base} rows dropped, {len(rows)} rows learned -> {path.relative_to(REPO)}"
+        )
+        return 1 if failed else 0
     if args.cmd == "learn":
         rows, failed, n_sib = learn_table(pr, obs, args.expand)
         ordered = table_order(rows, obs)

@@ -139,6 +139,7 @@ def normalize(
                 d.update(_bracket(o.addr.terms, RegFile.R, RegFile.UR))
             elif isinstance(o, SynCBank):
                 d = {"k": "cbank", "cx": isinstance(o.bank, Reg)}
+                d.update({"neg": o.neg, "abs": o.abs, "not": o.not_})
                 if isinstance(o.bank, Reg):
                     d.update(reg_atoms(o.bank, "ubank."))
                     d["bank"] = 0

@@ -155,7 +155,9 @@ def _operand(syn: SynOperand, spec: OpSpec, labels: Mapping[str, int] | None) ->
                 raise _Mismatch
             ubank, bank = None, syn.bank.int_value()
         reg, _, offset = _split_bracket(syn.addr, reg_spec, None)
-        return CBank(bank, offset, reg, ubank)
+        if (syn.neg and spec.neg < 0) or (syn.abs and spec.abs < 0) or (syn.not_ and spec.not_ < 0):
+            raise _Mismatch
+        return CBank(bank, offset, reg, ubank, syn.neg, syn.abs, syn.not_)
     if k is OpKind.MEM:
         if not isinstance(syn, SynMem):
             raise _Mismatch

@@ -100,7 +100,11 @@ def _dec_operand(o: OpSpec, word: int, fam: Family, addr: int) -> Operand:
     if k is OpKind.CBANK:
         bank = get_bits(word, o.bank) if o.bank else o.const_bank
         offset = o.num.decode(word) if o.num is not None else 0
-        return CBank(bank, offset, _opt_reg(o.regs[1], word, fam), _opt_reg(o.regs[0], word, fam))
+        neg = o.neg >= 0 and bool(word >> o.neg & 1)
+        abs_ = o.abs >= 0 and bool(word >> o.abs & 1)
+        not_ = o.not_ >= 0 and bool(word >> o.not_ & 1)
+        reg, ubank = _opt_reg(o.regs[1], word, fam), _opt_reg(o.regs[0], word, fam)
+        return CBank(bank, offset, reg, ubank, neg, abs_, not_)
     if k is OpKind.MEM:
         desc, base, ubase = (_opt_reg(r, word, fam) for r in o.regs)
         offset = 0
@@ -290,6 +294,11 @@ def _enc_operand(o: OpSpec, op: Operand, word: int, fam: Family, addr: int) -> i
             word = put_bits(word, o.bank, op.bank)
         elif op.bank != o.const_bank:
             raise _NoMatch
+        for b, flag in ((o.neg, op.neg), (o.abs, op.abs), (o.not_, op.not_)):
+            if b >= 0:
+                word |= int(flag) << b
+            elif flag:
+                raise _NoMatch
         word = _enc_num(o, op.offset, word)
         word = _enc_opt_reg(o.regs[0], op.ubank, word, fam)
         return _enc_opt_reg(o.regs[1], op.reg, word, fam)

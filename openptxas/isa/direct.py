@@ -303,7 +303,9 @@ def resolve(op: Operand, spec: OpSpec) -> Operand:
         elif ubank_spec is not None:
             raise Mismatch(op, "where the form has a bindless bank cx[UR]")
         reg, _ = _split(() if op.reg is None else (op.reg,), reg_spec, None)
-        return CBank(bank, op.offset, reg, ubank)
+        if (op.neg and spec.neg < 0) or (op.abs and spec.abs < 0) or (op.not_ and spec.not_ < 0):
+            raise Mismatch(op, "where the form's constant operand has no such modifier")
+        return CBank(bank, op.offset, reg, ubank, op.neg, op.abs, op.not_)
     if k is OpKind.MEM:
         if not isinstance(op, Mem):
             raise Mismatch(op, "where the form has an address")

@@ -62,6 +62,9 @@ RELOC_TEXT = {
     62: "32@lo(fun@fdesc({}))",  # R_CUDA_FUNC_DESC32_LO_32
     63: "32@hi(fun@fdesc({}))",  # R_CUDA_FUNC_DESC32_HI_32
     75: "`({})",  # R_CUDA_ABS55_16_34 (CALL.ABS.NOINC `(f): an external function)
+    # sm_80/86/89 (the public corpus rebuilt for them, scripts/corpus_retarget.py):
+    58: "`({})",  # R_CUDA_ABS47_34 (CALL.ABS.NOINC `(f), sm_80's call field)
+    74: "[`({})]",  # R_CUDA_ABS24_40 (LDS R10, [`(smem)]: the address of a shared variable)
 }
 
 
@@ -184,8 +187,11 @@ def _plain_texts(sec: DecodedSection, fam: Family, exact: bool) -> list[str]:
 
 def relocated_text(text: str, note: str) -> str:
     """``text`` with its last operand (the relocated immediate) written as nvdisasm writes a
-    relocation (``MOV R20, 32@lo(sym) ;``). The exact text keeps the immediate (the word's
-    bits), so that it assembles back."""
+    relocation (``MOV R20, 32@lo(sym) ;``); a relocated address (``[...]`` note) replaces the
+    instruction's address operand (``STS [`(smem)], R4``). The exact text keeps the immediate
+    (the word's bits), so that it assembles back."""
+    if note.startswith("[") and (m := re.search(r"\[[^\]]*\]", text)):
+        return text[: m.start()] + note + text[m.end() :]
     body = text.removesuffix(";")
     tail = body[len(body.rstrip()) :]
     body = body.rstrip()

@@ -124,7 +124,9 @@ class Imm:
 
 @dataclass(frozen=True, slots=True)
 class CBank:
-    """A constant-bank reference ``c[bank][reg+offset]`` or ``cx[ubank][reg+offset]``.
+    """A constant-bank reference ``c[bank][reg+offset]`` or ``cx[ubank][reg+offset]``, possibly
+    negated, absolute or complemented (``-|c[0x0][0x10]|``, ``~c[0x0][0x10]``) where the form has
+    those bits.
 
     ``reg`` is None for forms without a register index; forms with one carry ``RZ`` when the text
     shows only an offset. ``ubank`` is the uniform register of the bindless ``cx[...]`` form.
@@ -134,6 +136,9 @@ class CBank:
     offset: int
     reg: Reg | None = None
     ubank: Reg | None = None
+    neg: bool = False  # -c[0x0][0x10]: forms with a negation bit for the constant source
+    abs: bool = False  # |c[0x0][0x10]|
+    not_: bool = False  # ~c[0x0][0x10]: the bitwise complement (IADD3.X, IMAD.X)
 
 
 @dataclass(frozen=True, slots=True)

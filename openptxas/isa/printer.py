@@ -119,11 +119,14 @@ def format_operand(
     if isinstance(op, CBank):
         bank = f"[{op.ubank}]" if op.ubank is not None else f"[{op.bank:#x}]"
         prefix = "cx" if op.ubank is not None else "c"
-        return (
+        text = (
             prefix
             + bank
             + _inner(op.reg, None, op.offset, spec.num is not None, spec.regs[1], None, exact)
         )
+        if op.abs:
+            text = f"|{text}|"
+        return ("-" if op.neg else "") + ("~" if op.not_ else "") + text
     if isinstance(op, Mem):
         desc = f"desc[{op.desc}]" if op.desc is not None else ""
         return desc + _inner(

@@ -178,6 +178,11 @@ class OpSpec:
     default: int = 0
     sep: str = ", "
     abs_signed: bool = False  # MEM: a signed offset printed signed with no register ([-0x10])
+    # CBANK: the bits negating it, taking its absolute value and complementing it
+    # (-|c[0x0][0x10]|, ~c[0x0][0x10]), -1 = none
+    neg: int = -1
+    abs: int = -1
+    not_: int = -1
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -316,7 +321,8 @@ def operand_from_literal(d: Mapping[str, Any]) -> OpSpec:
     ``not``, ``reuse``, ``sel``, ``sel_names``, ``const_sel``, ``const_not``, ``inv``,
     ``sel_in_abs``, ``show_zero``), ``num`` (``bits``, ``kind``,
     ``signed``, ``shift``), ``regs`` (list of register dicts or None), ``bank``, ``const_bank``,
-    ``enum``, ``names``, ``opt``, ``default``, ``sep``, ``abs_signed``.
+    ``enum``, ``names``, ``opt``, ``default``, ``sep``, ``abs_signed``, ``neg``, ``abs`` and
+    ``not`` (a constant operand's negation, absolute-value and complement bits).
     """
     if isinstance(d, tuple):
         return _operand_cached(d)
@@ -345,6 +351,9 @@ def _operand_from_literal(d: Mapping[str, Any] | tuple[Any, ...]) -> OpSpec:
         default=int(d.get("default", 0)),
         sep=str(d.get("sep", ", ")),
         abs_signed=bool(d.get("abs_signed", False)),
+        neg=int(d.get("neg", -1)),
+        abs=int(d.get("abs", -1)),
+        not_=int(d.get("not", -1)),
     )
 
 
@@ -359,6 +368,9 @@ def reg_bits(r: RegSpec) -> int:
 
 def operand_bits(o: OpSpec) -> int:
     m = bits_mask(o.bank) | bits_mask(o.enum)
+    for b in (o.neg, o.abs, o.not_):
+        if b >= 0:
+            m |= 1 << b
     if o.reg is not None:
         m |= reg_bits(o.reg)
     if o.num is not None:

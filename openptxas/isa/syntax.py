@@ -57,6 +57,9 @@ class SynMem:
 class SynCBank:
     bank: Num | Reg  # a UR for the bindless cx[...] form
     addr: Bracket
+    neg: bool = False  # -c[0x0][0x10] (sm_80's IADD3, FADD's -|c[..]|)
+    abs: bool = False
+    not_: bool = False  # ~c[0x0][0x10] (sm_80's IADD3.X, IMAD.X)
 
 
 SynOperand = Reg | SReg | Keyword | Num | LabelRef | SynMem | SynCBank | GDesc
@@ -230,6 +233,20 @@ def parse_operand(text: str) -> SynOperand:
         if len(groups) != 1:
             raise SassSyntaxError(f"bad address '{s}'")
         return SynMem(None, _parse_bracket(groups[0]))
+    # a negated, absolute or complemented constant operand: -c[0x0][0x10], -|c[..]|, ~c[..]
+    if s.startswith(("-c[", "-cx[", "|c[", "|cx[", "-|c[", "-|cx[", "~c[", "~cx[")):
+        not_ = s.startswith("~")
+        neg = s.startswith("-")
+        inner = s[1:] if neg or not_ else s
+        abs_ = inner.startswith("|")
+        if abs_:
+            if not inner.endswith("|"):
+                raise SassSyntaxError(f"unbalanced '|' in '{s}'")
+            inner = inner[1:-1]
+        cb = parse_operand(inner)
+        if not isinstance(cb, SynCBank):
+            raise SassSyntaxError(f"bad constant-bank reference '{s}'")
+        return SynCBank(cb.bank, cb.addr, neg, abs_, not_)
     if s.startswith(("c[", "cx[")):
         groups = _brackets(s[s.index("[") :])
         if len(groups) != 2:

@@ -1,4 +1,5 @@
-"""openptxas-sass dis / asm / roundtrip on a committed sm_90 cubin (no tools needed)."""
+"""openptxas-sass dis / asm / roundtrip on committed sm_90 and sm_86 cubins (no tools needed but
+for the comparison with nvdisasm's listing)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,10 @@ from openptxas.isa.codec import decode_word
 from openptxas.isa.family import load_family
 from openptxas.isa.listing import CodeSection, assemble, disassemble, format_section
 from openptxas.isa.model import Unknown
+from openptxas.testing.oracle import Oracle
+from openptxas.testing.sass_check import compare_cubin
 from openptxas.tools.sass_cli import main
+from tests.conftest import need_tools
 
 CUBIN = Path(__file__).resolve().parents[1] / "golden" / "cubin" / "elf" / "globals_sm90.cubin"
 
@@ -81,3 +85,23 @@ def test_roundtrip_reports_unknown_words(
     bad.write_bytes(bytes(data))
     assert main(["roundtrip", str(bad)]) == 1
     assert "unknown encoding" in capsys.readouterr().out
+
+
+SM86 = CUBIN.with_name("directives_sm86_li.cubin")  # our own PTX, assembled by ptxas for sm_86
+
+
+def test_sm86_cubin_round_trips_with_the_sm80_table(capsys: pytest.CaptureFixture[str]) -> None:
+    """An Ampere cubin is read with its family's table (sm80: sm_80/86/87/88)."""
+    assert main(["roundtrip", str(SM86), "--text"]) == 0
+    assert "0 mismatches" in capsys.readouterr().out
+    assert main(["dis", str(SM86)]) == 0
+    out = capsys.readouterr().out
+    assert "UNKNOWN" not in out and "\t.section\t.text." in out
+
+
+def test_sm86_listing_equals_nvdisasm(oracle: Oracle) -> None:
+    need_tools("nvdisasm")
+    blob = SM86.read_bytes()
+    res = compare_cubin(blob, oracle.nvdisasm(blob, subject=SM86.name))
+    assert not res.problems, "\n".join(res.problems[:20])
+    assert res.instructions == res.decoded == res.bit_exact == res.same_text > 0

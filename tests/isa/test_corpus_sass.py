@@ -3,9 +3,11 @@ column layout included) for every instruction, and every instruction re-encodes 
 
 A representative slice keeps the test fast on a cold oracle cache: kernels chosen for listing
 features (indirect branches, calls and their labels, several functions, printf, wgmma/TMA on
-sm_90a) plus every fourth kernel of the corpus. ``python scripts/isa_sweep.py`` runs the same
-check over every cubin (figures in docs/isa.md); tests/isa/test_observed.py checks every distinct
-instruction word of the whole corpus without tools.
+sm_90a) plus every fourth kernel of the corpus, for sm_90 (sm90 table) and sm_80 (sm80 table; the
+feature kernels for sm_86, the same table, and for sm_89, the sm89 table).
+``python scripts/isa_sweep.py`` runs the same check over every cubin (figures in docs/isa.md);
+tests/isa/test_observed.py checks every distinct instruction word of the whole corpus without
+tools.
 """
 
 from __future__ import annotations
@@ -32,8 +34,9 @@ SLICE = [k for n, k in enumerate(_KERNELS) if k.name in FEATURES or n % 4 == 0]
 BUILDS = [
     (k, t)
     for k in SLICE
-    for t in ("sm_90", "sm_90a")
-    if k.compiles_for(t) and (t == "sm_90" or k.tier == "t4")
+    for t in ("sm_90", "sm_90a", "sm_80", "sm_86", "sm_89")
+    if k.compiles_for(t)
+    and (t in ("sm_90", "sm_80") or (t == "sm_90a" and k.tier == "t4") or k.name in FEATURES)
 ]
 
 
