@@ -137,16 +137,5 @@ class Dominance:
                 stack.extend((c, False) for c in children[x])
 
     def __call__(self, a: int, b: int) -> bool:
-        """Whether a dominates b (as ``dominates(idom, a, b)``)."""
+        """Whether a dominates b (a block dominates itself)."""
         return self.pre[a] <= self.pre[b] and self.post[b] <= self.post[a]
-
-
-def dominates(idom: list[int], a: int, b: int) -> bool:
-    """Whether a dominates b (given immediate dominators, root maps to itself)."""
-    while True:
-        if b == a:
-            return True
-        nb = idom[b]
-        if nb == b or nb < 0:
-            return False
-        b = nb
