@@ -205,18 +205,6 @@ _PRED_ROLES = ("guard", "pred")
 _DATA_ROLES = ("data", "addr")
 
 
-def reach(prod: Instr, model: LatencyModel, u: Unit, written: list[Unit], pred: bool) -> int:
-    """An upper bound of the latency of an edge from ``prod`` (``build``) to any read of its
-    result word ``u`` (a predicate: ``pred``), by any consumer: the edges' own rule (an upper
-    word of a wider result, ``is_upper`` among ``written``, takes the upper class)."""
-    if is_variable(prod, model):
-        return variable_estimate(prod)
-    k = lat_key(prod.op, prod.mods)
-    if is_upper(u, written):
-        k += UPPER
-    return model.need_bound(k, _PRED_ROLES if pred else _DATA_ROLES)
-
-
 def result_latency(ins: Instr, model: LatencyModel, role: str) -> int:
     """The scheduler's estimate of cycles from ``ins``'s issue to a read of its result."""
     if is_variable(ins, model):
@@ -284,6 +272,17 @@ def build(instrs: list[Instr], target: SMInfo, fence: Instr | None = None) -> li
     wunits = [write_units(n.ins) for n in nodes]
     est = [variable_estimate(n.ins) if is_variable(n.ins, model) else -1 for n in nodes]
     keys = [lat_key(n.ins.op, n.ins.mods) for n in nodes]
+
+    def word_class(w: int, u: Unit) -> str:
+        """The latency class of ``w``'s result word ``u``: an upper word of a wider result
+        (R7 of R6:R7) is written later and has latencies of its own."""
+        return keys[w] + UPPER if is_upper(u, wunits[w]) else keys[w]
+
+    def reach(w: int, u: Unit, roles: tuple[str, ...]) -> int:
+        """An upper bound of the latency of any edge from ``w`` to a read of its word ``u``
+        (one taking ``roles``), by any consumer: the edges' own rule below."""
+        return est[w] if est[w] >= 0 else model.need_bound(word_class(w, u), roles)
+
     vpred = {  # virtual predicate registers written here (a virtual unit names no class)
         v.id
         for n in nodes
@@ -298,11 +297,8 @@ def build(instrs: list[Instr], target: SMInfo, fence: Instr | None = None) -> li
             for w in last_write.get(u, ()):
                 # cycles from w's issue to ins reading its word u as role: the estimate of a
                 # variable-latency producer, else the model's need for the reader's pipe and
-                # role, an upper result register needing more (LatencyModel.need)
-                lat = est[w]
-                if lat < 0:
-                    k = keys[w] + UPPER if is_upper(u, wunits[w]) else keys[w]
-                    lat = model.need(k, keys[i], role)
+                # role (LatencyModel.need)
+                lat = est[w] if est[w] >= 0 else model.need(word_class(w, u), keys[i], role)
                 _edge(nodes, w, i, max(1, lat))
             reads_since.setdefault(u, []).append(i)
         for u in wunits[i]:
@@ -316,10 +312,8 @@ def build(instrs: list[Instr], target: SMInfo, fence: Instr | None = None) -> li
                 ws = last_write.setdefault(u, [])
                 ws.append(i)
                 if len(ws) > 2:
-                    pred = _is_pred(u, vpred)
-                    last_write[u] = _unshadowed(
-                        ws, [reach(nodes[w].ins, model, u, wunits[w], pred) for w in ws]
-                    )
+                    roles = _PRED_ROLES if _is_pred(u, vpred) else _DATA_ROLES
+                    last_write[u] = _unshadowed(ws, [reach(w, u, roles) for w in ws])
         if n.kind is Kind.LOAD:
             if last_ordered >= 0:
                 _edge(nodes, last_ordered, i, 1)

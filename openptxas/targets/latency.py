@@ -273,11 +273,9 @@ class LatencyModel:
         (code compiled apart reads registers at once: calls and returns across objects)."""
         got = self._settled.get(producer)
         if got is None:
-            base, level = producer.removesuffix(UPPER), self.level(producer)
+            base = producer.removesuffix(UPPER)
             got = max(self.need(base, "", r) for r in ("data", "late", "addr", "pred", "guard"))
-            for (lv, _c, _r), e in self.cross.items():
-                if lv == level and _enough(e):
-                    got = max(got, e.cycles)
+            got = max(got, self._crossings_max(producer))
             self._settled[producer] = got
         return got
 
@@ -287,13 +285,25 @@ class LatencyModel:
         key = (producer, roles)
         got = self._need_bounds.get(key)
         if got is None:
-            base, level = producer.removesuffix(UPPER), self.level(producer)
+            base = producer.removesuffix(UPPER)
             got = max(self._need(base, r) for r in roles)
-            for (lv, _c, r), e in self.cross.items():
-                if lv == level and r in roles and _enough(e):
-                    got = max(got, e.cycles)
+            got = max(got, self._crossings_max(producer, roles))
             self._need_bounds[key] = got
         return got
+
+    def _crossings_max(self, producer: str, roles: tuple[str, ...] | None = None) -> int:
+        """The longest crossing from ``producer``'s pipe (``level``) to any consumer pipe with
+        enough evidence to count (``need``'s rule), for ``roles`` (None: every role); 0 if
+        there is none."""
+        level = self.level(producer)
+        return max(
+            (
+                e.cycles
+                for (lv, _c, r), e in self.cross.items()
+                if lv == level and (roles is None or r in roles) and _enough(e)
+            ),
+            default=0,
+        )
 
     def _strong(self, e: Evidence) -> bool:
         return e.at_min >= self.strong_sites and e.kernels_at_min >= self.strong_kernels
