@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from openptxas.ir.core import Function, all_successors, predecessors
+from openptxas.ir.core import Function, all_successors, invert
 
 
 @dataclass
@@ -16,10 +16,8 @@ class CFG:
     @staticmethod
     def of(fn: Function, *, over_calls: bool = False) -> CFG:
         """``over_calls``: each function's own control flow (ir.core.successors)."""
-        return CFG(
-            all_successors(fn, over_calls=over_calls),
-            predecessors(fn, over_calls=over_calls),
-        )
+        succs = all_successors(fn, over_calls=over_calls)
+        return CFG(succs, invert(succs))  # (predecessors() would compute succs again)
 
     @property
     def n(self) -> int:

@@ -584,8 +584,13 @@ def all_successors(
 def predecessors(
     fn: Function, *, over_calls: bool = False, any_return: bool = False
 ) -> list[list[int]]:
-    preds: list[list[int]] = [[] for _ in fn.blocks]
-    for i, succ in enumerate(all_successors(fn, over_calls=over_calls, any_return=any_return)):
+    return invert(all_successors(fn, over_calls=over_calls, any_return=any_return))
+
+
+def invert(succs: list[list[int]]) -> list[list[int]]:
+    """The predecessor lists of a graph given by its successor lists, each in block order."""
+    preds: list[list[int]] = [[] for _ in succs]
+    for i, succ in enumerate(succs):
         for s in succ:
             preds[s].append(i)
     return preds

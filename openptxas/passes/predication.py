@@ -26,7 +26,9 @@ from openptxas.ir.core import (
     Part,
     Reg,
     VReg,
+    all_successors,
     block_index,
+    invert,
     predecessors,
     successors,
 )
@@ -109,11 +111,8 @@ def _convert(fn: Function) -> None:
     (not recomputed): the same conversions in the same order, in linear time."""
     names = [b.name for b in fn.blocks]
     index = block_index(fn)
-    succ = [successors(fn, x, index=index) for x in range(len(fn.blocks))]
-    preds: list[list[int]] = [[] for _ in fn.blocks]
-    for x, ss in enumerate(succ):
-        for y in ss:
-            preds[y].append(x)
+    succ = all_successors(fn)
+    preds = invert(succ)
 
     def reroute(x: int) -> None:
         for y in succ[x]:
