@@ -130,18 +130,21 @@ class SMInfo:
     def require_codegen(self) -> None:
         """Refuse a target openptxas cannot yet generate code for."""
         if not self.codegen:
-            raise UnsupportedFeature(f"compiling for {self.name} is not supported by openptxas yet")
+            raise self._refused()
+
+    def _refused(self) -> UnsupportedFeature:
+        return UnsupportedFeature(f"compiling for {self.name} is not supported by openptxas yet")
 
     @property
     def abi(self) -> Abi:
         if self.abi_ is None:
-            raise UnsupportedFeature(f"compiling for {self.name} is not supported by openptxas yet")
+            raise self._refused()
         return self.abi_
 
     @property
     def lowering(self) -> Lowering:
         if self.lowering_ is None:
-            raise UnsupportedFeature(f"compiling for {self.name} is not supported by openptxas yet")
+            raise self._refused()
         return self.lowering_
 
     @property
