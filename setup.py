@@ -21,9 +21,7 @@ from __future__ import annotations
 import json
 import os
 import runpy
-import shutil
 import sys
-import sysconfig
 from pathlib import Path
 from typing import Any
 
@@ -51,17 +49,6 @@ def _say(msg: str) -> None:
     print(f"openptxas setup: {msg}", file=sys.stderr)
 
 
-def _c_compiler() -> str:
-    """Why a C extension cannot be built here ("" when it can, as far as a quick look tells)."""
-    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
-    if shutil.which(cc) is None:
-        return f"no C compiler ({cc})"
-    include = sysconfig.get_paths().get("include", "")
-    if not (Path(include) / "Python.h").exists():
-        return f"no Python headers ({include}/Python.h)"
-    return ""
-
-
 def _wanted() -> bool:
     if MODE in ("0", "no", "false", "off"):
         return False
@@ -76,7 +63,7 @@ def _wanted() -> bool:
         import mypyc.build  # noqa: F401
     except ImportError:
         why = "mypyc is not installed (pip install mypy)"
-    why = why or _c_compiler()
+    why = why or _compiled["c_build_blocker"]()
     if why and forced:
         raise SystemExit(f"OPENPTXAS_MYPYC=1: cannot compile: {why}")
     if why:

@@ -91,6 +91,21 @@ def digest(path: str) -> str:
         return hashlib.sha256(f.read()).hexdigest()
 
 
+def c_build_blocker() -> str:
+    """Why a C extension cannot be built here ("" when it can, as far as a quick look tells):
+    setup.py's choice and the compiled-build test's skip."""
+    import shutil
+    import sysconfig
+
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(cc) is None:
+        return f"no C compiler ({cc})"
+    include = sysconfig.get_paths().get("include", "")
+    if not os.path.exists(os.path.join(include, "Python.h")):
+        return f"no Python headers ({include}/Python.h)"
+    return ""
+
+
 def extensions() -> dict[str, str]:
     """The extension file of each module of ``MODULES`` that has one here."""
     by_dir: dict[str, list[str]] = {}

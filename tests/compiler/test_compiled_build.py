@@ -22,7 +22,6 @@ import os
 import shutil
 import subprocess
 import sys
-import sysconfig
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -80,13 +79,8 @@ def _no_build_reason() -> str:
         import mypyc.build  # noqa: F401
     except ImportError:
         return "mypyc is not installed (it comes with mypy: pip install -e '.[test]')"
-    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
-    if shutil.which(cc) is None:
-        return f"no C compiler ({cc}) to build the mypyc extensions"
-    include = sysconfig.get_paths().get("include", "")
-    if not (Path(include) / "Python.h").exists():
-        return f"no Python headers ({include}/Python.h) to build the mypyc extensions"
-    return ""
+    why = compiled.c_build_blocker()
+    return f"{why} to build the mypyc extensions" if why else ""
 
 
 def _sources_digest() -> str:
