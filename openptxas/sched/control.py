@@ -358,7 +358,17 @@ def _assign(
             raise InternalError(f"control codes: {fn.name}: no fixed point over the CFG")
         i = work.pop(0)
         st = merge([s for p in preds[i] if (s := out_states[p]) is not None])
-        new_out = _block(fn.blocks[i].instrs, st, urz, model, serial, needs_rd, infos, emit=False)
+        new_out = _block(
+            fn.blocks[i].instrs,
+            st,
+            urz,
+            model,
+            serial,
+            needs_rd,
+            infos,
+            emit=False,
+            after=_fall_into(fn, succs, i),
+        )
         old = out_states[i]
         visits[i] += 1
         if old is not None and visits[i] > WIDEN_AFTER:
@@ -375,9 +385,59 @@ def _assign(
     # 2. Emit the control codes (and any NOPs) from the converged entry states.
     for i, b in enumerate(fn.blocks):
         st = merge([s for p in preds[i] if (s := out_states[p]) is not None])
-        _block(b.instrs, st, urz, model, serial, needs_rd, infos, emit=True)
+        _block(
+            b.instrs,
+            st,
+            urz,
+            model,
+            serial,
+            needs_rd,
+            infos,
+            emit=True,
+            after=_fall_into(fn, succs, i),
+        )
     if len(needs_rd) > known:
         raise _Restart
+
+
+def _fall_into(fn: Function, succs: list[list[int]], i: int) -> Instr | None:
+    """The first instruction of the block after block ``i`` when ``i`` falls through to it."""
+    if i + 1 < len(fn.blocks) and i + 1 in succs[i] and fn.blocks[i + 1].instrs:
+        return fn.blocks[i + 1].instrs[0]
+    return None
+
+
+def _delay(
+    ins: Instr, info: _Info, st: State, model: LatencyModel, serial: bool, least: int
+) -> tuple[int, set[int]]:
+    """The cycles ``ins`` must wait after the previous instruction's issue in state ``st``
+    (at least ``least``), and the scoreboards it waits for."""
+    uses, gunits, defs, ckey, roles = info.uses, info.gunits, info.defs, info.ckey, info.roles
+    wait: set[int] = set()
+    delay = least
+    if serial or (ins.op in ("CALL", "RET") and "ABS" in ins.mods):
+        # (a call to, or return from, code compiled apart: it may read or write any register,
+        # at once: every result is waited for, fixed-latency ones included)
+        wait = st.pending_sbs()
+        for entries in st.prod.values():
+            for pkey, age in entries:
+                delay = max(delay, model.settled(pkey) - age)
+    for u in uses:
+        wait |= st.wsb.get(u, frozenset())
+        ready = st.guard_ready.get(u, 0) if u in gunits else st.data_ready.get(u, 0)
+        delay = max(delay, ready)
+        for pkey, age in st.prod.get(u, ()):
+            for role in roles.get(u, ("data",)):
+                delay = max(delay, model.need(pkey, ckey, role) - age)
+    for u in defs:
+        wait |= st.wsb.get(u, frozenset()) | st.rsb.get(u, frozenset())
+        for rkey, age in st.war.get(u, ()):
+            delay = max(delay, model.war_need(rkey, ckey) - age)
+        if u in st.done:
+            delay = max(delay, st.done[u] - info.own + 1)
+    for sb in wait:
+        delay = max(delay, model.sb_setup - st.sb_age.get(sb, model.sb_setup))
+    return delay, wait
 
 
 def _block(
@@ -390,8 +450,10 @@ def _block(
     infos: dict[int, _Info],
     *,
     emit: bool,
+    after: Instr | None = None,
 ) -> State:
-    """Simulate (and with ``emit`` annotate) one block from entry state ``st``."""
+    """Simulate (and with ``emit`` annotate) one block from entry state ``st``; ``after``: the
+    first instruction of the block this one falls through to."""
     prev: Instr | None = None
     next_free = 0  # round-robin start for scoreboard allocation
     out: list[Instr] = []
@@ -399,33 +461,11 @@ def _block(
         info = infos.get(id(ins))
         if info is None:
             info = infos[id(ins)] = _Info.of(ins, urz, model)
-        uses, gunits, defs, ckey, roles = info.uses, info.gunits, info.defs, info.ckey, info.roles
-        wait: set[int] = set()
-        delay = 1 if prev is not None else 0
-        if serial or (ins.op in ("CALL", "RET") and "ABS" in ins.mods):
-            # (a call to, or return from, code compiled apart: it may read or write any register,
-            # at once: every result is waited for, fixed-latency ones included)
-            wait = st.pending_sbs()
-            for entries in st.prod.values():
-                for pkey, age in entries:
-                    delay = max(delay, model.settled(pkey) - age)
-        for u in uses:
-            wait |= st.wsb.get(u, frozenset())
-            ready = st.guard_ready.get(u, 0) if u in gunits else st.data_ready.get(u, 0)
-            delay = max(delay, ready)
-            for pkey, age in st.prod.get(u, ()):
-                for role in roles.get(u, ("data",)):
-                    delay = max(delay, model.need(pkey, ckey, role) - age)
+        defs, ckey = info.defs, info.ckey
+        delay, wait = _delay(ins, info, st, model, serial, 1 if prev is not None else 0)
         for u in defs:
-            wait |= st.wsb.get(u, frozenset()) | st.rsb.get(u, frozenset())
-            for rkey, age in st.war.get(u, ()):
-                delay = max(delay, model.war_need(rkey, ckey) - age)
-            if u in st.done:
-                delay = max(delay, st.done[u] - info.own + 1)
             if u in st.reads:
                 needs_rd.update(uid for _, uid, _ in st.reads[u])
-        for sb in wait:
-            delay = max(delay, model.sb_setup - st.sb_age.get(sb, model.sb_setup))
         if serial and prev is not None:
             delay = MAX_STALL
         # The previous instruction carries the stall; longer waits go into NOPs.
@@ -511,6 +551,15 @@ def _block(
         assert prev.ctrl is not None
         # The last instruction of a block: enough stall for a branch to resolve.
         prev.ctrl.stall = max(prev.ctrl.stall, 5 if _is_branch_like(prev) else 1)
+        if after is not None and not _is_branch_like(prev) and not serial:
+            # Falling through into the next block: what its first instruction would wait for
+            # from here is waited for here, so that a loop entered this way (a preheader) does
+            # not start its body with a NOP that every iteration then runs.
+            ainfo = infos.get(id(after))
+            if ainfo is None:
+                ainfo = infos[id(after)] = _Info.of(after, urz, model)
+            need, _w = _delay(after, ainfo, st, model, serial, 1)
+            prev.ctrl.stall = max(prev.ctrl.stall, min(need, MAX_STALL))
         _set_yield(prev)
         st.advance(prev.ctrl.stall, model.reach)
     if emit:
@@ -549,9 +598,11 @@ def operand_roles(ins: Instr, urz: int) -> dict[Unit, tuple[str, ...]]:
     def add(r: object, role: str) -> None:
         if isinstance(r, Reg) and r.rc != RC.B and not _zero(r, urz):
             for k in range(r.width):
-                roles.setdefault((r.rc, r.index + k), []).append(role)
-                if k and role == "data":
-                    roles[(r.rc, r.index + k)].append("hi")  # an upper source register
+                # an upper source register is "hi" (LatencyModel.role makes it "data" but for
+                # the opcodes that read it late), as the checkers read it (emu/hazards.py)
+                roles.setdefault((r.rc, r.index + k), []).append(
+                    "hi" if k and role == "data" else role
+                )
 
     if ins.guard is not None:
         add(ins.guard.pred, "guard")

@@ -260,3 +260,86 @@ def test_reuse_flags_listed_as_nvdisasm_lists_them(oracle: Any) -> None:
         assert np.array_equal(got.outputs[k], want.outputs[k])
     for flags in (("-O0",), ("--sched=serial",), ("--disable-phase", "PostSchedule")):
         assert ".reuse" not in oracle.nvdisasm(compile_(*flags), "reuse")
+
+
+def _control_of(instrs: list[Instr], blocks: int = 1) -> list[Instr]:
+    from openptxas.ir.core import Block
+    from openptxas.sched.control import assign_control
+
+    fn = Function("k", [])
+    fn.blocks = [Block("entry", instrs)]
+    assign_control(fn, SM90)
+    return fn.blocks[0].instrs
+
+
+def test_upper_source_register_of_imad_wide_is_read_late() -> None:
+    """IMAD.WIDE reads the upper register of its 64-bit addend later than the rest: a chain of
+    address increments (``IMAD.WIDE R4, R0, 0x4, R2`` after ``IMAD.WIDE R2, ...``) waits the
+    ``hi`` latency (ptxas: 4 cycles, over a thousand sites), not that of an upper result register
+    read as an ordinary source (20: a few sites)."""
+    from openptxas.ir.core import Imm
+    from openptxas.sched.control import operand_roles
+
+    r = lambda i, w=1: Reg(RC.R, i, w)  # noqa: E731
+    first = Instr("IMAD", ("WIDE",), [r(2, 2)], [r(0), Imm(4), r(6, 2)])
+    second = Instr("IMAD", ("WIDE",), [r(4, 2)], [r(0), Imm(4), r(2, 2)])
+    roles = operand_roles(second, SM90.urz)
+    assert roles[(RC.R, 2)] == ("data",) and roles[(RC.R, 3)] == ("hi",)
+    out = _control_of([first, second, Instr("EXIT")])
+    assert out[0].op == "IMAD" and out[1].op == "IMAD"
+    assert out[0].ctrl is not None and out[0].ctrl.stall <= 5, out[0].ctrl
+
+
+LOOP = """
+.version 8.5
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out, .param .u64 in, .param .u32 n)
+{
+  .reg .pred %p<2>; .reg .f32 %f<8>; .reg .b32 %r<8>; .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [out]; cvta.to.global.u64 %rd1, %rd1;
+  ld.param.u64 %rd2, [in]; cvta.to.global.u64 %rd2, %rd2;
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %tid.x; mul.lo.s32 %r3, %r2, %r1;
+  mul.wide.s32 %rd3, %r3, 4; add.s64 %rd4, %rd2, %rd3;
+  mov.f32 %f1, 0f00000000; mov.u32 %r4, 0;
+$L_loop:
+  ld.global.f32 %f2, [%rd4]; ld.global.f32 %f3, [%rd4+4];
+  add.f32 %f1, %f1, %f2; add.f32 %f1, %f1, %f3;
+  add.s64 %rd4, %rd4, 8; add.s32 %r4, %r4, 2;
+  setp.lt.s32 %p1, %r4, %r1;
+  @%p1 bra $L_loop;
+  mul.wide.u32 %rd5, %r2, 4; add.s64 %rd6, %rd1, %rd5; st.global.f32 [%rd6], %f1;
+  ret;
+}
+"""
+
+
+def test_loop_entered_by_fall_through_waits_in_its_preheader(oracle: Any) -> None:
+    """The loop's first load reads an address computed just before the loop: the wait goes on
+    the preheader's last instruction, not into a NOP at the top of the body that every
+    iteration would run; the code still equals ptxas's in the emulator with no hazard."""
+    need_tools("ptxas")
+    from openptxas.emu import run_launch
+
+    opts = parse_args(["-arch=sm_90", "--dump-phase", "ScoreboardsAndOpexes"]).options
+    r = compile_ptx(LOOP, opts, "in.ptx")
+    lines = "\n".join(r.dumps).splitlines()
+    head = next(k for k, line in enumerate(lines) if line.startswith("$L_loop:"))
+    assert "NOP" not in lines[head + 1], lines[head - 2 : head + 3]
+    assert "S01" not in lines[head - 1], lines[head - 2 : head + 3]  # the preheader waits
+    spec = {
+        "kernel": "k",
+        "grid": [1, 1, 1],
+        "block": [32, 1, 1],
+        "args": [
+            {"kind": "buffer", "dtype": "f32", "count": 32, "init": "zeros"},
+            {"kind": "buffer", "dtype": "f32", "count": 32 * 16 + 2, "init": "random", "seed": 5},
+            {"kind": "scalar", "dtype": "u32", "value": 16},
+        ],
+    }
+    want = run_launch(oracle.ptxas(LOOP, "sm_90").cubin, spec)
+    got = run_launch(r.cubin, spec, hazards=True)
+    assert not got.hazards, got.hazards[:3]
+    for k in want.outputs:
+        assert np.array_equal(got.outputs[k], want.outputs[k]), k
