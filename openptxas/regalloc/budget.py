@@ -38,7 +38,8 @@ def thread_count_limit(func: ast.Function, target: SMInfo) -> int | None:
         threads *= d
     warps = (threads + 31) // 32
     blocks = func.minnctapersm or 1
-    per_thread = target.regs_per_sm // (warps * 32 * blocks) // 8 * 8
+    unit = target.reg_alloc_unit
+    per_thread = target.regs_per_sm // (warps * 32 * blocks) // unit * unit
     return max(target.min_maxrregcount, min(target.gpr_count, per_thread))
 
 

@@ -221,7 +221,13 @@ def allocate(
     *,
     naive: bool = False,
     abi: Abi | None = None,
+    spread: dict[RC, int] | None = None,
 ) -> Allocation:
+    """With ``spread`` (class -> highest index it may use), a value with no copy preference
+    takes, among the free registers up to that index, the lowest one left unwritten for at
+    least ``SPREAD_GAP`` points before its definition, else the one left the longest: a
+    register read just before is not written again at once, so the reader's late operand read
+    costs no write-after-read wait and the post-allocation scheduler may reorder the two."""
     occ, points = occupancy(fn)
     # registers written by fixed-register code a value lives across (calls: regalloc/clobbers)
     avoid = {} if abi is None else forbidden_registers(fn, occ, points, abi)
@@ -263,6 +269,9 @@ def allocate(
             if r is not None and _fits(r.index + off, v, mask, lim, table):
                 chosen = r.index + off
                 break
+        cap = spread.get(v.rc) if spread is not None and not naive else None
+        if chosen is None and cap is not None:
+            chosen = _spread_choice(v, _first_point(occ[v]), mask, lim, table, cap)
         if chosen is None:
             base = lim.first - lim.first % align
             while base + v.width - 1 <= lim.last:
@@ -285,6 +294,29 @@ def allocate(
         if top > alloc.max_index.get(v.rc, -1):
             alloc.max_index[v.rc] = top
     return alloc
+
+
+# Points a register stays unwritten after its last use before the spreading choice takes it
+# (see ``allocate``).
+SPREAD_GAP = 8
+
+
+def _spread_choice(
+    v: VReg, first: int, mask: int, lim: ClassLimits, table: dict[int, int], cap: int
+) -> int | None:
+    align = 1 if v.width == 1 else (2 if v.width == 2 else 4)
+    before = (1 << first) - 1 if first < 1 << 30 else 0
+    best: tuple[int, int] | None = None  # (last point any word was occupied, base)
+    base = lim.first - lim.first % align
+    while base + v.width - 1 <= min(cap, lim.last):
+        if _fits(base, v, mask, lim, table):
+            last = max((table.get(base + j, 0) & before).bit_length() - 1 for j in range(v.width))
+            if last < first - SPREAD_GAP:
+                return base
+            if best is None or last < best[0]:
+                best = (last, base)
+        base += align
+    return None if best is None else best[1]
 
 
 def _fits(

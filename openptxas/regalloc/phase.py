@@ -16,6 +16,7 @@ from openptxas.passes.manager import PassContext, verify_enabled
 from openptxas.regalloc.check import check_allocation
 from openptxas.regalloc.clobbers import forbidden_registers, live_across_all_predicates
 from openptxas.regalloc.fatpoint import (
+    Allocation,
     ClassExhausted,
     ClassLimits,
     _pressure_estimate,
@@ -82,6 +83,8 @@ def allocate_registers(fn: Function, ctx: PassContext) -> None:
         raise RegAllocError(
             f"Register allocation failed for function '{fn.name}': too many values live at once"
         )
+    if ctx.options.opt_level >= 1 and ctx.options.ra != "naive":
+        alloc = _spread(fn, limits, alloc, ctx)
     frame_with_spills(fn, state, sp)
     # each subroutine's spill code is reported in its own -v block, as ptxas does
     subs = state.sub_bytes
@@ -96,6 +99,29 @@ def allocate_registers(fn: Function, ctx: PassContext) -> None:
         record_homes(fn, alloc.regs)
     rewrite(fn, alloc)
     fn.registers = alloc.registers(ctx.target.abi)
+
+
+def _spread(
+    fn: Function, limits: dict[RC, ClassLimits], alloc: Allocation, ctx: PassContext
+) -> Allocation:
+    """The allocation again, spreading values over the registers the first one's register count
+    grants anyway (counts are granted in whole units: the same occupancy), the uniform
+    registers and the predicates (``fatpoint.allocate``'s ``spread``); the first allocation
+    where that does not fit."""
+    abi = ctx.target.abi
+    unit = ctx.target.reg_alloc_unit
+    granted = -(-alloc.registers(abi) // unit) * unit
+    spread = {
+        RC.R: min(limits[RC.R].last, granted - 1 - abi.regcount_extra),
+        RC.UR: limits[RC.UR].last,
+        RC.P: limits[RC.P].last,
+        RC.UP: limits[RC.UP].last,
+    }
+    try:
+        again = allocate(fn, limits, abi=abi, spread=spread)
+    except ClassExhausted:
+        return alloc
+    return again if again.registers(abi) <= granted else alloc
 
 
 def _spill_general(

@@ -101,6 +101,8 @@ class SMInfo:
     reports_regcount_override: bool = False
     min_maxrregcount: int = 24  # -maxrregcount below this is raised to it, with a warning
     regs_per_sm: int = 65536  # register file of an SM (.maxntid/.minnctapersm budgets)
+    # registers per thread are granted in units of this many (occupancy steps)
+    reg_alloc_unit: int = 8
     # ELF layout facts (openptxas.elf; observed in ptxas 13.0.88 cubins, see docs/elf.md)
     elf_legacy_segments: bool = False  # PHDR R+X, read-only LOADs R+X, PH-table LOAD last
     elf_shstrtab_slack: int = 0  # unused bytes after .shstrtab ...

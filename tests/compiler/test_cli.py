@@ -273,6 +273,12 @@ DISABLE = {
 }
 
 
+def _numberless(text: str) -> str:
+    """``text`` with register numbers left out (which registers the allocator picks is not
+    what a phase's switch is about)."""
+    return re.sub(r"\b(U?R|U?P)\d+", r"\1#", text)
+
+
 @pytest.mark.parametrize("phase", sorted(DISABLE))
 def test_disable_phase(phase: str, tmp_path: Path) -> None:
     (tmp_path / "k.ptx").write_text(MARKS)
@@ -284,9 +290,11 @@ def test_disable_phase(phase: str, tmp_path: Path) -> None:
     assert rc == 0, err
     # the phase's dump is absent when it does not run, and the code it would change stays
     assert f"after {phase}\n" in on and f"after {phase}\n" not in off
-    with_it, without = DISABLE[phase]
-    assert with_it in _final_code(on) and with_it not in _final_code(off)
-    assert without in _final_code(off) and without not in _final_code(on)
+    with_it, without = (_numberless(x) for x in DISABLE[phase])
+    code_on = [_numberless(x) for x in _final_code(on)]
+    code_off = [_numberless(x) for x in _final_code(off)]
+    assert with_it in code_on and with_it not in code_off
+    assert without in code_off and without not in code_on
     assert (tmp_path / "on.cubin").read_bytes() != (tmp_path / "off.cubin").read_bytes()
 
 

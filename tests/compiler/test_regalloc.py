@@ -1,5 +1,7 @@
 """Register allocation: the fat-point allocator and its independent checker."""
 
+import itertools
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -307,3 +309,54 @@ def test_guarded_programs_compute_the_same(prog):
     for want, have in zip(virtual, got, strict=True):
         if want is not None:
             assert have == want
+
+
+def _chain_fn() -> tuple[Function, list[VReg]]:
+    """Four short-lived values, each read once by a store right after its definition."""
+    fn = Function("k", [])
+    vals = [fn.new_vreg(RC.R) for _ in range(4)]
+    body: list[Instr] = []
+    for k, v in enumerate(vals):
+        body.append(Instr("MOV", (), [v], [Imm(k + 1)]))
+        body.append(Instr("STG", ("E",), [], [v]))
+    fn.blocks = [Block("entry", [*body, Instr("EXIT")])]
+    return fn, vals
+
+
+def test_spread_does_not_write_a_register_just_read():
+    """Without ``spread`` the allocator takes the lowest free register (one for all four values);
+    with it, a value does not take the register the store before it still reads, within the
+    registers the count grants anyway."""
+    fn, vals = _chain_fn()
+    compact = allocate(fn, LIM)
+    assert len({compact.regs[v].index for v in vals}) == 1
+    spread = allocate(fn, LIM, spread={RC.R: 13})
+    check_allocation(fn, spread)
+    picked = [spread.regs[v].index for v in vals]
+    assert all(a != b for a, b in itertools.pairwise(picked)), picked
+    assert max(picked) <= 13 and 1 not in picked
+    # a cap of one register leaves no choice: the lowest free one, as without spreading
+    tight = allocate(fn, LIM, spread={RC.R: 0})
+    assert [tight.regs[v].index for v in vals] == [0, 0, 0, 0]
+
+
+def test_spread_keeps_the_register_count_unit():
+    """The AllocateRegisters phase spreads only within the registers the compact allocation's
+    count is granted in (whole units of ``reg_alloc_unit``: the same occupancy), and only from
+    -O1 on."""
+    from openptxas.options import Options
+    from openptxas.passes.manager import PassContext
+    from openptxas.regalloc.phase import allocate_registers
+
+    def regs_used(opt: int) -> tuple[int, set[int]]:
+        fn, _vals = _chain_fn()
+        allocate_registers(fn, PassContext(SM90, Options(arch="sm_90", opt_level=opt)))
+        stores = [i for i in fn.instrs() if i.op == "STG"]
+        return fn.registers, {i.srcs[0].index for i in stores}
+
+    n0, picked0 = regs_used(0)
+    n3, picked3 = regs_used(3)
+    assert picked0 == {0} and n0 == 4  # R0 and R1 (the stack pointer), + the two ptxas adds
+    assert len(picked3) == 4
+    unit = SM90.reg_alloc_unit
+    assert n3 <= -(-n0 // unit) * unit
