@@ -51,6 +51,12 @@ def _cse(fn: Function, ctx: PassContext) -> None:
     dce(fn, ctx)
 
 
+def _unroll(fn: Function, ctx: PassContext) -> None:
+    from openptxas.passes.unroll import loop_unroll
+
+    loop_unroll(fn, ctx)
+
+
 def _dce(fn: Function, ctx: PassContext) -> None:
     from openptxas.passes.dce import dce
 
@@ -131,6 +137,7 @@ def pipeline() -> list[Phase]:
     return [
         Phase("EarlyOriSimpleLiveDead", _dce, 0, doc="dead-code elimination"),
         Phase("BranchOpt", _branch_opt, 1, doc="exit branches, jump threading, dead blocks"),
+        Phase("OriLoopUnrolling", _unroll, 2, doc="full unrolling of counted one-block loops"),
         Phase(
             "GeneralOptimizeEarly",
             _general_optimize,

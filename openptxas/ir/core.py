@@ -443,6 +443,8 @@ class Function:
     # (.nv.constant2.<f>) one after another, 4 bytes (the target's code offset) per entry.
     jump_tables: list[tuple[str, ...]] = field(default_factory=list)
     maxnreg: int | None = None  # the function's .maxnreg (the register allocator's budget)
+    # blocks with .pragma "nounroll" ("*": the function's own): loops OriLoopUnrolling keeps
+    nounroll: set[str] = field(default_factory=set)
     registers: int = 0  # "Used N registers", set by the register allocator
     notes: list[str] = field(default_factory=list)  # ptxas's info lines about it (C75xx)
     spill_stores: int = 0  # bytes of the allocator's STLs (-v "bytes spill stores")

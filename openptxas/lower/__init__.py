@@ -321,6 +321,10 @@ def lower_function(
     if func.body is None:
         raise UnsupportedFeature(f"function '{func.name}' has no body", func.span)
     fn = Function(func.name, [], is_entry=func.is_entry)
+    if "nounroll" in func.pragmas or any(
+        isinstance(it, ast.Pragma) and "nounroll" in it.values for it in module.items
+    ):
+        fn.nounroll.add("*")  # the function's or the module's pragma: every loop stays
     ctx = LowerCtx(target, module, func, fn)
     ctx.relocatable = relocatable  # -c
     for slot in func.param_layout(target.param_base):
@@ -411,6 +415,10 @@ def lower_body(ctx: LowerCtx) -> None:
             continue
         if isinstance(s, ast.VarDecl) and s.space is StateSpace.PARAM:
             declare_param(ctx, s)
+            continue
+        if isinstance(s, ast.Pragma) and "nounroll" in s.values:
+            assert ctx.block is not None
+            fn.nounroll.add(ctx.block.name)  # (the loop whose header this is stays a loop)
             continue
         if not isinstance(s, ast.Instruction):
             continue

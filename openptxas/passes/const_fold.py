@@ -39,23 +39,30 @@ FOLDS = frozenset({"IADD3", "IMAD", "LOP3", "SHF", "SEL", "ISETP", "VIMNMX", "LE
 FOLDS_NARROW = frozenset({"SHFL"})  # lane and clamp: several immediates, narrow fields
 
 
-def _imm_int(op: Operand) -> int | None:
+def _imm_int(op: Operand, consts: dict[int, int] | None = None) -> int | None:
+    """The 32-bit value of ``op``: an integer immediate, RZ, a register of ``consts`` (written
+    once, by a constant), negated where ``op`` says so."""
     if isinstance(op, Imm) and op.kind == ImmKind.INT:
         return op.value & M32
     if isinstance(op, Reg) and op.rc == RC.R and op.index == 255:
         return 0
+    if consts is not None and isinstance(op, VReg) and op.id in consts:
+        return consts[op.id]
     if isinstance(op, Src) and not op.abs and not op.inv and op.sel == "":
-        v = _imm_int(op.x)
+        v = _imm_int(op.x, consts)
         if v is not None:
             return (-v) & M32 if op.neg else v
     return None
 
 
-def _eval(ins: Instr) -> int | None:
-    """The value of a 32-bit integer instruction with constant sources, or None."""
+def _eval(ins: Instr, consts: dict[int, int] | None = None) -> int | None:
+    """The value of a 32-bit integer instruction with constant sources (immediates, or
+    registers of ``consts``), or None."""
     if ins.guard is not None or len(ins.dsts) != 1:
         return None
-    vals = [_imm_int(s) for s in ins.srcs]
+    vals = [_imm_int(s, consts) for s in ins.srcs]
+    if ins.op == "SHF" and len(vals) == 3:
+        return _shf(ins.mods, vals[0], vals[1], vals[2])
     if ins.op == "IADD3" and not ins.mods and len(vals) == 3 and None not in vals:
         return sum(v for v in vals if v is not None) & M32
     if ins.op == "IMAD" and not ins.mods and len(vals) == 3 and None not in vals:
@@ -68,6 +75,22 @@ def _eval(ins: Instr) -> int | None:
             idx = ((a >> bit & 1) << 2) | ((b >> bit & 1) << 1) | (c >> bit & 1)
             r |= (lut >> idx & 1) << bit
         return r
+    return None
+
+
+def _shf(mods: tuple[str, ...], lo: int | None, sh: int | None, hi: int | None) -> int | None:
+    """The 32-bit funnel shifts the lowering emits for plain shifts (amount under 32):
+    ``SHF.L.U32 d, a, s, RZ`` (a << s), ``SHF.R.U32.HI d, RZ, s, c`` (c >> s) and
+    ``SHF.R.S32.HI d, RZ, s, c`` (arithmetic); others are left alone."""
+    if lo is None or sh is None or hi is None or sh >= 32:
+        return None
+    if mods == ("L", "U32") and hi == 0:
+        return (lo << sh) & M32
+    if mods == ("R", "U32", "HI") and lo == 0:
+        return hi >> sh
+    if mods == ("R", "S32", "HI") and lo == 0:
+        signed = hi - (1 << 32) if hi >> 31 else hi
+        return (signed >> sh) & M32
     return None
 
 
@@ -287,10 +310,18 @@ def const_fold(fn: Function, ctx: PassContext) -> None:
             if _redundant_mask(ins, info, consts):
                 ins.op, ins.mods, ins.srcs = "MOV", (), [ins.srcs[0]]
                 changed = True
-            folded = _eval(ins)
+            folded = _eval(ins, consts)
             if folded is not None and ins.op != "MOV":
                 ins.op, ins.mods, ins.srcs = "MOV", (), [Imm(folded)]
                 changed = True
+                d = ins.dsts[0]
+                if (
+                    isinstance(d, VReg)
+                    and d.rc == RC.R
+                    and d.width == 1
+                    and len(info.sites.get(d.id, ())) == 1
+                ):
+                    consts[d.id] = folded  # (a chain folds in one pass)
             elif folded is None and _identity(ins):
                 ins.op, ins.mods, ins.srcs = "MOV", (), [ins.srcs[0]]
                 changed = True

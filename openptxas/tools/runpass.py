@@ -73,6 +73,7 @@ PASSES: dict[str, PassFn] = {
     "peephole": _single("peephole", "peephole"),
     "predication": _single("predication", "if_convert"),
     "uniform_regs": _single("uniform_regs", "convert_to_uniform"),
+    "unroll": _single("unroll", "loop_unroll"),
     "wide_add": _single("wide_add", "wide_add"),
     "regalloc": _regalloc,
     "sched": _sched,
