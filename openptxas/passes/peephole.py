@@ -5,6 +5,7 @@ Pre: virtual IR after constant propagation. Post: same semantics;
   ``IMAD`` (a*b), ``FADD``, ``FMUL``, ``FFMA`` (a*b), ``VIMNMX``, ``FMNMX`` swap A and B, ``ISETP``
   also reverses its comparison, ``LOP3`` permutes its truth table;
 - ``t = SHF.L.U32 a, k, RZ`` whose only use is ``IADD3 d, t, b, RZ`` becomes ``LEA d, a, b, k``;
+- ``t = IADD3 a, b, RZ`` whose only use is ``IADD3 d, t, c, RZ`` becomes ``IADD3 d, a, b, c``;
 - ``p = ISETP.cmp.AND a, b, PT`` whose only use is ``q = PLOP3 x | p`` (or ``x & p``) becomes
   ``q = ISETP.cmp.OR a, b, x`` (``.AND``): the compare's accumulate input.
 """
@@ -12,7 +13,20 @@ Pre: virtual IR after constant propagation. Post: same semantics;
 from __future__ import annotations
 
 from openptxas.ir.analysis import DefInfo, def_info, unchanged_since, use_counts
-from openptxas.ir.core import PT, RZ, Function, Imm, ImmKind, Instr, Operand, Part, Reg, Src, VReg
+from openptxas.ir.core import (
+    PT,
+    RC,
+    RZ,
+    Function,
+    Imm,
+    ImmKind,
+    Instr,
+    Operand,
+    Part,
+    Reg,
+    Src,
+    VReg,
+)
 from openptxas.passes.manager import PassContext
 
 COMMUTE_AB = frozenset(
@@ -32,6 +46,8 @@ def peephole(fn: Function, ctx: PassContext) -> None:
                 _commute(ins, consts)
             if ins.op == "IADD3":
                 _lea(ins, blk.instrs, k, info, uses, dead)
+            if ins.op == "IADD3":  # (not if it just became a LEA)
+                _add3(ins, blk.instrs, k, info, uses, dead)
             if ins.op == "PLOP3":
                 _setp_combine(ins, blk.instrs, k, info, uses, dead)
     if dead:
@@ -114,6 +130,62 @@ def _lea(
             continue
         ins.op, ins.mods, ins.srcs = "LEA", (), [a, b, Imm(n.value)]
         dead.add(shf.uid)
+        return
+
+
+def _general(op: Operand) -> bool:
+    """A general register (a virtual one, a word of one, or RZ), not negated."""
+    if isinstance(op, VReg | Part):
+        return (op.v if isinstance(op, Part) else op).rc == RC.R
+    return op == RZ
+
+
+def _add3(
+    ins: Instr, block: list[Instr], k: int, info: DefInfo, uses: dict[int, int], dead: set[int]
+) -> None:
+    """``t = IADD3 a, b, RZ`` used once, by ``IADD3 d, t, c, RZ`` later in the block with ``a``
+    and ``b`` unchanged: ``IADD3 d, a, b, c`` (ptxas's three-input adds). At most one source may
+    be other than a general register (an immediate, a constant, a uniform register): it goes
+    to B, the only slot that takes one; negated sources are left alone."""
+    if ins.mods or len(ins.dsts) != 1 or len(ins.srcs) != 3 or ins.srcs[2] != RZ:
+        return
+    for ti, ci in ((0, 1), (1, 0)):
+        t, c = ins.srcs[ti], ins.srcs[ci]
+        if not isinstance(t, VReg) or t.rc != RC.R or t.width != 1 or uses.get(t.id, 0) != 1:
+            continue
+        sites = info.defs(t)
+        if len(sites) != 1:
+            continue
+        add = sites[0]
+        if (
+            add.op != "IADD3"
+            or add.mods
+            or add.guard is not None
+            or len(add.dsts) != 1
+            or len(add.srcs) != 3
+            or add.srcs[2] != RZ
+        ):
+            continue
+        srcs = [add.srcs[0], add.srcs[1], c]
+        if any(isinstance(x, Src) for x in srcs):
+            continue
+        regs = [x for x in srcs if _general(x)]
+        imms = [x.value for x in srcs if isinstance(x, Imm) and x.kind == ImmKind.INT]
+        if len(regs) == 1 and len(imms) == 2:  # (a + i) + j: a + (i + j)
+            srcs = [regs[0], Imm((imms[0] + imms[1]) & 0xFFFFFFFF), RZ]
+            regs = [regs[0], RZ, RZ]
+        if len(regs) < 2:
+            continue
+        new = (
+            srcs if len(regs) == 3 else [regs[0], next(x for x in srcs if not _general(x)), regs[1]]
+        )
+        vids = {
+            (x.v if isinstance(x, Part) else x).id for x in srcs[:2] if isinstance(x, VReg | Part)
+        }
+        if not unchanged_since(block, [add], k, vids):
+            continue
+        ins.srcs = new
+        dead.add(add.uid)
         return
 
 
