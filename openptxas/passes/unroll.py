@@ -30,13 +30,17 @@ keeps it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from openptxas.ir.analysis import map_regs
 from openptxas.ir.core import (
     RC,
     TERMINATORS,
     Addr,
+    Block,
     CBank,
     Function,
+    Guard,
     Imm,
     Instr,
     Label,
@@ -75,23 +79,20 @@ def loop_unroll(fn: Function, ctx: PassContext) -> int:
         if plan is not None:
             _unroll(fn, j, *plan)
             done += 1
+        else:
+            part = _plan_partial(fn, j)
+            if part is not None:
+                _unroll_partial(fn, j, *part)
+                done += 1
+                j += 3  # (the three blocks put before the loop)
         j += 1
     return done
 
 
-def _imm(op: Operand) -> int | None:
-    if isinstance(op, Imm) and isinstance(op.value, int):
-        return op.value & M32
-    return None
-
-
-def _is_pt(op: Operand) -> bool:
-    return isinstance(op, Reg) and op.rc == RC.P and op.index == 7
-
-
-def _plan(fn: Function, j: int) -> tuple[VReg, Instr, int, int, int] | None:
-    """(counter, its write, first value, step, trips) of block ``j`` when it is a loop to
-    unroll."""
+def _loop_shape(fn: Function, j: int) -> tuple[list[Instr], Instr] | None:
+    """(body, back branch) of block ``j`` when it is a loop of one block entered only by
+    falling through from block ``j - 1`` and left only by falling through to ``j + 1``, with
+    nothing in it that may not be copied."""
     b = fn.blocks[j]
     if b.name in fn.nounroll or len(b.instrs) < 3:
         return None
@@ -113,6 +114,27 @@ def _plan(fn: Function, j: int) -> tuple[VReg, Instr, int, int, int] | None:
         return None
     if succs[j - 1] != [j]:
         return None
+    return body, br
+
+
+def _imm(op: Operand) -> int | None:
+    if isinstance(op, Imm) and isinstance(op.value, int):
+        return op.value & M32
+    return None
+
+
+def _is_pt(op: Operand) -> bool:
+    return isinstance(op, Reg) and op.rc == RC.P and op.index == 7
+
+
+def _plan(fn: Function, j: int) -> tuple[VReg, Instr, int, int, int] | None:
+    """(counter, its write, first value, step, trips) of block ``j`` when it is a loop to
+    unroll."""
+    shape = _loop_shape(fn, j)
+    if shape is None:
+        return None
+    body, br = shape
+    assert br.guard is not None and isinstance(br.guard.pred, VReg)
     p = br.guard.pred
     writers = [k for k, ins in enumerate(body) for d in ins.def_regs() if _same(d, p)]
     if len(writers) != 1:
@@ -272,61 +294,290 @@ def _trips(
 def _unroll(fn: Function, j: int, i: VReg, inc: Instr, first: int, step: int, trips: int) -> None:
     b = fn.blocks[j]
     body = b.instrs[:-1]
-    after = compute_liveness(fn).live_in[j + 1]
-    # registers given a new name per write: general and predicate registers written whole and
-    # unguarded only (a predicate only when the loop's result does not need it afterwards)
-    written: dict[int, VReg] = {}
+    lv = compute_liveness(fn)
+    after = lv.live_in[j + 1]
+    # renamed per copy: registers not live into the loop (written before read in each copy),
+    # and those carried around it that are general registers written whole and unguarded, or
+    # predicates the code after the loop does not read; general registers live after the loop
+    # are copied back, other renamed registers must not be live after it
+    rename = _locals(body, lv.live_in[j])
     fixed: set[int] = set()
+    carried: set[int] = set()
     for ins in body:
         for d in ins.dsts:
-            for r in (d,) if isinstance(d, VReg | Part) else ():
-                v = r.v if isinstance(r, Part) else r
-                if isinstance(r, Part) or ins.guard is not None or v.width != 1:
-                    fixed.add(v.id)
-                elif v.rc == RC.R or (v.rc == RC.P and not after >> v.id & 1):
-                    written[v.id] = v
-                else:
-                    fixed.add(v.id)
-    renamed = {vid: v for vid, v in written.items() if vid not in fixed and vid != i.id}
-    cur: dict[int, VReg] = {}
-    out: list[Instr] = []
-    line = b.instrs[-1].line
-
-    def read(r: RegLike) -> RegLike:  # the current name of a register
-        if isinstance(r, VReg) and r.id in cur:
-            return cur[r.id]
-        return r
-
-    def fresh(v: VReg) -> VReg:
-        nv = fn.new_vreg(v.rc, v.width)
-        cur[v.id] = nv
-        return nv
-
-    value = first
-    out.append(Instr("MOV", (), [fresh(i)], [Imm(value)], line=line))
-    for _ in range(trips):
-        for ins in body:
-            if ins is inc:  # the counter's write: its value in this iteration
-                value = (value + step) & M32
-                out.append(Instr("MOV", (), [fresh(i)], [Imm(value)], line=ins.line))
+            v = d.v if isinstance(d, Part) else d
+            if not isinstance(v, VReg) or v.id in rename:
                 continue
-            c = Instr(
-                ins.op,
-                ins.mods,
-                list(ins.dsts),
-                list(ins.srcs),
-                ins.guard,
-                None,
-                ins.line,
-                contract=ins.contract,
-                contract_fence=ins.contract_fence,
-            )
-            map_regs(c, read)
-            c.dsts = [fresh(d) if isinstance(d, VReg) and d.id in renamed else d for d in c.dsts]
-            out.append(c)
-    for vid, v in sorted(renamed.items()):
-        if vid in cur and after >> vid & 1:
-            out.append(Instr("MOV", (), [v], [cur[vid]], line=line))
+            if isinstance(d, Part) or ins.guard is not None or v.width != 1:
+                fixed.add(v.id)
+            elif v.rc == RC.R or (v.rc == RC.P and not after >> v.id & 1):
+                carried.add(v.id)
+            else:
+                fixed.add(v.id)
+    rename |= carried - fixed
+    rename.discard(i.id)
+    written = {
+        v.id: v
+        for ins in body
+        for d in ins.dsts
+        if isinstance(v := (d.v if isinstance(d, Part) else d), VReg) and v.id in rename
+    }
+    rename -= {vid for vid, v in written.items() if v.rc != RC.R and after >> vid & 1}
+    line = b.instrs[-1].line
+    cur: dict[int, VReg] = {}
+    value = [first]
+    out = [Instr("MOV", (), [_fresh(fn, cur, i)], [Imm(first)], line=line)]
+
+    def count() -> Instr:  # the counter's write: its value in this iteration, a constant
+        value[0] = (value[0] + step) & M32
+        return Instr("MOV", (), [_fresh(fn, cur, i)], [Imm(value[0])], line=inc.line)
+
+    for _ in range(trips):
+        out.extend(_copy(fn, body, cur, rename, skip=inc, instead=count))
+    for vid, v in sorted(written.items()):
+        if vid in rename and vid in cur and after >> vid & 1:
+            out.extend(_moves(v, cur[vid], line))
     if after >> i.id & 1:
         out.append(Instr("MOV", (), [i], [cur[i.id]], line=line))
     b.instrs = out
+
+
+def _carried(body: list[Instr], live_in: int) -> set[int]:
+    """General registers live into ``body`` and written in it only whole, unguarded, one word
+    wide (the values a loop carries from one iteration to the next)."""
+    out: set[int] = set()
+    fixed: set[int] = set()
+    for ins in body:
+        for d in ins.dsts:
+            v = d.v if isinstance(d, Part) else d
+            if isinstance(v, VReg) and live_in >> v.id & 1:
+                ok = isinstance(d, VReg) and ins.guard is None and v.rc == RC.R and v.width == 1
+                (out if ok else fixed).add(v.id)
+    return out - fixed
+
+
+def _writer(body: list[Instr], br: Instr) -> Instr | None:
+    """The compare that writes the back branch's predicate when nothing else in ``body``
+    reads the predicate (then the copies may leave it out), else None."""
+    assert br.guard is not None
+    p = br.guard.pred
+    readers = [ins for ins in body for r in ins.use_regs() if r == p]
+    writers = [ins for ins in body if any(d == p for d in ins.dsts)]
+    return writers[0] if not readers and len(writers) == 1 else None
+
+
+def _locals(body: list[Instr], live_in: int) -> set[int]:
+    """General and predicate registers written in ``body`` only by unguarded writes and not
+    live into it: each iteration writes them before it reads them, so each copy may name them
+    anew."""
+    out: set[int] = set()
+    fixed: set[int] = set()
+    for ins in body:
+        for d in ins.dsts:
+            v = d.v if isinstance(d, Part) else d
+            if isinstance(v, VReg):
+                bad = ins.guard is not None or live_in >> v.id & 1 or v.rc not in (RC.R, RC.P)
+                (fixed if bad else out).add(v.id)
+    return out - fixed
+
+
+def _moves(v: VReg, src: VReg, line: int) -> list[Instr]:
+    """``v = src``, word by word."""
+    if v.width == 1:
+        return [Instr("MOV", (), [v], [src], line=line)]
+    return [Instr("MOV", (), [Part(v, k)], [Part(src, k)], line=line) for k in range(v.width)]
+
+
+def _fresh(fn: Function, cur: dict[int, VReg], v: VReg) -> VReg:
+    nv = fn.new_vreg(v.rc, v.width)
+    cur[v.id] = nv
+    return nv
+
+
+def _copy(
+    fn: Function,
+    body: list[Instr],
+    cur: dict[int, VReg],
+    rename: set[int],
+    skip: Instr | None = None,
+    instead: Callable[[], Instr] | None = None,
+) -> list[Instr]:
+    """One copy of ``body``, ``instead()`` in place of ``skip`` (made when its turn comes, so
+    that it may rename too; without ``instead``, ``skip`` is left out): reads take the
+    current names (``cur``), a whole write of a register of ``rename`` a new one, a word's
+    write the copy's name of its register (new at the copy's first write of it). ``cur`` is
+    updated."""
+    made: set[int] = set()
+
+    def read(r: RegLike) -> RegLike:
+        if isinstance(r, VReg):
+            return cur.get(r.id, r)
+        if isinstance(r, Part) and r.v.id in cur:
+            return Part(cur[r.v.id], r.k, r.n)
+        return r
+
+    out: list[Instr] = []
+    for ins in body:
+        if ins is skip:
+            if instead is not None:
+                out.append(instead())
+            continue
+        x = Instr(
+            ins.op,
+            ins.mods,
+            list(ins.dsts),
+            list(ins.srcs),
+            ins.guard,
+            None,
+            ins.line,
+            contract=ins.contract,
+            contract_fence=ins.contract_fence,
+        )
+        map_regs(x, read)
+        dsts: list[Operand] = []
+        for d in x.dsts:
+            if isinstance(d, VReg) and d.id in rename:
+                made.add(d.id)
+                d = _fresh(fn, cur, d)
+            elif isinstance(d, Part) and d.v.id in rename:
+                if d.v.id not in made:
+                    made.add(d.v.id)
+                    _fresh(fn, cur, d.v)
+                d = Part(cur[d.v.id], d.k, d.n)
+            dsts.append(d)
+        x.dsts = dsts
+        out.append(x)
+    return out
+
+
+# Partial unrolling: copies per iteration of the unrolled loop, by the body's size (ptxas
+# unrolls nvcc's count-down loops of about 14 instructions four times: t/rowsum in
+# docs/compiler.md)
+PARTIAL_FACTORS = ((35, 4), (70, 2))
+MAX_STEP = 1 << 12
+
+
+def _plan_partial(fn: Function, j: int) -> tuple[VReg, int, int] | None:
+    """(counter, step, copies) of block ``j`` when it is a count-down loop to unroll in part:
+    ``c`` written once, ``c = c - s`` (``IADD3 c, c, -s, RZ`` or through a copy), and the branch
+    back taken while ``c != 0`` after the step, ``s`` a small positive constant. The count is
+    not known: nvcc's loops of an unknown trip count have this form."""
+    shape = _loop_shape(fn, j)
+    if shape is None:
+        return None
+    body, br = shape
+    assert br.guard is not None and isinstance(br.guard.pred, VReg)
+    if br.guard.inv:
+        return None
+    p = br.guard.pred
+    writers = [k for k, ins in enumerate(body) for d in ins.def_regs() if _same(d, p)]
+    if len(writers) != 1:
+        return None
+    cmp_at = writers[0]
+    cmp = body[cmp_at]
+    if (
+        cmp.op != "ISETP"
+        or cmp.guard is not None
+        or cmp.mods not in (("NE", "U32", "AND"), ("NE", "AND"))
+        or len(cmp.dsts) != 2
+        or cmp.dsts[0] != p
+        or not _is_pt(cmp.dsts[1])
+        or len(cmp.srcs) != 3
+        or _imm(cmp.srcs[1]) != 0
+        or not _is_pt(cmp.srcs[2])
+    ):
+        return None
+    c = cmp.srcs[0]
+    if not isinstance(c, VReg) or c.rc != RC.R or c.width != 1:
+        return None
+    inc = [k for k, ins in enumerate(body) for d in ins.def_regs() if _same(d, c)]
+    if len(inc) != 1 or inc[0] > cmp_at:
+        return None
+    step = _step(body, inc[0], c)
+    if step is None or step < (1 << 32) - MAX_STEP:
+        return None
+    s = (1 << 32) - step
+    size = len(body) - 2
+    factor = next((f for most, f in PARTIAL_FACTORS if size <= most), None)
+    if factor is None:
+        return None
+    return c, s, factor
+
+
+def _unroll_partial(fn: Function, j: int, c: VReg, s: int, factor: int) -> None:
+    """Put before loop ``j`` a loop of ``factor`` copies of its body that runs while at least
+    ``factor`` iterations remain (the counter, counting down by ``s`` to 0, is at least
+    ``factor * s`` unsigned: the copies' own tests would all go on), then leaves when the count
+    is done or goes on in the original loop for what is left:
+
+        pre:   if c < F*s goto loop
+        main:  body x F;  if c >= F*s goto main
+        rest:  if c == 0 goto exit
+        loop:  (the original loop)
+        exit:
+
+    Every path runs the iterations the original loop runs (it runs its body at least once;
+    so does each way into ``main`` or ``loop``), in the same order. In the copies, the
+    registers written before they are read in each iteration, and the general registers
+    carried around the loop (written whole, unguarded), get new names, so that each copy's
+    values are apart and single-definition (constants fold, adds chain); at the end of
+    ``main`` the carried ones, and the others the code after the loop reads, are moved back.
+    The compare is not copied when nothing but the branch reads its predicate."""
+    b = fn.blocks[j]
+    body = b.instrs[:-1]
+    line = b.instrs[-1].line
+    lv = compute_liveness(fn)
+    local = _locals(body, lv.live_in[j])
+    carried = _carried(body, lv.live_in[j])
+    after = lv.live_in[j + 1]
+    cmp = _writer(body, b.instrs[-1])
+    pt = Reg(RC.P, 7)
+    bound = Imm(factor * s)
+    exit_name = fn.blocks[j + 1].name
+    p1, p2, p3 = fn.new_vreg(RC.P), fn.new_vreg(RC.P), fn.new_vreg(RC.P)
+    pre = Block(
+        f"{b.name}.upre",
+        [
+            Instr("ISETP", ("LT", "U32", "AND"), [p1, pt], [c, bound, pt], line=line),
+            Instr("BRA", (), [], [Label(b.name)], guard=Guard(p1, False), line=line),
+        ],
+    )
+    main_name = f"{b.name}.umain"
+    copies: list[Instr] = []
+    cur: dict[int, VReg] = {}
+    # (a predicate the code after the loop reads keeps its name: it cannot be moved back)
+    local -= {
+        v.id
+        for ins in body
+        for d in ins.dsts
+        if isinstance(v := (d.v if isinstance(d, Part) else d), VReg)
+        and v.rc != RC.R
+        and after >> v.id & 1
+    }
+    for _ in range(factor):
+        copies.extend(_copy(fn, body, cur, local | carried, skip=cmp))
+    written = {
+        v.id: v
+        for ins in body
+        for d in ins.dsts
+        if isinstance(v := (d.v if isinstance(d, Part) else d), VReg) and v.id in cur
+    }
+    for vid, v in sorted(written.items()):
+        if vid in carried or after >> vid & 1:
+            copies.extend(_moves(v, cur[vid], line))
+    main = Block(
+        main_name,
+        [
+            *copies,
+            Instr("ISETP", ("GE", "U32", "AND"), [p2, pt], [c, bound, pt], line=line),
+            Instr("BRA", (), [], [Label(main_name)], guard=Guard(p2, False), line=line),
+        ],
+    )
+    rest = Block(
+        f"{b.name}.urest",
+        [
+            Instr("ISETP", ("EQ", "U32", "AND"), [p3, pt], [c, Imm(0), pt], line=line),
+            Instr("BRA", (), [], [Label(exit_name)], guard=Guard(p3, False), line=line),
+        ],
+    )
+    fn.blocks[j:j] = [pre, main, rest]

@@ -335,7 +335,7 @@ def test_loop_entered_by_fall_through_waits_in_its_preheader(oracle: Any) -> Non
         "args": [
             {"kind": "buffer", "dtype": "f32", "count": 32, "init": "zeros"},
             {"kind": "buffer", "dtype": "f32", "count": 32 * 16 + 2, "init": "random", "seed": 5},
-            {"kind": "scalar", "dtype": "u32", "value": 16},
+            {"kind": "scalar", "dtype": "u32", "init": 16},
         ],
     }
     want = run_launch(oracle.ptxas(LOOP, "sm_90").cubin, spec)
