@@ -130,29 +130,13 @@ def _is_pt(op: Operand) -> bool:
 def _plan(fn: Function, j: int) -> tuple[VReg, Instr, int, int, int] | None:
     """(counter, its write, first value, step, trips) of block ``j`` when it is a loop to
     unroll."""
-    shape = _loop_shape(fn, j)
-    if shape is None:
+    found = _back_compare(fn, j)
+    if found is None:
         return None
-    body, br = shape
-    assert br.guard is not None and isinstance(br.guard.pred, VReg)
-    p = br.guard.pred
-    writers = [k for k, ins in enumerate(body) for d in ins.def_regs() if _same(d, p)]
-    if len(writers) != 1:
-        return None
-    cmp_at = writers[0]
+    body, br, cmp_at = found
     cmp = body[cmp_at]
-    if (
-        cmp.op != "ISETP"
-        or cmp.guard is not None
-        or len(cmp.dsts) != 2
-        or cmp.dsts[0] != p
-        or not _is_pt(cmp.dsts[1])
-        or len(cmp.srcs) != 3
-        or not _is_pt(cmp.srcs[2])
-        or cmp.mods[-1:] != ("AND",)
-        or cmp.mods[0] not in _CMPS
-        or cmp.mods[1:-1] not in ((), ("U32",))
-    ):
+    assert br.guard is not None
+    if cmp.mods[0] not in _CMPS or cmp.mods[1:-1] not in ((), ("U32",)):
         return None
     i = cmp.srcs[0]
     bound = _imm(cmp.srcs[1])
@@ -179,6 +163,34 @@ def _plan(fn: Function, j: int) -> tuple[VReg, Instr, int, int, int] | None:
     if trips * size * size > FULL_BUDGET or trips * size > MAX_UNROLLED:
         return None
     return i, body[inc_at], first, step, trips
+
+
+def _back_compare(fn: Function, j: int) -> tuple[list[Instr], Instr, int] | None:
+    """(body, back branch, where the compare is) when block ``j`` is a loop of the shape
+    ``_loop_shape`` takes and its branch's predicate is written once in it, by an unguarded
+    ``ISETP.<cmp>[.U32].AND p, PT, a, b, PT``."""
+    shape = _loop_shape(fn, j)
+    if shape is None:
+        return None
+    body, br = shape
+    assert br.guard is not None and isinstance(br.guard.pred, VReg)
+    p = br.guard.pred
+    writers = [k for k, ins in enumerate(body) for d in ins.def_regs() if _same(d, p)]
+    if len(writers) != 1:
+        return None
+    cmp = body[writers[0]]
+    if (
+        cmp.op != "ISETP"
+        or cmp.guard is not None
+        or len(cmp.dsts) != 2
+        or cmp.dsts[0] != p
+        or not _is_pt(cmp.dsts[1])
+        or len(cmp.srcs) != 3
+        or not _is_pt(cmp.srcs[2])
+        or cmp.mods[-1:] != ("AND",)
+    ):
+        return None
+    return body, br, writers[0]
 
 
 def _is_add(ins: Instr, d: VReg, i: VReg) -> int | None:
@@ -462,30 +474,15 @@ def _plan_partial(fn: Function, j: int) -> tuple[VReg, int, int] | None:
     ``c`` written once, ``c = c - s`` (``IADD3 c, c, -s, RZ`` or through a copy), and the branch
     back taken while ``c != 0`` after the step, ``s`` a small positive constant. The count is
     not known: nvcc's loops of an unknown trip count have this form."""
-    shape = _loop_shape(fn, j)
-    if shape is None:
+    found = _back_compare(fn, j)
+    if found is None:
         return None
-    body, br = shape
-    assert br.guard is not None and isinstance(br.guard.pred, VReg)
-    if br.guard.inv:
-        return None
-    p = br.guard.pred
-    writers = [k for k, ins in enumerate(body) for d in ins.def_regs() if _same(d, p)]
-    if len(writers) != 1:
-        return None
-    cmp_at = writers[0]
+    body, br, cmp_at = found
     cmp = body[cmp_at]
-    if (
-        cmp.op != "ISETP"
-        or cmp.guard is not None
-        or cmp.mods not in (("NE", "U32", "AND"), ("NE", "AND"))
-        or len(cmp.dsts) != 2
-        or cmp.dsts[0] != p
-        or not _is_pt(cmp.dsts[1])
-        or len(cmp.srcs) != 3
-        or _imm(cmp.srcs[1]) != 0
-        or not _is_pt(cmp.srcs[2])
-    ):
+    assert br.guard is not None
+    if br.guard.inv or cmp.mods not in (("NE", "U32", "AND"), ("NE", "AND")):
+        return None
+    if _imm(cmp.srcs[1]) != 0:
         return None
     c = cmp.srcs[0]
     if not isinstance(c, VReg) or c.rc != RC.R or c.width != 1:
