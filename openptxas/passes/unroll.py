@@ -79,6 +79,10 @@ def loop_unroll(fn: Function, ctx: PassContext) -> int:
         if plan is not None:
             _unroll(fn, j, *plan)
             done += 1
+            # straight code now: one block with the code before and after it where nothing else
+            # enters them (ptxas contracts a product of the last copy into a sum after the
+            # loop: difffuzz seed 67417)
+            j = _merge_straight(fn, j)
         else:
             part = _plan_partial(fn, j)
             if part is not None:
@@ -87,6 +91,28 @@ def loop_unroll(fn: Function, ctx: PassContext) -> int:
                 j += 3  # (the three blocks put before the loop)
         j += 1
     return done
+
+
+def _merge_straight(fn: Function, j: int) -> int:
+    """Join block ``j`` with the block after it, and the block before it with it, where the
+    earlier one falls through into the later and is its only way in; the index of the joined
+    block."""
+    for a in (j, j - 1):
+        if a < 0 or a + 1 >= len(fn.blocks):
+            continue
+        first, second = fn.blocks[a], fn.blocks[a + 1]
+        preds = invert(all_successors(fn))[a + 1]
+        last = first.instrs[-1] if first.instrs else None
+        if preds != [a] or (last is not None and last.op in TERMINATORS):
+            continue
+        if second.name in fn.nounroll or any(
+            isinstance(o, Label) and o.block == second.name for ins in fn.instrs() for o in ins.srcs
+        ):
+            continue
+        first.instrs.extend(second.instrs)
+        del fn.blocks[a + 1]
+        j = a
+    return j
 
 
 def _loop_shape(fn: Function, j: int) -> tuple[list[Instr], Instr] | None:
@@ -346,11 +372,10 @@ def _unroll(fn: Function, j: int, i: VReg, inc: Instr, first: int, step: int, tr
 
     for _ in range(trips):
         out.extend(_copy(fn, body, cur, rename, skip=inc, instead=count))
-    for vid, v in sorted(written.items()):
-        if vid in rename and vid in cur and after >> vid & 1:
-            out.extend(_moves(v, cur[vid], line))
+    back = {vid: v for vid, v in written.items() if vid in rename and after >> vid & 1}
     if after >> i.id & 1:
-        out.append(Instr("MOV", (), [i], [cur[i.id]], line=line))
+        back[i.id] = i
+    _name_back(out, cur, back)
     b.instrs = out
 
 
@@ -393,11 +418,25 @@ def _locals(body: list[Instr], live_in: int) -> set[int]:
     return out - fixed
 
 
-def _moves(v: VReg, src: VReg, line: int) -> list[Instr]:
-    """``v = src``, word by word."""
-    if v.width == 1:
-        return [Instr("MOV", (), [v], [src], line=line)]
-    return [Instr("MOV", (), [Part(v, k)], [Part(src, k)], line=line) for k in range(v.width)]
+def _name_back(out: list[Instr], cur: dict[int, VReg], back: dict[int, VReg]) -> None:
+    """The copies' last names of the registers of ``back`` become their own names again (in
+    ``out``, every read and write of a copy's name follows its first write, and no read of
+    the register's own name follows that: each reads the copy's name), so that the value is
+    where the code after reads it without a move between (a move would keep FmaContraction
+    from fusing a product of the last copy: difffuzz seed 67417)."""
+    final = {cur[vid].id: v for vid, v in back.items() if vid in cur}
+    if not final:
+        return
+
+    def own(r: RegLike) -> RegLike:
+        if isinstance(r, VReg) and r.id in final:
+            return final[r.id]
+        if isinstance(r, Part) and r.v.id in final:
+            return Part(final[r.v.id], r.k, r.n)
+        return r
+
+    for x in out:
+        map_regs(x, own, dsts=True)
 
 
 def _fresh(fn: Function, cur: dict[int, VReg], v: VReg) -> VReg:
@@ -498,7 +537,36 @@ def _plan_partial(fn: Function, j: int) -> tuple[VReg, int, int] | None:
     factor = next((f for most, f in PARTIAL_FACTORS if size <= most), None)
     if factor is None:
         return None
+    top = _most(fn, c, {id(x) for x in body})
+    if top is not None and top < factor * s:
+        return None  # (nvcc's remainder loops: c = n & 3 never reaches four iterations)
     return c, s, factor
+
+
+def _most(fn: Function, v: VReg, skip: set[int], depth: int = 3) -> int | None:
+    """An upper bound of the value ``v`` has where its one write outside ``skip`` (instruction
+    ids) leaves it: an AND with an immediate (``LOP3.LUT v, x, imm, RZ, 0xc0``), a move of an
+    immediate or of a register with such a bound; None when not known."""
+    writes = [
+        ins
+        for ins in fn.instrs()
+        if id(ins) not in skip and any(_same(d, v) for d in ins.def_regs())
+    ]
+    if len(writes) != 1 or depth == 0:
+        return None
+    w = writes[0]
+    if w.guard is not None or w.dsts[:1] != [v]:
+        return None
+    if w.op == "MOV" and not w.mods and len(w.srcs) == 1:
+        x = w.srcs[0]
+        if isinstance(x, VReg):
+            return _most(fn, x, skip, depth - 1)
+        return _imm(x)
+    if w.op == "LOP3" and w.mods == ("LUT",) and len(w.srcs) >= 4 and _imm(w.srcs[3]) == 0xC0:
+        masks = [m for x in w.srcs[:2] if (m := _imm(x)) is not None]
+        if masks and w.srcs[2] == Reg(RC.R, 255):
+            return min(masks)
+    return None
 
 
 def _unroll_partial(fn: Function, j: int, c: VReg, s: int, factor: int) -> None:
@@ -559,9 +627,11 @@ def _unroll_partial(fn: Function, j: int, c: VReg, s: int, factor: int) -> None:
         for d in ins.dsts
         if isinstance(v := (d.v if isinstance(d, Part) else d), VReg) and v.id in cur
     }
-    for vid, v in sorted(written.items()):
-        if vid in carried or after >> vid & 1:
-            copies.extend(_moves(v, cur[vid], line))
+    _name_back(
+        copies,
+        cur,
+        {vid: v for vid, v in written.items() if vid in carried or after >> vid & 1},
+    )
     main = Block(
         main_name,
         [

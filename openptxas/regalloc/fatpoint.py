@@ -222,12 +222,15 @@ def allocate(
     naive: bool = False,
     abi: Abi | None = None,
     spread: dict[RC, int] | None = None,
+    late: int = 0,
 ) -> Allocation:
     """With ``spread`` (class -> highest index it may use), a value with no copy preference
-    takes, among the free registers up to that index, the lowest one left unwritten for at
-    least ``SPREAD_GAP`` points before its definition, else the one left the longest: a
-    register read just before is not written again at once, so the reader's late operand read
-    costs no write-after-read wait and the post-allocation scheduler may reorder the two."""
+    takes, among the free registers up to that index, the lowest one whose last occupant was
+    not last read by an instruction of ``late`` (a bit per program point: readers that take
+    their operands late, stores, loads and the like) in the ``SPREAD_GAP`` points
+    before the value's definition, else the one left the longest: a register such a reader
+    has just read is not written again at once, so the reader costs no write-after-read wait
+    and the post-allocation scheduler may reorder the two."""
     occ, points = occupancy(fn)
     # registers written by fixed-register code a value lives across (calls: regalloc/clobbers)
     avoid = {} if abi is None else forbidden_registers(fn, occ, points, abi)
@@ -271,7 +274,7 @@ def allocate(
                 break
         cap = spread.get(v.rc) if spread is not None and not naive else None
         if chosen is None and cap is not None:
-            chosen = _spread_choice(v, _first_point(occ[v]), mask, lim, table, cap)
+            chosen = _spread_choice(v, _first_point(occ[v]), mask, lim, table, cap, late)
         if chosen is None:
             base = lim.first - lim.first % align
             while base + v.width - 1 <= lim.last:
@@ -302,7 +305,7 @@ SPREAD_GAP = 8
 
 
 def _spread_choice(
-    v: VReg, first: int, mask: int, lim: ClassLimits, table: dict[int, int], cap: int
+    v: VReg, first: int, mask: int, lim: ClassLimits, table: dict[int, int], cap: int, late: int
 ) -> int | None:
     align = 1 if v.width == 1 else (2 if v.width == 2 else 4)
     before = (1 << first) - 1 if first < 1 << 30 else 0
@@ -310,8 +313,10 @@ def _spread_choice(
     base = lim.first - lim.first % align
     while base + v.width - 1 <= min(cap, lim.last):
         if _fits(base, v, mask, lim, table):
-            last = max((table.get(base + j, 0) & before).bit_length() - 1 for j in range(v.width))
-            if last < first - SPREAD_GAP:
+            ends = [(table.get(base + j, 0) & before).bit_length() - 1 for j in range(v.width)]
+            last = max(ends)
+            # (a value last occupies the point before its last reader)
+            if all(e < first - SPREAD_GAP or e < 0 or not late >> (e + 1) & 1 for e in ends):
                 return base
             if best is None or last < best[0]:
                 best = (last, base)

@@ -325,38 +325,49 @@ def _chain_fn() -> tuple[Function, list[VReg]]:
 
 def test_spread_does_not_write_a_register_just_read():
     """Without ``spread`` the allocator takes the lowest free register (one for all four values);
-    with it, a value does not take the register the store before it still reads, within the
-    registers the count grants anyway."""
+    with it, a value does not take the register a store (a late reader) has just read, within
+    the registers the count grants anyway."""
     fn, vals = _chain_fn()
     compact = allocate(fn, LIM)
     assert len({compact.regs[v].index for v in vals}) == 1
-    spread = allocate(fn, LIM, spread={RC.R: 13})
+    late = sum(1 << p for p, ins in enumerate(fn.instrs()) if ins.op == "STG")
+    # without readers that read late, spreading keeps the lowest register
+    assert len({allocate(fn, LIM, spread={RC.R: 13}).regs[v].index for v in vals}) == 1
+    spread = allocate(fn, LIM, spread={RC.R: 13}, late=late)
     check_allocation(fn, spread)
     picked = [spread.regs[v].index for v in vals]
     assert all(a != b for a, b in itertools.pairwise(picked)), picked
     assert max(picked) <= 13 and 1 not in picked
     # a cap of one register leaves no choice: the lowest free one, as without spreading
-    tight = allocate(fn, LIM, spread={RC.R: 0})
+    tight = allocate(fn, LIM, spread={RC.R: 0}, late=late)
     assert [tight.regs[v].index for v in vals] == [0, 0, 0, 0]
 
 
 def test_spread_keeps_the_register_count_unit():
-    """The AllocateRegisters phase spreads only within the registers the compact allocation's
-    count is granted in (whole units of ``reg_alloc_unit``: the same occupancy), and only from
-    -O1 on."""
+    """The AllocateRegisters phase spreads only within the compact allocation's count rounded
+    up to ``SPREAD_UNIT`` (inside the unit the hardware grants: the same occupancy), and only
+    from -O1 on."""
     from openptxas.options import Options
     from openptxas.passes.manager import PassContext
-    from openptxas.regalloc.phase import allocate_registers
+    from openptxas.regalloc.phase import SPREAD_UNIT, allocate_registers
 
-    def regs_used(opt: int) -> tuple[int, set[int]]:
+    def regs_used(opt: int) -> tuple[int, list[int]]:
         fn, _vals = _chain_fn()
+        # two values live across the chain: the compact count is 6 (R0, R1, R2, R3 + 2)
+        keep = [fn.new_vreg(RC.R) for _ in range(2)]
+        body = fn.blocks[0].instrs
+        fn.blocks[0].instrs = [
+            *(Instr("MOV", (), [k], [Imm(9)]) for k in keep),
+            *body[:-1],
+            *(Instr("STG", ("E",), [], [k]) for k in keep),
+            body[-1],
+        ]
         allocate_registers(fn, PassContext(SM90, Options(arch="sm_90", opt_level=opt)))
-        stores = [i for i in fn.instrs() if i.op == "STG"]
-        return fn.registers, {i.srcs[0].index for i in stores}
+        chain = [i.srcs[0].index for i in fn.instrs() if i.op == "STG"][:4]
+        return fn.registers, chain
 
-    n0, picked0 = regs_used(0)
-    n3, picked3 = regs_used(3)
-    assert picked0 == {0} and n0 == 4  # R0 and R1 (the stack pointer), + the two ptxas adds
-    assert len(picked3) == 4
-    unit = SM90.reg_alloc_unit
-    assert n3 <= -(-n0 // unit) * unit
+    n0, chain0 = regs_used(0)
+    n3, chain3 = regs_used(3)
+    assert n0 == 6 and len(set(chain0)) == 1
+    assert all(a != b for a, b in itertools.pairwise(chain3)), chain3
+    assert n3 <= -(-n0 // SPREAD_UNIT) * SPREAD_UNIT <= -(-n0 // SM90.reg_alloc_unit) * SM90.reg_alloc_unit
