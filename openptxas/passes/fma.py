@@ -8,8 +8,7 @@ ptxas contracts by default (``--fmad=true``) and not at ``-O0``. Observed on ptx
   becomes ``FFMA.SAT``; f64 ``mul``/``add`` become ``DFMA``;
 - ``sub`` contracts with the product on either side (``FFMA a, b, -c`` / ``FFMA -a, b, c``);
 - a product used by several adds is recomputed in each of them, but one with any other use
-  (a store, a compare) in its block is left alone, and so is every add that reads it; uses in
-  other blocks do not count (the product stays for them: difffuzz seed 67417);
+  (a store, a compare) is left alone, and so is every add that reads it;
 - the multiply and the add lie in the same basic block; a product register written again by
   one of the adds (``add %f5, %f5, %f0``) is contracted in every add that reads that product;
 - a product of a constant that meets a constant addend still contracts: FFMA holds one
@@ -32,6 +31,7 @@ from __future__ import annotations
 
 from openptxas.ir.analysis import def_info, unchanged_since
 from openptxas.ir.core import CBank, Function, Imm, Instr, Operand, Part, Reg, Src, VReg
+from openptxas.ir.liveness import compute_liveness
 from openptxas.passes.manager import PassContext
 
 _PAIRS = {"FMUL": ("FADD", "FFMA"), "DMUL": ("DADD", "DFMA"), "HMUL2": ("HADD2", "HFMA2")}
@@ -45,7 +45,8 @@ def fma_contraction(fn: Function, ctx: PassContext) -> None:
             v = r.v if isinstance(r, Part) else r
             if isinstance(v, VReg):
                 users.setdefault(v.id, []).append(ins)
-    for blk in fn.blocks:
+    lv = compute_liveness(fn)
+    for bi, blk in enumerate(fn.blocks):
         # positions of the block's instructions (an add is looked up per multiply: a search
         # of the block each time was quadratic in long blocks); rebuilt after an insertion
         pos = {id(x): i for i, x in enumerate(blk.instrs)}
@@ -56,16 +57,13 @@ def fma_contraction(fn: Function, ctx: PassContext) -> None:
             d = m.dsts[0]
             if not isinstance(d, VReg):
                 continue
-            elsewhere = False
             if info.defs(d) == [m]:
-                # the readers in this block decide; readers in other blocks keep the product
-                # for themselves (difffuzz seed 67417: ptxas fuses a product into the
-                # subtraction after it and keeps the FMUL for a store past a branch)
-                every = users.get(d.id, [])
-                uses = [u for u in every if id(u) in pos]
-                elsewhere = len(uses) != len(every)
+                uses = users.get(d.id, [])
             else:
-                uses, elsewhere = _reached_uses(blk.instrs, k, d)
+                reached = _reached_uses(blk.instrs, k, d, lv.live_out[bi] >> d.id & 1 == 1)
+                if reached is None:
+                    continue
+                uses = reached
             add_op, fma_op = pair
             if not uses or any(u.op != add_op or not u.contract for u in uses):
                 continue
@@ -73,8 +71,6 @@ def fma_contraction(fn: Function, ctx: PassContext) -> None:
             if any(s is None for s in sites):
                 continue
             if any(_vid(_reg(x)) == d.id for x in m.srcs):
-                if elsewhere:
-                    continue  # (the product must stay where the other blocks read it)
                 # ``mul %f0, %f0, %f0``: the fused adds read the multiply's sources, which the
                 # multiply itself overwrites; every reader of the product is fused below, so
                 # the product goes to a register of its own (dead, removed by DCE)
@@ -94,19 +90,21 @@ def fma_contraction(fn: Function, ctx: PassContext) -> None:
                         u.srcs[1] = Src(r, neg=True)
 
 
-def _reached_uses(block: list[Instr], k: int, d: VReg) -> tuple[list[Instr], bool]:
-    """The readers in the block of the value that ``block[k]`` writes to ``d`` (a register
-    written elsewhere too): up to an unguarded instruction that writes all of ``d`` again,
-    itself included when it reads ``d``; and whether the value may live on past the block (no
-    such rewrite, or a partial or guarded one)."""
+def _reached_uses(block: list[Instr], k: int, d: VReg, live_out: bool) -> list[Instr] | None:
+    """The readers of the value that ``block[k]`` writes to ``d`` (a register written
+    elsewhere too), when an unguarded instruction later in the block writes all of ``d``
+    again (the readers up to it, itself included when it reads ``d``), or when ``d`` is not
+    live out of the block (every reader is in it: difffuzz seed 67417, a product whose
+    register every path writes again after the block). None when the value may live on past
+    the block."""
     uses: list[Instr] = []
     for ins in block[k + 1 :]:
         if any(_vid(r) == d.id for r in ins.use_regs()):
             uses.append(ins)
         if any(_vid(r) == d.id for r in ins.def_regs()):
             whole = any(isinstance(x, VReg) and x.id == d.id for x in ins.dsts)
-            return uses, not (whole and ins.guard is None)
-    return uses, True
+            return uses if whole and ins.guard is None else None
+    return None if live_out else uses
 
 
 def _vid(r: object) -> int | None:

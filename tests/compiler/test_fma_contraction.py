@@ -65,6 +65,13 @@ CASES = {
     "across_div_s32_pow2": _DIV.format(mul="%f2", div="div.s32 %r3, %r2, 8;"),
     "across_div_u32": _DIV.format(mul="%f2", div="div.u32 %r3, %r2, %r1;"),
     "across_div_s32_imm_mul": _DIV.format(mul="0f3FC00000", div="div.s32 %r3, %r2, %r1;"),
+    # a product written again on every path after its block: its readers are all in the
+    # block, it fuses (difffuzz seed 67417, after a counted loop was unrolled)
+    "product_rewritten_on_every_path": (
+        "mul.f32 %f4, %f1, %f2; sub.f32 %f5, %f4, %f3; setp.gt.f32 %p1, %f5, 0f00000000;"
+        " @%p1 bra $La; mov.f32 %f4, %f1; bra $Lb; $La: mov.f32 %f4, %f2;"
+        " $Lb: st.global.f32 [%rd2], %f4;"
+    ),
     "across_div_s32_f64": (
         "cvt.f64.f32 %fd1, %f1; cvt.f64.f32 %fd2, %f2; cvt.f64.f32 %fd3, %f3;"
         " mul.f64 %fd4, %fd1, %fd2; cvt.rzi.s32.f32 %r2, %f3; div.s32 %r3, %r2, %r1;"
