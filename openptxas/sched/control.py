@@ -348,6 +348,12 @@ def _assign(
     succs = all_successors(fn, any_return=True)
     preds = predecessors(fn, any_return=True)
     out_states: list[State | None] = [None] * n
+
+    def run(i: int, st: State, *, emit: bool) -> State:
+        blk = fn.blocks[i].instrs
+        after = _fall_into(fn, succs, i)
+        return _block(blk, st, urz, model, serial, needs_rd, infos, emit=emit, after=after)
+
     work = list(range(n))
     visits = [0] * n
     rounds = 0
@@ -358,17 +364,7 @@ def _assign(
             raise InternalError(f"control codes: {fn.name}: no fixed point over the CFG")
         i = work.pop(0)
         st = merge([s for p in preds[i] if (s := out_states[p]) is not None])
-        new_out = _block(
-            fn.blocks[i].instrs,
-            st,
-            urz,
-            model,
-            serial,
-            needs_rd,
-            infos,
-            emit=False,
-            after=_fall_into(fn, succs, i),
-        )
+        new_out = run(i, st, emit=False)
         old = out_states[i]
         visits[i] += 1
         if old is not None and visits[i] > WIDEN_AFTER:
@@ -383,19 +379,9 @@ def _assign(
     if len(needs_rd) > known:
         raise _Restart
     # 2. Emit the control codes (and any NOPs) from the converged entry states.
-    for i, b in enumerate(fn.blocks):
+    for i in range(len(fn.blocks)):
         st = merge([s for p in preds[i] if (s := out_states[p]) is not None])
-        _block(
-            b.instrs,
-            st,
-            urz,
-            model,
-            serial,
-            needs_rd,
-            infos,
-            emit=True,
-            after=_fall_into(fn, succs, i),
-        )
+        run(i, st, emit=True)
     if len(needs_rd) > known:
         raise _Restart
 
