@@ -370,4 +370,5 @@ def test_spread_keeps_the_register_count_unit():
     n3, chain3 = regs_used(3)
     assert n0 == 6 and len(set(chain0)) == 1
     assert all(a != b for a, b in itertools.pairwise(chain3)), chain3
-    assert n3 <= -(-n0 // SPREAD_UNIT) * SPREAD_UNIT <= -(-n0 // SM90.reg_alloc_unit) * SM90.reg_alloc_unit
+    unit = SM90.reg_alloc_unit
+    assert n3 <= -(-n0 // SPREAD_UNIT) * SPREAD_UNIT <= -(-n0 // unit) * unit
