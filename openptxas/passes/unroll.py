@@ -74,8 +74,11 @@ def loop_unroll(fn: Function, ctx: PassContext) -> int:
         return 0
     done = 0
     j = 1
+    cfg = _Cfg(fn)
     while j < len(fn.blocks) - 1:
-        plan = _plan(fn, j)
+        found = _back_compare(fn, j, cfg)
+        plan = None if found is None else _plan(fn, j, found)
+        part = None if found is None or plan is not None else _plan_partial(fn, found)
         if plan is not None:
             _unroll(fn, j, *plan)
             done += 1
@@ -83,14 +86,35 @@ def loop_unroll(fn: Function, ctx: PassContext) -> int:
             # enters them (ptxas contracts a product of the last copy into a sum after the
             # loop: difffuzz seed 67417)
             j = _merge_straight(fn, j)
-        else:
-            part = _plan_partial(fn, j)
-            if part is not None:
-                _unroll_partial(fn, j, *part)
-                done += 1
-                j += 3  # (the three blocks put before the loop)
+            cfg = _Cfg(fn)
+        elif part is not None:
+            _unroll_partial(fn, j, *part)
+            done += 1
+            j += 3  # (the three blocks put before the loop)
+            cfg = _Cfg(fn)
         j += 1
     return done
+
+
+class _Cfg:
+    """The function's successor and predecessor lists, made when first asked for: the loops
+    that are not unrolled (most) then cost one pass over the function between two changes, not
+    one each (a kernel of 800 loops: quadratic, bench/compile_scale.py's ``loops``)."""
+
+    def __init__(self, fn: Function) -> None:
+        self.fn = fn
+        self._succs: list[list[int]] | None = None
+        self._preds: list[list[int]] | None = None
+
+    def succs(self) -> list[list[int]]:
+        if self._succs is None:
+            self._succs = all_successors(self.fn)
+        return self._succs
+
+    def preds(self) -> list[list[int]]:
+        if self._preds is None:
+            self._preds = invert(self.succs())
+        return self._preds
 
 
 def _merge_straight(fn: Function, j: int) -> int:
@@ -115,7 +139,7 @@ def _merge_straight(fn: Function, j: int) -> int:
     return j
 
 
-def _loop_shape(fn: Function, j: int) -> tuple[list[Instr], Instr] | None:
+def _loop_shape(fn: Function, j: int, cfg: _Cfg) -> tuple[list[Instr], Instr] | None:
     """(body, back branch) of block ``j`` when it is a loop of one block entered only by
     falling through from block ``j - 1`` and left only by falling through to ``j + 1``, with
     nothing in it that may not be copied."""
@@ -134,8 +158,7 @@ def _loop_shape(fn: Function, j: int) -> tuple[list[Instr], Instr] | None:
     body = b.instrs[:-1]
     if any(ins.op in _KEEP for ins in body):
         return None
-    succs = all_successors(fn)
-    preds = invert(succs)
+    succs, preds = cfg.succs(), cfg.preds()
     if sorted(preds[j]) != [j - 1, j] or sorted(succs[j]) != [j, j + 1]:
         return None
     if succs[j - 1] != [j]:
@@ -153,13 +176,13 @@ def _is_pt(op: Operand) -> bool:
     return isinstance(op, Reg) and op.rc == RC.P and op.index == 7
 
 
-def _plan(fn: Function, j: int) -> tuple[VReg, Instr, int, int, int] | None:
-    """(counter, its write, first value, step, trips) of block ``j`` when it is a loop to
-    unroll."""
-    found = _back_compare(fn, j)
-    if found is None:
-        return None
-    body, br, cmp_at = found
+Loop = tuple[list[Instr], Instr, int]  # body, back branch, where the compare is
+
+
+def _plan(fn: Function, j: int, loop: Loop) -> tuple[VReg, Instr, int, int, int] | None:
+    """(counter, its write, first value, step, trips) of loop block ``j`` when it is a loop to
+    unroll fully."""
+    body, br, cmp_at = loop
     cmp = body[cmp_at]
     assert br.guard is not None
     if cmp.mods[0] not in _CMPS or cmp.mods[1:-1] not in ((), ("U32",)):
@@ -191,11 +214,11 @@ def _plan(fn: Function, j: int) -> tuple[VReg, Instr, int, int, int] | None:
     return i, body[inc_at], first, step, trips
 
 
-def _back_compare(fn: Function, j: int) -> tuple[list[Instr], Instr, int] | None:
+def _back_compare(fn: Function, j: int, cfg: _Cfg) -> Loop | None:
     """(body, back branch, where the compare is) when block ``j`` is a loop of the shape
     ``_loop_shape`` takes and its branch's predicate is written once in it, by an unguarded
     ``ISETP.<cmp>[.U32].AND p, PT, a, b, PT``."""
-    shape = _loop_shape(fn, j)
+    shape = _loop_shape(fn, j, cfg)
     if shape is None:
         return None
     body, br = shape
@@ -508,15 +531,12 @@ PARTIAL_FACTORS = ((35, 4), (70, 2))
 MAX_STEP = 1 << 12
 
 
-def _plan_partial(fn: Function, j: int) -> tuple[VReg, int, int] | None:
-    """(counter, step, copies) of block ``j`` when it is a count-down loop to unroll in part:
-    ``c`` written once, ``c = c - s`` (``IADD3 c, c, -s, RZ`` or through a copy), and the branch
-    back taken while ``c != 0`` after the step, ``s`` a small positive constant. The count is
-    not known: nvcc's loops of an unknown trip count have this form."""
-    found = _back_compare(fn, j)
-    if found is None:
-        return None
-    body, br, cmp_at = found
+def _plan_partial(fn: Function, loop: Loop) -> tuple[VReg, int, int] | None:
+    """(counter, step, copies) of a count-down loop to unroll in part: ``c`` written once,
+    ``c = c - s`` (``IADD3 c, c, -s, RZ`` or through a copy), and the branch back taken while
+    ``c != 0`` after the step, ``s`` a small positive constant. The count is not known: nvcc's
+    loops of an unknown trip count have this form."""
+    body, br, cmp_at = loop
     cmp = body[cmp_at]
     assert br.guard is not None
     if br.guard.inv or cmp.mods not in (("NE", "U32", "AND"), ("NE", "AND")):
