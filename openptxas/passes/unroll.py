@@ -1,31 +1,32 @@
-"""Full unrolling of counted loops (ptxas's phase ``OriLoopUnrolling``, -O2 and up).
+"""Loop unrolling (ptxas's phase ``OriLoopUnrolling``, -O2 and up).
 
-Pre: virtual IR. Post: same semantics; a loop of one block ``B`` (its last instruction
+Pre: virtual IR. Post: same semantics. Loops of one block ``B`` (its last instruction
 ``@P BRA B``), entered only by falling through from the block before it and left by falling
-through to the block after it, whose trip count the code fixes, becomes straight-line code:
-the body repeated once per iteration, without its counter, its compare and its branch.
+through to the block after it:
 
-The trip count is known when (all in ``B`` unless said):
+- **Full unrolling** when the code fixes the trip count: ``B`` becomes straight-line code, the
+  body repeated once per iteration without its counter, its compare and its branch, and joined
+  with the blocks around it where nothing else enters them. The trip count is known when (all
+  in ``B`` unless said) ``P`` is written once, by ``ISETP.<cmp>[.U32].AND P, PT, i, imm, PT``;
+  ``i`` is written once, by ``IADD3 i, i, imm, RZ`` (any step but 0) or through a copy; the
+  block before ``B`` ends ``i``'s definitions with an unguarded ``MOV i, imm``. It is found by
+  running the counter (at most ``MAX_TRIPS`` iterations). Each copy reads the counter's value
+  of its iteration as a constant (``MOV``), so that the later folding (GeneralOptimize) sees
+  single-definition constants: the address steps and shifts of a ``for (k = 0; k < 16; ++k)``
+  fold as in ptxas's output.
+- **Partial unrolling** of nvcc's count-down loops of an unknown trip count
+  (``c -= s; while (c != 0)``): see ``_unroll_partial``.
 
-- ``P`` is written once, by ``ISETP.<cmp>[.U32].AND P, PT, i, imm, PT``;
-- ``i`` is written once, by ``IADD3 i, i, imm, RZ`` (any step but 0);
-- the block before ``B`` ends ``i``'s definitions with an unguarded ``MOV i, imm``;
+Within the copies, registers written before they are read in each iteration, and those carried
+around the loop when written whole and unguarded, get a new virtual register per write (so
+each copy's values are single-definition too); the last write of those the code after reads
+goes to the register's own name again (``_name_back``). Other registers keep their names: the
+copies run in the loop's order, so rewriting them in place is what the loop did.
 
-it is then found by running the counter (at most ``MAX_TRIPS`` iterations). Each copy reads
-the counter's value of its iteration as a constant (``MOV``), so that the later folding
-(GeneralOptimize) sees single-definition constants: the address steps and shifts of a
-``for (k = 0; k < 16; ++k)`` fold as in ptxas's output.
-
-Within the copies, a general register written only by unguarded whole writes gets a new
-virtual register per write (so each copy's values are single-definition too); those live after
-the loop are copied back to their own register at its end. Other registers keep their names:
-the copies run in the loop's order, so rewriting them in place is what the loop did.
-
-How far ptxas unrolls (probed on ptxas 13.0.88 with loops of b independent ALU instructions
-and n iterations, ``scripts/probe_unroll.py``): fully when about n * b * b <= 16384 (b = 16:
-64 iterations yes, 80 no; b = 24: 32 yes, 40 no; b = 8: 256 yes); larger loops are unrolled
-partly (not done here: they stay loops). ``.pragma "nounroll"`` in the loop (or the function)
-keeps it.
+How far ptxas unrolls fully (probed on ptxas 13.0.88 with loops of b independent ALU
+instructions and n iterations, ``scripts/probe_unroll.py``): when about n * b * b <= 16384
+(b = 16: 64 iterations yes, 80 no; b = 24: 32 yes, 40 no; b = 8: 256 yes). ``.pragma
+"nounroll"`` in the loop, the function or the module keeps a loop.
 """
 
 from __future__ import annotations
@@ -359,31 +360,11 @@ def _unroll(fn: Function, j: int, i: VReg, inc: Instr, first: int, step: int, tr
     after = lv.live_in[j + 1]
     # renamed per copy: registers not live into the loop (written before read in each copy),
     # and those carried around it that are general registers written whole and unguarded, or
-    # predicates the code after the loop does not read; general registers live after the loop
-    # are copied back, other renamed registers must not be live after it
-    rename = _locals(body, lv.live_in[j])
-    fixed: set[int] = set()
-    carried: set[int] = set()
-    for ins in body:
-        for d in ins.dsts:
-            v = d.v if isinstance(d, Part) else d
-            if not isinstance(v, VReg) or v.id in rename:
-                continue
-            if isinstance(d, Part) or ins.guard is not None or v.width != 1:
-                fixed.add(v.id)
-            elif v.rc == RC.R or (v.rc == RC.P and not after >> v.id & 1):
-                carried.add(v.id)
-            else:
-                fixed.add(v.id)
-    rename |= carried - fixed
-    rename.discard(i.id)
-    written = {
-        v.id: v
-        for ins in body
-        for d in ins.dsts
-        if isinstance(v := (d.v if isinstance(d, Part) else d), VReg) and v.id in rename
-    }
-    rename -= {vid for vid, v in written.items() if v.rc != RC.R and after >> vid & 1}
+    # predicates the code after the loop does not read; renamed registers other than general
+    # ones must not be live after it
+    written = _written(body)
+    rename = _locals(body, lv.live_in[j]) | _carried(body, lv.live_in[j], after)
+    rename -= _non_general_after(written, after) | {i.id}
     line = b.instrs[-1].line
     cur: dict[int, VReg] = {}
     value = [first]
@@ -402,18 +383,37 @@ def _unroll(fn: Function, j: int, i: VReg, inc: Instr, first: int, step: int, tr
     b.instrs = out
 
 
-def _carried(body: list[Instr], live_in: int) -> set[int]:
+def _carried(body: list[Instr], live_in: int, after: int | None = None) -> set[int]:
     """General registers live into ``body`` and written in it only whole, unguarded, one word
-    wide (the values a loop carries from one iteration to the next)."""
+    wide (the values a loop carries from one iteration to the next); with ``after`` (the
+    registers live after the loop), predicates of that kind not live after it too."""
     out: set[int] = set()
     fixed: set[int] = set()
     for ins in body:
         for d in ins.dsts:
             v = d.v if isinstance(d, Part) else d
             if isinstance(v, VReg) and live_in >> v.id & 1:
-                ok = isinstance(d, VReg) and ins.guard is None and v.rc == RC.R and v.width == 1
+                kind = v.rc == RC.R or (
+                    after is not None and v.rc == RC.P and not after >> v.id & 1
+                )
+                ok = isinstance(d, VReg) and ins.guard is None and kind and v.width == 1
                 (out if ok else fixed).add(v.id)
     return out - fixed
+
+
+def _written(body: list[Instr]) -> dict[int, VReg]:
+    """The virtual registers ``body`` writes (whole or a word of them), by id."""
+    return {
+        v.id: v
+        for ins in body
+        for d in ins.dsts
+        if isinstance(v := (d.v if isinstance(d, Part) else d), VReg)
+    }
+
+
+def _non_general_after(written: dict[int, VReg], after: int) -> set[int]:
+    """Of ``written``, the registers other than general ones live after the loop (``after``)."""
+    return {vid for vid, v in written.items() if v.rc != RC.R and after >> vid & 1}
 
 
 def _writer(body: list[Instr], br: Instr) -> Instr | None:
@@ -612,9 +612,11 @@ def _unroll_partial(fn: Function, j: int, c: VReg, s: int, factor: int) -> None:
     body = b.instrs[:-1]
     line = b.instrs[-1].line
     lv = compute_liveness(fn)
-    local = _locals(body, lv.live_in[j])
-    carried = _carried(body, lv.live_in[j])
     after = lv.live_in[j + 1]
+    written = _written(body)
+    carried = _carried(body, lv.live_in[j])
+    # (a predicate the code after the loop reads keeps its name)
+    rename = (_locals(body, lv.live_in[j]) | carried) - _non_general_after(written, after)
     cmp = _writer(body, b.instrs[-1])
     pt = Reg(RC.P, 7)
     bound = Imm(factor * s)
@@ -630,23 +632,8 @@ def _unroll_partial(fn: Function, j: int, c: VReg, s: int, factor: int) -> None:
     main_name = f"{b.name}.umain"
     copies: list[Instr] = []
     cur: dict[int, VReg] = {}
-    # (a predicate the code after the loop reads keeps its name: it cannot be moved back)
-    local -= {
-        v.id
-        for ins in body
-        for d in ins.dsts
-        if isinstance(v := (d.v if isinstance(d, Part) else d), VReg)
-        and v.rc != RC.R
-        and after >> v.id & 1
-    }
     for _ in range(factor):
-        copies.extend(_copy(fn, body, cur, local | carried, skip=cmp))
-    written = {
-        v.id: v
-        for ins in body
-        for d in ins.dsts
-        if isinstance(v := (d.v if isinstance(d, Part) else d), VReg) and v.id in cur
-    }
+        copies.extend(_copy(fn, body, cur, rename, skip=cmp))
     _name_back(
         copies,
         cur,
