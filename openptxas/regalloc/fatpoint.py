@@ -17,6 +17,7 @@ beyond those the code names are always counted (two on every ptxas 13.0.88 sm_90
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from openptxas.diag import RegAllocError
@@ -222,16 +223,21 @@ def allocate(
     naive: bool = False,
     abi: Abi | None = None,
     spread: dict[RC, int] | None = None,
-    late: int = 0,
+    late: Callable[[Instr], bool] | None = None,
 ) -> Allocation:
     """With ``spread`` (class -> highest index it may use), a value with no copy preference
     takes, among the free registers up to that index, the lowest one whose last occupant was
-    not last read by an instruction of ``late`` (a bit per program point: readers that take
-    their operands late, stores, loads and the like) in the ``SPREAD_GAP`` points
-    before the value's definition, else the one left the longest: a register such a reader
-    has just read is not written again at once, so the reader costs no write-after-read wait
-    and the post-allocation scheduler may reorder the two."""
+    not last read by a ``late`` instruction (readers that take their operands late, stores,
+    loads and the like) in the ``SPREAD_GAP`` points before the value's definition, else the
+    one left the longest: a register such a reader has just read is not written again at once,
+    so the reader costs no write-after-read wait and the post-allocation scheduler may reorder
+    the two."""
     occ, points = occupancy(fn)
+    late_points = 0  # a bit per program point of a late reader
+    if spread is not None and late is not None:
+        for p, ins in enumerate(points):
+            if late(ins):
+                late_points |= 1 << p
     # registers written by fixed-register code a value lives across (calls: regalloc/clobbers)
     avoid = {} if abi is None else forbidden_registers(fn, occ, points, abi)
     extra, first = call_conflicts(fn)  # calls of shared slow paths (ir/liveness.py)
@@ -274,7 +280,7 @@ def allocate(
                 break
         cap = spread.get(v.rc) if spread is not None and not naive else None
         if chosen is None and cap is not None:
-            chosen = _spread_choice(v, _first_point(occ[v]), mask, lim, table, cap, late)
+            chosen = _spread_choice(v, _first_point(occ[v]), mask, lim, table, cap, late_points)
         if chosen is None:
             base = lim.first - lim.first % align
             while base + v.width - 1 <= lim.last:

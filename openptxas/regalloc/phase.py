@@ -11,7 +11,7 @@ to R registers (regalloc/predspill.py), and so do uniform registers (regalloc/ur
 from __future__ import annotations
 
 from openptxas.diag import RegAllocError
-from openptxas.ir.core import RC, Function, Reg, VReg
+from openptxas.ir.core import RC, Function, Instr, Reg, VReg
 from openptxas.passes.manager import PassContext, verify_enabled
 from openptxas.regalloc.check import check_allocation
 from openptxas.regalloc.clobbers import forbidden_registers, live_across_all_predicates
@@ -117,8 +117,6 @@ def _spread(
     ``late``: the readers a quick rewrite would make wait); the first allocation where that
     does not fit."""
     abi = ctx.target.abi
-    # the count rounded up to SPREAD_UNIT, within the whole unit the hardware grants anyway
-    # (reg_alloc_unit: the same occupancy)
     unit = min(SPREAD_UNIT, ctx.target.reg_alloc_unit)
     granted = -(-alloc.registers(abi) // unit) * unit
     spread = {
@@ -128,11 +126,10 @@ def _spread(
         RC.UP: limits[RC.UP].last,
     }
     model = ctx.target.latency
-    late = 0
-    for p, ins in enumerate(fn.instrs()):  # (occupancy's program points: the layout order)
-        key = lat_key(ins.op, ins.mods)
-        if key in model.war_readers or model.is_late_reader(ins.op) or model.is_variable(ins.op):
-            late |= 1 << p
+
+    def late(ins: Instr) -> bool:
+        return lat_key(ins.op, ins.mods) in model.war_readers or not model.reads_at_issue(ins.op)
+
     try:
         again = allocate(fn, limits, abi=abi, spread=spread, late=late)
     except ClassExhausted:

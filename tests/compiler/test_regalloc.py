@@ -330,7 +330,10 @@ def test_spread_does_not_write_a_register_just_read():
     fn, vals = _chain_fn()
     compact = allocate(fn, LIM)
     assert len({compact.regs[v].index for v in vals}) == 1
-    late = sum(1 << p for p, ins in enumerate(fn.instrs()) if ins.op == "STG")
+
+    def late(ins: Instr) -> bool:
+        return ins.op == "STG"
+
     # without readers that read late, spreading keeps the lowest register
     assert len({allocate(fn, LIM, spread={RC.R: 13}).regs[v].index for v in vals}) == 1
     spread = allocate(fn, LIM, spread={RC.R: 13}, late=late)
