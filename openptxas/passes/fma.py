@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from openptxas.ir.analysis import def_info, unchanged_since
 from openptxas.ir.core import CBank, Function, Imm, Instr, Operand, Part, Reg, Src, VReg
-from openptxas.ir.liveness import compute_liveness
+from openptxas.ir.liveness import Liveness, compute_liveness
 from openptxas.passes.manager import PassContext
 
 _PAIRS = {"FMUL": ("FADD", "FFMA"), "DMUL": ("DADD", "DFMA"), "HMUL2": ("HADD2", "HFMA2")}
@@ -45,7 +45,7 @@ def fma_contraction(fn: Function, ctx: PassContext) -> None:
             v = r.v if isinstance(r, Part) else r
             if isinstance(v, VReg):
                 users.setdefault(v.id, []).append(ins)
-    lv = compute_liveness(fn)
+    lv: Liveness | None = None  # computed when a product's register is written elsewhere too
     for bi, blk in enumerate(fn.blocks):
         # positions of the block's instructions (an add is looked up per multiply: a search
         # of the block each time was quadratic in long blocks); rebuilt after an insertion
@@ -60,6 +60,8 @@ def fma_contraction(fn: Function, ctx: PassContext) -> None:
             if info.defs(d) == [m]:
                 uses = users.get(d.id, [])
             else:
+                if lv is None:
+                    lv = compute_liveness(fn)
                 reached = _reached_uses(blk.instrs, k, d, lv.live_out[bi] >> d.id & 1 == 1)
                 if reached is None:
                     continue
