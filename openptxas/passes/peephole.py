@@ -171,16 +171,19 @@ def _add3(
             continue
         regs = [x for x in srcs if _general(x)]
         imms = [x.value for x in srcs if isinstance(x, Imm) and x.kind == ImmKind.INT]
-        if len(regs) == 1 and len(imms) == 2:  # (a + i) + j: a + (i + j)
-            srcs = [regs[0], Imm((imms[0] + imms[1]) & 0xFFFFFFFF), RZ]
-            regs = [regs[0], RZ, RZ]
-        if len(regs) < 2:
+        if len(regs) == 3:
+            new = srcs
+        elif len(regs) == 2:  # the one other source to B
+            new = [regs[0], next(x for x in srcs if not _general(x)), regs[1]]
+        elif len(regs) == 1 and len(imms) == 2:  # (a + i) + j: a + (i + j)
+            new = [regs[0], Imm((imms[0] + imms[1]) & 0xFFFFFFFF), RZ]
+        else:
             continue
-        new = (
-            srcs if len(regs) == 3 else [regs[0], next(x for x in srcs if not _general(x)), regs[1]]
-        )
+        # a and b hold at k what they held at the add
         vids = {
-            (x.v if isinstance(x, Part) else x).id for x in srcs[:2] if isinstance(x, VReg | Part)
+            (x.v if isinstance(x, Part) else x).id
+            for x in add.srcs[:2]
+            if isinstance(x, VReg | Part)
         }
         if not unchanged_since(block, [add], k, vids):
             continue
