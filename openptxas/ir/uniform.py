@@ -53,6 +53,14 @@ VARYING_OPS = frozenset(
 )
 
 
+# Loads that read one address for every thread: ptxas's divergence analysis, deciding where
+# convergence barriers go, takes their value as uniform (no BSSY around a division's slow-path
+# call on values loaded through a parameter pointer; one when the address depends on the
+# thread). Only that heuristic reads them so: a local load still differs between threads, and
+# a pass that would rely on the value being equal (moving it to a uniform register) must not.
+ADDRESS_LOADS = frozenset({"LDG", "LDS", "LD", "LDL"})
+
+
 @dataclass
 class Uniformity:
     varying: set[int]  # non-uniform virtual registers (ids)
@@ -66,8 +74,8 @@ class Uniformity:
         return v.rc in (RC.UR, RC.UP) or v.id not in self.varying
 
 
-def _instr_varying(ins: Instr, varying: set[int]) -> bool:
-    if ins.op in VARYING_OPS:
+def _instr_varying(ins: Instr, varying: set[int], loads: bool) -> bool:
+    if ins.op in VARYING_OPS and not (loads and ins.op in ADDRESS_LOADS):
         return True
     if ins.op == "S2R":
         s = ins.srcs[0]
@@ -91,7 +99,9 @@ def _vid(r: object) -> int | None:
     return None
 
 
-def analyze(fn: Function) -> Uniformity:
+def analyze(fn: Function, *, loads_by_address: bool = False) -> Uniformity:
+    """``loads_by_address``: a load is varying only when its address (or guard) is, as
+    ptxas's convergence heuristics read it (ADDRESS_LOADS)."""
     cfg = CFG.of(fn, over_calls=True)
     ipdom = post_dominators(cfg)
     varying: set[int] = set()
@@ -116,7 +126,7 @@ def analyze(fn: Function) -> Uniformity:
         changed = False
         for b in fn.blocks:
             for ins in b.instrs:
-                if _instr_varying(ins, varying):
+                if _instr_varying(ins, varying, loads_by_address):
                     for r in ins.def_regs():
                         vid = _vid(r)
                         if vid is not None and vid not in varying:

@@ -101,22 +101,8 @@ def _barrier_registers(regions: list[tuple[int, int]]) -> dict[tuple[int, int], 
     return {x: got[x] for x in regions if x in got}
 
 
-def _slow_path_calls(fn: Function) -> set[int]:
-    """Blocks that call a shared slow path of division or square root (lower/fpslow.py)."""
-    entries = {entry for name, entry in fn.subroutines if name.startswith("$__cuda")}
-    out = set()
-    for k, blk in enumerate(fn.blocks):
-        t = blk.terminator()
-        if t is None or t.op != "CALL" or not t.srcs:
-            continue
-        s0 = t.srcs[0]
-        if isinstance(s0, Label) and s0.block in entries:
-            out.add(k)
-    return out
-
-
 def insert_convergence_barriers(fn: Function, ctx: PassContext) -> None:
-    info = analyze(fn)
+    info = analyze(fn, loads_by_address=True)
     if not info.divergent:
         return
     cfg = CFG.of(fn, over_calls=True)
@@ -125,7 +111,6 @@ def insert_convergence_barriers(fn: Function, ctx: PassContext) -> None:
     postdom = Dominance(info.ipdom)
     # (branch block, reconvergence block) pairs, outermost first in layout order.
     candidates: set[tuple[int, int]] = set()
-    slow = _slow_path_calls(fn)
     member: dict[int, list[tuple[int, int, frozenset[int]]]] = {}
     for h, body in _loops(cfg, dom):
         for x in body:
@@ -141,8 +126,6 @@ def insert_convergence_barriers(fn: Function, ctx: PassContext) -> None:
             # softmax_autoregressive_backward_kernel5 deadlocked); no barrier, the warp
             # reconverges later
             continue
-        if b + 1 in slow:
-            continue  # ptxas: no barrier around the call of a division's slow path
         candidates.add((b, r))
     regions: list[tuple[int, int]] = []
     starts: dict[int, list[int]] = {}  # reconvergence block -> the regions' branch blocks
