@@ -176,7 +176,7 @@ class Src:
 class ImmKind(IntEnum):
     INT = 0  # printed in hex
     F32 = 1  # bits of an f32
-    F64 = 2  # high 32 bits of an f64 (as SASS encodes f64 immediates)
+    F64 = 2  # an f64's 64-bit pattern (SASS encodes its high word: the low one must be 0)
     F16X2 = 3
 
 

@@ -37,6 +37,11 @@ M32 = 0xFFFFFFFF
 # folding into them changes today's code and waits for a check against ptxas's choices.
 FOLDS = frozenset({"IADD3", "IMAD", "LOP3", "SHF", "SEL", "ISETP", "VIMNMX", "LEA", "MOV", "PRMT"})
 FOLDS_NARROW = frozenset({"SHFL"})  # lane and clamp: several immediates, narrow fields
+# f64 instructions whose B (DFMA: B or C) source takes an immediate: the f64's high word, its low
+# word zero (``DFMA R8, R6, R8, 6.75539944105574400000e+15``, ``DADD R22, R8, -1``), as ptxas
+# writes a constant such as 2^52 * 1.5, 1.0 or 0.5 that the PTX moved into a register.
+FOLDS_F64 = frozenset({"DFMA", "DADD", "DMUL", "DSETP"})
+SIGN64 = 1 << 63
 
 
 def _imm_int(op: Operand, consts: dict[int, int] | None = None) -> int | None:
@@ -283,6 +288,8 @@ def const_fold(fn: Function, ctx: PassContext) -> None:
         for ins in fn.instrs():
             fold = ins.op in FOLDS or ins.op in FOLDS_NARROW
             slots = ctx.target.ops.slots(ins.op)
+            if ins.op in FOLDS_F64 and _fold_f64(ins, parts, slots):
+                changed = True
             for k, s in enumerate(ins.srcs):
                 val = None
                 if isinstance(s, VReg) and s.id in consts:
@@ -338,6 +345,43 @@ def const_fold(fn: Function, ctx: PassContext) -> None:
         if not changed:
             return
     _ = map_regs
+
+
+def _fold_f64(ins: Instr, parts: dict[tuple[int, int], int], slots: Slots) -> bool:
+    """An f64 source whose two words are constants, the low one zero, becomes the instruction's
+    immediate (its negation or absolute value folded into the sign), in the first slot that
+    takes one; DFMA's, DADD's and DMUL's first factor or addend moves to B when it is the
+    constant (they commute)."""
+    if len(ins.srcs) < 2:
+        return False
+
+    def value(op: Operand) -> int | None:
+        x = op.x if isinstance(op, Src) else op
+        if not isinstance(x, VReg) or x.width != 2 or x.rc != RC.R:
+            return None
+        lo, hi = parts.get((x.id, 0)), parts.get((x.id, 1))
+        if lo != 0 or hi is None:
+            return None
+        bits = hi << 32
+        if isinstance(op, Src):
+            if op.inv or op.sel:
+                return None
+            if op.abs:
+                bits &= ~SIGN64
+            if op.neg:
+                bits ^= SIGN64
+        return bits
+
+    if ins.op != "DSETP" and value(ins.srcs[0]) is not None and value(ins.srcs[1]) is None:
+        ins.srcs[0], ins.srcs[1] = ins.srcs[1], ins.srcs[0]
+    for k in sorted(slots.imm):
+        if k >= len(ins.srcs) or (ins.op == "DSETP" and k > 1):
+            continue
+        bits = value(ins.srcs[k])
+        if bits is not None and _other_sources_registers(ins, k, slots):
+            ins.srcs[k] = Imm(bits, ImmKind.F64)
+            return True
+    return False
 
 
 def _other_sources_registers(ins: Instr, k: int, slots: Slots) -> bool:

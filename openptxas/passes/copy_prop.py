@@ -6,7 +6,9 @@ A register ``d`` written only by unguarded ``MOV``s that copy, part for part, th
 register ``s`` is replaced by ``s`` everywhere when ``s`` cannot change between the copy and any
 use of ``d``: either ``s`` is *stable* (each part written once, in an entry block that runs once),
 or ``d``'s copies sit in the same block right after ``s``'s only definitions (every path that
-re-runs ``s``'s definition re-runs the copy too).
+re-runs ``s``'s definition re-runs the copy too), or ``d`` is one copy whose every use follows it
+in its own block with no write of ``s`` in between (a loop's ``mov.b32 %f, %r`` of the value it
+carries, read once by the exit test: ptxas reads the carried register).
 """
 
 from __future__ import annotations
@@ -79,6 +81,8 @@ def _word_round(fn: Function) -> bool:
 def _round(fn: Function) -> bool:
     info = def_info(fn)
     stable = stable_vregs(fn, info)
+    use_blocks: dict[int, set[int]] | None = None
+    sources: set[int] = set()  # the registers substituted for others this round
     subst: dict[int, tuple[VReg, int]] = {}  # d id -> (s, offset of d.0 within s)
     dead: set[int] = set()
     for vid, sites in info.sites.items():
@@ -98,10 +102,16 @@ def _round(fn: Function) -> bool:
         if off < 0 or off + d.width > s.width:
             continue
         if s.id not in stable and not _same_block_after(info, sites, s):
-            continue
-        if s.id in subst:
-            continue  # resolve chains in the next round
+            if len(sites) != 1:
+                continue
+            if use_blocks is None:
+                use_blocks = _use_blocks(fn)
+            if not _uses_follow(fn, info, use_blocks, sites[0], d, s):
+                continue
+        if s.id in subst or vid in sources:
+            continue  # resolve chains in the next round (either order of the two copies)
         subst[vid] = (s, off)
+        sources.add(s.id)
         dead.update(i.uid for i in sites)
     if not subst:
         return False
@@ -119,6 +129,47 @@ def _round(fn: Function) -> bool:
         b.instrs = [i for i in b.instrs if i.uid not in dead]
         for ins in b.instrs:
             map_regs(ins, f)
+    return True
+
+
+def _use_blocks(fn: Function) -> dict[int, set[int]]:
+    """The blocks reading each virtual register (by id)."""
+    out: dict[int, set[int]] = {}
+    for bi, b in enumerate(fn.blocks):
+        for ins in b.instrs:
+            for r in ins.use_regs():
+                v = r.v if isinstance(r, Part) else r
+                if isinstance(v, VReg):
+                    out.setdefault(v.id, set()).add(bi)
+    return out
+
+
+def _uses_follow(
+    fn: Function, info: object, use_blocks: dict[int, set[int]], copy: Instr, d: VReg, s: VReg
+) -> bool:
+    """Whether every read of ``d`` comes after ``copy`` (its only write) in the copy's block,
+    with no write of ``s`` from the copy up to the last of them: each reads what the copy read."""
+    from openptxas.ir.analysis import DefInfo
+
+    assert isinstance(info, DefInfo)
+    bi = info.block_of[copy.uid]
+    if use_blocks.get(d.id, set()) - {bi}:
+        return False
+    instrs = fn.blocks[bi].instrs
+    at = next(k for k, i in enumerate(instrs) if i is copy)
+
+    def reads(ins: Instr) -> int:
+        return sum(1 for r in ins.use_regs() if (r.v if isinstance(r, Part) else r) == d)
+
+    if any(reads(ins) for ins in instrs[:at]):
+        return False  # read before the copy: the previous pass's value
+    pending = sum(reads(ins) for ins in instrs[at + 1 :])
+    for ins in instrs[at + 1 :]:
+        if not pending:
+            break
+        pending -= reads(ins)
+        if pending and any((r.v if isinstance(r, Part) else r) == s for r in ins.def_regs()):
+            return False
     return True
 
 

@@ -39,11 +39,16 @@ from openptxas.targets import Abi, SMInfo
 
 
 class ClassExhausted(RegAllocError):
-    """No register of class ``rc`` is free for some value (the caller may spill and retry)."""
+    """No register of class ``rc`` is free for some value (the caller may spill and retry).
+    ``value``: that value; ``constrained``: whether registers were barred to it (call clobbers)."""
 
-    def __init__(self, rc: RC, message: str) -> None:
+    def __init__(
+        self, rc: RC, message: str, value: VReg | None = None, constrained: bool = False
+    ) -> None:
         super().__init__(message)
         self.rc = rc
+        self.value = value
+        self.constrained = constrained
 
 
 COPY_OPS = frozenset({"MOV", "UMOV", "IMAD.MOV.U32", "IMAD.MOV"})
@@ -295,6 +300,8 @@ def allocate(
                 f"Register allocation failed for function '{fn.name}': {v.rc.name} registers "
                 f"exhausted (about {need} live at once, at most {lim.last - lim.first + 1} "
                 "available); spilling is not supported yet",
+                v,
+                v in avoid,
             )
         for j in range(v.width):
             table[chosen + j] = table.get(chosen + j, 0) | (occ[v] if not naive else -1)

@@ -150,6 +150,11 @@ def _spill_general(
     capacity = sum(1 for i in range(lim.first, lim.last + 1) if i not in lim.reserved)
     occ, order = occupancy(fn)
     victims = choose_spills(fn, occ, order, capacity - state.slack, state)
+    if not victims and exc.constrained and exc.value is not None and exc.value.id not in state.temps:
+        # the pressure fits, but the value lives across a call with the registers the callee
+        # may write barred to it, and those left are taken (the spiller counts every register
+        # in the pressure): it goes to the stack
+        victims = [exc.value]
     if not victims:
         # the pressure fits but the allocator did not (alignment, fat points): keep more free
         state.slack += 1
