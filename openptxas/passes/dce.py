@@ -1,7 +1,8 @@
 """Dead-code elimination (ptxas's EarlyOriSimpleLiveDead / LiveDead phases).
 
 Pre: any IR with virtual registers. Post: every instruction without side effects writes at least
-one register that is live afterwards.
+one register that is live afterwards, and a word of a wide register that nothing reads is not
+written on its own (the high word of a ``shr.u64`` whose result ``cvt.u32.u64`` truncates).
 """
 
 from __future__ import annotations
@@ -23,10 +24,11 @@ def _sweep(fn: Function) -> bool:
     lv = compute_liveness(fn)
     dead: set[int] = set()  # id() of the instructions to delete
     changed = False
+    read = _read_words(fn)
 
     def drop(ins: Instr, live: int) -> bool:
         nonlocal changed
-        if not has_side_effects(ins) and ins.dsts and not _writes_live(ins, live):
+        if not has_side_effects(ins) and ins.dsts and not _writes_live(ins, live, read):
             dead.add(id(ins))
             return True
         if ins.op == "ATOMG" and _reduction(ins) and not _writes_live(ins, live):
@@ -42,7 +44,19 @@ def _sweep(fn: Function) -> bool:
     return changed or bool(dead)
 
 
-def _writes_live(ins: object, live: int) -> bool:
+def _read_words(fn: Function) -> dict[int, int]:
+    """The words of each wide register (a bitmask by id) that some instruction reads."""
+    out: dict[int, int] = {}
+    for ins in fn.instrs():
+        for r in ins.use_regs():
+            if isinstance(r, Part):
+                out[r.v.id] = out.get(r.v.id, 0) | ((1 << r.n) - 1) << r.k
+            elif isinstance(r, VReg):
+                out[r.id] = -1
+    return out
+
+
+def _writes_live(ins: object, live: int, read: dict[int, int] | None = None) -> bool:
     from openptxas.ir.core import Instr
 
     assert isinstance(ins, Instr)
@@ -53,6 +67,9 @@ def _writes_live(ins: object, live: int) -> bool:
             if not _zero_register(v):
                 return True
             continue
+        if isinstance(r, Part) and read is not None:
+            if not read.get(v.id, 0) & ((1 << r.n) - 1) << r.k:
+                continue  # words nobody reads
         if live >> v.id & 1:
             return True
     return False

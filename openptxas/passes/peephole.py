@@ -6,6 +6,9 @@ Pre: virtual IR after constant propagation. Post: same semantics;
   also reverses its comparison, ``LOP3`` permutes its truth table;
 - ``t = SHF.L.U32 a, k, RZ`` whose only use is ``IADD3 d, t, b, RZ`` becomes ``LEA d, a, b, k``;
 - ``t = IADD3 a, b, RZ`` whose only use is ``IADD3 d, t, c, RZ`` becomes ``IADD3 d, a, b, c``;
+- ``t = IMAD a, b, RZ`` whose only use is ``IADD3 d, [-]t, c, RZ`` becomes ``IMAD d, a, [-]b, c``
+  (``mul.lo`` then ``add``/``sub``, as ptxas: ``IMAD R5, R5, -0x28, R0``; a subtracted product
+  only when b is an immediate, which takes the sign);
 - ``p = ISETP.cmp.AND a, b, PT`` whose only use is ``q = PLOP3 x | p`` (or ``x & p``) becomes
   ``q = ISETP.cmp.OR a, b, x`` (``.AND``): the compare's accumulate input.
 """
@@ -47,6 +50,8 @@ def peephole(fn: Function, ctx: PassContext) -> None:
             if ins.op == "IADD3":
                 _lea(ins, blk.instrs, k, info, uses, dead)
             if ins.op == "IADD3":  # (not if it just became a LEA)
+                _mad(ins, blk.instrs, k, info, uses, dead)
+            if ins.op == "IADD3":  # (nor an IMAD)
                 _add3(ins, blk.instrs, k, info, uses, dead)
             if ins.op == "PLOP3":
                 _setp_combine(ins, blk.instrs, k, info, uses, dead)
@@ -189,6 +194,58 @@ def _add3(
             continue
         ins.srcs = new
         dead.add(add.uid)
+        return
+
+
+def _mad(
+    ins: Instr, block: list[Instr], k: int, info: DefInfo, uses: dict[int, int], dead: set[int]
+) -> None:
+    """``t = IMAD a, b, RZ`` used once, by ``IADD3 d, [-]t, c, RZ`` later in the block with
+    ``a`` and ``b`` unchanged: ``IMAD d, a, [-]b, c``. IMAD holds one non-register source (B
+    or C), and negates only through an immediate B."""
+    if ins.mods or ins.guard is not None or len(ins.dsts) != 1 or len(ins.srcs) != 3:
+        return
+    if ins.srcs[2] != RZ:
+        return
+    for ti, ci in ((0, 1), (1, 0)):
+        t, c = ins.srcs[ti], ins.srcs[ci]
+        neg = isinstance(t, Src) and t.neg and not t.abs and not t.inv and not t.sel
+        tv = t.x if neg and isinstance(t, Src) else t
+        if not isinstance(tv, VReg) or tv.rc != RC.R or tv.width != 1:
+            continue
+        if uses.get(tv.id, 0) != 1:
+            continue
+        sites = info.defs(tv)
+        if len(sites) != 1:
+            continue
+        mul = sites[0]
+        if (
+            mul.op != "IMAD"
+            or mul.mods
+            or mul.guard is not None
+            or len(mul.dsts) != 1
+            or len(mul.srcs) != 3
+            or mul.srcs[2] != RZ
+        ):
+            continue
+        a, b = mul.srcs[0], mul.srcs[1]
+        if not _general(a) or a == RZ or isinstance(b, Src):
+            continue
+        if neg:
+            if not (isinstance(b, Imm) and b.kind == ImmKind.INT):
+                continue
+            b = Imm(-b.value & 0xFFFFFFFF)
+        if not (_general(c) or (isinstance(c, Imm) and c.kind == ImmKind.INT)):
+            continue
+        if not _general(c) and not _general(b):
+            continue  # one immediate (or constant, uniform register) at most
+        vids = {
+            (x.v if isinstance(x, Part) else x).id for x in (a, b) if isinstance(x, VReg | Part)
+        }
+        if not unchanged_since(block, [mul], k, vids):
+            continue
+        ins.op, ins.srcs = "IMAD", [a, b, c]
+        dead.add(mul.uid)
         return
 
 

@@ -1,7 +1,10 @@
 """Fold a 64-bit add of a widening multiply into the multiply (IMAD.WIDE's accumulator).
 
 ``t = IMAD.WIDE a, b, RZ`` followed by the carry pair ``d = x + t`` becomes
-``d = IMAD.WIDE a, b, x``, as ptxas does for address arithmetic (``base + i * 4``). Recomputing
+``d = IMAD.WIDE a, b, x``, as ptxas does for address arithmetic (``base + i * 4``). When only
+the low word of the sum is read (a local address: dead-code elimination dropped the ``.X``), the
+add ``d.lo = IADD3 x.lo, t.lo`` becomes ``d.lo = IMAD a, b, x.lo`` (the product's low word does
+not depend on the multiply's signedness). Recomputing
 the product at the add is safe when ``a`` and ``b`` hold the same values there as at the multiply:
 either they never change (stable registers), or the multiply sits earlier in the same block and
 nothing in between writes them. The original multiply dies when no other use remains.
@@ -9,7 +12,7 @@ nothing in between writes them. The original multiply dies when no other use rem
 
 from __future__ import annotations
 
-from openptxas.ir.analysis import DefInfo, def_info, stable_vregs, unchanged_since
+from openptxas.ir.analysis import DefInfo, def_info, stable_vregs, unchanged_since, use_counts
 from openptxas.ir.core import RC, Function, Imm, Instr, Operand, Part, Reg, VReg
 from openptxas.passes.manager import PassContext
 
@@ -25,6 +28,7 @@ def _base(op: object) -> VReg | None:
 def wide_add(fn: Function, ctx: PassContext) -> None:
     info = def_info(fn)
     stable = stable_vregs(fn, info)
+    uses = use_counts(fn)
     for b in fn.blocks:
         out: list[Instr] = []
         ins_list = b.instrs
@@ -37,9 +41,65 @@ def wide_add(fn: Function, ctx: PassContext) -> None:
                 out.append(fused)
                 k += 2
                 continue
-            out.append(ins_list[k])
+            low = _match_low(ins_list, k, info, stable, uses)
+            out.append(low if low is not None else ins_list[k])
             k += 1
         b.instrs = out
+
+
+def _product(
+    t: Operand, block: list[Instr], k: int, info: DefInfo, stable: set[int]
+) -> Instr | None:
+    """The ``IMAD.WIDE a, b, RZ`` that alone writes ``t``'s register, its factors unchanged at
+    ``block[k]``."""
+    v = _base(t)
+    if v is None:
+        return None
+    sites = info.defs(v)
+    if len(sites) != 1:
+        return None
+    mul = sites[0]
+    zero_c: Operand = mul.srcs[2] if len(mul.srcs) == 3 else Imm(1)
+    if (
+        mul.op != "IMAD"
+        or "WIDE" not in mul.mods
+        or mul.guard is not None
+        or not (isinstance(zero_c, Reg) and zero_c.index == 255)
+    ):
+        return None
+    return mul if _operands_unchanged(mul, block, k, stable) else None
+
+
+def _match_low(
+    block: list[Instr], k: int, info: DefInfo, stable: set[int], uses: dict[int, int]
+) -> Instr | None:
+    """``d.lo, P = IADD3 x.lo, t.lo, RZ`` (P unread) of a product t: ``d.lo = IMAD a, b, x.lo``."""
+    lo = block[k]
+    if lo.op != "IADD3" or lo.mods or lo.guard is not None or len(lo.srcs) != 3:
+        return None
+    if len(lo.dsts) == 2:
+        p = _base(lo.dsts[1])
+        if p is None or uses.get(p.id, 0):
+            return None
+    elif len(lo.dsts) != 1:
+        return None
+    if not (isinstance(lo.srcs[2], Reg) and lo.srcs[2].index == 255):
+        return None
+    for xi, ti in ((0, 1), (1, 0)):
+        x, t = lo.srcs[xi], lo.srcs[ti]
+        if not (isinstance(t, Part) and t.k == 0 and t.n == 1 and t.v.width == 2):
+            continue
+        if not (isinstance(x, Part | VReg) and _base(x) is not None):
+            continue
+        xv = _base(x)
+        assert xv is not None
+        if xv.rc != RC.R or (isinstance(x, VReg) and x.width != 1):
+            continue
+        mul = _product(t, block, k, info, stable)
+        if mul is None:
+            continue
+        return Instr("IMAD", (), [lo.dsts[0]], [mul.srcs[0], mul.srcs[1], x], line=lo.line)
+    return None
 
 
 def _operands_unchanged(mul: Instr, block: list[Instr], k: int, stable: set[int]) -> bool:

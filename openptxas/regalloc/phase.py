@@ -27,6 +27,7 @@ from openptxas.regalloc.fatpoint import (
 )
 from openptxas.regalloc.predspill import spill_predicate
 from openptxas.regalloc.remat import remat_across_calls
+from openptxas.regalloc.coalesce import defs_into_group_words
 from openptxas.regalloc.spdelta import stack_deltas
 from openptxas.regalloc.spill import SpillState, choose_spills, frame_with_spills, spill
 from openptxas.regalloc.urspill import spill_uniform
@@ -48,6 +49,8 @@ def allocate_registers(fn: Function, ctx: PassContext) -> None:
     abi = ctx.target.abi
     if ctx.options.ra != "naive":
         remat_across_calls(fn)  # constants read after slow-path calls: loaded again there
+        if ctx.options.opt_level >= 1:
+            defs_into_group_words(fn)  # a group's words computed in place (regalloc/coalesce)
     calls = any(i.op == "CALL" and "ABS" in i.mods for i in fn.instrs())
     for _ in range(64 if calls else 0):  # predicates live across a call go to general registers
         occ, order = occupancy(fn)

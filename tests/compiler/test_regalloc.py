@@ -375,3 +375,44 @@ def test_spread_keeps_the_register_count_unit():
     assert all(a != b for a, b in itertools.pairwise(chain3)), chain3
     unit = SM90.reg_alloc_unit
     assert n3 <= -(-n0 // SPREAD_UNIT) * SPREAD_UNIT <= -(-n0 // unit) * unit
+
+
+GROUP_WORDS = """.target sm_90
+.entry k
+.L_entry:
+    %r0x2 = LDC.64 c[0x0][0x210]
+    %r1 = LDG.E desc[%ur9x2][%r0x2.64+0xc]
+    %r2 = LDG.E desc[%ur9x2][%r0x2.64+0x8]
+    %r3 = LDG.E desc[%ur9x2][%r0x2.64+0x4]
+    %r4 = LDG.E desc[%ur9x2][%r0x2.64]
+    %r8 = IADD3 %r4, 0x1, RZ
+    %r5x4.3 = MOV %r1
+    %r5x4.2 = MOV %r2
+    %r5x4.1 = MOV %r3
+    %r5x4.0 = MOV %r4
+    %r6x4.0 = MOV %r0x2.0
+    %r6x4.1 = MOV %r0x2.1
+    %r6x4.2 = MOV %r0x2.0
+    %r6x4.3 = MOV %r6x4.0
+    STG.E.128 desc[%ur9x2][%r0x2.64], %r5x4
+    STG.E.128 desc[%ur9x2][%r0x2.64+0x10], %r6x4
+    STG.E desc[%ur9x2][%r0x2.64+0x20], %r8
+    EXIT
+"""
+
+
+def test_group_words_computed_in_place() -> None:
+    """regalloc/coalesce.py: four loads copied into a quad for STG.128 load into its words
+    (ptxas: LDG.E R16..R19, no MOV); %r4, read twice, keeps its copy, as do the copies of a
+    pair's words and of the quad's own word."""
+    from openptxas.ir.printer import format_functions
+    from openptxas.ir.reader import read_ir
+    from openptxas.regalloc.coalesce import defs_into_group_words
+
+    fn = read_ir(GROUP_WORDS).functions[0]
+    assert defs_into_group_words(fn) == 3
+    text = format_functions([fn])
+    for k, off in ((3, "0xc"), (2, "0x8"), (1, "0x4")):
+        assert f"%r5x4.{k} = LDG.E desc[%ur9x2][%r0x2.64+{off}]" in text
+    assert "%r5x4.0 = MOV %r4" in text
+    assert text.count("= MOV") == 5
