@@ -67,12 +67,15 @@ def _writes_live(ins: object, live: int, read: dict[int, int] | None = None) -> 
             if not _zero_register(v):
                 return True
             continue
-        if isinstance(r, Part) and read is not None:
-            if not read.get(v.id, 0) & ((1 << r.n) - 1) << r.k:
-                continue  # words nobody reads
+        if isinstance(r, Part) and read is not None and not read.get(v.id, 0) & _words(r):
+            continue  # words nobody reads
         if live >> v.id & 1:
             return True
     return False
+
+
+def _words(r: Part) -> int:
+    return ((1 << r.n) - 1) << r.k
 
 
 def _reduction(ins: object) -> bool:

@@ -15,6 +15,7 @@ from openptxas.ir.core import RC, Function, Instr, Reg, VReg
 from openptxas.passes.manager import PassContext, verify_enabled
 from openptxas.regalloc.check import check_allocation
 from openptxas.regalloc.clobbers import forbidden_registers, live_across_all_predicates
+from openptxas.regalloc.coalesce import defs_into_group_words
 from openptxas.regalloc.fatpoint import (
     Allocation,
     ClassExhausted,
@@ -27,7 +28,6 @@ from openptxas.regalloc.fatpoint import (
 )
 from openptxas.regalloc.predspill import spill_predicate
 from openptxas.regalloc.remat import remat_across_calls
-from openptxas.regalloc.coalesce import defs_into_group_words
 from openptxas.regalloc.spdelta import stack_deltas
 from openptxas.regalloc.spill import SpillState, choose_spills, frame_with_spills, spill
 from openptxas.regalloc.urspill import spill_uniform
@@ -153,7 +153,12 @@ def _spill_general(
     capacity = sum(1 for i in range(lim.first, lim.last + 1) if i not in lim.reserved)
     occ, order = occupancy(fn)
     victims = choose_spills(fn, occ, order, capacity - state.slack, state)
-    if not victims and exc.constrained and exc.value is not None and exc.value.id not in state.temps:
+    if (
+        not victims
+        and exc.constrained
+        and exc.value is not None
+        and exc.value.id not in state.temps
+    ):
         # the pressure fits, but the value lives across a call with the registers the callee
         # may write barred to it, and those left are taken (the spiller counts every register
         # in the pressure): it goes to the stack

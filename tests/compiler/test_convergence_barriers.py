@@ -112,8 +112,8 @@ def test_slow_path_call_barrier_follows_the_load_address(
 ) -> None:
     need_tools("ptxas")
     from openptxas.driver import compile_ptx
-    from openptxas.options import Options
     from openptxas.isa.model import Instruction
+    from openptxas.options import Options
     from openptxas.tools.sass_cli import disassemble_cubin
 
     def ops(cubin: bytes) -> list[str]:  # the kernel's code up to its EXIT (not the subroutine)
