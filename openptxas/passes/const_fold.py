@@ -41,7 +41,11 @@ FOLDS_NARROW = frozenset({"SHFL"})  # lane and clamp: several immediates, narrow
 # word zero (``DFMA R8, R6, R8, 6.75539944105574400000e+15``, ``DADD R22, R8, -1``), as ptxas
 # writes a constant such as 2^52 * 1.5, 1.0 or 0.5 that the PTX moved into a register.
 FOLDS_F64 = frozenset({"DFMA", "DADD", "DMUL", "DSETP"})
+# f32 instructions whose B source (FFMA: B or C) takes a 32-bit float immediate
+FOLDS_F32 = frozenset({"FFMA", "FADD", "FMUL", "FSETP", "FMNMX", "FSEL"})
+COMMUTES_AB = frozenset({"FFMA", "FADD", "FMUL", "FMNMX", "DFMA", "DADD", "DMUL"})
 SIGN64 = 1 << 63
+SIGN32 = 1 << 31
 
 
 def _imm_int(op: Operand, consts: dict[int, int] | None = None) -> int | None:
@@ -58,6 +62,14 @@ def _imm_int(op: Operand, consts: dict[int, int] | None = None) -> int | None:
         if v is not None:
             return (-v) & M32 if op.neg else v
     return None
+
+
+def _imm_bits(op: Operand) -> int | None:
+    """The 32 bits a move writes: an integer immediate, RZ, or an f32 one's pattern (an f32
+    constant folds into an integer instruction as the same bits)."""
+    if isinstance(op, Imm) and op.kind == ImmKind.F32:
+        return op.value & M32
+    return _imm_int(op)
 
 
 def _eval(ins: Instr, consts: dict[int, int] | None = None) -> int | None:
@@ -279,7 +291,7 @@ def const_fold(fn: Function, ctx: PassContext) -> None:
                 and ins.dsts[0].rc == RC.R
                 and ins.dsts[0].width == 1
             ):
-                v = _imm_int(ins.srcs[0])
+                v = _imm_bits(ins.srcs[0])
                 if v is not None:
                     consts[vid] = v
         parts = _constant_parts(info.sites)
@@ -288,7 +300,9 @@ def const_fold(fn: Function, ctx: PassContext) -> None:
         for ins in fn.instrs():
             fold = ins.op in FOLDS or ins.op in FOLDS_NARROW
             slots = ctx.target.ops.slots(ins.op)
-            if ins.op in FOLDS_F64 and _fold_f64(ins, parts, slots):
+            if (ins.op in FOLDS_F64 or ins.op in FOLDS_F32) and _fold_float(
+                ins, consts, parts, slots
+            ):
                 changed = True
             for k, s in enumerate(ins.srcs):
                 val = None
@@ -347,39 +361,59 @@ def const_fold(fn: Function, ctx: PassContext) -> None:
     _ = map_regs
 
 
-def _fold_f64(ins: Instr, parts: dict[tuple[int, int], int], slots: Slots) -> bool:
-    """An f64 source whose two words are constants, the low one zero, becomes the instruction's
-    immediate (its negation or absolute value folded into the sign), in the first slot that
-    takes one; DFMA's, DADD's and DMUL's first factor or addend moves to B when it is the
-    constant (they commute)."""
+def _fold_float(
+    ins: Instr, consts: dict[int, int], parts: dict[tuple[int, int], int], slots: Slots
+) -> bool:
+    """A floating-point source that is a constant becomes the instruction's immediate (its
+    negation or absolute value folded into the sign), in the first slot that takes one, as
+    ptxas writes the constants PTX moves into registers (``mov.f32 %f115, 0fBDF8CDCC`` then
+    ``fma``: ``FFMA R3, R2, R3, -0.12148627638816833496``). f64: the two words constant, the
+    low one zero (the immediate holds the high word). FFMA's, FMUL's, FADD's (and their f64
+    twins') constant first factor or addend moves to B when B is not constant."""
     if len(ins.srcs) < 2:
         return False
+    wide = ins.op in FOLDS_F64
+    sign = SIGN64 if wide else SIGN32
 
     def value(op: Operand) -> int | None:
         x = op.x if isinstance(op, Src) else op
-        if not isinstance(x, VReg) or x.width != 2 or x.rc != RC.R:
+        if not isinstance(x, VReg) or x.rc != RC.R:
             return None
-        lo, hi = parts.get((x.id, 0)), parts.get((x.id, 1))
-        if lo != 0 or hi is None:
-            return None
-        bits = hi << 32
+        if wide:
+            if x.width != 2:
+                return None
+            lo, hi = parts.get((x.id, 0)), parts.get((x.id, 1))
+            if lo != 0 or hi is None:
+                return None
+            bits = hi << 32
+        else:
+            if x.width != 1 or x.id not in consts:
+                return None
+            bits = consts[x.id]
         if isinstance(op, Src):
             if op.inv or op.sel:
                 return None
             if op.abs:
-                bits &= ~SIGN64
+                bits &= ~sign
             if op.neg:
-                bits ^= SIGN64
+                bits ^= sign
         return bits
 
-    if ins.op != "DSETP" and value(ins.srcs[0]) is not None and value(ins.srcs[1]) is None:
+    b = ins.srcs[1].x if isinstance(ins.srcs[1], Src) else ins.srcs[1]
+    if (
+        ins.op in COMMUTES_AB
+        and value(ins.srcs[0]) is not None
+        and value(ins.srcs[1]) is None
+        and isinstance(b, VReg | Part)
+        and reg_class(b) == RC.R
+    ):
         ins.srcs[0], ins.srcs[1] = ins.srcs[1], ins.srcs[0]
     for k in sorted(slots.imm):
-        if k >= len(ins.srcs) or (ins.op == "DSETP" and k > 1):
+        if k == 0 or k >= len(ins.srcs):
             continue
         bits = value(ins.srcs[k])
         if bits is not None and _other_sources_registers(ins, k, slots):
-            ins.srcs[k] = Imm(bits, ImmKind.F64)
+            ins.srcs[k] = Imm(bits, ImmKind.F64 if wide else ImmKind.F32)
             return True
     return False
 
@@ -417,7 +451,7 @@ def _constant_parts(sites: dict[int, list[Instr]]) -> dict[tuple[int, int], int]
                 and d.n == 1
                 and d.v.rc == RC.R
             ):
-                v = _imm_int(ins.srcs[0])
+                v = _imm_bits(ins.srcs[0])
                 if v is not None:
                     out[(vid, k)] = v
     return out
