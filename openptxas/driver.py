@@ -221,7 +221,12 @@ def _lower_and_run(
     for attempt in (options, replace(options, disable_phases=(*options.disable_phases,
                                                               "ConvertToUniformReg"))):  # fmt: skip
         fn = lower_function(
-            module, func, target, relocatable=options.compile_only, debug=options.device_debug
+            module,
+            func,
+            target,
+            relocatable=options.compile_only,
+            debug=options.device_debug,
+            unoptimized=options.opt_level == 0,
         )
         fn.maxnreg = budget.registers
         ctx = PassContext(pass_target, attempt)

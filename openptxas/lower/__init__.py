@@ -317,6 +317,7 @@ def lower_function(
     *,
     relocatable: bool = False,
     debug: bool = False,
+    unoptimized: bool = False,
 ) -> Function:
     if func.body is None:
         raise UnsupportedFeature(f"function '{func.name}' has no body", func.span)
@@ -327,6 +328,7 @@ def lower_function(
         fn.nounroll.add("*")  # the function's or the module's pragma: every loop stays
     ctx = LowerCtx(target, module, func, fn)
     ctx.relocatable = relocatable  # -c
+    ctx.unoptimized = unoptimized  # -O0
     for slot in func.param_layout(target.param_base):
         ctx.params[slot.param.name] = (slot.offset, slot.size)
         fn.params.append(Param(slot.param.name, slot.offset, slot.size, slot.param.alignment))

@@ -526,6 +526,7 @@ def lower_sub(c: LowerCtx, func: ast.Function) -> Sub:
     ictx = LowerCtx(c.target, c.module, func, inner)
     ictx.calls = st
     ictx.relocatable = c.relocatable
+    ictx.unoptimized = c.unoptimized
     for p, pw in zip(func.params, sub.params, strict=True):
         if p.name in taken:
             continue

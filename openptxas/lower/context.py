@@ -63,6 +63,8 @@ class LowerCtx:
     shared: dict[str, int] = field(default_factory=dict)  # name -> offset
     locals: dict[str, int] = field(default_factory=dict)  # .local name -> frame offset
     debug: bool = False  # -g: the kernel's subroutines' registers are recorded (debuginfo)
+    # -O0: the few forms ptxas writes differently without optimisation (cvt.f32.f32)
+    unoptimized: bool = False
     consts: dict[str, int] = field(default_factory=dict)  # __constant__ name -> bank-3 offset
     globals: dict[str, int] = field(default_factory=dict)  # .global name -> bank-4 slot
     branch_targets: dict[str, tuple[str, ...]] = field(default_factory=dict)  # .branchtargets

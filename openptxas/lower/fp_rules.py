@@ -278,7 +278,10 @@ def _cvt_float(
     if dt is T.F32 and st is T.F32:
         rnd_i = _FRND.get(ins.rnd) if ins.rnd is not None else None
         if rnd_i is None and not ins.has("ftz") and not ins.has("sat"):
-            c.emit("MOV", (), [dv], [c.rvalue(a, st)])  # a copy (ptxas): NaN payloads kept
+            if c.unoptimized:  # ptxas -O0: -0 + a (a NaN comes out as the canonical NaN)
+                c.emit("FADD", (), [dv], [Src(RZ, neg=True), c.rvalue(a, st)])
+            else:
+                c.emit("MOV", (), [dv], [c.rvalue(a, st)])  # a copy (ptxas): NaN payloads kept
             return
         if rnd_i is None:
             c.emit(

@@ -43,8 +43,7 @@ def test_regression(path: Path, oracle) -> None:
     nan_ok = np.zeros((NTHREADS, words), dtype=bool)
     f = re.search(r"^// floats=(\d+):(\d+)", text, re.M)  # another interface's float words
     nan_ok[:, slice(int(f[1]), int(f[2])) if f else slice(FBASE, FBASE + NF)] = True
-    # ``// opt=3``: -O3 only (ours at -O0 is compared with ptxas at -O3: a contraction that only
-    # ptxas's unrolling makes possible cannot be matched at -O0)
+    # ``// opt=3``: -O3 only (a program whose -O0 code need not equal ptxas's -O0 code)
     o = re.search(r"^// opt=([\d,]+)", text, re.M)
     levels = tuple(int(x) for x in o[1].split(",")) if o else (3, 0)
     for seed in (1, 2, 3):
