@@ -673,6 +673,11 @@ def sreg_reader(ctx: Ctx, name: str) -> Callable[[Sel], Any]:
     if name == "SR_SMEMSZ":
         v = U32(m.shared.valid)
         return lambda sel: v
+    if name == "SR_LMEMHIOFF":
+        # ptxas -O0's stack check after lowering R1 (ISETP.GE.U32 R1, SR_LMEMHIOFF, else
+        # BPT.TRAP): the lowest address the stack may reach; the emulator's local memory is the
+        # whole window below the initial stack pointer, so 0
+        return lambda sel: U32(0)
     raise ctx.unsupported(f"special register {name}")
 
 

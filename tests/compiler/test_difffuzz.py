@@ -73,6 +73,14 @@ def test_random_program_with_calls(seed: int, oracle) -> None:  # type: ignore[n
     assert r.status == "ok", f"seed {seed}: {r.status}: {r.detail}"
 
 
+def test_random_program_with_calls_at_O0(oracle) -> None:  # type: ignore[no-untyped-def]
+    """Ours at -O0 against ptxas at -O0, whose code checks the stack pointer against
+    SR_LMEMHIOFF after each frame (BPT.TRAP below it): the emulator reads that register."""
+    need_tools("ptxas")
+    r = check(generate(93107, calls=True), (0,), oracle)
+    assert r.status == "ok", f"seed 93107: {r.status}: {r.detail}"
+
+
 def test_reducer_keeps_the_failure_and_shrinks() -> None:
     prog = generate(11, size=20)
     marked = [s for s in prog.stmts if s.kind == "ins"][3]
