@@ -41,6 +41,12 @@ def _fma(fn: Function, ctx: PassContext) -> None:
     dce(fn, ctx)
 
 
+def _licm(fn: Function, ctx: PassContext) -> None:
+    from openptxas.passes.licm import hoist_invariants
+
+    hoist_invariants(fn, ctx)
+
+
 def _cse(fn: Function, ctx: PassContext) -> None:
     from openptxas.passes.copy_prop import copy_prop
     from openptxas.passes.cse import cse
@@ -151,6 +157,12 @@ def pipeline() -> list[Phase]:
             doc="mul+add into FFMA/DFMA (--fmad=true, ptxas's default)",
         ),
         Phase("GeneralOptimize", _general_optimize, 1),
+        Phase(
+            "HoistInvariantsEarly",
+            _licm,
+            1,
+            doc="loop-invariant code motion into the loops' preheaders",
+        ),
         Phase("GvnCse", _cse, 2, doc="common-subexpression elimination"),
         Phase(
             "ConvertToUniformReg",

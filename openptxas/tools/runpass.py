@@ -70,6 +70,7 @@ PASSES: dict[str, PassFn] = {
     "cse": _single("cse", "cse"),
     "dce": _single("dce", "dce"),
     "fma": _single("fma", "fma_contraction"),
+    "licm": _single("licm", "hoist_invariants"),
     "peephole": _single("peephole", "peephole"),
     "predication": _single("predication", "if_convert"),
     "uniform_regs": _single("uniform_regs", "convert_to_uniform"),
