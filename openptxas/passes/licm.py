@@ -14,7 +14,9 @@ those (no traps, the value is only read where the loop read it). The preheader i
 single outside predecessor when that one leads only into the loop, else a new block laid out
 right before the header that the outside predecessors branch to. Each loop takes at most
 ``MAX_VALUES`` new general registers live across it (distinct computations), the innermost
-loops first, so the pass cannot turn a loop that fitted the registers into one that spills.
+loops first, and none where the values already live in it come within ``HEADROOM`` of the
+register budget (t2/bf16TensorCoreGemm's unrolled wmma loop, 226 registers, spilled with 12
+more): the pass must not turn a loop that fitted the registers into one that spills.
 """
 
 from __future__ import annotations
@@ -34,7 +36,9 @@ from openptxas.ir.core import (
     Reg,
     RegLike,
     VReg,
+    operand_regs,
 )
+from openptxas.ir.liveness import compute_liveness, live_after_each
 from openptxas.passes.manager import PassContext
 
 HOISTABLE = frozenset(
@@ -47,6 +51,10 @@ HOISTABLE = frozenset(
 )  # fmt: skip
 # New general registers a loop may keep live across it for hoisted values.
 MAX_VALUES = 12
+# Fraction of the register budget the values live in a loop (before hoisting) may reach for the
+# loop to take hoisted values (the allocator needs room beyond the live count: alignment of
+# pairs and quads, fat points).
+HEADROOM = 0.6
 
 
 def _loops(cfg: CFG, dom: Dominance) -> list[tuple[int, frozenset[int]]]:
@@ -118,8 +126,43 @@ def _rename_between(fn: Function, instrs: list[Instr], a: int, b: int, vid: int)
     return 1
 
 
+def _pressure(fn: Function) -> dict[str, int]:
+    """The most general-register words live at once in each block (by name)."""
+    lv = compute_liveness(fn)
+    after = live_after_each(fn, lv)
+    width: dict[int, int] = {}
+    for ins in fn.instrs():
+        for op in (*ins.dsts, *ins.srcs):
+            for r in operand_regs(op):
+                v = r.v if isinstance(r, Part) else r
+                if isinstance(v, VReg) and v.rc == RC.R:
+                    width[v.id] = v.width
+    out: dict[str, int] = {}
+    for bi, blk in enumerate(fn.blocks):
+        most = 0
+        for m in after[bi]:
+            words = 0
+            while m:
+                low = m & -m
+                words += width.get(low.bit_length() - 1, 0)
+                m ^= low
+            most = max(most, words)
+        out[blk.name] = most
+    return out
+
+
+def _budget(fn: Function, ctx: PassContext) -> int:
+    most = ctx.target.gpr_count
+    if fn.maxnreg is not None:
+        return min(most, fn.maxnreg)
+    m = ctx.options.maxrregcount
+    return min(most, m) if m is not None else most
+
+
 def hoist_invariants(fn: Function, ctx: PassContext) -> None:
     rename_local_redefinitions(fn)
+    pressure = _pressure(fn)
+    room = int(_budget(fn, ctx) * HEADROOM)
     done: set[str] = set()  # headers handled (by name: blocks move as preheaders appear)
     for _ in range(64):
         cfg = CFG.of(fn)
@@ -129,7 +172,9 @@ def hoist_invariants(fn: Function, ctx: PassContext) -> None:
             return
         h, body = todo[0]
         done.add(fn.blocks[h].name)
-        _hoist_loop(fn, cfg, h, body)
+        live = max(pressure.get(fn.blocks[b].name, 0) for b in body)
+        if live + MAX_VALUES <= room:
+            _hoist_loop(fn, cfg, h, body)
 
 
 def _hoist_loop(fn: Function, cfg: CFG, h: int, body: frozenset[int]) -> None:

@@ -14,8 +14,10 @@ and nothing in between reads word k of ``%q`` or writes it: every reader sees wh
 
 from __future__ import annotations
 
-from openptxas.ir.analysis import def_info, use_counts
-from openptxas.ir.core import RC, Function, Instr, Part, RegLike, VReg
+from dataclasses import dataclass
+
+from openptxas.ir.analysis import def_info, map_regs, use_counts
+from openptxas.ir.core import RC, Block, Function, Guard, Instr, Operand, Part, RegLike, VReg
 
 
 def _touches_word(ins: Instr, q: VReg, k: int, *, reads: bool, writes: bool) -> bool:
@@ -70,3 +72,97 @@ def defs_into_group_words(fn: Function) -> int:
             b.instrs = [x for x in b.instrs if x.uid not in drop]
             done += len(drop)
     return done
+
+
+def share_group_copies(fn: Function) -> int:
+    """A group built again from the same registers, in the same block with none of them
+    written in between (an A fragment's quad for each of the mma instructions that read it:
+    ``%q.k = MOV %a_k`` four times per ``HMMA``), is the first build: the later one's readers
+    read the first group and its copies go. Returns how many groups went."""
+    info = def_info(fn)
+    alias: dict[int, VReg] = {}
+    for blk in fn.blocks:
+        at = {ins.uid: k for k, ins in enumerate(blk.instrs)}
+        words: dict[int, dict[int, tuple[int, tuple[int, int]]]] = {}  # group -> word -> ...
+        groups_of: dict[int, VReg] = {}
+        for k, ins in enumerate(blk.instrs):
+            d = ins.dsts[0] if len(ins.dsts) == 1 else None
+            s = ins.srcs[0] if ins.srcs else None
+            if (
+                ins.op == "MOV"
+                and not ins.mods
+                and ins.guard is None
+                and isinstance(d, Part)
+                and d.n == 1
+                and d.v.rc == RC.R
+                and isinstance(s, VReg | Part)
+                and (s.n == 1 if isinstance(s, Part) else s.width == 1)
+            ):
+                src = (s.v.id, s.k) if isinstance(s, Part) else (s.id, 0)
+                words.setdefault(d.v.id, {})[d.k] = (k, src)
+                groups_of[d.v.id] = d.v
+        builds: dict[tuple[tuple[int, int], ...], tuple[VReg, int]] = {}
+        groups: list[tuple[int, int, VReg, tuple[tuple[int, int], ...]]] = []
+        for vid, ws in words.items():
+            sites = info.sites[vid]
+            qv = groups_of[vid]
+            width = qv.width
+            if len(ws) != width or len(sites) != width or any(x.uid not in at for x in sites):
+                continue
+            idx = [ws[w][0] for w in range(width)]
+            groups.append((min(idx), max(idx), qv, tuple(ws[w][1] for w in range(width))))
+        groups.sort(key=lambda g: g[1])
+        drop: set[int] = set()
+        for first, last, q, key in groups:
+            prev = builds.get(key)
+            if prev is not None and prev[1] < first:
+                p, plast = prev
+                srcs = {vid for vid, _ in key}
+                if not any(_writes(x, srcs) for x in blk.instrs[plast + 1 : last + 1]):
+                    alias[q.id] = p
+                    drop.update(x.uid for x in info.sites[q.id])
+                    continue
+            builds[key] = (q, last)
+        if drop:
+            blk.instrs = [x for x in blk.instrs if x.uid not in drop]
+    if alias:
+
+        def f(r: RegLike) -> RegLike:
+            if isinstance(r, VReg) and r.id in alias:
+                return alias[r.id]
+            if isinstance(r, Part) and r.v.id in alias:
+                return Part(alias[r.v.id], r.k, r.n)
+            return r
+
+        for ins in fn.instrs():
+            map_regs(ins, f)
+    return len(alias)
+
+
+def _writes(ins: Instr, vids: set[int]) -> bool:
+    return any(
+        isinstance(v := (r.v if isinstance(r, Part) else r), VReg) and v.id in vids
+        for r in ins.def_regs()
+    )
+
+
+@dataclass
+class GroupSnapshot:
+    """The blocks' instruction lists and every instruction's operands, to undo
+    ``share_group_copies`` (which drops instructions and renames sources only)."""
+
+    blocks: list[tuple[Block, list[Instr]]]
+    operands: list[tuple[Instr, list[Operand], Guard | None]]
+
+    def restore(self) -> None:
+        for blk, instrs in self.blocks:
+            blk.instrs = instrs
+        for ins, srcs, guard in self.operands:
+            ins.srcs, ins.guard = srcs, guard
+
+
+def group_snapshot(fn: Function) -> GroupSnapshot:
+    return GroupSnapshot(
+        [(b, list(b.instrs)) for b in fn.blocks],
+        [(i, i.srcs, i.guard) for i in fn.instrs()],
+    )

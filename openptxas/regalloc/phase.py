@@ -15,7 +15,12 @@ from openptxas.ir.core import RC, Function, Instr, Reg, VReg
 from openptxas.passes.manager import PassContext, verify_enabled
 from openptxas.regalloc.check import check_allocation
 from openptxas.regalloc.clobbers import forbidden_registers, live_across_all_predicates
-from openptxas.regalloc.coalesce import defs_into_group_words
+from openptxas.regalloc.coalesce import (
+    GroupSnapshot,
+    defs_into_group_words,
+    group_snapshot,
+    share_group_copies,
+)
 from openptxas.regalloc.fatpoint import (
     Allocation,
     ClassExhausted,
@@ -47,9 +52,13 @@ def register_budget(fn: Function, ctx: PassContext) -> int:
 def allocate_registers(fn: Function, ctx: PassContext) -> None:
     limits = limits_for(register_budget(fn, ctx), ctx.target)
     abi = ctx.target.abi
+    shared: GroupSnapshot | None = None
     if ctx.options.ra != "naive":
         remat_across_calls(fn)  # constants read after slow-path calls: loaded again there
         if ctx.options.opt_level >= 1:
+            shared = group_snapshot(fn)  # to undo the sharing if the registers run out
+            if not share_group_copies(fn):  # a group built twice from the same values: once
+                shared = None
             defs_into_group_words(fn)  # a group's words computed in place (regalloc/coalesce)
     calls = any(i.op == "CALL" and "ABS" in i.mods for i in fn.instrs())
     for _ in range(64 if calls else 0):  # predicates live across a call go to general registers
@@ -66,6 +75,14 @@ def allocate_registers(fn: Function, ctx: PassContext) -> None:
             alloc = allocate(fn, limits, naive=ctx.options.ra == "naive", abi=abi)
             break
         except ClassExhausted as exc:
+            if shared is not None and exc.rc == RC.R:
+                # a shared group lives longer than its copies did: where that makes the
+                # registers run out (t2/bf16TensorCoreGemm at 250), build them again instead
+                # of spilling
+                shared.restore()
+                shared = None
+                defs_into_group_words(fn)
+                continue
             if exc.rc in (RC.P, RC.UP):
                 spill_predicate(fn, _longest_lived(fn, exc.rc))
             elif exc.rc == RC.R and ctx.options.ra != "naive":
