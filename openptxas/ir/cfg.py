@@ -137,3 +137,22 @@ class Dominance:
     def __call__(self, a: int, b: int) -> bool:
         """Whether a dominates b (a block dominates itself)."""
         return self.pre[a] <= self.pre[b] and self.post[b] <= self.post[a]
+
+
+def natural_loops(cfg: CFG, dom: Dominance) -> list[tuple[int, frozenset[int]]]:
+    """The natural loops (header, blocks) of each back edge (a branch to a block that
+    dominates it), the loops of one header merged."""
+    bodies: dict[int, set[int]] = {}
+    for x in range(cfg.n):
+        for h in cfg.succs[x]:
+            if h < 0 or not dom(h, x):
+                continue
+            body = bodies.setdefault(h, {h})
+            work = [x]
+            while work:
+                y = work.pop()
+                if y in body:
+                    continue
+                body.add(y)
+                work.extend(p for p in cfg.preds[y] if p >= 0)
+    return [(h, frozenset(b)) for h, b in bodies.items()]

@@ -12,31 +12,12 @@ single-entry get none (the warp then reconverges later; results are unaffected).
 
 from __future__ import annotations
 
-from openptxas.ir.cfg import CFG, EXIT_NODE, Dominance, dominators
+from openptxas.ir.cfg import CFG, EXIT_NODE, Dominance, dominators, natural_loops
 from openptxas.ir.core import RC, Block, Function, Instr, Label, Reg
 from openptxas.ir.uniform import analyze
 from openptxas.passes.manager import PassContext
 
 MAX_BARRIERS = 16
-
-
-def _loops(cfg: CFG, dom: Dominance) -> list[tuple[int, frozenset[int]]]:
-    """The natural loops: (header, blocks) of each back edge (a branch to a block that
-    dominates it), the loops of one header merged."""
-    bodies: dict[int, set[int]] = {}
-    for x in range(cfg.n):
-        for h in cfg.succs[x]:
-            if h < 0 or not dom(h, x):
-                continue
-            body = bodies.setdefault(h, {h})
-            work = [x]
-            while work:
-                y = work.pop()
-                if y in body:
-                    continue
-                body.add(y)
-                work.extend(p for p in cfg.preds[y] if p >= 0)
-    return [(h, frozenset(b)) for h, b in bodies.items()]
 
 
 def _barrier_block(
@@ -112,7 +93,7 @@ def insert_convergence_barriers(fn: Function, ctx: PassContext) -> None:
     # (branch block, reconvergence block) pairs, outermost first in layout order.
     candidates: set[tuple[int, int]] = set()
     member: dict[int, list[tuple[int, int, frozenset[int]]]] = {}
-    for h, body in _loops(cfg, dom):
+    for h, body in natural_loops(cfg, dom):
         for x in body:
             member.setdefault(x, []).append((len(body), h, body))
     for bb in sorted(info.divergent):

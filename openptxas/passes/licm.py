@@ -24,7 +24,7 @@ from __future__ import annotations
 import itertools
 
 from openptxas.ir.analysis import def_info, has_side_effects, map_regs, word_writes
-from openptxas.ir.cfg import CFG, Dominance, dominators
+from openptxas.ir.cfg import CFG, Dominance, dominators, natural_loops
 from openptxas.ir.core import (
     RC,
     Block,
@@ -55,24 +55,6 @@ MAX_VALUES = 12
 # loop to take hoisted values (the allocator needs room beyond the live count: alignment of
 # pairs and quads, fat points).
 HEADROOM = 0.6
-
-
-def _loops(cfg: CFG, dom: Dominance) -> list[tuple[int, frozenset[int]]]:
-    """Natural loops (header, blocks), the loops of one header merged, innermost first."""
-    bodies: dict[int, set[int]] = {}
-    for x in range(cfg.n):
-        for h in cfg.succs[x]:
-            if not dom(h, x):
-                continue
-            body = bodies.setdefault(h, {h})
-            work = [x]
-            while work:
-                y = work.pop()
-                if y in body:
-                    continue
-                body.add(y)
-                work.extend(cfg.preds[y])
-    return sorted(((h, frozenset(b)) for h, b in bodies.items()), key=lambda hb: len(hb[1]))
 
 
 def rename_local_redefinitions(fn: Function) -> int:
@@ -167,7 +149,8 @@ def hoist_invariants(fn: Function, ctx: PassContext) -> None:
     for _ in range(64):
         cfg = CFG.of(fn)
         dom = Dominance(dominators(cfg))
-        todo = [(h, b) for h, b in _loops(cfg, dom) if fn.blocks[h].name not in done]
+        loops = sorted(natural_loops(cfg, dom), key=lambda hb: len(hb[1]))  # innermost first
+        todo = [(h, b) for h, b in loops if fn.blocks[h].name not in done]
         if not todo:
             return
         h, body = todo[0]

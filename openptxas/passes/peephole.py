@@ -156,20 +156,8 @@ def _add3(
         return
     for ti, ci in ((0, 1), (1, 0)):
         t, c = ins.srcs[ti], ins.srcs[ci]
-        if not isinstance(t, VReg) or t.rc != RC.R or t.width != 1 or uses.get(t.id, 0) != 1:
-            continue
-        sites = info.defs(t)
-        if len(sites) != 1:
-            continue
-        add = sites[0]
-        if (
-            add.op != "IADD3"
-            or add.mods
-            or add.guard is not None
-            or len(add.dsts) != 1
-            or len(add.srcs) != 3
-            or add.srcs[2] != RZ
-        ):
+        add = _sole_def(t, "IADD3", info, uses)
+        if add is None:
             continue
         srcs = [add.srcs[0], add.srcs[1], c]
         if any(isinstance(x, Src) for x in srcs):
@@ -197,6 +185,27 @@ def _add3(
         return
 
 
+def _sole_def(t: Operand, op: str, info: DefInfo, uses: dict[int, int]) -> Instr | None:
+    """The one definition of ``t`` (a general register read once), when it is a plain
+    two-source ``op`` (``op d, a, b, RZ``: no modifiers, no guard)."""
+    if not isinstance(t, VReg) or t.rc != RC.R or t.width != 1 or uses.get(t.id, 0) != 1:
+        return None
+    sites = info.defs(t)
+    if len(sites) != 1:
+        return None
+    d = sites[0]
+    if (
+        d.op != op
+        or d.mods
+        or d.guard is not None
+        or len(d.dsts) != 1
+        or len(d.srcs) != 3
+        or d.srcs[2] != RZ
+    ):
+        return None
+    return d
+
+
 def _mad(
     ins: Instr, block: list[Instr], k: int, info: DefInfo, uses: dict[int, int], dead: set[int]
 ) -> None:
@@ -211,22 +220,8 @@ def _mad(
         t, c = ins.srcs[ti], ins.srcs[ci]
         neg = isinstance(t, Src) and t.neg and not t.abs and not t.inv and not t.sel
         tv = t.x if neg and isinstance(t, Src) else t
-        if not isinstance(tv, VReg) or tv.rc != RC.R or tv.width != 1:
-            continue
-        if uses.get(tv.id, 0) != 1:
-            continue
-        sites = info.defs(tv)
-        if len(sites) != 1:
-            continue
-        mul = sites[0]
-        if (
-            mul.op != "IMAD"
-            or mul.mods
-            or mul.guard is not None
-            or len(mul.dsts) != 1
-            or len(mul.srcs) != 3
-            or mul.srcs[2] != RZ
-        ):
+        mul = _sole_def(tv, "IMAD", info, uses)
+        if mul is None:
             continue
         a, b = mul.srcs[0], mul.srcs[1]
         if not _general(a) or a == RZ or isinstance(b, Src):

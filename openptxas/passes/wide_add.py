@@ -151,19 +151,8 @@ def _match(block: list[Instr], k: int, info: DefInfo, stable: set[int]) -> Instr
             and x_lo.v.width == 2
         ):
             continue
-        sites = info.defs(t_lo.v)
-        if len(sites) != 1:
-            continue
-        mul = sites[0]
-        zero_c: Operand = mul.srcs[2] if len(mul.srcs) == 3 else Imm(1)
-        if (
-            mul.op != "IMAD"
-            or "WIDE" not in mul.mods
-            or mul.guard is not None
-            or not (isinstance(zero_c, Reg) and zero_c.index == 255)
-        ):
-            continue
-        if not _operands_unchanged(mul, block, k, stable):
+        mul = _product(t_lo, block, k, info, stable)
+        if mul is None:
             continue
         if x_lo.v.rc == RC.UR and not all(isinstance(o, VReg | Part | Reg) for o in mul.srcs[:2]):
             continue  # an ALU form takes one non-register source: an immediate or a UR
