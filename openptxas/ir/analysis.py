@@ -3,7 +3,7 @@ operand substitution."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 from openptxas.ir.core import (
@@ -173,6 +173,20 @@ def map_regs(
         ins.dsts = [conv(d) for d in ins.dsts]
 
 
+def renamer(names: Mapping[int, VReg]) -> Callable[[RegLike], RegLike]:
+    """For ``map_regs``: a register (or a word of one) whose id ``names`` maps, read as the
+    register it maps to (the same words of it); others unchanged."""
+
+    def f(r: RegLike) -> RegLike:
+        if isinstance(r, VReg):
+            return names.get(r.id, r)
+        if isinstance(r, Part) and r.v.id in names:
+            return Part(names[r.v.id], r.k, r.n)
+        return r
+
+    return f
+
+
 def unchanged_since(block: list[Instr], defs: list[Instr], k: int, vids: set[int]) -> bool:
     """Every instruction of ``defs`` sits in ``block`` before position ``k`` and nothing between
     the first of them and ``k`` writes a register in ``vids``: those registers hold at ``k`` the
@@ -227,6 +241,7 @@ __all__ = [
     "has_side_effects",
     "map_regs",
     "operand_regs",
+    "renamer",
     "stable_vregs",
     "use_counts",
 ]

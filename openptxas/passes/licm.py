@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 
-from openptxas.ir.analysis import def_info, has_side_effects, map_regs, word_writes
+from openptxas.ir.analysis import def_info, has_side_effects, map_regs, renamer, word_writes
 from openptxas.ir.cfg import CFG, Dominance, dominators, natural_loops
 from openptxas.ir.core import (
     RC,
@@ -34,8 +34,8 @@ from openptxas.ir.core import (
     Label,
     Part,
     Reg,
-    RegLike,
     VReg,
+    is_zero_reg,
     operand_regs,
 )
 from openptxas.ir.liveness import compute_liveness, live_after_each
@@ -94,14 +94,7 @@ def _rename_between(fn: Function, instrs: list[Instr], a: int, b: int, vid: int)
     if any((r.v if isinstance(r, Part) else r) == d for r in instrs[b].def_regs() if r != d):
         return 0
     new = fn.new_vreg(d.rc, d.width)
-
-    def f(r: RegLike) -> RegLike:
-        if r == d:
-            return new
-        if isinstance(r, Part) and r.v == d:
-            return Part(new, r.k, r.n)
-        return r
-
+    f = renamer({d.id: new})
     first.dsts = [new if x == d else x for x in first.dsts]
     for ins in instrs[a + 1 : b + 1]:
         map_regs(ins, f)
@@ -143,27 +136,31 @@ def _budget(fn: Function, ctx: PassContext) -> int:
 
 def hoist_invariants(fn: Function, ctx: PassContext) -> None:
     rename_local_redefinitions(fn)
-    pressure = _pressure(fn)
+    pressure: dict[str, int] | None = None  # (the liveness only for a function with loops)
     room = int(_budget(fn, ctx) * HEADROOM)
     done: set[str] = set()  # headers handled (by name: blocks move as preheaders appear)
+    changed = True
     for _ in range(64):
-        cfg = CFG.of(fn)
-        dom = Dominance(dominators(cfg))
-        loops = sorted(natural_loops(cfg, dom), key=lambda hb: len(hb[1]))  # innermost first
+        if changed:  # the loops again only after code moved (a preheader shifts the blocks)
+            cfg = CFG.of(fn)
+            dom = Dominance(dominators(cfg))
+            loops = sorted(natural_loops(cfg, dom), key=lambda hb: len(hb[1]))  # innermost first
         todo = [(h, b) for h, b in loops if fn.blocks[h].name not in done]
         if not todo:
             return
         h, body = todo[0]
         done.add(fn.blocks[h].name)
+        if pressure is None:
+            pressure = _pressure(fn)
         live = max(pressure.get(fn.blocks[b].name, 0) for b in body)
-        if live + MAX_VALUES <= room:
-            _hoist_loop(fn, cfg, h, body)
+        changed = live + MAX_VALUES <= room and _hoist_loop(fn, cfg, h, body)
 
 
-def _hoist_loop(fn: Function, cfg: CFG, h: int, body: frozenset[int]) -> None:
+def _hoist_loop(fn: Function, cfg: CFG, h: int, body: frozenset[int]) -> bool:
+    """Move the loop's invariant instructions to its preheader; whether any moved."""
     entries = {e for _, e in fn.subroutines}
     if h == 0 or fn.blocks[h].name in entries:
-        return
+        return False
     info = def_info(fn)
     written: dict[int, int] = {}  # vreg id -> instructions in the loop writing it
     for b in body:
@@ -192,16 +189,17 @@ def _hoist_loop(fn: Function, cfg: CFG, h: int, body: frozenset[int]) -> None:
                     written[vid] -= 1
                 changed = True
     if not moved:
-        return
+        return False
     blocks = [fn.blocks[b] for b in order]  # (a new preheader shifts the indices)
     pre = _preheader(fn, cfg, h, body)
     if pre is None:
-        return
+        return False
     for blk in blocks:
         blk.instrs = [i for i in blk.instrs if id(i) not in moved_ids]
     t = pre.terminator()
     at = len(pre.instrs) - 1 if t is not None else len(pre.instrs)
     pre.instrs[at:at] = moved
+    return True
 
 
 def _general(r: object) -> bool:
@@ -221,7 +219,7 @@ def _invariant(ins: Instr, sites: dict[int, list[Instr]], written: dict[int, int
     for r in ins.def_regs():
         v = r.v if isinstance(r, Part) else r
         if isinstance(v, Reg):
-            if v.index != 255 and not (v.rc in (RC.P, RC.UP) and v.index == 7):
+            if not is_zero_reg(v):
                 return False  # a fixed register (R1...)
             continue
         if not isinstance(v, VReg):
@@ -235,7 +233,7 @@ def _invariant(ins: Instr, sites: dict[int, list[Instr]], written: dict[int, int
     for r in ins.use_regs():
         v = r.v if isinstance(r, Part) else r
         if isinstance(v, Reg):
-            if v.index != 255 and not (v.rc in (RC.P, RC.UP) and v.index == 7):
+            if not is_zero_reg(v):
                 return False
             continue
         if not isinstance(v, VReg) or written.get(v.id, 0):

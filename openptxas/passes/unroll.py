@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from openptxas.ir.analysis import map_regs
+from openptxas.ir.analysis import map_regs, renamer
 from openptxas.ir.core import (
     RC,
     TERMINATORS,
@@ -451,13 +451,7 @@ def _name_back(out: list[Instr], cur: dict[int, VReg], back: dict[int, VReg]) ->
     if not final:
         return
 
-    def own(r: RegLike) -> RegLike:
-        if isinstance(r, VReg) and r.id in final:
-            return final[r.id]
-        if isinstance(r, Part) and r.v.id in final:
-            return Part(final[r.v.id], r.k, r.n)
-        return r
-
+    own = renamer(final)
     for x in out:
         map_regs(x, own, dsts=True)
 
@@ -483,12 +477,7 @@ def _copy(
     updated."""
     made: set[int] = set()
 
-    def read(r: RegLike) -> RegLike:
-        if isinstance(r, VReg):
-            return cur.get(r.id, r)
-        if isinstance(r, Part) and r.v.id in cur:
-            return Part(cur[r.v.id], r.k, r.n)
-        return r
+    read = renamer(cur)  # (cur changes as the copy goes: the renamer reads it live)
 
     out: list[Instr] = []
     for ins in body:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from openptxas.ir.analysis import def_info, map_regs, use_counts
+from openptxas.ir.analysis import def_info, map_regs, renamer, use_counts
 from openptxas.ir.core import RC, Block, Function, Guard, Instr, Operand, Part, RegLike, VReg
 
 
@@ -126,14 +126,7 @@ def share_group_copies(fn: Function) -> int:
         if drop:
             blk.instrs = [x for x in blk.instrs if x.uid not in drop]
     if alias:
-
-        def f(r: RegLike) -> RegLike:
-            if isinstance(r, VReg) and r.id in alias:
-                return alias[r.id]
-            if isinstance(r, Part) and r.v.id in alias:
-                return Part(alias[r.v.id], r.k, r.n)
-            return r
-
+        f = renamer(alias)
         for ins in fn.instrs():
             map_regs(ins, f)
     return len(alias)
