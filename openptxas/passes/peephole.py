@@ -10,7 +10,11 @@ Pre: virtual IR after constant propagation. Post: same semantics;
   (``mul.lo`` then ``add``/``sub``, as ptxas: ``IMAD R5, R5, -0x28, R0``; a subtracted product
   only when b is an immediate, which takes the sign);
 - ``p = ISETP.cmp.AND a, b, PT`` whose only use is ``q = PLOP3 x | p`` (or ``x & p``) becomes
-  ``q = ISETP.cmp.OR a, b, x`` (``.AND``): the compare's accumulate input.
+  ``q = ISETP.cmp.OR a, b, x`` (``.AND``): the compare's accumulate input;
+- ``t = LOP3 a, b, c, f`` whose only use is ``LOP3 d, .., t, .., g`` becomes one ``LOP3`` of the
+  two's inputs when they are three at most (all-zero and all-one constants go into the truth
+  table, one other immediate, constant or uniform register takes the B slot), as ptxas:
+  ``(v & 0xedb88320) ^ w`` is ``LOP3.LUT d, v, 0xedb88320, w, 0x78``.
 """
 
 from __future__ import annotations
@@ -55,6 +59,8 @@ def peephole(fn: Function, ctx: PassContext) -> None:
                 _add3(ins, blk.instrs, k, info, uses, dead)
             if ins.op == "PLOP3":
                 _setp_combine(ins, blk.instrs, k, info, uses, dead)
+            if ins.op == "LOP3":
+                _lop3_fuse(ins, blk.instrs, k, info, uses, dead)
     if dead:
         for b in fn.blocks:
             b.instrs = [i for i in b.instrs if i.uid not in dead]
@@ -241,6 +247,111 @@ def _mad(
             continue
         ins.op, ins.srcs = "IMAD", [a, b, c]
         dead.add(mul.uid)
+        return
+
+
+# LOP3's truth-table inputs: A, B and C as the bit patterns of the eight rows
+_ROWS = (0xF0, 0xCC, 0xAA)
+M32 = 0xFFFFFFFF
+
+
+def _plain_lop3(ins: Instr) -> bool:
+    """``LOP3.LUT d, a, b, c, lut, !PT``: one general result, no predicate result, unguarded."""
+    return (
+        ins.op == "LOP3"
+        and ins.mods == ("LUT",)
+        and ins.guard is None
+        and len(ins.dsts) == 1
+        and isinstance(ins.dsts[0], VReg | Part)
+        and len(ins.srcs) == 5
+        and isinstance(ins.srcs[3], Imm)
+        and isinstance(ins.srcs[4], Src)
+        and ins.srcs[4].inv
+        and ins.srcs[4].x == PT
+    )
+
+
+def _apply(lut: int, rows: list[int]) -> int:
+    """The truth table ``lut`` applied bitwise to three inputs' row patterns."""
+    out = 0
+    for bit in range(8):
+        i = (rows[0] >> bit & 1) << 2 | (rows[1] >> bit & 1) << 1 | (rows[2] >> bit & 1)
+        out |= (lut >> i & 1) << bit
+    return out
+
+
+def _row(x: Operand, slots: list[Operand]) -> int | None:
+    """The row pattern of a LOP3 input: the slot's it sits in, or a constant's (RZ, 0 and ~0
+    as all-zero and all-one); None for a register in no slot."""
+    if x == RZ or (isinstance(x, Imm) and x.kind == ImmKind.INT and x.value & M32 == 0):
+        return 0
+    if isinstance(x, Imm) and x.kind == ImmKind.INT and x.value & M32 == M32 and x not in slots:
+        return 0xFF
+    if x in slots:
+        return _ROWS[slots.index(x)]
+    return None
+
+
+def _lop3_fuse(
+    ins: Instr, block: list[Instr], k: int, info: DefInfo, uses: dict[int, int], dead: set[int]
+) -> None:
+    """``t = LOP3 a, b, c, f`` read once, by this LOP3 later in the block with its inputs
+    unchanged: one LOP3 of the inputs of both when they are at most three distinct registers
+    (or two and one other source for the B slot), the truth table composed."""
+    if not _plain_lop3(ins):
+        return
+    for ti in range(3):
+        t = ins.srcs[ti]
+        if not isinstance(t, VReg) or t.rc != RC.R or t.width != 1 or uses.get(t.id, 0) != 1:
+            continue
+        sites = info.defs(t)
+        if len(sites) != 1 or not _plain_lop3(sites[0]) or sites[0].uid in dead:
+            continue
+        inner = sites[0]
+        # the inputs: registers (general, unmodified), the one special source, or 0 / ~0
+        regs: list[Operand] = []
+        special: list[Operand] = []
+        ok = True
+        for x in [*inner.srcs[:3], *(y for j, y in enumerate(ins.srcs[:3]) if j != ti)]:
+            if _row(x, []) is not None:  # RZ, 0 or ~0: into the table
+                continue
+            if isinstance(x, VReg | Part) and _general(x):
+                if x not in regs:
+                    regs.append(x)
+            elif isinstance(x, Src):
+                ok = False
+            elif x not in special:
+                special.append(x)
+        if not ok or len(special) > 1 or len(regs) + len(special) > 3:
+            continue
+        # slots: the special source in B, registers in A, C, then B
+        slots: list[Operand] = [RZ, RZ, RZ]
+        order = [0, 2, 1]
+        if special:
+            slots[1] = special[0]
+            order = [0, 2]
+        for j, r in zip(order, regs, strict=False):
+            slots[j] = r
+
+        def row(x: Operand, slots: list[Operand] = slots) -> int:
+            r = _row(x, slots)
+            assert r is not None
+            return r
+
+        inner_lut = inner.srcs[3]
+        outer_lut = ins.srcs[3]
+        assert isinstance(inner_lut, Imm) and isinstance(outer_lut, Imm)
+        t_rows = _apply(inner_lut.value, [row(x) for x in inner.srcs[:3]])
+        rows = [t_rows if j == ti else row(x) for j, x in enumerate(ins.srcs[:3])]
+        vids = {
+            (x.v if isinstance(x, Part) else x).id
+            for x in inner.srcs[:3]
+            if isinstance(x, VReg | Part)
+        }
+        if not unchanged_since(block, [inner], k, vids):
+            continue
+        ins.srcs = [*slots, Imm(_apply(outer_lut.value, rows)), ins.srcs[4]]
+        dead.add(inner.uid)
         return
 
 

@@ -513,10 +513,11 @@ def _copy(
     return out
 
 
-# Partial unrolling: copies per iteration of the unrolled loop, by the body's size (ptxas
-# unrolls nvcc's count-down loops of about 14 instructions four times: t/rowsum in
-# docs/compiler.md)
-PARTIAL_FACTORS = ((35, 4), (70, 2))
+# Partial unrolling: copies per iteration of the unrolled loop, by the body's size without the
+# counter's step and compare (scripts/probe_unroll.py --partial: ptxas 13.0.88 unrolls a
+# count-down loop of up to 18 such instructions four times, whatever the step, and one of 19
+# or more not at all; nvcc's remainder-free main loops, already four copies, are mostly larger)
+PARTIAL_FACTORS = ((18, 4),)
 MAX_STEP = 1 << 12
 
 
