@@ -140,7 +140,7 @@ class _Operands:
                 return isa.Imm(op.value & 0xFFFFFFFF, isa.ImmKind.F32)
             if op.kind is ImmKind.F64:
                 return isa.Imm(op.value, isa.ImmKind.F64)
-            return isa.Imm(op.value & 0xFFFFFFFF)  # INT, and F16X2's pair of halves
+            return isa.Imm(op.value & 0xFFFFFFFF)  # INT (F16X2: _half_pair)
         if isinstance(op, CBank):
             return isa.CBank(op.bank, op.offset, None if op.reg is None else self.reg(op.reg))
         if isinstance(op, Addr):
@@ -165,6 +165,15 @@ class _Operands:
                 raise _Unencodable(f"branch to unknown block {op.block}")
             return isa.Label(self.addrs[op.block])
         raise _Unencodable(f"operand {op!r}")
+
+
+def _half_pair(op: Imm) -> tuple[isa.Operand, isa.Operand]:
+    """An f16x2 immediate as the machine form writes it: two f16 operands, the high half
+    first (``HMUL2 R9, R0, 1, 0.5`` holds 0x3c003800)."""
+    return (
+        isa.Imm(op.value >> 16 & 0xFFFF, isa.ImmKind.F16),
+        isa.Imm(op.value & 0xFFFF, isa.ImmKind.F16),
+    )
 
 
 def _control(c: Control | None) -> isa.Control:
@@ -281,7 +290,15 @@ def _encode(ins: Instr, fam: Family, conv: _Operands, at: int, fname: str) -> in
             # a return address: the code offset of the return site
             ops = (conv.operand(ins.dsts[0], ins), isa.Imm(conv.addrs[ins.srcs[0].block]))
         else:
-            ops = tuple(conv.operand(o, ins) for o in (*ins.dsts, *ins.srcs))
+            ops = tuple(
+                x
+                for o in (*ins.dsts, *ins.srcs)
+                for x in (
+                    _half_pair(o)
+                    if isinstance(o, Imm) and o.kind is ImmKind.F16X2
+                    else (conv.operand(o, ins),)
+                )
+            )
         guard = isa.PT
         if ins.guard is not None:
             g = conv.reg(ins.guard.pred)

@@ -43,6 +43,11 @@ FOLDS_NARROW = frozenset({"SHFL"})  # lane and clamp: several immediates, narrow
 FOLDS_F64 = frozenset({"DFMA", "DADD", "DMUL", "DSETP"})
 # f32 instructions whose B source (FFMA: B or C) takes a 32-bit float immediate
 FOLDS_F32 = frozenset({"FFMA", "FADD", "FMUL", "FSETP", "FMNMX", "FSEL"})
+# f16x2 operations whose constant operand ptxas writes as a pair of f16 immediates (``HFMA2
+# R24, R20.H0_H0, 0.0001220703125, 0.0001220703125, R5``; the target says where and with which
+# modifiers: targets.ops.half_pair_slot)
+FOLDS_F16 = frozenset({"HFMA2", "HADD2", "HMUL2", "HSETP2", "HSET2"})
+HALF_COMMUTES = frozenset({"HFMA2", "HADD2", "HMUL2"})
 COMMUTES_AB = frozenset({"FFMA", "FADD", "FMUL", "FMNMX", "DFMA", "DADD", "DMUL"})
 SIGN64 = 1 << 63
 SIGN32 = 1 << 31
@@ -304,6 +309,8 @@ def const_fold(fn: Function, ctx: PassContext) -> None:
                 ins, consts, parts, slots
             ):
                 changed = True
+            if ins.op in FOLDS_F16 and _fold_half(ins, consts, ctx):
+                changed = True
             for k, s in enumerate(ins.srcs):
                 val = None
                 if isinstance(s, VReg) and s.id in consts:
@@ -414,6 +421,56 @@ def _fold_float(
         bits = value(ins.srcs[k])
         if bits is not None and _other_sources_registers(ins, k, slots):
             ins.srcs[k] = Imm(bits, ImmKind.F64 if wide else ImmKind.F32)
+            return True
+    return False
+
+
+def _half_pair(op: Operand, consts: dict[int, int]) -> int | None:
+    """The f16x2 pair (high half << 16 | low half) an H* instruction reads from ``op``, a
+    constant register (its selector, negation and absolute value applied), or None."""
+    x = op.x if isinstance(op, Src) else op
+    if not isinstance(x, VReg) or x.rc != RC.R or x.width != 1 or x.id not in consts:
+        return None
+    v = consts[x.id]
+    hi, lo = v >> 16 & 0xFFFF, v & 0xFFFF
+    if isinstance(op, Src):
+        if op.inv:
+            return None
+        if op.sel == "H0_H0":
+            hi = lo
+        elif op.sel == "H1_H1":
+            lo = hi
+        elif op.sel not in ("", "H1_H0"):
+            return None
+        if op.abs:
+            hi, lo = hi & 0x7FFF, lo & 0x7FFF
+        if op.neg:
+            hi, lo = hi ^ 0x8000, lo ^ 0x8000
+    return hi << 16 | lo
+
+
+def _fold_half(ins: Instr, consts: dict[int, int], ctx: PassContext) -> bool:
+    """A constant source of an f16x2 operation becomes its pair-of-halves immediate where the
+    target has such a form (one immediate per instruction; the constant of a sum or product
+    moves to B first)."""
+    if any(isinstance(s, Imm | CBank) for s in ins.srcs):
+        return False
+    allowed = ctx.target.ops.half_pair_slot(ins.op, ins.mods, len(ins.dsts))
+    if not allowed:
+        return False
+    if (
+        ins.op in HALF_COMMUTES
+        and 1 in allowed
+        and _half_pair(ins.srcs[0], consts) is not None
+        and _half_pair(ins.srcs[1], consts) is None
+    ):
+        ins.srcs[0], ins.srcs[1] = ins.srcs[1], ins.srcs[0]
+    for k in sorted(allowed):
+        if k >= len(ins.srcs):
+            continue
+        pair = _half_pair(ins.srcs[k], consts)
+        if pair is not None:
+            ins.srcs[k] = Imm(pair, ImmKind.F16X2)
             return True
     return False
 

@@ -164,7 +164,11 @@ def _fuse(m: Instr, u: Instr, at: int, fma_op: str) -> None:
 def _half_sel(m: Instr) -> str:
     """The selector an add's read of the product ``m`` must carry to absorb it: none, or
     ``H0_H0`` for a scalar f16/bf16 product (both of whose sources read ``H0_H0``)."""
-    if m.op == "HMUL2" and all(isinstance(x, Src) and x.sel == "H0_H0" for x in m.srcs):
+    if m.op == "HMUL2" and all(
+        (isinstance(x, Src) and x.sel == "H0_H0")
+        or (isinstance(x, Imm) and x.value >> 16 & 0xFFFF == x.value & 0xFFFF)
+        for x in m.srcs
+    ):  # (a constant folded into an f16x2 immediate: the same half twice)
         return "H0_H0"
     return ""
 

@@ -7,6 +7,9 @@ The passes ask these instead of keeping their own opcode sets:
   register, and how wide each immediate field is. Derived from the forms: a slot is *variable*
   where one form of the opcode has an immediate (UR, c[]) and a sibling form, otherwise the same,
   has an R register (``IADD3 R, R, 0x1, R`` next to ``IADD3 R, R, R, R``).
+- **half-pair immediates**: where an f16x2 instruction takes a pair of f16 immediates instead of
+  a register (``HFMA2 R7, R0, R7, 1, 0.5``; the IR holds the pair as one ``f16x2`` immediate),
+  and with which modifiers;
 - **uniform twin**: the uniform-datapath opcode computing the same (``IADD3`` -> ``UIADD3``,
   ``S2R`` -> ``S2UR``, ``LDC`` -> ``ULDC``), when the table has one.
 - **memory operations**: opcodes with an address operand ``[R+UR+imm]``, and the range of its
@@ -27,7 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from openptxas.isa.family import Family, load_family
-from openptxas.isa.model import RegFile
+from openptxas.isa.model import ImmKind, RegFile
 from openptxas.isa.spec import Form, OpKind, OpSpec, bits_width
 
 
@@ -99,6 +102,9 @@ class OpProperties:
     _memory_cache: dict[str, bool] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+    _half_cache: dict[str, tuple[tuple[int, frozenset[str]], ...]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def slots(self, opcode: str) -> Slots:
         """The variable source slots of ``opcode`` (none for an opcode without such forms).
@@ -142,6 +148,52 @@ class OpProperties:
                 if "cbank" in kinds:
                     cb.add(slot)
         return Slots(frozenset(imm), frozenset(ur), frozenset(cb), bits, multi, b)
+
+    def half_pair_slot(self, opcode: str, mods: tuple[str, ...], ndst: int) -> frozenset[int]:
+        """The source positions (``Instr.srcs`` indices, ``ndst`` destinations before them)
+        where a form of ``opcode`` with every modifier of ``mods`` takes two f16 immediates
+        (one f16x2 constant of the IR)."""
+        out: set[int] = set()
+        for pos, tokens in self._half_pairs(opcode):
+            if pos >= ndst and all(m in tokens for m in mods):
+                out.add(pos - ndst)
+        return frozenset(out)
+
+    def _half_pairs(self, opcode: str) -> tuple[tuple[int, frozenset[str]], ...]:
+        got = self._half_cache.get(opcode)
+        if got is None:
+            got = self._half_cache[opcode] = self._half_pairs_of(opcode)
+        return got
+
+    def _half_pairs_of(self, opcode: str) -> tuple[tuple[int, frozenset[str]], ...]:
+        out = []
+        for f in self.family.forms_for_opcode(opcode):
+            ops = f.operands
+            for i in range(len(ops) - 1):
+                a, b = ops[i], ops[i + 1]
+                if all(
+                    o.kind is OpKind.IMM and o.num is not None and o.num.kind is ImmKind.F16
+                    for o in (a, b)
+                ):
+                    tokens = {
+                        t
+                        for m in f.mods
+                        for toks in m.tokens.values()
+                        for w in toks
+                        for t in w.split(".")
+                    }
+                    # a form whose every value of one field names a token (HFMA2.MMA) needs it
+                    forced = {
+                        t
+                        for m in f.mods
+                        for t in {w for toks in m.tokens.values() for w in toks}
+                        if all(t in toks for toks in m.tokens.values())
+                    }
+                    if forced:
+                        continue
+                    out.append((i, frozenset(tokens)))
+                    break
+        return tuple(out)
 
     def uniform_twin(self, opcode: str) -> str | None:
         """The uniform-datapath opcode of ``opcode`` (``IADD3`` -> ``UIADD3``), or None."""
