@@ -26,7 +26,8 @@ a reader (or overwriter) under opposite guards of the same predicate never meet.
 
 Issue times advance by ``max(stall, 1)`` per instruction; scoreboard waits are not counted as
 delay (a wait never hides a hazard). Successors: fall-through, branch targets (both for a guarded
-or conditional branch), ``CALL`` to its callee and the callee's ``RET`` to every return site of
+or conditional branch), ``CALL`` to its callee (an indirect one to every function of the code that
+nothing else reaches) and the callee's ``RET`` to every return site of
 the section; ``BRX``/``JMX`` (their tables are data) to the code nothing else reaches.
 """
 
@@ -234,6 +235,10 @@ def successors(code: Mapping[int, StaticInstr]) -> dict[int, list[int]]:
             s = tg + (nxt if conditional or not tg else [])
         elif op in ("BRX", "JMX"):
             s = [-1] + (nxt if si.guarded else [])  # the table's targets: resolved below
+        elif op == "CALL" and any(isinstance(o, Reg) and not o.is_pred for o in ins.operands):
+            # CALL.REL.NOINC R22 `(kernel): an indirect call (its label is the function's start,
+            # which the register is relative to): resolved below
+            s = [-2]
         elif op == "CALL":
             s = tg + (nxt if not tg else [])
         elif op == "RET":
@@ -241,17 +246,21 @@ def successors(code: Mapping[int, StaticInstr]) -> dict[int, list[int]]:
         else:
             s = nxt
         out[pc] = list(dict.fromkeys(s))
-    if any(-1 in v for v in out.values()):
-        # An indirect branch's targets live in a constant-bank table: they are the code that
-        # nothing else reaches (after an unconditional transfer, no branch to it); every label
-        # if there is none.
+    if any(-1 in v or -2 in v for v in out.values()):
+        # An indirect branch's targets live in a constant-bank table, an indirect call's in a
+        # register: they are the code that nothing else reaches (after an unconditional
+        # transfer, no branch to it); for a branch every label if there is none, for a call
+        # its return site (the callees are functions of their own: their RET comes back)
         reached = {t for v in out.values() for t in v}
         entry = min(code) if code else 0
         orphans = [pc for pc in code if pc not in reached and pc != entry]
-        targets = orphans or [t for t in labels if t in code]
         for pc, v in out.items():
             if -1 in v:
+                targets = orphans or [t for t in labels if t in code]
                 out[pc] = [t for t in v if t != -1] + [t for t in targets if t not in v]
+            if -2 in v:
+                targets = orphans or ([pc + 16] if pc + 16 in code else [])
+                out[pc] = [t for t in v if t != -2] + [t for t in targets if t not in v]
     return out
 
 

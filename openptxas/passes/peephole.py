@@ -5,6 +5,8 @@ Pre: virtual IR after constant propagation. Post: same semantics;
   ``IMAD`` (a*b), ``FADD``, ``FMUL``, ``FFMA`` (a*b), ``VIMNMX``, ``FMNMX`` swap A and B, ``ISETP``
   also reverses its comparison, ``LOP3`` permutes its truth table;
 - ``t = SHF.L.U32 a, k, RZ`` whose only use is ``IADD3 d, t, b, RZ`` becomes ``LEA d, a, b, k``;
+  a logical (arithmetic) shift right by k so used becomes ``LEA.HI d, a, b, RZ, 32-k``
+  (``LEA.HI.SX32 d, a, b, 32-k``);
 - ``t = IADD3 a, b, RZ`` whose only use is ``IADD3 d, t, c, RZ`` becomes ``IADD3 d, a, b, c``;
 - ``t = IMAD a, b, RZ`` whose only use is ``IADD3 d, [-]t, c, RZ`` becomes ``IMAD d, a, [-]b, c``
   (``mul.lo`` then ``add``/``sub``, as ptxas: ``IMAD R5, R5, -0x28, R0``; a subtracted product
@@ -117,7 +119,10 @@ def _commute(ins: Instr, consts: set[int]) -> None:
 def _lea(
     ins: Instr, block: list[Instr], k: int, info: DefInfo, uses: dict[int, int], dead: set[int]
 ) -> None:
-    """``t = SHF.L.U32 a, k, RZ`` used once by ``IADD3 d, t, b, RZ``: ``LEA d, a, b, k``."""
+    """``t = SHF.L.U32 a, k, RZ`` used once by ``IADD3 d, t, b, RZ``: ``LEA d, a, b, k``; a
+    shift right (``SHF.R.U32.HI t, RZ, k, a``, or ``.S32``) the same way: ``LEA.HI d, a, b, RZ,
+    32-k`` (``LEA.HI.SX32 d, a, b, 32-k``), as ptxas rounds a signed quotient toward zero
+    (``LEA.HI R7, R0, R0, RZ, 0x1``: R0 + (R0 >>> 31))."""
     if ins.mods or ins.guard is not None or len(ins.dsts) != 1 or len(ins.srcs) != 3:
         return
     if ins.srcs[2] != RZ:
@@ -132,14 +137,24 @@ def _lea(
         if len(sites) != 1:
             continue
         shf = sites[0]
-        if shf.op != "SHF" or shf.mods != ("L", "U32") or shf.guard is not None:
+        if shf.op != "SHF" or shf.guard is not None or len(shf.srcs) != 3:
             continue
-        a, n, zz = shf.srcs
+        if shf.mods == ("L", "U32"):
+            a, n, zz = shf.srcs
+        elif shf.mods in (("R", "U32", "HI"), ("R", "S32", "HI")):
+            zz, n, a = shf.srcs  # a >> n: the high word of a << (32 - n)
+        else:
+            continue
         if not (isinstance(n, Imm) and 0 < n.value < 32 and zz == RZ):
             continue
         if not isinstance(a, VReg | Part) or not _unchanged(block, shf, k, a):
             continue
-        ins.op, ins.mods, ins.srcs = "LEA", (), [a, b, Imm(n.value)]
+        if shf.mods[0] == "L":
+            ins.op, ins.mods, ins.srcs = "LEA", (), [a, b, Imm(n.value)]
+        elif shf.mods[1] == "U32":
+            ins.op, ins.mods, ins.srcs = "LEA", ("HI",), [a, b, RZ, Imm(32 - n.value)]
+        else:
+            ins.op, ins.mods, ins.srcs = "LEA", ("HI", "SX32"), [a, b, Imm(32 - n.value)]
         dead.add(shf.uid)
         return
 

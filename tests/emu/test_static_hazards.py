@@ -223,3 +223,33 @@ def test_write_after_read_too_soon_is_reported() -> None:
         assert any(h.rule == "war-latency" and h.pc == wpc for h in got), got
         return
     pytest.fail("no write-after-read pair at exactly the model's distance")
+
+
+def test_indirect_call_goes_to_its_callees_not_to_the_function_start() -> None:
+    """``CALL.REL.NOINC R22 `(kernel)``: the label is the function's start (the register is
+    relative to it), not a target. In ptxas's cubin and in openptxas's the callees follow the
+    kernel in its section, reached by nothing else: the call goes to them. (Taken to the start,
+    a path from the call's argument loads into the kernel's first instructions made a false
+    write-after-read report once the registers were allocated differently.)"""
+    need_tools("nvcc", "ptxas")
+    from openptxas.emu.model import Reg
+    from openptxas.emu.static_hazards import successors
+    from tests.emu.harness import compile_ours
+
+    ks = next(k for k in discover() if k.name == "t2/indirect_calls")
+    for cubin in (_cubin(ks.name, "sm_90"), compile_ours(ks)):
+        mod = load_module(cubin, isa_decoder("sm90"))
+        k = mod.kernels["indirect_calls"]
+        code = static_instructions(mod, k, load_latency_model("sm_90"))[0]
+        succ = successors(code)
+        calls = [
+            pc
+            for pc, si in code.items()
+            if si.ins.opcode == "CALL"
+            and any(isinstance(o, Reg) and not o.is_pred for o in si.ins.operands)
+        ]
+        assert calls
+        reached = {t for pc, v in succ.items() if pc not in calls for t in v}
+        for pc in calls:
+            assert succ[pc] and min(code) not in succ[pc]
+            assert not reached & set(succ[pc])  # nothing else goes there
