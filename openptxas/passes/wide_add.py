@@ -4,7 +4,10 @@
 ``d = IMAD.WIDE a, b, x``, as ptxas does for address arithmetic (``base + i * 4``). When only
 the low word of the sum is read (a local address: dead-code elimination dropped the ``.X``), the
 add ``d.lo = IADD3 x.lo, t.lo`` becomes ``d.lo = IMAD a, b, x.lo`` (the product's low word does
-not depend on the multiply's signedness). Recomputing
+not depend on the multiply's signedness). A 64-bit add of a shifted 32-bit value
+(``t = a << s`` as ``SHF.L.U32`` and ``SHF.L.U64.HI`` with the high word ``h``: zero or the sign
+of ``a``) becomes ``LEA d.lo, P, a, x.lo, s`` and ``LEA.HI.X d.hi, a, x.hi, h, s, P``, as
+ptxas computes ``base + (i << 2)``. Recomputing
 the product at the add is safe when ``a`` and ``b`` hold the same values there as at the multiply:
 either they never change (stable registers), or the multiply sits earlier in the same block and
 nothing in between writes them. The original multiply dies when no other use remains.
@@ -13,7 +16,7 @@ nothing in between writes them. The original multiply dies when no other use rem
 from __future__ import annotations
 
 from openptxas.ir.analysis import DefInfo, def_info, stable_vregs, unchanged_since, use_counts
-from openptxas.ir.core import RC, Function, Imm, Instr, Operand, Part, Reg, VReg
+from openptxas.ir.core import RC, RZ, Function, Imm, Instr, Operand, Part, Reg, VReg
 from openptxas.passes.manager import PassContext
 
 
@@ -39,6 +42,11 @@ def wide_add(fn: Function, ctx: PassContext) -> None:
                 fused = _match(ins_list, k, info, stable)
             if fused is not None:
                 out.append(fused)
+                k += 2
+                continue
+            lea = _match_lea(ins_list, k, info, stable, uses) if k + 1 < len(ins_list) else None
+            if lea is not None:
+                out.extend(lea)
                 k += 2
                 continue
             low = _match_low(ins_list, k, info, stable, uses)
@@ -99,6 +107,67 @@ def _match_low(
         if mul is None:
             continue
         return Instr("IMAD", (), [lo.dsts[0]], [mul.srcs[0], mul.srcs[1], x], line=lo.line)
+    return None
+
+
+def _match_lea(
+    block: list[Instr], k: int, info: DefInfo, stable: set[int], uses: dict[int, int]
+) -> list[Instr] | None:
+    """``IADD3 d.lo, c, x.lo, t.lo, RZ`` and ``IADD3.X d.hi, x.hi, t.hi, RZ, c, !PT`` where
+    ``t.lo = SHF.L.U32 a, s, RZ`` and ``t.hi = SHF.L.U64.HI a, s, h`` alone write t, read here
+    only: LEA d.lo, c, a, x.lo, s and LEA.HI.X d.hi, a, x.hi, h, s, c."""
+    lo, hi = block[k], block[k + 1]
+    if lo.op != "IADD3" or hi.op != "IADD3" or lo.mods or hi.mods != ("X",):
+        return None
+    if lo.guard is not None or hi.guard is not None or len(lo.dsts) != 2 or len(hi.dsts) != 1:
+        return None
+    if len(lo.srcs) != 3 or len(hi.srcs) != 5 or lo.srcs[2] != hi.srcs[2] or lo.srcs[2] != RZ:
+        return None
+    carry = lo.dsts[1]
+    if hi.srcs[3] != carry or not isinstance(carry, VReg) or uses.get(carry.id, 0) != 1:
+        return None
+    for xi, ti in ((0, 1), (1, 0)):
+        x_lo, t_lo = lo.srcs[xi], lo.srcs[ti]
+        x_hi, t_hi = hi.srcs[xi], hi.srcs[ti]
+        if not (
+            isinstance(t_lo, Part)
+            and isinstance(t_hi, Part)
+            and t_lo.v == t_hi.v
+            and (t_lo.k, t_hi.k) == (0, 1)
+            and uses.get(t_lo.v.id, 0) == 2
+        ):
+            continue
+        if not (
+            isinstance(x_lo, Part)
+            and isinstance(x_hi, Part)
+            and x_lo.v == x_hi.v
+            and (x_lo.k, x_hi.k) == (0, 1)
+            and x_lo.v.rc == RC.R
+        ):
+            continue
+        sites = info.defs(t_lo.v)
+        shl = [d for d in sites if d.op == "SHF" and d.mods == ("L", "U32")]
+        shh = [d for d in sites if d.op == "SHF" and d.mods == ("L", "U64", "HI")]
+        if len(sites) != 2 or len(shl) != 1 or len(shh) != 1:
+            continue
+        sl, sh = shl[0], shh[0]
+        if sl.guard is not None or sh.guard is not None:
+            continue
+        if sl.dsts != [Part(t_lo.v, 0)] or sh.dsts != [Part(t_lo.v, 1)]:
+            continue
+        a, n, z = sl.srcs
+        a2, n2, h = sh.srcs
+        if a != a2 or n != n2 or z != RZ or not isinstance(n, Imm) or not 0 < n.value < 32:
+            continue
+        if not isinstance(a, VReg | Part) or not isinstance(h, VReg | Part | Reg):
+            continue
+        ids = {v.id for o in (a, h) if (v := _base(o)) is not None and v.id not in stable}
+        if ids and not unchanged_since(block, [sl, sh], k, ids):
+            continue
+        return [
+            Instr("LEA", (), [lo.dsts[0], carry], [a, x_lo, n], line=lo.line),
+            Instr("LEA", ("HI", "X"), [hi.dsts[0]], [a, x_hi, h, n, carry], line=hi.line),
+        ]
     return None
 
 
