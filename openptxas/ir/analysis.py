@@ -18,6 +18,7 @@ from openptxas.ir.core import (
     RegLike,
     Src,
     VReg,
+    all_successors,
     operand_regs,
     predecessors,
 )
@@ -125,6 +126,69 @@ def stable_vregs(fn: Function, info: DefInfo) -> set[int]:
             vid, sites
         ):
             out.add(vid)
+    return out
+
+
+def once_vregs(fn: Function, info: DefInfo) -> set[int]:
+    """Registers written once per thread: each part by one unguarded instruction, in blocks on
+    no cycle of the control-flow graph (a subroutine called twice is on one: its return goes to
+    both return sites), the entry block running once. Wherever such a register is read after
+    its write it holds the same value (``stable_vregs`` are the entry block's)."""
+    if not entry_runs_once(fn):
+        return set()
+    succs = all_successors(fn)
+    cyclic = _cyclic_blocks(succs)
+    out: set[int] = set()
+    for vid, sites in info.sites.items():
+        if all(
+            info.block_of[i.uid] not in cyclic and i.guard is None for i in sites
+        ) and _parts_once(vid, sites):
+            out.add(vid)
+    return out
+
+
+def _cyclic_blocks(succs: list[list[int]]) -> set[int]:
+    """Blocks on a cycle: in a strongly connected component of two or more, or their own
+    successor (Tarjan's algorithm, iterative: a chain of thousands of blocks)."""
+    n = len(succs)
+    index = [-1] * n
+    low = [0] * n
+    on: list[bool] = [False] * n
+    stack: list[int] = []
+    out: set[int] = set()
+    counter = 0
+    for root in range(n):
+        if index[root] >= 0:
+            continue
+        work = [(root, 0)]
+        while work:
+            v, i = work.pop()
+            if i == 0:
+                index[v] = low[v] = counter
+                counter += 1
+                stack.append(v)
+                on[v] = True
+            if i < len(succs[v]):
+                work.append((v, i + 1))
+                w = succs[v][i]
+                if index[w] < 0:
+                    work.append((w, 0))
+                elif on[w]:
+                    low[v] = min(low[v], index[w])
+                continue
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on[w] = False
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1 or v in succs[v]:
+                    out.update(comp)
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[v])
     return out
 
 
@@ -240,6 +304,7 @@ __all__ = [
     "def_info",
     "has_side_effects",
     "map_regs",
+    "once_vregs",
     "operand_regs",
     "renamer",
     "stable_vregs",

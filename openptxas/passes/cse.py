@@ -6,13 +6,15 @@ repeats an earlier one with the same sources is replaced by a copy of the earlie
 Two instructions compute the same value when they have the same opcode, modifiers and sources,
 and the sources cannot have changed in between: within a block, no source was written between
 them; across blocks, the earlier one dominates the later one and every source register is stable
-(written once, in an entry block that runs once) or the instruction reads no registers at all
-(constant-bank loads, special registers that do not change).
+(written once per thread: in an entry block that runs once, or in blocks on no cycle) or the
+instruction reads no registers at all (constant-bank loads, special registers that do not
+change). ptxas sign-extends a 16-bit switch value once for all its compares; ours did per
+compare until values written outside the entry block counted.
 """
 
 from __future__ import annotations
 
-from openptxas.ir.analysis import def_info, has_side_effects, stable_vregs
+from openptxas.ir.analysis import def_info, has_side_effects, once_vregs, stable_vregs
 from openptxas.ir.cfg import CFG, dominators
 from openptxas.ir.core import RC, Function, Instr, Operand, Part, Reg, SReg, VReg, operand_regs
 from openptxas.passes.manager import PassContext
@@ -102,7 +104,7 @@ def _regs(ins: Instr) -> set[int]:
 
 def cse(fn: Function, ctx: PassContext) -> None:
     info = def_info(fn)
-    stable = stable_vregs(fn, info)
+    stable = stable_vregs(fn, info) | once_vregs(fn, info)
     cfg = CFG.of(fn)
     idom = dominators(cfg)
     children: dict[int, list[int]] = {}
