@@ -11,8 +11,9 @@ Pre: virtual IR after constant propagation. Post: same semantics;
 - ``t = IMAD a, b, RZ`` whose only use is ``IADD3 d, [-]t, c, RZ`` becomes ``IMAD d, a, [-]b, c``
   (``mul.lo`` then ``add``/``sub``, as ptxas: ``IMAD R5, R5, -0x28, R0``; a subtracted product
   only when b is an immediate, which takes the sign);
-- ``p = ISETP.cmp.AND a, b, PT`` whose only use is ``q = PLOP3 x | p`` (or ``x & p``) becomes
-  ``q = ISETP.cmp.OR a, b, x`` (``.AND``): the compare's accumulate input;
+- ``p = ISETP.cmp.AND a, b, PT`` whose only use is ``q = PLOP3 x | p`` (or ``x & p``, ``x ^ p``)
+  becomes ``q = ISETP.cmp.OR a, b, x`` (``.AND``, ``.XOR``): the compare's accumulate input
+  (ptxas's bitonic compare-exchange: ``ISETP.EQ.XOR P0, PT, R5, RZ, P0``);
 - ``t = LOP3 a, b, c, f`` whose only use is ``LOP3 d, .., t, .., g`` becomes one ``LOP3`` of the
   two's inputs when they are three at most (all-zero and all-one constants go into the truth
   table, one other immediate, constant or uniform register takes the B slot), as ptxas:
@@ -375,13 +376,17 @@ def _unchanged(block: list[Instr], d: Instr, k: int, a: VReg | Part) -> bool:
     return unchanged_since(block, [d], k, {(a.v if isinstance(a, Part) else a).id})
 
 
+# PLOP3 truth tables (of A and B, C = PT) an ISETP's accumulate input computes
+_PLOP3_COMBINE = {0xC0: "AND", 0xFC: "OR", 0x3C: "XOR"}
+
+
 def _setp_combine(
     ins: Instr, block: list[Instr], k: int, info: DefInfo, uses: dict[int, int], dead: set[int]
 ) -> None:
     if ins.mods != ("LUT",) or ins.guard is not None or len(ins.srcs) != 5:
         return
     lut = ins.srcs[3]
-    if not isinstance(lut, Imm) or lut.value not in (0xC0, 0xFC):
+    if not isinstance(lut, Imm) or lut.value not in _PLOP3_COMBINE:
         return
     if ins.srcs[2] != PT:
         return
@@ -409,7 +414,7 @@ def _setp_combine(
         ):
             continue
         ins.op = "ISETP"
-        ins.mods = (*st.mods[:-1], "OR" if lut.value == 0xFC else "AND")
+        ins.mods = (*st.mods[:-1], _PLOP3_COMBINE[lut.value])
         ins.srcs = [st.srcs[0], st.srcs[1], x]
         dead.add(st.uid)
         return
