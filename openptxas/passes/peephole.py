@@ -123,18 +123,26 @@ def _lea(
     """``t = SHF.L.U32 a, k, RZ`` used once by ``IADD3 d, t, b, RZ``: ``LEA d, a, b, k``; a
     shift right (``SHF.R.U32.HI t, RZ, k, a``, or ``.S32``) the same way: ``LEA.HI d, a, b, RZ,
     32-k`` (``LEA.HI.SX32 d, a, b, 32-k``), as ptxas rounds a signed quotient toward zero
-    (``LEA.HI R7, R0, R0, RZ, 0x1``: R0 + (R0 >>> 31))."""
-    if ins.mods or ins.guard is not None or len(ins.dsts) != 1 or len(ins.srcs) != 3:
+    (``LEA.HI R7, R0, R0, RZ, 0x1``: R0 + (R0 >>> 31)). An add with a carry out keeps it
+    (``LEA.HI R14, P1, R11, R10, RZ, 0x1``: the low word of a 64-bit x + (x >>> 63)), except
+    into ``.SX32``."""
+    if ins.mods or ins.guard is not None or len(ins.srcs) != 3:
+        return
+    carry = len(ins.dsts) == 2
+    if not (len(ins.dsts) == 1 or (carry and isinstance(ins.dsts[1], VReg))):
         return
     if ins.srcs[2] != RZ:
         return
     for ti, bi in ((0, 1), (1, 0)):
         t, b = ins.srcs[ti], ins.srcs[bi]
-        if not isinstance(t, VReg) or t.width != 1 or uses.get(t.id, 0) != 1:
+        # t: a register, or the low word of a pair whose high word nothing writes (a 64-bit
+        # shift right by 63 after dead-code elimination), read once
+        tv = t.v if isinstance(t, Part) and t.k == 0 and t.n == 1 else t
+        if not isinstance(tv, VReg) or (tv is t and tv.width != 1):
             continue
-        if isinstance(b, Src):
+        if uses.get(tv.id, 0) != 1 or isinstance(b, Src):
             continue
-        sites = info.defs(t)
+        sites = info.defs(tv)
         if len(sites) != 1:
             continue
         shf = sites[0]
@@ -149,6 +157,8 @@ def _lea(
         if not (isinstance(n, Imm) and 0 < n.value < 32 and zz == RZ):
             continue
         if not isinstance(a, VReg | Part) or not _unchanged(block, shf, k, a):
+            continue
+        if carry and "S32" in shf.mods:
             continue
         if shf.mods[0] == "L":
             ins.op, ins.mods, ins.srcs = "LEA", (), [a, b, Imm(n.value)]
