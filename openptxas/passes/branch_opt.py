@@ -4,13 +4,25 @@ Pre: virtual IR. Post: same semantics, with
 - a branch to a block that only exits replaced by the exit itself (``@P0 BRA L; ... L: EXIT``
   becomes ``@P0 EXIT``, which is what ptxas emits and needs no convergence barrier),
 - branches to a block that only branches on retargeted (jump threading),
-- unconditional branches to the next block removed,
+- branches to the next block removed, conditional ones too (both ways lead there: what an
+  if-else left empty by the front end comes to),
+- a block that only its fall-through predecessor reaches, and that nothing names, joined to it
+  (so that the phases working within a block see the code on both sides: a multiply before an
+  emptied if-else and the add after it contract, as ptxas does; difffuzz seed 121023),
 - blocks unreachable from the entry removed.
 """
 
 from __future__ import annotations
 
-from openptxas.ir.core import Function, Instr, Label, block_index, successors
+from openptxas.ir.core import (
+    TERMINATORS,
+    Function,
+    Instr,
+    Label,
+    block_index,
+    predecessors,
+    successors,
+)
 from openptxas.passes.manager import PassContext
 
 
@@ -43,10 +55,10 @@ def branch_opt(fn: Function, ctx: PassContext) -> None:
                 if nt.block != target.block:
                     t.srcs = [nt if isinstance(s, Label) else s for s in t.srcs]
                     changed = True
-        # unconditional branch to the next block
+        # a branch to the next block (guarded or not: both ways go there)
         for i, b in enumerate(fn.blocks[:-1]):
             t = b.terminator()
-            if t is not None and t.op == "BRA" and t.guard is None:
+            if t is not None and t.op == "BRA" and not t.mods:
                 target = next(s for s in t.srcs if isinstance(s, Label))
                 j = i + 1
                 while (
@@ -59,8 +71,41 @@ def branch_opt(fn: Function, ctx: PassContext) -> None:
                     b.instrs.pop()
                     changed = True
         changed |= _remove_unreachable(fn)
+        changed |= _join_fallthrough(fn)
         if not changed:
             return
+
+
+def _join_fallthrough(fn: Function) -> bool:
+    """Join each block that only the block before it reaches, by falling through, to that block,
+    unless something names it (a branch, a call's return site, a subroutine's entry, a jump
+    table, a frame, a nounroll pragma)."""
+    named = {s.block for ins in fn.instrs() for s in ins.srcs if isinstance(s, Label)}
+    named.update(e for _, e in fn.subroutines)
+    named.update(e for e, _ in fn.frames.values())
+    named.update(t for table in fn.jump_tables for t in table)
+    named.update(fn.nounroll)
+    preds = predecessors(fn)
+    keep = [True] * len(fn.blocks)
+    into = list(range(len(fn.blocks)))  # the block each one's code now lives in
+    for j in range(1, len(fn.blocks)):
+        b = fn.blocks[j]
+        i = j - 1
+        if b.name in named or preds[j] != [i]:
+            continue
+        head = into[i]
+        prev = fn.blocks[head]
+        last = prev.instrs[-1] if prev.instrs else None
+        if last is not None and last.op in TERMINATORS:
+            continue
+        prev.instrs.extend(b.instrs)
+        b.instrs = []
+        keep[j] = False
+        into[j] = head
+    if all(keep):
+        return False
+    fn.blocks = [b for b, k in zip(fn.blocks, keep, strict=True) if k]
+    return True
 
 
 def _remove_unreachable(fn: Function) -> bool:
