@@ -28,6 +28,7 @@ from openptxas.ir.core import (
     RC,
     RZ,
     Function,
+    Guard,
     Imm,
     ImmKind,
     Instr,
@@ -50,6 +51,11 @@ def peephole(fn: Function, ctx: PassContext) -> None:
     consts = _constant_regs(info)
     uses = use_counts(fn)
     dead: set[int] = set()
+    guards: dict[int, int] = {}  # predicate id -> instructions it guards
+    for ins in fn.instrs():
+        if ins.guard is not None and isinstance(ins.guard.pred, VReg):
+            guards[ins.guard.pred.id] = guards.get(ins.guard.pred.id, 0) + 1
+    flip: set[int] = set()
     for blk in fn.blocks:
         for k, ins in enumerate(blk.instrs):
             if ins.op in COMMUTE_AB:
@@ -64,6 +70,13 @@ def peephole(fn: Function, ctx: PassContext) -> None:
                 _setp_combine(ins, blk.instrs, k, info, uses, dead)
             if ins.op == "LOP3":
                 _lop3_fuse(ins, blk.instrs, k, info, uses, dead)
+            if ins.op == "ISETP":
+                _lop3_test(ins, blk.instrs, k, info, uses, dead, guards, flip)
+    if flip:  # the tests that became LOP3's "result != 0" where they asked "== 0"
+        for ins in fn.instrs():
+            g = ins.guard
+            if g is not None and isinstance(g.pred, VReg) and g.pred.id in flip:
+                ins.guard = Guard(g.pred, not g.inv)
     if dead:
         for b in fn.blocks:
             b.instrs = [i for i in b.instrs if i.uid not in dead]
@@ -379,6 +392,60 @@ def _lop3_fuse(
         ins.srcs = [*slots, Imm(_apply(outer_lut.value, rows)), ins.srcs[4]]
         dead.add(inner.uid)
         return
+
+
+# ISETP forms that test a value against zero (the sign does not matter for EQ/NE)
+_ZERO_TESTS = {
+    ("NE", "U32", "AND"): False,
+    ("NE", "AND"): False,
+    ("EQ", "U32", "AND"): True,
+    ("EQ", "AND"): True,
+}
+
+
+def _lop3_test(
+    ins: Instr,
+    block: list[Instr],
+    k: int,
+    info: DefInfo,
+    uses: dict[int, int],
+    dead: set[int],
+    guards: dict[int, int],
+    flip: set[int],
+) -> None:
+    """``p = ISETP.NE t, 0`` (or ``.EQ``) of ``t = LOP3 a, b, c, f`` read only there, ``p`` read
+    only by guards: LOP3's own predicate result (``LOP3.LUT P0, RZ, a, b, c, f``: result != 0),
+    the guards flipped for ``.EQ``, as ptxas tests bits (``LOP3.LUT P0, RZ, R0, 0xfffffffe, RZ,
+    0xc0, !PT`` then ``@!P0 BRA``)."""
+    eq = _ZERO_TESTS.get(ins.mods)
+    if eq is None or ins.guard is not None or len(ins.srcs) != 3 or len(ins.dsts) != 2:
+        return
+    t, z, acc = ins.srcs
+    zero = z == RZ or (isinstance(z, Imm) and z.kind == ImmKind.INT and z.value == 0)
+    if acc != PT or not zero or ins.dsts[1] != PT:
+        return
+    p = ins.dsts[0]
+    if not isinstance(p, VReg) or not isinstance(t, VReg) or t.width != 1:
+        return
+    if uses.get(t.id, 0) != 1 or len(info.defs(p)) != 1 or p.id in flip:
+        return
+    if guards.get(p.id, 0) != uses.get(p.id, 0):
+        return  # read other than as a guard (a guard is flipped, a source would not be)
+    sites = info.defs(t)
+    if len(sites) != 1 or not _plain_lop3(sites[0]) or sites[0].uid in dead:
+        return
+    lop = sites[0]
+    vids = {
+        (x.v if isinstance(x, Part) else x).id for x in lop.srcs[:3] if isinstance(x, VReg | Part)
+    }
+    if not unchanged_since(block, [lop], k, vids):
+        return
+    ins.op, ins.mods = "LOP3", ("LUT",)
+    ins.dsts = [p, RZ]
+    ins.srcs = list(lop.srcs)
+    dead.add(lop.uid)
+    if eq:
+        flip.add(p.id)
 
 
 def _unchanged(block: list[Instr], d: Instr, k: int, a: VReg | Part) -> bool:
