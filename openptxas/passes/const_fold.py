@@ -218,6 +218,60 @@ def _redundant_mask(ins: Instr, info: DefInfo, consts: dict[int, int]) -> bool:
     return m is not None and _small(ins.srcs[0], info, consts, m)
 
 
+# loads that sign-extend their value: the bits it comes from
+_SIGNED_LOADS = frozenset({"LDG", "LDS", "LD", "LDL"})
+_SIGNED_WIDTH = {"S8": 8, "S16": 16}
+
+
+def _redundant_sext(ins: Instr, info: DefInfo) -> bool:
+    """``SGXT d, a, n`` (sign-extend from bit n-1) of a value already sign-extended from n bits
+    or fewer: a signed 8- or 16-bit load (``LDG.E.S8`` then ``cvt.f32.s16``'s SGXT 0x10), an
+    SGXT from as few bits."""
+    if ins.op != "SGXT" or ins.mods or ins.guard is not None or len(ins.srcs) != 2:
+        return False
+    a, n = ins.srcs
+    if not isinstance(a, VReg) or a.width != 1 or not isinstance(n, Imm):
+        return False
+    sites = info.defs(a)
+    if len(sites) != 1 or sites[0].guard is not None:
+        return False
+    d = sites[0]
+    if d.op in _SIGNED_LOADS:
+        bits = min((_SIGNED_WIDTH[m] for m in d.mods if m in _SIGNED_WIDTH), default=None)
+        return bits is not None and bits <= n.value
+    if d.op == "SGXT" and not d.mods and len(d.srcs) == 2:
+        m = d.srcs[1]
+        return isinstance(m, Imm) and m.value <= n.value
+    return False
+
+
+def _sext_past_mask(ins: Instr, info: DefInfo) -> bool:
+    """``SGXT d, t, n`` (signed or not) of ``t = a & m`` where m keeps the n low bits: the
+    extension reads ``a`` (it looks at those bits only; a 16-bit mask before an 8-bit
+    extension). ``a`` written once, so that it holds the same value at both."""
+    if ins.op != "SGXT" or ins.guard is not None or len(ins.srcs) != 2:
+        return False
+    t, n = ins.srcs
+    if not isinstance(t, VReg) or t.width != 1 or not isinstance(n, Imm) or not 0 < n.value < 32:
+        return False
+    sites = info.defs(t)
+    if len(sites) != 1:
+        return False
+    d = sites[0]
+    if d.op != "LOP3" or d.mods != ("LUT",) or d.guard is not None or len(d.srcs) < 4:
+        return False
+    if _imm_int(d.srcs[3]) != 0xC0 or _imm_int(d.srcs[2]) != 0:
+        return False
+    a, m = d.srcs[0], _imm_int(d.srcs[1])
+    low = (1 << n.value) - 1
+    if m is None or m & low != low or not isinstance(a, VReg) or a.width != 1:
+        return False
+    if len(info.defs(a)) != 1 or info.defs(a)[0].guard is not None:
+        return False
+    ins.srcs[0] = a
+    return True
+
+
 def _reduce_lop3(ins: Instr, consts: dict[int, int]) -> Operand | None:
     """A LOP3 whose constant sources are all-zeros or all-ones and whose result then follows
     one register source unchanged, or is constant: that source, or the constant."""
@@ -335,7 +389,9 @@ def const_fold(fn: Function, ctx: PassContext) -> None:
                 changed = True
             if _scale_sel(ins, info, uses):
                 changed = True
-            if _redundant_mask(ins, info, consts):
+            if _sext_past_mask(ins, info):
+                changed = True
+            if _redundant_mask(ins, info, consts) or _redundant_sext(ins, info):
                 ins.op, ins.mods, ins.srcs = "MOV", (), [ins.srcs[0]]
                 changed = True
             folded = _eval(ins, consts)
