@@ -125,6 +125,9 @@ def allocate_registers(fn: Function, ctx: PassContext) -> None:
 # Spreading rounds the register count up to a multiple of this (tests/kernels, 117 files,
 # ours/ptxas: emulator cycles 0.946 and registers 0.954 at 8, 0.969 and 0.880 at 4; a 60-file
 # public sample's registers 1.068 at 8, 1.005 at 4): most of the gain for half the registers.
+# Measured again in the twelfth session: at 2, cycles 0.947 and registers 0.861 (at 4: 0.921,
+# 0.902), the public sample's registers 0.989 (1.021): kept at 4, the occupancy is the same
+# within the hardware's unit and the stalls fewer.
 SPREAD_UNIT = 4
 
 
