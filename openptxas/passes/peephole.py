@@ -72,6 +72,7 @@ def peephole(fn: Function, ctx: PassContext) -> None:
                 _lop3_fuse(ins, blk.instrs, k, info, uses, dead)
             if ins.op == "ISETP":
                 _lop3_test(ins, blk.instrs, k, info, uses, dead, guards, flip)
+    _float_modifiers(fn, info)
     if flip:  # the tests that became LOP3's "result != 0" where they asked "== 0"
         for ins in fn.instrs():
             g = ins.guard
@@ -392,6 +393,73 @@ def _lop3_fuse(
         ins.srcs = [*slots, Imm(_apply(outer_lut.value, rows)), ins.srcs[4]]
         dead.add(inner.uid)
         return
+
+
+# float operations whose sources take a negation, and those that take an absolute value too
+_TAKE_NEG = frozenset({"FADD", "FMUL", "FFMA", "FSETP", "FMNMX"})
+_TAKE_ABS = frozenset({"FADD", "FMUL", "FSETP", "FMNMX"})
+_FLOAT_SRCS = {"FADD": 2, "FMUL": 2, "FFMA": 3, "FSETP": 2, "FMNMX": 2}
+
+
+def _float_modifiers(fn: Function, info: DefInfo) -> None:
+    """``t = FADD -a, -RZ`` / ``FADD |a|, -RZ`` (neg.f32 / abs.f32, no .ftz) whose every reader
+    is a float operation that takes the modifier on that source: the readers read ``-a`` /
+    ``|a|`` themselves (``FSETP.GE.AND P0, PT, |R14|, 105615, PT``, as ptxas), and t dies. ``a``
+    is written once, so it holds the same value at every reader."""
+    users: dict[int, list[Instr]] = {}
+    for ins in fn.instrs():
+        for r in ins.use_regs():
+            if isinstance(r, VReg):
+                users.setdefault(r.id, []).append(ins)
+            elif isinstance(r, Part):
+                users.setdefault(r.v.id, []).append(ins)
+    for ins in fn.instrs():
+        if ins.op != "FADD" or ins.mods or ins.guard is not None or len(ins.srcs) != 2:
+            continue
+        x, z = ins.srcs
+        if not (isinstance(z, Src) and z.neg and not z.abs and z.x == RZ):
+            continue
+        if not (isinstance(x, Src) and isinstance(x.x, VReg) and (x.neg or x.abs)):
+            continue
+        a, t = x.x, ins.dsts[0] if len(ins.dsts) == 1 else None
+        if x.inv or x.sel or a.rc != RC.R or a.width != 1 or not isinstance(t, VReg):
+            continue
+        da = info.defs(a)
+        if len(da) != 1 or da[0].guard is not None or len(info.defs(t)) != 1:
+            continue
+        readers = users.get(t.id, [])
+        new: list[tuple[Instr, int, Src]] = []
+        for u in readers:
+            n = _FLOAT_SRCS.get(u.op)
+            if n is None or (u.guard is not None and u.guard.pred == t):
+                break
+            spots = [j for j, y in enumerate(u.srcs) if _reads(y, t)]
+            if not spots or any(j >= n for j in spots):
+                break
+            for j in spots:
+                y = u.srcs[j]
+                un, ua = (y.neg, y.abs) if isinstance(y, Src) else (False, False)
+                if isinstance(y, Src) and (y.inv or y.sel):
+                    break
+                # the reader's |.| and -. over t = [-](|a| or a)
+                if ua:
+                    m = Src(a, neg=un, abs=True)
+                else:
+                    m = Src(a, neg=x.neg != un, abs=x.abs)
+                if (m.abs and u.op not in _TAKE_ABS) or (m.neg and u.op not in _TAKE_NEG):
+                    break
+                new.append((u, j, m))
+            else:
+                continue
+            break
+        else:
+            if readers:
+                for u, j, m in new:
+                    u.srcs[j] = m if (m.neg or m.abs) else a
+
+
+def _reads(y: Operand, t: VReg) -> bool:
+    return y == t or (isinstance(y, Src) and y.x == t)
 
 
 # ISETP forms that test a value against zero (the sign does not matter for EQ/NE)
