@@ -72,6 +72,8 @@ def peephole(fn: Function, ctx: PassContext) -> None:
                 _lop3_fuse(ins, blk.instrs, k, info, uses, dead)
             if ins.op == "ISETP":
                 _lop3_test(ins, blk.instrs, k, info, uses, dead, guards, flip)
+            if ins.op == "SEL":
+                _fsel_neg(ins, info, uses, dead)
     _float_modifiers(fn, info)
     if flip:  # the tests that became LOP3's "result != 0" where they asked "== 0"
         for ins in fn.instrs():
@@ -456,6 +458,40 @@ def _float_modifiers(fn: Function, info: DefInfo) -> None:
             if readers:
                 for u, j, m in new:
                     u.srcs[j] = m if (m.neg or m.abs) else a
+
+
+def _fsel_neg(ins: Instr, info: DefInfo, uses: dict[int, int], dead: set[int]) -> None:
+    """``SEL d, x, t, p`` (either order) of ``t = FADD -y, -RZ`` read only there: ``FSEL d, x,
+    -y, p``, as ptxas selects a value or its negation (``FSEL R6, R6, -R6, !P0``). ``y`` written
+    once."""
+    if ins.mods or ins.guard is not None or len(ins.srcs) != 3 or len(ins.dsts) != 1:
+        return
+    for j in (0, 1):
+        t = ins.srcs[j]
+        if not isinstance(t, VReg) or uses.get(t.id, 0) != 1 or len(info.defs(t)) != 1:
+            continue
+        f = info.defs(t)[0]
+        if f.op != "FADD" or f.mods or f.guard is not None or len(f.srcs) != 2 or f.uid in dead:
+            continue
+        x, z = f.srcs
+        if not (isinstance(z, Src) and z.neg and not z.abs and z.x == RZ):
+            continue
+        if not (isinstance(x, Src) and x.neg and not (x.abs or x.inv or x.sel)):
+            continue
+        y = x.x
+        if not isinstance(y, VReg) or y.rc != RC.R or y.width != 1 or len(info.defs(y)) != 1:
+            continue
+        other = ins.srcs[1 - j]
+        if j == 1 and not _general(other):
+            continue  # (FSEL's A is a register)
+        if isinstance(other, Imm) and other.kind == ImmKind.INT:  # (the same bits, as a float)
+            ins.srcs[1 - j] = Imm(other.value & 0xFFFFFFFF, ImmKind.F32)
+        elif not (_general(other) or isinstance(other, Imm)):
+            continue
+        ins.op = "FSEL"
+        ins.srcs[j] = Src(y, neg=True)
+        dead.add(f.uid)
+        return
 
 
 def _reads(y: Operand, t: VReg) -> bool:
