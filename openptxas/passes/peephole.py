@@ -74,6 +74,8 @@ def peephole(fn: Function, ctx: PassContext) -> None:
                 _lop3_test(ins, blk.instrs, k, info, uses, dead, guards, flip)
             if ins.op == "SEL":
                 _fsel_neg(ins, info, uses, dead)
+            if ins.op == "PRMT":
+                _prmt_fuse(ins, blk.instrs, k, info, uses, dead)
     _float_modifiers(fn, info)
     if flip:  # the tests that became LOP3's "result != 0" where they asked "== 0"
         for ins in fn.instrs():
@@ -492,6 +494,69 @@ def _fsel_neg(ins: Instr, info: DefInfo, uses: dict[int, int], dead: set[int]) -
         ins.srcs[j] = Src(y, neg=True)
         dead.add(f.uid)
         return
+
+
+def _plain_prmt(ins: Instr) -> bool:
+    """``PRMT d, a, sel, b``: the default byte mode, an immediate selector, unguarded."""
+    return (
+        ins.op == "PRMT"
+        and not ins.mods
+        and ins.guard is None
+        and len(ins.dsts) == 1
+        and len(ins.srcs) == 3
+        and isinstance(ins.srcs[1], Imm)
+        and ins.srcs[1].kind == ImmKind.INT
+        and all(_general(x) for x in (ins.srcs[0], ins.srcs[2]))
+    )
+
+
+def _prmt_fuse(
+    ins: Instr, block: list[Instr], k: int, info: DefInfo, uses: dict[int, int], dead: set[int]
+) -> None:
+    """``t = PRMT a, s1, b`` read once, by this PRMT later in the block with a and b unchanged:
+    one PRMT of the bytes both take when they come from two registers at most (zero bytes from
+    RZ need a slot of their own), as ptxas packs halves (``PRMT R3, R12, 0x5410, R11``)."""
+    for ti in (0, 2):
+        if not _plain_prmt(ins):
+            return
+        t = ins.srcs[ti]
+        if not isinstance(t, VReg) or t.width != 1 or uses.get(t.id, 0) != 1:
+            continue
+        sites = info.defs(t)
+        if len(sites) != 1 or not _plain_prmt(sites[0]) or sites[0].uid in dead:
+            continue
+        inner = sites[0]
+        vids = {
+            (x.v if isinstance(x, Part) else x).id
+            for x in (inner.srcs[0], inner.srcs[2])
+            if isinstance(x, VReg | Part)
+        }
+        if not unchanged_since(block, [inner], k, vids):
+            continue
+        sel, isel = ins.srcs[1], inner.srcs[1]
+        assert isinstance(sel, Imm) and isinstance(isel, Imm)
+        refs: list[tuple[Operand, int, bool]] = []  # (register, byte, sign-replicated)
+        for i in range(4):
+            n = sel.value >> (4 * i) & 0xF
+            src, byte, sign = ins.srcs[0 if n & 7 < 4 else 2], n & 3, bool(n & 8)
+            if src == t:
+                n1 = isel.value >> (4 * byte) & 0xF
+                src, byte = inner.srcs[0 if n1 & 7 < 4 else 2], n1 & 3
+                sign = sign or bool(n1 & 8)
+            refs.append((src, byte, sign))
+        regs: list[Operand] = []
+        for src, _, _ in refs:
+            if src != RZ and src not in regs:
+                regs.append(src)
+        if len(regs) > 2 or (len(regs) == 2 and any(src == RZ for src, _, _ in refs)):
+            continue
+        slots = [*regs, RZ, RZ][:2]
+        new = 0
+        for i, (src, byte, sign) in enumerate(refs):
+            n = (4 * slots.index(src) + byte) | (8 if sign else 0)
+            new |= n << (4 * i)
+        ins.srcs = [slots[0], Imm(new), slots[1]]
+        dead.add(inner.uid)
 
 
 def _reads(y: Operand, t: VReg) -> bool:
