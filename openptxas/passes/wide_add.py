@@ -110,6 +110,16 @@ def _match_low(
     return None
 
 
+def _words(lo: Operand, hi: Operand) -> bool:
+    """``lo`` and ``hi`` are the low and the high word of one wide register."""
+    return (
+        isinstance(lo, Part)
+        and isinstance(hi, Part)
+        and lo.v == hi.v
+        and (lo.k, hi.k, lo.n, hi.n) == (0, 1, 1, 1)
+    )
+
+
 def _match_lea(
     block: list[Instr], k: int, info: DefInfo, stable: set[int], uses: dict[int, int]
 ) -> list[Instr] | None:
@@ -129,21 +139,10 @@ def _match_lea(
     for xi, ti in ((0, 1), (1, 0)):
         x_lo, t_lo = lo.srcs[xi], lo.srcs[ti]
         x_hi, t_hi = hi.srcs[xi], hi.srcs[ti]
-        if not (
-            isinstance(t_lo, Part)
-            and isinstance(t_hi, Part)
-            and t_lo.v == t_hi.v
-            and (t_lo.k, t_hi.k) == (0, 1)
-            and uses.get(t_lo.v.id, 0) == 2
-        ):
+        if not _words(t_lo, t_hi) or not _words(x_lo, x_hi):
             continue
-        if not (
-            isinstance(x_lo, Part)
-            and isinstance(x_hi, Part)
-            and x_lo.v == x_hi.v
-            and (x_lo.k, x_hi.k) == (0, 1)
-            and x_lo.v.rc == RC.R
-        ):
+        assert isinstance(t_lo, Part) and isinstance(x_lo, Part)
+        if uses.get(t_lo.v.id, 0) != 2 or x_lo.v.rc != RC.R:
             continue
         sites = info.defs(t_lo.v)
         shl = [d for d in sites if d.op == "SHF" and d.mods == ("L", "U32")]
@@ -203,22 +202,10 @@ def _match(block: list[Instr], k: int, info: DefInfo, stable: set[int]) -> Instr
     for xi, ti in ((0, 1), (1, 0)):
         x_lo, t_lo = lo.srcs[xi], lo.srcs[ti]
         x_hi, t_hi = hi.srcs[xi], hi.srcs[ti]
-        if not (
-            isinstance(t_lo, Part)
-            and isinstance(t_hi, Part)
-            and t_lo.v == t_hi.v
-            and t_lo.k == 0
-            and t_hi.k == 1
-        ):
+        if not _words(t_lo, t_hi) or not _words(x_lo, x_hi):
             continue
-        if not (
-            isinstance(x_lo, Part)
-            and isinstance(x_hi, Part)
-            and x_lo.v == x_hi.v
-            and x_lo.k == 0
-            and x_hi.k == 1
-            and x_lo.v.width == 2
-        ):
+        assert isinstance(x_lo, Part)
+        if x_lo.v.width != 2:
             continue
         mul = _product(t_lo, block, k, info, stable)
         if mul is None:
