@@ -9,30 +9,14 @@ them; across blocks, the earlier one dominates the later one and every source re
 (written once per thread: in an entry block that runs once, or in blocks on no cycle) or the
 instruction reads no registers at all (constant-bank loads, special registers that do not
 change). ptxas sign-extends a 16-bit switch value once for all its compares; ours did per
-compare until values written outside the entry block counted. Within a block, a register that
-became a copy of an earlier result is read as that result by the instructions after it, so a
-chain repeated from a recomputed source matches the first chain link by link (a divisor's |n|
-and then its reciprocal, per remainder by the same n).
+compare until values written outside the entry block counted.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from openptxas.ir.analysis import def_info, has_side_effects, once_vregs, stable_vregs
 from openptxas.ir.cfg import CFG, dominators
-from openptxas.ir.core import (
-    RC,
-    Function,
-    Instr,
-    Operand,
-    Part,
-    Reg,
-    Src,
-    SReg,
-    VReg,
-    operand_regs,
-)
+from openptxas.ir.core import RC, Function, Instr, Operand, Part, Reg, SReg, VReg, operand_regs
 from openptxas.passes.manager import PassContext
 
 # Pure instructions that may be merged (loads from writable memory are not).
@@ -150,20 +134,10 @@ def cse(fn: Function, ctx: PassContext) -> None:
     def visit(b: int) -> None:
         added: list[tuple[object, ...]] = []
         block = fn.blocks[b]
-        # registers this block made copies of earlier results (single writes both): later in
-        # the block they read the result itself, so that what was computed from the copy
-        # matches what was computed from the result (a divisor's |n| computed twice, then its
-        # reciprocal)
-        alias: dict[int, VReg] = {}
         for k, ins in enumerate(block.instrs):
-            if alias:
-                _read_through(ins, alias)
             key = _key(ins)
             hit = avail.get(key) if key is not None else None
             if hit is not None:
-                d0 = ins.dsts[0]
-                if isinstance(d0, VReg) and d0.id in single and d0.width == hit.width:
-                    alias[d0.id] = hit
                 block.instrs[k] = Instr(_copy_op(hit), (), list(ins.dsts), [hit], line=ins.line)
                 if hit.width > 1:
                     _split_copy(block, k, ins.dsts[0], hit)
@@ -209,18 +183,6 @@ def cse(fn: Function, ctx: PassContext) -> None:
         stack.append((len(undo), 1))
         visit(x)
         stack.extend((c, -1) for c in reversed(children.get(x, ())))
-
-
-def _read_through(ins: Instr, alias: dict[int, VReg]) -> None:
-    """Sources of ``ins`` that are copies of an earlier result read that result."""
-    for j, x in enumerate(ins.srcs):
-        if isinstance(x, VReg) and x.id in alias:
-            ins.srcs[j] = alias[x.id]
-        elif isinstance(x, Src) and isinstance(x.x, VReg) and x.x.id in alias:
-            ins.srcs[j] = replace(x, x=alias[x.x.id])
-    g = ins.guard
-    if g is not None and isinstance(g.pred, VReg) and g.pred.id in alias:
-        ins.guard = replace(g, pred=alias[g.pred.id])
 
 
 def _copy_op(v: VReg) -> str:
