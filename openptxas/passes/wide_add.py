@@ -15,6 +15,8 @@ nothing in between writes them. The original multiply dies when no other use rem
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from openptxas.ir.analysis import DefInfo, def_info, stable_vregs, unchanged_since, use_counts
 from openptxas.ir.core import RC, RZ, Function, Imm, Instr, Operand, Part, Reg, VReg
 from openptxas.passes.manager import PassContext
@@ -120,6 +122,18 @@ def _words(lo: Operand, hi: Operand) -> bool:
     )
 
 
+def _addends(lo: Instr, hi: Instr) -> Iterator[tuple[Part, Part, Part, Part]]:
+    """The carry pair's addends, each order: (x.lo, x.hi, t.lo, t.hi), both two words of one
+    wide register each."""
+    for xi, ti in ((0, 1), (1, 0)):
+        x_lo, t_lo = lo.srcs[xi], lo.srcs[ti]
+        x_hi, t_hi = hi.srcs[xi], hi.srcs[ti]
+        if _words(t_lo, t_hi) and _words(x_lo, x_hi):
+            assert isinstance(x_lo, Part) and isinstance(x_hi, Part)
+            assert isinstance(t_lo, Part) and isinstance(t_hi, Part)
+            yield x_lo, x_hi, t_lo, t_hi
+
+
 def _match_lea(
     block: list[Instr], k: int, info: DefInfo, stable: set[int], uses: dict[int, int]
 ) -> list[Instr] | None:
@@ -136,12 +150,7 @@ def _match_lea(
     carry = lo.dsts[1]
     if hi.srcs[3] != carry or not isinstance(carry, VReg) or uses.get(carry.id, 0) != 1:
         return None
-    for xi, ti in ((0, 1), (1, 0)):
-        x_lo, t_lo = lo.srcs[xi], lo.srcs[ti]
-        x_hi, t_hi = hi.srcs[xi], hi.srcs[ti]
-        if not _words(t_lo, t_hi) or not _words(x_lo, x_hi):
-            continue
-        assert isinstance(t_lo, Part) and isinstance(x_lo, Part)
+    for x_lo, x_hi, t_lo, _t_hi in _addends(lo, hi):
         if uses.get(t_lo.v.id, 0) != 2 or x_lo.v.rc != RC.R:
             continue
         sites = info.defs(t_lo.v)
@@ -199,12 +208,7 @@ def _match(block: list[Instr], k: int, info: DefInfo, stable: set[int]) -> Instr
     # lo: IADD3 d.lo, c, x.lo, t.lo, RZ ; hi: IADD3.X d.hi, x.hi, t.hi, RZ, c, !PT
     if len(lo.srcs) != 3 or len(hi.srcs) != 5:
         return None
-    for xi, ti in ((0, 1), (1, 0)):
-        x_lo, t_lo = lo.srcs[xi], lo.srcs[ti]
-        x_hi, t_hi = hi.srcs[xi], hi.srcs[ti]
-        if not _words(t_lo, t_hi) or not _words(x_lo, x_hi):
-            continue
-        assert isinstance(x_lo, Part)
+    for x_lo, _x_hi, t_lo, _t_hi in _addends(lo, hi):
         if x_lo.v.width != 2:
             continue
         mul = _product(t_lo, block, k, info, stable)
