@@ -669,7 +669,7 @@ def inputs_for(seed: int, words: int) -> np.ndarray[Any, Any]:
 
 @dataclass
 class Result:
-    status: str  # ok | mismatch | hazard | ours-error | ptxas-error | emu-error
+    status: str  # ok | mismatch | ptxas-disagrees | hazard | ours-error | ptxas-error | emu-error
     detail: str = ""
 
 
@@ -705,13 +705,13 @@ def check_ptx(
     orc = oracle or Oracle()
     flags = [f"-maxrregcount={maxrreg}"] if maxrreg is not None else []
     wants: dict[bool, Any] = {}
-    for opt in opt_levels:
+
+    def want_of(o0: bool) -> Result | None:
         # ptxas at -O0 for our -O0 (neither contracts a mul and an add into an FMA, which PTX
         # leaves to the compiler: seed 91289's f1 = f2*f1 + f2 differed by 1 ulp from ptxas's
         # -O3), at its default for the optimising levels
-        o0 = opt == 0
         if o0 in wants:
-            continue
+            return None
         try:
             theirs = orc.ptxas(ptx, "sm_90", [*flags, "-O0"] if o0 else flags).cubin
         except OracleError as e:
@@ -720,6 +720,17 @@ def check_ptx(
             wants[o0] = run_launch(theirs, sp).outputs[0]
         except Exception as e:  # the emulator on ptxas's code: not our compiler's fault
             return Result("emu-error", f"ptxas cubin: {e}")
+        return None
+
+    def differ_of(got: Any, want: Any) -> Any:
+        differ = got != want
+        if nan_ok is not None:
+            differ &= ~(nan_ok & _is_nan32(got) & _is_nan32(want))
+        return differ
+
+    for opt in opt_levels:
+        if (err := want_of(opt == 0)) is not None:
+            return err
     for opt in opt_levels:
         want = wants[opt == 0]
         try:
@@ -734,17 +745,24 @@ def check_ptx(
         except Exception as e:
             return Result("mismatch", f"-O{opt}: our cubin fails in the emulator: {e}")
         got = res.outputs[0]
-        differ = got != want
-        if nan_ok is not None:
-            differ &= ~(nan_ok & _is_nan32(got) & _is_nan32(want))
+        differ = differ_of(got, want)
         if differ.any():
             bad = np.flatnonzero(differ)
             i = int(bad[0])
-            return Result(
-                "mismatch",
+            detail = (
                 f"-O{opt}: {bad.size} words differ; first: thread {i // nout} word {i % nout}: "
-                f"ours {int(got[i]):#x} ptxas {int(want[i]):#x}",
+                f"ours {int(got[i]):#x} ptxas {int(want[i]):#x}"
             )
+            # ptxas's optimised code against its own -O0 code: where ours equals every word of
+            # ptxas -O0, the two ptxas levels disagree and ours sides with the unoptimised one
+            # (seed 121826: ptxas -O3 folds neg.ftz into an FSETP without .FTZ, so a negated
+            # subnormal compares below +0 in the branch while the stored predicate, computed
+            # with .FTZ, says the branch was taken). Reported apart from mismatches; a missed
+            # contraction (ours unfused where ptxas -O3 fuses) shows up here too, so each one
+            # is still read.
+            if opt != 0 and want_of(True) is None and not differ_of(got, wants[True]).any():
+                return Result("ptxas-disagrees", f"{detail}; ours equals ptxas -O0 everywhere")
+            return Result("mismatch", detail)
         if res.hazards:
             return Result("hazard", f"-O{opt}: {res.hazards[0]}")
     return Result("ok")

@@ -205,3 +205,63 @@ def test_calls_programs_round_every_product() -> None:
         prog = generate(seed, calls=True)
         for line in prog.ptx().splitlines():
             assert not unrounded.search(line), f"seed {seed}: {line}"
+
+
+PTXAS_BUGS = Path(__file__).parent / "data" / "ptxas_bugs"
+
+
+def test_ptxas_neg_ftz_compare_is_reported_apart(oracle) -> None:  # type: ignore[no-untyped-def]
+    """Seed 121826 (--pressure, reduced): ptxas 13.0.88 -O3 compares a neg.ftz result without
+    flushing it (see the file's first line), and its -O0 code does not. The fuzzer files such a
+    program as ``ptxas-disagrees`` (ours equals every word of ptxas -O0), not as a mismatch;
+    ours keeps the PTX ISA's value."""
+    need_tools("ptxas")
+    text = (PTXAS_BUGS / "neg_ftz_setp_121826.ptx").read_text()
+    words = 70
+    inputs = inputs_for(121826, words)
+    r = check_ptx(text, inputs, words, (3,), oracle, None, 16)
+    assert r.status == "ptxas-disagrees", f"{r.status}: {r.detail}"
+    assert "thread 52 word 7: ours 0xa53ae257 ptxas 0x7c890e83" in r.detail
+
+
+NEG_FTZ_SETP = """.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out, .param .f32 a, .param .f32 b)
+{
+  .reg .f32 %f<4>; .reg .b32 %r<3>; .reg .pred %p<2>; .reg .b64 %o;
+  ld.param.u64 %o, [out]; cvta.to.global.u64 %o, %o;
+  ld.param.f32 %f1, [a]; ld.param.f32 %f2, [b];
+  mov.u32 %r1, 7;
+  neg.ftz.f32 %f1, %f1;
+  sub.ftz.f32 %f2, %f2, %f2;
+  setp.ge.f32 %p1, %f1, %f2;
+  @%p1 bra $Ldone;
+  mov.u32 %r1, 9;
+$Ldone:
+  selp.u32 %r2, 1, 0, %p1;
+  st.global.u32 [%o], %r1;
+  st.global.u32 [%o+4], %r2;
+  ret;
+}
+"""
+
+
+@pytest.mark.parametrize("opt", [3, 0])
+def test_neg_ftz_of_a_subnormal_compares_as_zero(opt: int) -> None:
+    """neg.ftz.f32 flushes the subnormal 0x0000ffff to -0, and -0 >= +0: the branch is taken
+    and the predicate stored is 1, at every level (ptxas -O3 in seed 121826 compared the
+    unflushed -9.2e-41 in the branch)."""
+    pytest.importorskip("numpy")
+    spec = {
+        "kernel": "k",
+        "grid": [1, 1, 1],
+        "block": [1, 1, 1],
+        "args": [
+            {"kind": "buffer", "dtype": "u32", "count": 2, "init": "zeros"},
+            {"kind": "scalar", "dtype": "u32", "count": 1, "init": 0x0000FFFF},
+            {"kind": "scalar", "dtype": "u32", "count": 1, "init": 0x3F800000},
+        ],
+    }
+    out = run_ours(NEG_FTZ_SETP, spec, opt).outputs[0]
+    assert [int(x) for x in out] == [7, 1]
