@@ -333,8 +333,8 @@ def cvt_tf32(ins: ast.Instruction, c: LowerCtx) -> None:
     inf = Imm(0x7F800000, ImmKind.F32)
     p = c.new(RC.P)
     t: RegLike = c.new()
-    c.emit("MOV", (), [t], [x])
     c.emit("FSETP", ("GEU", "AND"), [p, PT], [Src(x, abs=True), inf, PT])
+    c.emit("MOV", (), [t], [x])  # after the test: x dying here shares t's register
     c.emit("IADD3", (), [t], [t, Imm(0x1000), RZ], guard=Guard(p, inv=True))
     c.emit("LOP3", ("LUT",), [dv], [t, Imm(0xFFFFE000), RZ, Imm(0xC0), Src(PT, inv=True)])
     if ins.has("satfinite"):

@@ -52,14 +52,17 @@ def _mufu_f32(ins: ast.Instruction, c: LowerCtx) -> None:
         return
     p = c.new(RC.P)
     s = c.new()
-    c.emit("MOV", (), [s], [x])
+    # the test before the copy: where x dies at the copy, the allocator gives s x's register
+    # (ptxas's in-place ``@!P FMUL x, x, k``) instead of a MOV
     if func == "EX2":
         c.emit("FSETP", ("GEU", "AND"), [p, PT], [x, _f32(0xC2FC0000), PT])  # -126
+        c.emit("MOV", (), [s], [x])
         c.emit("FMUL", (), [s], [s, _f32(0x3F000000)], guard=Guard(p, inv=True))  # 0.5
         c.emit("MUFU", ("EX2",), [dv], [s])
         c.emit("FMUL", (), [dv], [dv, dv], guard=Guard(p, inv=True))
         return
     c.emit("FSETP", ("GEU", "AND"), [p, PT], [Src(x, abs=True), _f32(0x00800000), PT])
+    c.emit("MOV", (), [s], [x])
     c.emit("FMUL", (), [s], [s, _f32(0x4B800000)], guard=Guard(p, inv=True))  # 2^24
     c.emit("MUFU", ("LG2",), [dv], [s])
     c.emit("FADD", (), [dv], [dv, _f32(0xC1C00000)], guard=Guard(p, inv=True))  # -24
