@@ -6,6 +6,8 @@ Pre: virtual IR. Post: same semantics, with
 - branches to a block that only branches on retargeted (jump threading),
 - branches to the next block removed, conditional ones too (both ways lead there: what an
   if-else left empty by the front end comes to),
+- a conditional branch over a block that only branches (``@P BRA L3; BRA L2; L3:``, nvcc's
+  layout of an if-else) inverted to ``@!P BRA L2``, falling through to L3, as ptxas does,
 - a block that only its fall-through predecessor reaches, and that nothing names, joined to it
   (so that the phases working within a block see the code on both sides: a multiply before an
   emptied if-else and the add after it contract, as ptxas does; difffuzz seed 121023),
@@ -17,6 +19,7 @@ from __future__ import annotations
 from openptxas.ir.core import (
     TERMINATORS,
     Function,
+    Guard,
     Instr,
     Label,
     block_index,
@@ -70,21 +73,57 @@ def branch_opt(fn: Function, ctx: PassContext) -> None:
                 if j < len(fn.blocks) and fn.blocks[j].name == target.block:
                     b.instrs.pop()
                     changed = True
+        changed |= _branch_over_branch(fn)
         changed |= _remove_unreachable(fn)
         changed |= _join_fallthrough(fn)
         if not changed:
             return
 
 
-def _join_fallthrough(fn: Function) -> bool:
-    """Join each block that only the block before it reaches, by falling through, to that block,
-    unless something names it (a branch, a call's return site, a subroutine's entry, a jump
-    table, a frame, a nounroll pragma)."""
+def _named(fn: Function) -> set[str]:
+    """Blocks something names: a branch, a call's return site, a subroutine's entry, a jump
+    table, a frame, a nounroll pragma (their code cannot move into the block before)."""
     named = {s.block for ins in fn.instrs() for s in ins.srcs if isinstance(s, Label)}
     named.update(e for _, e in fn.subroutines)
     named.update(e for e, _ in fn.frames.values())
     named.update(t for table in fn.jump_tables for t in table)
     named.update(fn.nounroll)
+    return named
+
+
+def _branch_over_branch(fn: Function) -> bool:
+    """``@P BRA L3`` ending a block, then a block nothing names holding only ``BRA L2``, then
+    (past empty blocks) L3: the first becomes ``@!P BRA L2`` and the second is emptied."""
+    named = _named(fn)
+    changed = False
+    for i in range(len(fn.blocks) - 2):
+        t = fn.blocks[i].terminator()
+        b = fn.blocks[i + 1]
+        if t is None or t.op != "BRA" or t.mods or t.guard is None or b.name in named:
+            continue
+        if len(b.instrs) != 1 or b.instrs[0].op != "BRA" or b.instrs[0].mods:
+            continue
+        jump = b.instrs[0]
+        if jump.guard is not None:
+            continue
+        target = next(s for s in t.srcs if isinstance(s, Label))
+        over = next(s for s in jump.srcs if isinstance(s, Label))
+        k = i + 2
+        while k < len(fn.blocks) and not fn.blocks[k].instrs and fn.blocks[k].name != target.block:
+            k += 1
+        if k == len(fn.blocks) or fn.blocks[k].name != target.block or over.block == b.name:
+            continue
+        t.guard = Guard(t.guard.pred, not t.guard.inv)
+        t.srcs = [over if isinstance(s, Label) else s for s in t.srcs]
+        b.instrs = []
+        changed = True
+    return changed
+
+
+def _join_fallthrough(fn: Function) -> bool:
+    """Join each block that only the block before it reaches, by falling through, to that block,
+    unless something names it (``_named``)."""
+    named = _named(fn)
     preds = predecessors(fn)
     keep = [True] * len(fn.blocks)
     into = list(range(len(fn.blocks)))  # the block each one's code now lives in
