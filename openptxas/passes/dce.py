@@ -2,21 +2,72 @@
 
 Pre: any IR with virtual registers. Post: every instruction without side effects writes at least
 one register that is live afterwards, and a word of a wide register that nothing reads is not
-written on its own (the high word of a ``shr.u64`` whose result ``cvt.u32.u64`` truncates).
+written on its own (the high word of a ``shr.u64`` whose result ``cvt.u32.u64`` truncates);
+an ``IADD3``/``LEA`` writes no carry-out that nothing reads, and an ``IMAD.WIDE`` of which only
+the low word is read is the 32-bit ``IMAD`` (an address a 32-bit ``LDC`` truncates).
 """
 
 from __future__ import annotations
 
-from openptxas.ir.analysis import has_side_effects
-from openptxas.ir.core import Function, Instr, Part, VReg
+from collections.abc import Sequence
+
+from openptxas.ir.analysis import has_side_effects, map_regs
+from openptxas.ir.core import Function, Instr, Part, RegLike, VReg
 from openptxas.ir.liveness import compute_liveness, live_after_each
 from openptxas.passes.manager import PassContext
 
 
 def dce(fn: Function, ctx: PassContext) -> None:
     for _ in range(16):
-        if not _sweep(fn):
+        changed = _sweep(fn)
+        changed |= _narrow_wide_products(fn)
+        if not changed:
             return
+
+
+def _narrow_wide_products(fn: Function) -> bool:
+    """``t = IMAD.WIDE a, b, c`` alone writing ``t``, of which nothing reads the high word (an
+    address into a constant bank or shared memory that a 32-bit access truncates), becomes the
+    32-bit ``IMAD`` (the low word of a*b + c is a*b + c.lo, whatever the signedness), as ptxas
+    writes ``IMAD.SHL`` there."""
+    read = _read_words(fn)
+    writes: dict[int, int] = {}
+    for ins in fn.instrs():
+        for r in ins.def_regs():
+            v = r.v if isinstance(r, Part) else r
+            if isinstance(v, VReg):
+                writes[v.id] = writes.get(v.id, 0) + 1
+    names: dict[int, VReg] = {}
+    for ins in fn.instrs():
+        if ins.op != "IMAD" or ins.mods[:1] != ("WIDE",) or len(ins.dsts) != 1:
+            continue
+        t = ins.dsts[0]
+        if not isinstance(t, VReg) or t.width != 2 or writes.get(t.id) != 1:
+            continue
+        if read.get(t.id, 0) & ~1 or len(ins.srcs) != 3:
+            continue
+        c = ins.srcs[2]
+        if isinstance(c, VReg) and c.width == 2:
+            c = Part(c, 0)
+        elif isinstance(c, Part) and c.n == 2:
+            c = Part(c.v, c.k)
+        elif not _zero_register(c):
+            continue
+        n = fn.new_vreg(t.rc)
+        names[t.id] = n
+        ins.mods, ins.dsts, ins.srcs = (), [n], [*ins.srcs[:2], c]
+    if not names:
+        return False
+
+    def low(r: RegLike) -> RegLike:
+        if isinstance(r, Part) and r.v.id in names:
+            assert r.k == 0 and r.n == 1  # only the low word is read
+            return names[r.v.id]
+        return r
+
+    for ins in fn.instrs():
+        map_regs(ins, low)
+    return True
 
 
 def _sweep(fn: Function) -> bool:
@@ -31,6 +82,11 @@ def _sweep(fn: Function) -> bool:
         if not has_side_effects(ins) and ins.dsts and not _writes_live(ins, live, read):
             dead.add(id(ins))
             return True
+        if ins.op in ("IADD3", "LEA") and len(ins.dsts) > 1 and not _any_live(ins.dsts[1:], live):
+            # carry-outs nobody reads (the high word of an address add that a 32-bit LDC
+            # truncated): the plain add, which copy propagation can then see through
+            ins.dsts = ins.dsts[:1]
+            changed = True
         if ins.op == "ATOMG" and _reduction(ins) and not _writes_live(ins, live):
             # an atomic whose old value nobody reads is a reduction (ptxas: REDG)
             ins.op, ins.dsts = "REDG", []
@@ -70,6 +126,20 @@ def _writes_live(ins: object, live: int, read: dict[int, int] | None = None) -> 
         if isinstance(r, Part) and read is not None and not read.get(v.id, 0) & _words(r):
             continue  # words nobody reads
         if live >> v.id & 1:
+            return True
+    return False
+
+
+def _any_live(regs: Sequence[object], live: int) -> bool:
+    """Whether one of ``regs`` (carry-out predicates) may be read later: a fixed predicate
+    other than PT counts as read."""
+    from openptxas.ir.core import RC
+
+    for r in regs:
+        if isinstance(r, VReg):
+            if r.rc is not RC.P or live >> r.id & 1:
+                return True
+        elif not _zero_register(r):
             return True
     return False
 
