@@ -16,7 +16,7 @@ so the pass can only remove work.
 
 from __future__ import annotations
 
-from openptxas.ir.analysis import def_info
+from openptxas.ir.analysis import def_info, map_regs
 from openptxas.ir.core import (
     RC,
     Addr,
@@ -175,9 +175,59 @@ def convert_to_uniform(fn: Function, ctx: PassContext) -> None:
                     if _uses_ok(ins, cand, ops):
                         break
     converted_instrs = {i.uid for i in cand.values()}
-    if not cand:
-        return
-    _rewrite(fn, cand, converted_instrs, ops)
+    if cand:
+        _rewrite(fn, cand, converted_instrs, ops)
+    pair_constant_loads(fn)
+
+
+def pair_constant_loads(fn: Function) -> int:
+    """Two ``ULDC`` of the same block reading the words at ``o`` and ``o + 4`` of constant bank
+    0, ``o`` a multiple of 8, each alone writing its UR: one ``ULDC.64`` into a pair, read
+    word by word, at the first one's place (ptxas loads neighbouring 32-bit parameters so:
+    ``ULDC.64 UR4, c[0x0][0x218]`` for two ``.u32`` parameters). The constant bank is not
+    written while the kernel runs, so the later load may move up. Returns the pairs made."""
+    writes: dict[int, int] = {}
+    for ins in fn.instrs():
+        for r in ins.def_regs():
+            v = r.v if isinstance(r, Part) else r
+            if isinstance(v, VReg):
+                writes[v.id] = writes.get(v.id, 0) + 1
+    names: dict[int, Part] = {}
+    for b in fn.blocks:
+        loads: dict[tuple[int, int], Instr] = {}
+        for ins in b.instrs:
+            if ins.op != "ULDC" or ins.mods or ins.guard is not None or len(ins.dsts) != 1:
+                continue
+            d, c = ins.dsts[0], ins.srcs[0]
+            # bank 0 only: the words of banks 3 and 4 may carry relocations (lower/reldata.py)
+            if not isinstance(c, CBank) or c.bank != 0 or c.reg is not None:
+                continue
+            if not isinstance(d, VReg):
+                continue
+            if d.width == 1 and writes.get(d.id) == 1:
+                loads.setdefault((c.bank, c.offset), ins)
+        gone: set[int] = set()
+        for (bank, off), lo in sorted(loads.items()):
+            hi = loads.get((bank, off + 4))
+            if off % 8 or hi is None or lo.uid in gone or hi.uid in gone:
+                continue
+            a, h = lo.dsts[0], hi.dsts[0]
+            assert isinstance(a, VReg) and isinstance(h, VReg)
+            w = fn.new_vreg(RC.UR, 2)
+            first = lo if b.instrs.index(lo) < b.instrs.index(hi) else hi
+            first.mods, first.dsts, first.srcs = ("64",), [w], [CBank(bank, off)]
+            gone.add((hi if first is lo else lo).uid)
+            names[a.id], names[h.id] = Part(w, 0), Part(w, 1)
+        if gone:
+            b.instrs = [i for i in b.instrs if i.uid not in gone]
+    if names:
+
+        def f(r: RegLike) -> RegLike:
+            return names.get(r.id, r) if isinstance(r, VReg) else r
+
+        for ins in fn.instrs():
+            map_regs(ins, f)
+    return len(names) // 2
 
 
 def _uses_ok(ins: Instr, cand: dict[int, Instr], ops: OpProperties) -> bool:
