@@ -515,14 +515,10 @@ def _atom_body(
     if op == "CAS" and t.size == 2:
         return _cas16(c, space, addr, dst, b, extra[0])
     if op == "CAS":
-        w = width_of(t)
-        pair = c.new(RC.R, 2 * w)
-        vb = c.rvalue(b, t)
-        vc = c.rvalue(extra[0], t)
-        for j in range(w):
-            c.emit("MOV", (), [pair.part(j)], [half(vb, j) if w > 1 else vb])
-            c.emit("MOV", (), [pair.part(w + j)], [half(vc, j) if w > 1 else vc])
-        srcs: list[Operand] = [addr, pair.part(0, w), pair.part(w, w)]
+        # the compare and swap values in registers of their own: ATOM/ATOMG/ATOMS.CAS encode
+        # Rb (bits 32-39) and Rc (bits 64-71) apart (the sm_90 table); copying them into one
+        # pair first cost a MOV per word in every CAS loop (ptxas: one, the loop-carried value)
+        srcs: list[Operand] = [addr, c.rvalue(b, t), c.rvalue(extra[0], t)]
     else:
         srcs = [addr, c.value(b, t, allow_imm=False)]
     if space in (StateSpace.SHARED, StateSpace.SHARED_CTA):
@@ -706,10 +702,7 @@ def _cas16(
     word = c.new()
     c.emit("SEL", (), [word], [swapped, old, eq])
     prev = c.new()
-    pair = c.new(RC.R, 2)
-    c.emit("MOV", (), [pair.lo], [old])
-    c.emit("MOV", (), [pair.hi], [word])
-    cas_srcs: list[Operand] = [waddr, pair.part(0), pair.part(1)]
+    cas_srcs: list[Operand] = [waddr, old, word]  # Rb and Rc apart (see _atom)
     if shared:
         c.emit("ATOMS", ("CAS",), [prev], cas_srcs)
     else:
