@@ -76,7 +76,10 @@ def peephole(fn: Function, ctx: PassContext) -> None:
                 _fsel_neg(ins, info, uses, dead)
             if ins.op == "PRMT":
                 _prmt_fuse(ins, blk.instrs, k, info, uses, dead)
+            if ins.op == "SHF":
+                _shift_wrap(ins, blk.instrs, k, info, uses, dead)
     _float_modifiers(fn, info)
+    _share_multipliers(fn, consts, info)
     if flip:  # the tests that became LOP3's "result != 0" where they asked "== 0"
         for ins in fn.instrs():
             g = ins.guard
@@ -292,6 +295,77 @@ def _mad(
         ins.op, ins.srcs = "IMAD", [a, b, c]
         dead.add(mul.uid)
         return
+
+
+# 32-bit shifts by a register and their wrapping forms (the amount taken mod 32)
+_WRAPS = {("L", "U32"): ("L", "W", "U32"), ("R", "U32", "HI"): ("R", "W", "U32", "HI")}
+
+
+def _shift_wrap(
+    ins: Instr, block: list[Instr], k: int, info: DefInfo, uses: dict[int, int], dead: set[int]
+) -> None:
+    """``t = LOP3 n & 0x1f`` read once, as the amount of a 32-bit ``SHF.L.U32`` or
+    ``SHF.R.U32.HI``: the wrapping shift by ``n`` (``SHF.L.W.U32``, ``SHF.R.W.U32.HI``), which
+    takes the amount mod 32 itself, as ptxas writes ``x << (n & 31)`` (a rotate's halves)."""
+    wrap = _WRAPS.get(ins.mods)
+    if wrap is None or ins.guard is not None or len(ins.srcs) != 3:
+        return
+    t = ins.srcs[1]
+    if not isinstance(t, VReg) or t.rc != RC.R or t.width != 1 or uses.get(t.id, 0) != 1:
+        return
+    sites = info.defs(t)
+    if len(sites) != 1:
+        return
+    mask = sites[0]
+    if mask.op != "LOP3" or mask.mods != ("LUT",) or mask.guard is not None:
+        return
+    if len(mask.dsts) != 1 or len(mask.srcs) != 5:
+        return
+    n, m, c, lut, p = mask.srcs
+    if m != Imm(0x1F) or c != RZ or lut != Imm(0xC0) or p != Src(PT, inv=True):
+        return
+    if not _general(n) or n == RZ:
+        return
+    nv = {(n.v if isinstance(n, Part) else n).id} if isinstance(n, VReg | Part) else set()
+    if not unchanged_since(block, [mask], k, nv):
+        return
+    ins.mods = wrap
+    ins.srcs = [ins.srcs[0], n, ins.srcs[2]]
+    dead.add(mask.uid)
+
+
+def _share_multipliers(fn: Function, consts: set[int], info: DefInfo) -> None:
+    """IMADs of one block that multiply by the same immediate and add a constant register
+    (``MOV r, i``; an unrolled ``h = h * K + i``): one ``MOV k, K`` before the first, and each
+    IMAD reads ``k`` with its addend as the immediate (``IMAD d, a, k, i``), as ptxas writes
+    them: one MOV for the block instead of one per IMAD. Needs two IMADs at least."""
+    for blk in fn.blocks:
+        found: dict[int, list[tuple[int, Instr, int]]] = {}
+        for k, ins in enumerate(blk.instrs):
+            if ins.op != "IMAD" or ins.mods or ins.guard is not None or len(ins.srcs) != 3:
+                continue
+            a, b, c = ins.srcs
+            if not (isinstance(b, Imm) and b.kind == ImmKind.INT) or not _general(a):
+                continue
+            if not isinstance(c, VReg) or c.id not in consts:
+                continue
+            cv = info.sites[c.id][0].srcs[0]
+            assert isinstance(cv, Imm)
+            if cv.kind != ImmKind.INT:
+                continue
+            found.setdefault(b.value, []).append((k, ins, cv.value))
+        inserts: list[tuple[int, Instr]] = []
+        for value, sites in found.items():
+            if len(sites) < 2:
+                continue
+            reg = fn.new_vreg(RC.R)
+            inserts.append(
+                (sites[0][0], Instr("MOV", (), [reg], [Imm(value)], line=sites[0][1].line))
+            )
+            for _, ins, cval in sites:
+                ins.srcs = [ins.srcs[0], reg, Imm(cval)]
+        for k, mov in sorted(inserts, key=lambda x: -x[0]):
+            blk.instrs.insert(k, mov)
 
 
 # LOP3's truth-table inputs: A, B and C as the bit patterns of the eight rows
