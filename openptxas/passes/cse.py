@@ -10,13 +10,36 @@ them; across blocks, the earlier one dominates the later one and every source re
 instruction reads no registers at all (constant-bank loads, special registers that do not
 change). ptxas sign-extends a 16-bit switch value once for all its compares; ours did per
 compare until values written outside the entry block counted.
+
+A repeated compare (``ISETP``/``FSETP`` writing one predicate and PT) is not copied (a
+predicate copy would cost an instruction): it is deleted and its predicate, written once,
+read as the earlier one everywhere (the range tests that ``rsqrt.approx`` and ``lg2.approx``
+of the same value both make, shared as ptxas shares them).
 """
 
 from __future__ import annotations
 
-from openptxas.ir.analysis import def_info, has_side_effects, once_vregs, stable_vregs
+from openptxas.ir.analysis import (
+    def_info,
+    has_side_effects,
+    map_regs,
+    once_vregs,
+    renamer,
+    stable_vregs,
+)
 from openptxas.ir.cfg import CFG, dominators
-from openptxas.ir.core import RC, Function, Instr, Operand, Part, Reg, SReg, VReg, operand_regs
+from openptxas.ir.core import (
+    PT,
+    RC,
+    Function,
+    Instr,
+    Operand,
+    Part,
+    Reg,
+    SReg,
+    VReg,
+    operand_regs,
+)
 from openptxas.passes.manager import PassContext
 
 # Pure instructions that may be merged (loads from writable memory are not).
@@ -69,14 +92,18 @@ PURE = frozenset(
 VOLATILE_SREGS = frozenset({"SR_CLOCKLO", "SR_CLOCKHI", "SR_GLOBALTIMERLO", "SR_GLOBALTIMERHI"})
 
 
+COMPARES = frozenset({"ISETP", "FSETP"})
+
+
 def _key(ins: Instr) -> tuple[object, ...] | None:
-    if ins.op not in PURE or ins.guard is not None or len(ins.dsts) != 1:
+    if ins.op not in PURE or ins.guard is not None or has_side_effects(ins):
         return None
-    if has_side_effects(ins):
-        return None
-    d = ins.dsts[0]
-    # a predicate result would need a predicate copy (PLOP3), not a MOV
-    if not isinstance(d, VReg) or d.rc not in (RC.R, RC.UR):
+    d = ins.dsts[0] if ins.dsts else None
+    if ins.op in COMPARES and len(ins.dsts) == 2 and ins.dsts[1] == PT:
+        # a predicate result: merged by renaming its readers (``cse``), not by a copy
+        if not isinstance(d, VReg) or d.rc is not RC.P:
+            return None
+    elif len(ins.dsts) != 1 or not isinstance(d, VReg) or d.rc not in (RC.R, RC.UR):
         return None
     if any(isinstance(s, SReg) and s.name in VOLATILE_SREGS for s in ins.srcs):
         return None
@@ -128,6 +155,8 @@ def cse(fn: Function, ctx: PassContext) -> None:
     # only when the expression is still available, with that result.
     avail: dict[tuple[object, ...], VReg] = {}
     undo: list[tuple[tuple[object, ...], VReg | None]] = []
+    same: dict[int, VReg] = {}  # a repeated compare's predicate -> the earlier one
+    gone: set[int] = set()  # the repeated compares (uid)
     readers: dict[int, set[tuple[object, ...]]] = {}
     results: dict[int, set[tuple[object, ...]]] = {}
 
@@ -137,6 +166,13 @@ def cse(fn: Function, ctx: PassContext) -> None:
         for k, ins in enumerate(block.instrs):
             key = _key(ins)
             hit = avail.get(key) if key is not None else None
+            if hit is not None and hit.rc is RC.P:
+                d0 = ins.dsts[0]
+                if isinstance(d0, VReg) and d0.id in single:
+                    same[d0.id] = hit
+                    gone.add(ins.uid)
+                    continue  # nothing written: nothing to invalidate
+                hit = None
             if hit is not None:
                 block.instrs[k] = Instr(_copy_op(hit), (), list(ins.dsts), [hit], line=ins.line)
                 if hit.width > 1:
@@ -183,6 +219,12 @@ def cse(fn: Function, ctx: PassContext) -> None:
         stack.append((len(undo), 1))
         visit(x)
         stack.extend((c, -1) for c in reversed(children.get(x, ())))
+    if gone:
+        for blk in fn.blocks:
+            blk.instrs = [i for i in blk.instrs if i.uid not in gone]
+        f = renamer(same)
+        for ins in fn.instrs():
+            map_regs(ins, f)
 
 
 def _copy_op(v: VReg) -> str:
