@@ -37,6 +37,7 @@ from openptxas.ir.core import (
     Reg,
     Src,
     VReg,
+    operand_regs,
 )
 from openptxas.passes.manager import PassContext
 
@@ -56,6 +57,8 @@ def peephole(fn: Function, ctx: PassContext) -> None:
         if ins.guard is not None and isinstance(ins.guard.pred, VReg):
             guards[ins.guard.pred.id] = guards.get(ins.guard.pred.id, 0) + 1
     flip: set[int] = set()
+    alias: dict[int, tuple[VReg, bool]] = {}  # predicate -> the one it equals (True: inverted)
+    other = _read_elsewhere(fn)
     for blk in fn.blocks:
         for k, ins in enumerate(blk.instrs):
             if ins.op in COMMUTE_AB:
@@ -71,6 +74,8 @@ def peephole(fn: Function, ctx: PassContext) -> None:
             if ins.op == "LOP3":
                 _lop3_fuse(ins, blk.instrs, k, info, uses, dead)
             if ins.op == "ISETP":
+                _sel_test(ins, info, dead, alias, other)
+            if ins.op == "ISETP" and ins.uid not in dead:
                 _lop3_test(ins, blk.instrs, k, info, uses, dead, guards, flip)
             if ins.op == "SEL":
                 _fsel_neg(ins, info, uses, dead)
@@ -80,6 +85,8 @@ def peephole(fn: Function, ctx: PassContext) -> None:
                 _shift_wrap(ins, blk.instrs, k, info, uses, dead)
     _float_modifiers(fn, info)
     _share_multipliers(fn, consts, info)
+    if alias:
+        _read_aliases(fn, alias)
     if flip:  # the tests that became LOP3's "result != 0" where they asked "== 0"
         for ins in fn.instrs():
             g = ins.guard
@@ -644,6 +651,110 @@ _ZERO_TESTS = {
     ("EQ", "U32", "AND"): True,
     ("EQ", "AND"): True,
 }
+
+
+def _bool_of(x: Operand, info: DefInfo) -> tuple[VReg, bool] | None:
+    """``x = SEL a, b, q`` with constants a and b, one of them 0 (through an ``SGXT`` that keeps
+    them): x != 0 exactly when ``q`` (False) or when not ``q`` (True), with ``q`` written once."""
+    if not isinstance(x, VReg) or x.width != 1 or len(info.defs(x)) != 1:
+        return None
+    d = info.defs(x)[0]
+    if d.guard is not None or len(d.dsts) != 1:
+        return None
+    if d.op == "SGXT" and not d.mods and len(d.srcs) == 2 and isinstance(d.srcs[1], Imm):
+        bits = d.srcs[1].value
+        inner = d.srcs[0]
+        got = _bool_of(inner, info) if bits >= 2 else None
+        if got is None or not isinstance(inner, VReg):
+            return None
+        sel = info.defs(inner)[0]  # its values: below 2^(bits-1), unchanged by SGXT
+        vals = [_const_int(s) for s in sel.srcs[:2]]
+        if any(v is None or v >= 1 << (bits - 1) for v in vals):
+            return None
+        return got
+    if d.op != "SEL" or d.mods or len(d.srcs) != 3:
+        return None
+    a, b, q = (_const_int(d.srcs[0]), _const_int(d.srcs[1]), d.srcs[2])
+    if a is None or b is None or (a == 0) == (b == 0):
+        return None
+    inv = False
+    if isinstance(q, Src) and q.inv and not (q.neg or q.abs or q.sel):
+        q, inv = q.x, True
+    if not isinstance(q, VReg) or q.rc is not RC.P or len(info.defs(q)) != 1:
+        return None
+    if info.defs(q)[0].guard is not None:
+        return None
+    # x != 0: q ? a : b is the nonzero one
+    return q, inv ^ (a == 0)
+
+
+def _const_int(x: Operand) -> int | None:
+    if x == RZ:
+        return 0
+    if isinstance(x, Imm) and x.kind == ImmKind.INT:
+        return x.value
+    return None
+
+
+def _sel_test(
+    ins: Instr,
+    info: DefInfo,
+    dead: set[int],
+    alias: dict[int, tuple[VReg, bool]],
+    other: set[int],
+) -> None:
+    """``p = ISETP.NE x, 0`` (or ``.EQ``) of ``x = SEL 1, 0, q`` (``selp`` then ``setp`` of the
+    result, as nvcc writes a half-precision compare's result): ``p`` is ``q`` (or ``!q``), read
+    as that where it is read (guards and SEL/FSEL predicates, ``_read_aliases``), and the
+    compare goes (the SEL and a sign extension between, unread, go with DCE), as ptxas does."""
+    eq = _ZERO_TESTS.get(ins.mods)
+    if eq is None or ins.guard is not None or len(ins.srcs) != 3 or len(ins.dsts) != 2:
+        return
+    x, z, acc = ins.srcs
+    if acc != PT or _const_int(z) != 0 or ins.dsts[1] != PT:
+        return
+    p = ins.dsts[0]
+    if not isinstance(p, VReg) or len(info.defs(p)) != 1 or p.id in other or p.id in alias:
+        return
+    got = _bool_of(x, info)
+    if got is None:
+        return
+    q, inv = got
+    while q.id in alias:  # q's own compare went the same way
+        q, more = alias[q.id]
+        inv ^= more
+    alias[p.id] = (q, inv ^ eq)
+    dead.add(ins.uid)
+
+
+def _read_elsewhere(fn: Function) -> set[int]:
+    """The predicates read other than as a guard or a SEL/FSEL predicate (where a read of
+    another predicate, inverted or not, could not take their place)."""
+    out: set[int] = set()
+    for ins in fn.instrs():
+        for j, s in enumerate(ins.srcs):
+            for r in operand_regs(s):
+                v = r.v if isinstance(r, Part) else r
+                pred_slot = ins.op in ("SEL", "FSEL") and j == 2 and len(ins.srcs) == 3
+                if isinstance(v, VReg) and v.rc is RC.P and not pred_slot:
+                    out.add(v.id)
+    return out
+
+
+def _read_aliases(fn: Function, alias: dict[int, tuple[VReg, bool]]) -> None:
+    """Each read of an aliased predicate (a guard, a SEL/FSEL predicate) as the predicate it
+    equals."""
+    for ins in fn.instrs():
+        g = ins.guard
+        if g is not None and isinstance(g.pred, VReg) and g.pred.id in alias:
+            q, inv = alias[g.pred.id]
+            ins.guard = Guard(q, g.inv ^ inv)
+        if ins.op in ("SEL", "FSEL") and len(ins.srcs) == 3:
+            s = ins.srcs[2]
+            v, i = (s.x, s.inv) if isinstance(s, Src) else (s, False)
+            if isinstance(v, VReg) and v.id in alias:
+                q, inv = alias[v.id]
+                ins.srcs[2] = Src(q, inv=True) if i ^ inv else q
 
 
 def _lop3_test(
