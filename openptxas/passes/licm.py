@@ -211,7 +211,9 @@ def _vdefs(ins: Instr) -> list[VReg | Part]:
     return [r for r in ins.def_regs() if isinstance(r, VReg | Part)]
 
 
-def _invariant(ins: Instr, sites: dict[int, list[Instr]], written: dict[int, int]) -> bool:
+def _invariant(
+    ins: Instr, sites: dict[int, list[Instr]], written: dict[int, int], *, siblings: bool = True
+) -> bool:
     if ins.op not in HOISTABLE or ins.guard is not None or has_side_effects(ins):
         return False
     if not ins.dsts:
@@ -228,6 +230,13 @@ def _invariant(ins: Instr, sites: dict[int, list[Instr]], written: dict[int, int
             words = word_writes(v.id, sites.get(v.id, []))
             if any(words.get(w) != [ins] for w in range(r.k, r.k + r.n)):
                 return False  # a word written elsewhere too: the order of the writes matters
+            if siblings and written.get(v.id, 0) > 1:
+                # another word written in the loop: only with it (the zero low word of
+                # IMAD.HI.U32's 64-bit addend beside a high word computed per iteration,
+                # hoisted alone, would hold a register across the loop and save nothing)
+                others = [d for d in sites.get(v.id, []) if d is not ins]
+                if not all(_invariant(d, sites, written, siblings=False) for d in others):
+                    return False
         elif sites.get(v.id) != [ins]:
             return False
     for r in ins.use_regs():
