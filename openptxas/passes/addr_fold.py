@@ -95,14 +95,16 @@ def _fold(
         if v.width != 1 or len(sites) != 1:
             return None
         (add,) = sites
+        base = add.srcs[0] if len(add.srcs) == 3 else None
+        # a register, or the low word of a wide one (a local address, %SPL + 24, whose high
+        # word nothing reads)
+        word = isinstance(base, Part) and base.k == 0 and base.n == 1
         if not (
             add.op == "IADD3"
             and not add.mods
             and add.guard is None
             and len(add.dsts) == 1
-            and len(add.srcs) == 3
-            and isinstance(add.srcs[0], VReg)
-            and add.srcs[0].width == 1
+            and ((isinstance(base, VReg) and base.width == 1) or word)
             and add.srcs[2] == RZ
         ):
             return None
@@ -110,8 +112,15 @@ def _fold(
         if c32 is None:
             return None
         value = c32 - (1 << 32) if c32 & 0x80000000 else c32
-        x = add.srcs[0]
+        assert isinstance(base, VReg | Part)
         adds = [add]
+        off = a.offset + value
+        if not -max_offset - 1 <= off <= max_offset:
+            return None
+        xv = base.v if isinstance(base, Part) else base
+        if xv.id not in stable and not unchanged_since(block, adds, k, {xv.id}):
+            return None
+        return replace(a, base=base, offset=off)
     off = a.offset + value
     if not -max_offset - 1 <= off <= max_offset:
         return None

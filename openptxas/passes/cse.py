@@ -202,7 +202,7 @@ def cse(fn: Function, ctx: PassContext) -> None:
         # only expressions over stable registers (or none) survive into dominated blocks (what
         # the block inherited already does: it passed its dominator's filter)
         for kk in added:
-            if kk in avail and not kregs(kk) <= stable:
+            if kk in avail and (not kregs(kk) <= stable or _reads_sp(kk)):
                 undo.append((kk, avail.pop(kk)))
 
     stack: list[tuple[int, int]] = [(0, -1)]  # (block, -1) enters it; (mark, 1) leaves one
@@ -225,6 +225,17 @@ def cse(fn: Function, ctx: PassContext) -> None:
         f = renamer(same)
         for ins in fn.instrs():
             map_regs(ins, f)
+
+
+def _reads_sp(key: tuple[object, ...]) -> bool:
+    """Whether the expression reads the stack pointer R1: it is the same within a block, but a
+    subroutine's blocks (dominated by its callers' through the call edges) see R1 moved by its
+    frame (a callee's ``MOV r, R1`` merged with the kernel's read the caller's frame)."""
+    srcs = key[4]
+    assert isinstance(srcs, tuple)
+    return any(
+        isinstance(r, Reg) and r.rc == RC.R and r.index == 1 for s in srcs for r in operand_regs(s)
+    )
 
 
 def _copy_op(v: VReg) -> str:

@@ -20,9 +20,85 @@ from openptxas.passes.manager import PassContext
 def dce(fn: Function, ctx: PassContext) -> None:
     for _ in range(16):
         changed = _sweep(fn)
+        changed |= _useless_words(fn)
         changed |= _narrow_wide_products(fn)
+        changed |= _narrow_low_words(fn)
         if not changed:
             return
+
+
+def _useless_words(fn: Function) -> bool:
+    """Mark and sweep by word: an instruction is needed when it has side effects, writes a
+    fixed register or nothing, or writes a word that a needed instruction reads (its guard
+    included). What is left only feeds itself around a loop (the high word of a 64-bit local
+    pointer stepped each iteration, ``p += 4``, whose accesses read the low word): liveness
+    sees such a word live around the loop, this does not. Returns whether any went."""
+    writers: dict[int, list[tuple[int, Instr]]] = {}  # vreg id -> (words, writer)
+    need: list[Instr] = []
+    for ins in fn.instrs():
+        fixed = False
+        for r in ins.def_regs():
+            if isinstance(r, Part):
+                writers.setdefault(r.v.id, []).append((_words(r), ins))
+            elif isinstance(r, VReg):
+                writers.setdefault(r.id, []).append((-1, ins))
+            elif not _zero_register(r):
+                fixed = True
+        if has_side_effects(ins) or not ins.dsts or fixed:
+            need.append(ins)
+    useful: dict[int, int] = {}
+    live: set[int] = {ins.uid for ins in need}
+    while need:
+        ins = need.pop()
+        for r in ins.use_regs():
+            if isinstance(r, Part):
+                vid, mask = r.v.id, _words(r)
+            elif isinstance(r, VReg):
+                vid, mask = r.id, -1
+            else:
+                continue
+            new = mask & ~useful.get(vid, 0)
+            if not new:
+                continue
+            useful[vid] = useful.get(vid, 0) | new
+            for words, w in writers.get(vid, ()):
+                if words & new and w.uid not in live:
+                    live.add(w.uid)
+                    need.append(w)
+    dead = [ins for ins in fn.instrs() if ins.uid not in live]
+    if not dead:
+        return False
+    gone = {ins.uid for ins in dead}
+    for b in fn.blocks:
+        b.instrs = [ins for ins in b.instrs if ins.uid not in gone]
+    return True
+
+
+def _narrow_low_words(fn: Function) -> bool:
+    """A wide register of which only the low word is ever written or read (a 64-bit local
+    address whose high word DCE removed: ``%SPL + 24`` read by ``st.local``) becomes a 32-bit
+    register: the allocator gives it one register, not an aligned pair."""
+    touched: dict[int, int] = {}  # vreg id -> words written or read (bitmask; -1: whole)
+    wide: dict[int, VReg] = {}
+    for ins in fn.instrs():
+        for r in (*ins.def_regs(), *ins.use_regs()):
+            if isinstance(r, Part) and r.v.width > 1:
+                touched[r.v.id] = touched.get(r.v.id, 0) | _words(r)
+                wide[r.v.id] = r.v
+            elif isinstance(r, VReg) and r.width > 1:
+                touched[r.id] = -1
+    names = {vid: fn.new_vreg(v.rc) for vid, v in wide.items() if touched.get(vid) == 1}
+    if not names:
+        return False
+
+    def low(r: RegLike) -> RegLike:
+        if isinstance(r, Part) and r.v.id in names:
+            return names[r.v.id]
+        return r
+
+    for ins in fn.instrs():
+        map_regs(ins, low, dsts=True)
+    return True
 
 
 def _narrow_wide_products(fn: Function) -> bool:
