@@ -289,6 +289,17 @@ def word_writes(vid: int, sites: list[Instr]) -> dict[int, list[Instr]]:
     return writes
 
 
+def write_counts(fn: Function) -> dict[int, int]:
+    """The instructions writing each virtual register (any of its words), by id."""
+    counts: dict[int, int] = {}
+    for ins in fn.instrs():
+        for r in ins.def_regs():
+            v = r.v if isinstance(r, Part) else r
+            if isinstance(v, VReg):
+                counts[v.id] = counts.get(v.id, 0) + 1
+    return counts
+
+
 def use_counts(fn: Function) -> dict[int, int]:
     counts: dict[int, int] = {}
     for ins in fn.instrs():

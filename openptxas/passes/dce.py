@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from openptxas.ir.analysis import has_side_effects, map_regs
+from openptxas.ir.analysis import has_side_effects, map_regs, write_counts
 from openptxas.ir.core import Function, Instr, Part, RegLike, VReg
 from openptxas.ir.liveness import compute_liveness, live_after_each
 from openptxas.passes.manager import PassContext
@@ -107,12 +107,7 @@ def _narrow_wide_products(fn: Function) -> bool:
     32-bit ``IMAD`` (the low word of a*b + c is a*b + c.lo, whatever the signedness), as ptxas
     writes ``IMAD.SHL`` there."""
     read = _read_words(fn)
-    writes: dict[int, int] = {}
-    for ins in fn.instrs():
-        for r in ins.def_regs():
-            v = r.v if isinstance(r, Part) else r
-            if isinstance(v, VReg):
-                writes[v.id] = writes.get(v.id, 0) + 1
+    writes = write_counts(fn)
     names: dict[int, VReg] = {}
     for ins in fn.instrs():
         if ins.op != "IMAD" or ins.mods[:1] != ("WIDE",) or len(ins.dsts) != 1:

@@ -16,7 +16,7 @@ so the pass can only remove work.
 
 from __future__ import annotations
 
-from openptxas.ir.analysis import def_info, map_regs
+from openptxas.ir.analysis import def_info, map_regs, write_counts
 from openptxas.ir.core import (
     RC,
     Addr,
@@ -186,12 +186,7 @@ def pair_constant_loads(fn: Function) -> int:
     word by word, at the first one's place (ptxas loads neighbouring 32-bit parameters so:
     ``ULDC.64 UR4, c[0x0][0x218]`` for two ``.u32`` parameters). The constant bank is not
     written while the kernel runs, so the later load may move up. Returns the pairs made."""
-    writes: dict[int, int] = {}
-    for ins in fn.instrs():
-        for r in ins.def_regs():
-            v = r.v if isinstance(r, Part) else r
-            if isinstance(v, VReg):
-                writes[v.id] = writes.get(v.id, 0) + 1
+    writes = write_counts(fn)
     names: dict[int, Part] = {}
     for b in fn.blocks:
         loads: dict[tuple[int, int], Instr] = {}
