@@ -89,7 +89,7 @@ def _fold(
             value = c32 - (1 << 32)
         else:
             return None
-        x: VReg = x_lo.v
+        x: VReg | Part = x_lo.v
         adds = [lo, hi]
     else:
         if v.width != 1 or len(sites) != 1:
@@ -113,17 +113,12 @@ def _fold(
             return None
         value = c32 - (1 << 32) if c32 & 0x80000000 else c32
         assert isinstance(base, VReg | Part)
+        x = base
         adds = [add]
-        off = a.offset + value
-        if not -max_offset - 1 <= off <= max_offset:
-            return None
-        xv = base.v if isinstance(base, Part) else base
-        if xv.id not in stable and not unchanged_since(block, adds, k, {xv.id}):
-            return None
-        return replace(a, base=base, offset=off)
     off = a.offset + value
     if not -max_offset - 1 <= off <= max_offset:
         return None
-    if x.id not in stable and not unchanged_since(block, adds, k, {x.id}):
+    xid = (x.v if isinstance(x, Part) else x).id
+    if xid not in stable and not unchanged_since(block, adds, k, {xid}):
         return None
     return replace(a, base=x, offset=off)

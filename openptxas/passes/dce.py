@@ -38,10 +38,9 @@ def _useless_words(fn: Function) -> bool:
     for ins in fn.instrs():
         fixed = False
         for r in ins.def_regs():
-            if isinstance(r, Part):
-                writers.setdefault(r.v.id, []).append((_words(r), ins))
-            elif isinstance(r, VReg):
-                writers.setdefault(r.id, []).append((-1, ins))
+            got = _reg_words(r)
+            if got is not None:
+                writers.setdefault(got[0], []).append((got[1], ins))
             elif not _zero_register(r):
                 fixed = True
         if has_side_effects(ins) or not ins.dsts or fixed:
@@ -51,12 +50,10 @@ def _useless_words(fn: Function) -> bool:
     while need:
         ins = need.pop()
         for r in ins.use_regs():
-            if isinstance(r, Part):
-                vid, mask = r.v.id, _words(r)
-            elif isinstance(r, VReg):
-                vid, mask = r.id, -1
-            else:
+            got = _reg_words(r)
+            if got is None:
                 continue
+            vid, mask = got
             new = mask & ~useful.get(vid, 0)
             if not new:
                 continue
@@ -82,23 +79,13 @@ def _narrow_low_words(fn: Function) -> bool:
     wide: dict[int, VReg] = {}
     for ins in fn.instrs():
         for r in (*ins.def_regs(), *ins.use_regs()):
-            if isinstance(r, Part) and r.v.width > 1:
-                touched[r.v.id] = touched.get(r.v.id, 0) | _words(r)
-                wide[r.v.id] = r.v
-            elif isinstance(r, VReg) and r.width > 1:
-                touched[r.id] = -1
+            got = _reg_words(r)
+            v = r.v if isinstance(r, Part) else r
+            if got is not None and isinstance(v, VReg) and v.width > 1:
+                touched[got[0]] = touched.get(got[0], 0) | got[1]
+                wide[v.id] = v
     names = {vid: fn.new_vreg(v.rc) for vid, v in wide.items() if touched.get(vid) == 1}
-    if not names:
-        return False
-
-    def low(r: RegLike) -> RegLike:
-        if isinstance(r, Part) and r.v.id in names:
-            return names[r.v.id]
-        return r
-
-    for ins in fn.instrs():
-        map_regs(ins, low, dsts=True)
-    return True
+    return _low_words_as(fn, names, dsts=True)
 
 
 def _narrow_wide_products(fn: Function) -> bool:
@@ -127,17 +114,24 @@ def _narrow_wide_products(fn: Function) -> bool:
         n = fn.new_vreg(t.rc)
         names[t.id] = n
         ins.mods, ins.dsts, ins.srcs = (), [n], [*ins.srcs[:2], c]
+    return _low_words_as(fn, names, dsts=False)
+
+
+def _low_words_as(fn: Function, names: dict[int, VReg], *, dsts: bool) -> bool:
+    """Every access to the low word of a wide register in ``names`` (by id; nothing touches
+    its other words) as the 32-bit register it maps to (destinations too with ``dsts``);
+    whether there was any."""
     if not names:
         return False
 
     def low(r: RegLike) -> RegLike:
         if isinstance(r, Part) and r.v.id in names:
-            assert r.k == 0 and r.n == 1  # only the low word is read
+            assert r.k == 0 and r.n == 1  # only the low word is touched
             return names[r.v.id]
         return r
 
     for ins in fn.instrs():
-        map_regs(ins, low)
+        map_regs(ins, low, dsts=dsts)
     return True
 
 
@@ -176,11 +170,19 @@ def _read_words(fn: Function) -> dict[int, int]:
     out: dict[int, int] = {}
     for ins in fn.instrs():
         for r in ins.use_regs():
-            if isinstance(r, Part):
-                out[r.v.id] = out.get(r.v.id, 0) | ((1 << r.n) - 1) << r.k
-            elif isinstance(r, VReg):
-                out[r.id] = -1
+            got = _reg_words(r)
+            if got is not None:
+                out[got[0]] = out.get(got[0], 0) | got[1]
     return out
+
+
+def _reg_words(r: object) -> tuple[int, int] | None:
+    """A virtual register operand as (its id, the words it names: a bitmask, -1 for all)."""
+    if isinstance(r, Part):
+        return r.v.id, _words(r)
+    if isinstance(r, VReg):
+        return r.id, -1
+    return None
 
 
 def _writes_live(ins: object, live: int, read: dict[int, int] | None = None) -> bool:

@@ -324,12 +324,10 @@ def _shift_wrap(
     if len(sites) != 1:
         return
     mask = sites[0]
-    if mask.op != "LOP3" or mask.mods != ("LUT",) or mask.guard is not None:
+    if not _plain_lop3(mask):
         return
-    if len(mask.dsts) != 1 or len(mask.srcs) != 5:
-        return
-    n, m, c, lut, p = mask.srcs
-    if m != Imm(0x1F) or c != RZ or lut != Imm(0xC0) or p != Src(PT, inv=True):
+    n, m, c, lut, _ = mask.srcs
+    if m != Imm(0x1F) or c != RZ or lut != Imm(0xC0):
         return
     if not _general(n) or n == RZ:
         return

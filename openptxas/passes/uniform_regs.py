@@ -189,7 +189,7 @@ def pair_constant_loads(fn: Function) -> int:
     writes = write_counts(fn)
     names: dict[int, Part] = {}
     for b in fn.blocks:
-        loads: dict[tuple[int, int], Instr] = {}
+        loads: dict[int, Instr] = {}  # bank-0 offset -> its first load here
         for ins in b.instrs:
             if ins.op != "ULDC" or ins.mods or ins.guard is not None or len(ins.dsts) != 1:
                 continue
@@ -200,17 +200,17 @@ def pair_constant_loads(fn: Function) -> int:
             if not isinstance(d, VReg):
                 continue
             if d.width == 1 and writes.get(d.id) == 1:
-                loads.setdefault((c.bank, c.offset), ins)
+                loads.setdefault(c.offset, ins)
         gone: set[int] = set()
-        for (bank, off), lo in sorted(loads.items()):
-            hi = loads.get((bank, off + 4))
+        for off, lo in sorted(loads.items()):
+            hi = loads.get(off + 4)
             if off % 8 or hi is None or lo.uid in gone or hi.uid in gone:
                 continue
             a, h = lo.dsts[0], hi.dsts[0]
             assert isinstance(a, VReg) and isinstance(h, VReg)
             w = fn.new_vreg(RC.UR, 2)
             first = lo if b.instrs.index(lo) < b.instrs.index(hi) else hi
-            first.mods, first.dsts, first.srcs = ("64",), [w], [CBank(bank, off)]
+            first.mods, first.dsts, first.srcs = ("64",), [w], [CBank(0, off)]
             gone.add((hi if first is lo else lo).uid)
             names[a.id], names[h.id] = Part(w, 0), Part(w, 1)
         if gone:
