@@ -82,8 +82,10 @@ def _predication(fn: Function, ctx: PassContext) -> None:
 
 
 def _convergence(fn: Function, ctx: PassContext) -> None:
-    from openptxas.passes.convergence import insert_convergence_barriers
+    from openptxas.passes.convergence import drop_converged_warpsyncs, insert_convergence_barriers
 
+    if drop_converged_warpsyncs(fn):
+        _dce(fn, ctx)  # the masks they read
     insert_convergence_barriers(fn, ctx)
 
 

@@ -29,6 +29,7 @@ too, an instruction or the ELF is.
     python scripts/gpu_control_probe.py prep OUT [--bench .cache/bench-gpu]
         [--public .cache/gpu-public --public-json public.json]
     python scripts/gpu_control_probe.py run OUT [--jobs 12] [--json R.json]   # on the GPU
+        [--only-from bench_gpu.json]   # only the files that differed or failed there
     python scripts/gpu_control_probe.py report R.json
 """
 
@@ -174,8 +175,29 @@ def _one(d: Path, variant: str, timeout: float) -> list[dict[str, Any]]:
     return got
 
 
-def run(src: Path, jobs: int, timeout: float, json_out: str | None) -> int:
+def _failing_files(bench_gpu: Path) -> set[str]:
+    """The files of a ``python -m bench.gpu`` JSON where our cubin differed from ptxas's or
+    failed while ptxas's ran."""
+    recs = json.loads(bench_gpu.read_text())["launches"]
+    ran = {(r["file"], r["kernel"]) for r in recs if r["side"] == "ptxas" and not r["error"]}
+    return {
+        r["file"]
+        for r in recs
+        if r["side"] == "openptxas"
+        and (r["file"], r["kernel"]) in ran
+        and (r["matches_ptxas"] is False or r["error"])
+    }
+
+
+def run(src: Path, jobs: int, timeout: float, json_out: str | None,
+        only_from: Path | None = None) -> int:  # fmt: skip
     cases = json.loads((src / "cases.json").read_text())
+    if only_from is not None:
+        bad = _failing_files(only_from)
+        cases = [
+            c for c in cases if json.loads((src / c / "specs.json").read_text())["file"] in bad
+        ]
+        print(f"{len(cases)} cases whose files differed or failed in {only_from}", flush=True)
     work = [(c, v) for c in cases for v in VARIANTS]
     out: dict[str, dict[str, Any]] = {}
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
@@ -226,6 +248,9 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--jobs", type=int, default=12)
     r.add_argument("--timeout", type=float, default=30.0)
     r.add_argument("--json")
+    r.add_argument(
+        "--only-from", help="a bench.gpu JSON: only the files that differed or failed there"
+    )
     q = sub.add_parser("report")
     q.add_argument("json")
     args = ap.parse_args(argv)
@@ -237,7 +262,8 @@ def main(argv: list[str] | None = None) -> int:
             Path(args.public_json) if args.public_json else None,
         )
     if args.cmd == "run":
-        return run(Path(args.dir), args.jobs, args.timeout, args.json)
+        only = Path(args.only_from) if args.only_from else None
+        return run(Path(args.dir), args.jobs, args.timeout, args.json, only)
     return report(json.loads(Path(args.json).read_text()))
 
 

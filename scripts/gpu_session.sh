@@ -7,10 +7,12 @@
 #       corpus_cases; [c.cubin() for c in corpus_cases()]"            # ptxas's cubins for tests/gpu
 #   python scripts/gpu_public_diff.py prep .cache/gpu-public --compiled-only SWEEP.json
 #   tar -C .cache -cJf .cache/gpu-public.tar.xz gpu-public
+#   python scripts/gpu_control_probe.py prep .cache/gpu-probe --bench .cache/bench-gpu  # optional
+#   tar -C .cache -cJf .cache/gpu-probe.tar.xz gpu-probe
 #
-# then run this script there with .cache/bench-gpu, .cache/gpu-oracle and .cache/gpu-public.tar.xz
-# carried; every log and JSON lands in $OUT. Each part has its own time limit, so a part that
-# hangs leaves the others' figures. (About 6 minutes on an H100, 2026-11-26.) Where our cubins
+# then run this script there with .cache/bench-gpu, .cache/gpu-oracle, .cache/gpu-public.tar.xz
+# (and .cache/gpu-probe.tar.xz) carried; every log and JSON lands in $OUT. Each part has its own
+# time limit, so a part that hangs leaves the others' figures. (About 6 minutes on an H100, 2026-11-26.) Where our cubins
 # still differ from ptxas's, the next call is scripts/gpu_control_probe.py (which part of the
 # control field) and scripts/gpu_stall_bisect.py (which instruction): docs/emu.md, "Checked on
 # hardware".
@@ -40,5 +42,14 @@ wait
 timeout "${BENCH_S:-170}" $PY -m bench.gpu .cache/bench-gpu --out "$OUT/bench_gpu.json" --timeout 30 \
   > "$OUT/bench_gpu.log" 2>&1
 echo "bench.gpu rc=$?" >> "$OUT/machine.txt"
+
+# 3. where our cubins of the own kernels still differ or fail: which part of the control field
+#    (prepared here with `python scripts/gpu_control_probe.py prep .cache/gpu-probe --bench
+#    .cache/bench-gpu`, carried as .cache/gpu-probe.tar.xz)
+if [ -f .cache/gpu-probe.tar.xz ] && [ -f "$OUT/bench_gpu.json" ]; then
+  tar -C /tmp -xJf .cache/gpu-probe.tar.xz
+  timeout "${PROBE_S:-100}" $PY scripts/gpu_control_probe.py run /tmp/gpu-probe --jobs 12 \
+    --only-from "$OUT/bench_gpu.json" --json "$OUT/probe.json" > "$OUT/probe.log" 2>&1
+fi
 
 tail -n 3 "$OUT"/*.log

@@ -392,6 +392,15 @@ def bind_warpsync(ctx: Ctx) -> Bound:
         return w.sel[ok] if ok.any() else None
 
     def fn(sel: Sel, nw: int) -> None:
+        # a lane its own mask does not name traps: an H200 stopped sum.cu's sumKernel4 (fast.cu;
+        # `redux.sync ... 0xff` with the whole warp converged) at `WARPSYNC R` with CUDA error
+        # 715, "an illegal instruction was encountered"
+        idx = np.arange(L, dtype=np.intp)[sel] if isinstance(sel, slice) else sel
+        own = np.broadcast_to(np.asarray(mask_r(idx), dtype=U32), idx.shape)
+        if ((own >> (idx & 31).astype(U32)) & U32(1) == 0).any():
+            raise ctx.fault(
+                "illegal instruction: WARPSYNC's member mask leaves out a lane that executes it"
+            )
         if isinstance(sel, slice):
             m.push(nxt, sel, nw)
             return

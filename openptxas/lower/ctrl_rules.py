@@ -5,6 +5,7 @@ from __future__ import annotations
 from openptxas.ir.core import PT, RC, RZ, CBank, Imm, Label, Operand
 from openptxas.lower.context import LowerCtx
 from openptxas.lower.rules import Rule, always
+from openptxas.lower.warp_rules import warpsync
 from openptxas.ptx import ast
 from openptxas.ptx.types import PtxType
 
@@ -64,8 +65,11 @@ def shfl(ins: ast.Instruction, c: LowerCtx) -> None:
     else:
         rd, pd = c.dst(d), PT
     a, b, cc = ops[1], ops[2], ops[3]
-    # The member mask names the lanes taking part; ptxas 13.0 emits the same SHFL/VOTE for any
-    # mask (the lanes are expected to be converged), and so do we.
+    # The member mask names the lanes taking part: where the warp may be diverged ptxas 13.0
+    # waits for them first (``WARPSYNC R`` before the SHFL in a divergent region); where it
+    # cannot be, it emits the bare SHFL for any mask (InsertConvergenceBarriers drops the wait)
+    if len(ops) > 4:
+        warpsync(c, ops[4])
     # immediate lane (5 bits) and clamp (13 bits) fields: ptxas moves a wider constant into a
     # register (SHFL.BFLY PT, R5, R5, 0x2, R0; found by scripts/ptx_fuzz.py --full)
     vb, vc = c.value(b, T.U32), c.value(cc, T.U32)
@@ -79,6 +83,8 @@ def shfl(ins: ast.Instruction, c: LowerCtx) -> None:
 def vote(ins: ast.Instruction, c: LowerCtx) -> None:
     ops = ins.operands
     mode = ins.op
+    if len(ops) > 2:
+        warpsync(c, ops[2])  # (as for shfl)
     src = c.value(ops[1], T.PRED)
     if mode == "ballot":
         c.emit("VOTE", ("ANY",), [c.dst(ops[0]), PT], [src])

@@ -38,8 +38,9 @@ def _all_lanes(op: ast.Operand) -> bool:
     return isinstance(op, ast.IntImm) and op.value & ALL_LANES == ALL_LANES
 
 
-def _warpsync(c: LowerCtx, mask: ast.Operand) -> None:
-    """``WARPSYNC mask`` unless the mask names every lane."""
+def warpsync(c: LowerCtx, mask: ast.Operand) -> None:
+    """``WARPSYNC mask`` unless the mask names every lane (InsertConvergenceBarriers drops it
+    again where the warp cannot be diverged, as ptxas does)."""
     if not _all_lanes(mask):
         c.emit("WARPSYNC", (), [], [c.rvalue(mask, T.B32)])  # no immediate form
 
@@ -54,7 +55,7 @@ def redux(ins: ast.Instruction, c: LowerCtx) -> None:
     if op is None or t not in (T.U32, T.S32, T.B32) or ins.has("abs") or ins.has("NaN"):
         raise c.unsupported(f"instruction '{ins.name}'")
     mods = tuple(m for m in (op, "S32" if t is T.S32 and op else "") if m)
-    _warpsync(c, mask)
+    warpsync(c, mask)
     u = c.new(RC.UR)
     c.emit("REDUX", mods, [u], [c.rvalue(a, T.B32)])
     c.emit("MOV", (), [c.dst(d)], [u])

@@ -13,7 +13,7 @@ single-entry get none (the warp then reconverges later; results are unaffected).
 from __future__ import annotations
 
 from openptxas.ir.cfg import CFG, EXIT_NODE, Dominance, dominators, natural_loops
-from openptxas.ir.core import RC, Block, Function, Instr, Label, Reg
+from openptxas.ir.core import RC, Block, Function, Instr, Label, Operand, Reg
 from openptxas.ir.uniform import analyze
 from openptxas.passes.manager import PassContext
 
@@ -80,6 +80,59 @@ def _barrier_registers(regions: list[tuple[int, int]]) -> dict[tuple[int, int], 
                 mine[x] = d
         got.update(mine)
     return {x: got[x] for x in regions if x in got}
+
+
+def drop_converged_warpsyncs(fn: Function) -> int:
+    """Remove the ``WARPSYNC`` of a warp collective (or ``bar.warp.sync``) that no thread can
+    reach with its warp diverged: in a kernel, before any divergent branch or call on every
+    path from the entry. Every lane of the warp is there together, so the wait is a no-op for a
+    mask that names them all, and ptxas 13.0.88 drops it whatever the mask: it compiles
+    ``redux.sync.add.s32 d, a, 0xff`` in straight-line code to a bare ``REDUX.SUM.S32``, and
+    fast.cu's sumKernel4 relies on that (a ``WARPSYNC 0xff`` run by the whole warp traps on an
+    H200: CUDA error 715). Inside a divergent region the WARPSYNC stays, as in ptxas's code.
+    Returns how many were removed."""
+    if not fn.is_entry or not any(i.op == "WARPSYNC" for b in fn.blocks for i in b.instrs):
+        return 0
+    info = analyze(fn)
+    cfg = CFG.of(fn, over_calls=True)
+    n = len(fn.blocks)
+    calls = {bi for bi, b in enumerate(fn.blocks) if any(i.op == "CALL" for i in b.instrs)}
+
+    def reach(starts: list[int]) -> set[int]:
+        seen: set[int] = set()
+        stack = [s for s in starts if 0 <= s < n]
+        while stack:
+            x = stack.pop()
+            if x not in seen:
+                seen.add(x)
+                stack.extend(s for s in cfg.succs[x] if 0 <= s < n)
+        return seen
+
+    # (a subroutine's blocks are not reachable from the entry over calls: never converged)
+    tainted = reach([s for b in info.divergent | calls for s in cfg.succs[b]])
+    converged = reach([0]) - tainted
+    removed = 0
+    for bi, blk in enumerate(fn.blocks):
+        kept: list[Instr] = []
+        called = bi not in converged
+        synced: list[Operand] = []  # masks whose lanes are together since their WARPSYNC
+        for ins in blk.instrs:
+            if ins.op == "WARPSYNC" and ins.guard is None:
+                mask = ins.srcs[0] if ins.srcs else None
+                if not called or (mask is not None and mask in synced):
+                    # converged from the entry, or by the same mask's WARPSYNC earlier in the
+                    # block (no branch in between: ptxas waits once before a row of SHFLs)
+                    removed += 1
+                    continue
+                if mask is not None:
+                    synced.append(mask)
+            if ins.op == "CALL":
+                called, synced = True, []
+            written = set(ins.def_regs())
+            synced = [m for m in synced if m not in written]
+            kept.append(ins)
+        blk.instrs = kept
+    return removed
 
 
 def insert_convergence_barriers(fn: Function, ctx: PassContext) -> None:
