@@ -257,7 +257,7 @@ def allocate(
     )
     for v in order:
         lim = limits[v.rc]
-        align = 1 if v.width == 1 else (2 if v.width == 2 else 4)
+        align = tuple_alignment(v.width)
         mask = (occ[v] | extra.get(v.id, 0)) if not naive else -1
         table = phys[v.rc]
 
@@ -317,10 +317,23 @@ def allocate(
 SPREAD_GAP = 8
 
 
+def tuple_alignment(width: int) -> int:
+    """The first register of a group of ``width``: even for pairs, a multiple of four for
+    three and four words, of eight for eight words and more, and of sixteen for sixteen (as
+    ptxas places DMMA's: ``DMMA.16x8x16 R8, R16, R32, R8``). Our ``DMMA.16x8x8 R12, R24, R16,
+    R32``, its 8-word result at R12, stopped an H200 with CUDA error 715, an illegal
+    instruction, whatever its control codes (scripts/gpu_control_probe.py, t3/matrix_sm90)."""
+    if width <= 2:
+        return width
+    if width < 8:
+        return 4
+    return 16 if width == 16 else 8
+
+
 def _spread_choice(
     v: VReg, first: int, mask: int, lim: ClassLimits, table: dict[int, int], cap: int, late: int
 ) -> int | None:
-    align = 1 if v.width == 1 else (2 if v.width == 2 else 4)
+    align = tuple_alignment(v.width)
     before = (1 << first) - 1 if first < 1 << 30 else 0
     best: tuple[int, int] | None = None  # (last point any word was occupied, base)
     base = lim.first - lim.first % align
@@ -348,7 +361,7 @@ def _fits(
 ) -> bool:
     """Whether registers ``base .. base+width-1`` are free over ``mask`` (those in ``shared``
     over ``shared_mask``) and well aligned."""
-    align = 1 if v.width == 1 else (2 if v.width == 2 else 4)
+    align = tuple_alignment(v.width)
     if base % align or base < lim.first or base + v.width - 1 > lim.last:
         return False
     return all(
