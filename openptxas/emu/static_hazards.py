@@ -413,6 +413,13 @@ class StaticChecker:
                 seen[key] = h
                 res.reports.append(h)
 
+        gap = model.issue_gap.get(ins.opcode, 0)
+        if ins.control.stall < gap and (pc, "issue-gap", "-") not in seen and not self.record:
+            # (DEPBAR.LE waits for its groups only 4 cycles after issue)
+            h = Hazard(pc, str(ins), "issue-gap", "-", f"stall {ins.control.stall} < {gap}", 1)
+            seen[(pc, "issue-gap", "-")] = h
+            res.reports.append(h)
+
         def apart(ppc: int, gv: int) -> bool:
             """The producer at ``ppc`` and this instruction never both execute (opposite
             guards on a predicate not written in between)."""

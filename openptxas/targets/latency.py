@@ -109,6 +109,8 @@ class LatencyModel:
     pipe_latency: Mapping[tuple[str, str], Evidence]  # (pipe, role) -> latency
     reads: Mapping[str, Evidence] = field(default_factory=dict)  # late reader -> read window
     hi_readers: frozenset[str] = frozenset()  # opcodes reading upper source registers later
+    issue_readers: frozenset[str] = frozenset()  # variable-latency opcodes reading at issue
+    issue_gap: Mapping[str, int] = field(default_factory=dict)  # opcode -> least stall after it
     barrier_units: frozenset[str] = frozenset()  # in-order units a CTA barrier completes
     default_read_window: int = 32  # a late reader absent from ``reads``
     note: str = ""
@@ -192,7 +194,11 @@ class LatencyModel:
             return "acc"
         if role == "hi" and consumer in self.hi_readers:
             return "hi"
-        if role in ("hi", "data") and (consumer in self.variable or consumer in self.late_readers):
+        if (
+            role in ("hi", "data")
+            and (consumer in self.variable or consumer in self.late_readers)
+            and consumer not in self.issue_readers
+        ):
             return "late"
         return "data" if role == "hi" else role
 
@@ -461,6 +467,8 @@ def parse_latency_model(text: str) -> LatencyModel:
         reads={str(k): _evidence(v) for k, v in doc.get("read", {}).items()},
         note=str(doc.get("mined", {}).get("corpus", "")),
         hi_readers=frozenset(meta.get("hi_readers", ())),
+        issue_readers=frozenset(meta.get("issue_readers", ())),
+        issue_gap={str(k): int(v) for k, v in meta.get("issue_gap", {}).items()},
         barrier_units=frozenset(meta.get("barrier_units", ())),
         default_read_window=int(meta.get("read_window", 32)),
         families={str(k): str(v) for k, v in doc.get("family", {}).items()},

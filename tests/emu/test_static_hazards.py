@@ -253,3 +253,21 @@ def test_indirect_call_goes_to_its_callees_not_to_the_function_start() -> None:
         for pc in calls:
             assert succ[pc] and min(code) not in succ[pc]
             assert not reached & set(succ[pc])  # nothing else goes there
+
+
+def test_depbar_with_a_short_stall_is_reported() -> None:
+    """DEPBAR.LE waits for its cp.async groups only 4 cycles after issue (model.issue_gap): our
+    ``DEPBAR.LE SB0, 0x2 [S01]; LDS`` read shared memory before the copy landed on an H200
+    (t3/cp_async). ptxas never gives it less than 4; with 3, the checker reports it."""
+    need_tools("nvcc", "ptxas")
+    model = load_latency_model("sm_90")
+    assert model.issue_gap.get("DEPBAR") == 4
+    cubin = _cubin("t3/cp_async", "sm_90")
+    mod = load_module(cubin, isa_decoder("sm90"))
+    k = mod.kernels["cp_async_ptx"]
+    assert StaticChecker(model).check_kernel(mod, k).reports == []
+    pc = next(pc for pc, ins in sorted(mod.instructions(k).items()) if ins.opcode == "DEPBAR")
+    bad = patch_control(cubin, k.section, pc, lambda c: replace(c, stall=3))
+    bmod = load_module(bad, isa_decoder("sm90"))
+    reports = StaticChecker(model).check_kernel(bmod, bmod.kernels[k.name]).reports
+    assert [(h.rule, h.pc) for h in reports] == [("issue-gap", pc)], reports
