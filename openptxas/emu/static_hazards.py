@@ -413,9 +413,9 @@ class StaticChecker:
                 seen[key] = h
                 res.reports.append(h)
 
-        gap = model.issue_gap.get(ins.opcode, 0)
+        gap = model.gap(ins.opcode, ins.mods)
         if ins.control.stall < gap and (pc, "issue-gap", "-") not in seen and not self.record:
-            # (DEPBAR.LE waits for its groups only 4 cycles after issue)
+            # (DEPBAR.LE waits for its groups only 4 cycles after issue, BAR.RED 6, ...)
             h = Hazard(pc, str(ins), "issue-gap", "-", f"stall {ins.control.stall} < {gap}", 1)
             seen[(pc, "issue-gap", "-")] = h
             res.reports.append(h)

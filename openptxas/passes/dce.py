@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from openptxas.ir.analysis import has_side_effects, map_regs, write_counts
-from openptxas.ir.core import Function, Instr, Part, RegLike, VReg
+from openptxas.ir.core import RZ, Function, Instr, Part, RegLike, VReg
 from openptxas.ir.liveness import compute_liveness, live_after_each
 from openptxas.passes.manager import PassContext
 
@@ -155,6 +155,19 @@ def _sweep(fn: Function) -> bool:
         if ins.op == "ATOMG" and _reduction(ins) and not _writes_live(ins, live):
             # an atomic whose old value nobody reads is a reduction (ptxas: REDG)
             ins.op, ins.dsts = "REDG", []
+            changed = True
+        elif (
+            ins.op in ("ATOMS", "ATOMG")
+            and len(ins.dsts) == 1
+            and isinstance(ins.dsts[0], VReg)
+            and ins.dsts[0].width == 1
+            and not _writes_live(ins, live)
+        ):
+            # a shared atomic (or CAS/EXCH) whose old value nobody reads writes RZ, as ptxas's
+            # "ATOMS.ADD RZ, [UR4], R0": no write scoreboard pending. "ATOMS.ADD R7 [W1]" right
+            # before BAR.SYNC left t1/atomic_tickets's counts short on an H200 (right with every
+            # stall 2 higher, or every scoreboard waited)
+            ins.dsts = [RZ]
             changed = True
         return False
 

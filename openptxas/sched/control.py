@@ -455,7 +455,7 @@ def _block(
         if serial and prev is not None:
             delay = MAX_STALL
         elif prev is not None:
-            delay = max(delay, model.issue_gap.get(prev.op, 0))
+            delay = max(delay, model.gap(prev.op, prev.mods))
         # The previous instruction carries the stall; longer waits go into NOPs.
         while delay > (MAX_STALL if prev is not None else 0):
             if prev is not None:
@@ -539,7 +539,7 @@ def _block(
         assert prev.ctrl is not None
         # The last instruction of a block: enough stall for a branch to resolve.
         prev.ctrl.stall = max(prev.ctrl.stall, 5 if _is_branch_like(prev) else 1)
-        prev.ctrl.stall = max(prev.ctrl.stall, model.issue_gap.get(prev.op, 0))
+        prev.ctrl.stall = max(prev.ctrl.stall, model.gap(prev.op, prev.mods))
         if after is not None and not _is_branch_like(prev) and not serial:
             # Falling through into the next block: what its first instruction would wait for
             # from here is waited for here, so that a loop entered this way (a preheader) does

@@ -56,7 +56,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 
@@ -180,6 +180,14 @@ class LatencyModel:
         requirement (MOV -> UIADD3: 5 cycles over 28 sites, 1 in a Triton kernel)."""
         cycles, sites = self.war.get((reader, writer), (1, 0))
         return cycles if sites >= WAR_CHECK_SITES else 1
+
+    def gap(self, opcode: str, mods: Iterable[str]) -> int:
+        """The fewest cycles from an instruction's issue to the next one's (``issue_gap``, by
+        opcode or opcode and modifier), 0 where ptxas's code shows no rule."""
+        g = self.issue_gap
+        if not g:
+            return 0
+        return max([g.get(opcode, 0), *(g.get(f"{opcode}.{m}", 0) for m in mods)])
 
     def consumer_pipe(self, consumer: str) -> str | None:
         """The pipe of ``consumer`` on the consumer side of ``cross``."""
