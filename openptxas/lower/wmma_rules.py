@@ -1,6 +1,6 @@
 """Warp matrix functions (``wmma.load``, ``wmma.mma``, ``wmma.store``) on sm_90, lowered to the
 mma.sync instructions ptxas 13.0.88 uses for them (``HMMA.16816`` for f16/bf16,
-``HMMA.1688.F32.TF32`` for tf32, ``IMMA.16816`` for s8/u8, ``DMMA.8x8x4`` for f64; listings
+two ``HMMA.1684.F32.TF32`` for tf32, ``IMMA.16816`` for s8/u8, ``DMMA.8x8x4`` for f64; listings
 from ``scripts/probe_wgmma.py wmma``) and plain loads and stores of the fragments.
 
 A wmma fragment's contents are opaque in PTX (only wmma instructions and element-wise
@@ -11,8 +11,9 @@ word is loaded from its elements' addresses: element (r, c) of a ``row`` matrix 
 ``base + (r ld + c) size``, of a ``col`` one at ``base + (c ld + r) size``, one load per word
 when its elements are adjacent in memory, else one per element (and a pack). The f16 A and B
 fragments PTX declares twice as large as their data (8 registers for 4 words) hold their
-words twice. ``wmma.mma`` runs one mma per tile (``m16n16k16``: two HMMAs); K is never split,
-so each result is rounded as ptxas's. s4/u4 ``m8n8k32`` and b1 ``m8n8k128`` (ptxas: a subroutine
+words twice. ``wmma.mma`` runs one mma per tile (``m16n16k16``: two HMMAs); K is split only
+where ptxas splits it (tf32: two k=4 halves per tile), so each result is rounded as ptxas's.
+s4/u4 ``m8n8k32`` and b1 ``m8n8k128`` (ptxas: a subroutine
 call) load their words as the 8-bit fragments of the same bytes and compute as mma.sync's
 ``m8n8k32``/``m8n8k128`` (lower/mma_ext_rules.py); ``.satfinite`` on s8/u8 is ``IMMA...SAT``.
 """
@@ -382,7 +383,17 @@ def wmma_mma(ins: ast.Instruction, c: LowerCtx) -> None:
             srcs: list[Operand] = [ga, gb, gc]
             if op == "IMMA":
                 srcs = [Src(ga, sel="ROW"), Src(gb, sel="COL"), gc]
-            c.emit(op, mods, [gd], srcs)
+            if at == "tf32":
+                # ptxas computes a tf32 tile as two k=4 halves, rounding between them
+                # (HMMA.1684 on A words 0-1 and B word 0, then on A words 2-3 and B word 1: the
+                # 1688 fragment's k 0-3 and 4-7); one HMMA.1688 rounds once, and
+                # tf32TensorCoreGemm's results differed from ptxas's by an ulp on an H200
+                lo = c.new(RC.R, ncw)
+                for k, (acc, dst) in enumerate(((gc, lo), (lo, gd))):
+                    a2 = _group(c, wa[mi * na + 2 * k : mi * na + 2 * k + 2])
+                    c.emit(op, ("1684", "F32", "TF32"), [dst], [a2, wb[nj * nb + k], acc])
+            else:
+                c.emit(op, mods, [gd], srcs)
             out += [gd.part(j) for j in range(ncw)]
     # the D words that are data (padding rows dropped), into the PTX registers
     per = 2 if wide else 1
