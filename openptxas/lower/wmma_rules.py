@@ -389,9 +389,9 @@ def wmma_mma(ins: ast.Instruction, c: LowerCtx) -> None:
                 # 1688 fragment's k 0-3 and 4-7); one HMMA.1688 rounds once, and
                 # tf32TensorCoreGemm's results differed from ptxas's by an ulp on an H200
                 lo = c.new(RC.R, ncw)
-                for k, (acc, dst) in enumerate(((gc, lo), (lo, gd))):
+                for k, (c_in, dst) in enumerate(((gc, lo), (lo, gd))):
                     a2 = _group(c, wa[mi * na + 2 * k : mi * na + 2 * k + 2])
-                    c.emit(op, ("1684", "F32", "TF32"), [dst], [a2, wb[nj * nb + k], acc])
+                    c.emit(op, ("1684", "F32", "TF32"), [dst], [a2, wb[nj * nb + k], c_in])
             else:
                 c.emit(op, mods, [gd], srcs)
             out += [gd.part(j) for j in range(ncw)]

@@ -7,6 +7,7 @@ ptxas contracts by default (``--fmad=true``) and not at ``-O0``. Observed on ptx
   ``.rn`` written out blocks it) and agree on ``.ftz``; ``mul.sat`` blocks it, ``add.sat``
   becomes ``FFMA.SAT``; f64 ``mul``/``add`` become ``DFMA``;
 - ``sub`` contracts with the product on either side (``FFMA a, b, -c`` / ``FFMA -a, b, c``);
+  an add or sub of two products absorbs its first operand's;
 - a product used by several adds is recomputed in each of them, but one with any other use
   (a store, a compare) is left alone, and so is every add that reads it;
 - the multiply and the add lie in the same basic block; a product register written again by
@@ -30,7 +31,7 @@ removed by the dead-code elimination that follows.
 from __future__ import annotations
 
 from openptxas.ir.analysis import def_info, unchanged_since
-from openptxas.ir.core import CBank, Function, Imm, Instr, Operand, Part, Reg, Src, VReg
+from openptxas.ir.core import Block, CBank, Function, Imm, Instr, Operand, Part, Reg, Src, VReg
 from openptxas.ir.liveness import Liveness, compute_liveness
 from openptxas.passes.manager import PassContext
 
@@ -45,40 +46,61 @@ def fma_contraction(fn: Function, ctx: PassContext) -> None:
             v = r.v if isinstance(r, Part) else r
             if isinstance(v, VReg):
                 users.setdefault(v.id, []).append(ins)
-    lv: Liveness | None = None  # computed when a product's register is written elsewhere too
+    lv: list[Liveness | None] = [None]  # computed when a product's register is written elsewhere
+
+    def plan(bi: int, blk: Block, k: int, m: Instr, pos: dict[int, int]) -> Plan | None:
+        """The adds the product ``blk.instrs[k]`` fuses into and its source index in each."""
+        pair = _PAIRS.get(m.op)
+        if pair is None or not m.contract or m.guard is not None:
+            return None
+        d = m.dsts[0]
+        if not isinstance(d, VReg):
+            return None
+        if info.defs(d) == [m]:
+            uses = users.get(d.id, [])
+        else:
+            live = lv[0] = lv[0] or compute_liveness(fn)
+            reached = _reached_uses(blk.instrs, k, d, live.live_out[bi] >> d.id & 1 == 1)
+            if reached is None:
+                return None
+            uses = reached
+        add_op = pair[0]
+        if not uses or any(u.op != add_op or not u.contract for u in uses):
+            return None
+        sites = [_site(blk.instrs, k, m, u, d, pos) for u in uses]
+        if any(s is None for s in sites):
+            return None
+        return [(u, s) for u, s in zip(uses, sites, strict=True) if s is not None]
+
     for bi, blk in enumerate(fn.blocks):
         # positions of the block's instructions (an add is looked up per multiply: a search
         # of the block each time was quadratic in long blocks); rebuilt after an insertion
         pos = {id(x): i for i, x in enumerate(blk.instrs)}
+        # an add of two products absorbs its first operand's, whichever multiply comes first
+        # (ptxas: "sub %f5, %f4, %f3" is FFMA R5, R4, c4, -R5 after FMUL R5 = %f3; the other
+        # choice rounds differently: nv12_to_bgr_planar an ulp away on an H200)
+        plans = {id(m): p for k, m in enumerate(blk.instrs) if (p := plan(bi, blk, k, m, pos))}
+        at_first = {id(u): id(m) for m in blk.instrs for u, s in plans.get(id(m), ()) if s == 0}
+        second = {
+            id(m)
+            for m in blk.instrs
+            if any(s == 1 and id(u) in at_first for u, s in plans.get(id(m), ()))
+        }
         for k, m in enumerate(blk.instrs):
-            pair = _PAIRS.get(m.op)
-            if pair is None or not m.contract or m.guard is not None:
+            if id(m) not in plans or id(m) in second:
+                continue
+            p = plan(bi, blk, k, m, pos)  # again: an insertion may have moved the adds
+            if p is None:
                 continue
             d = m.dsts[0]
-            if not isinstance(d, VReg):
-                continue
-            if info.defs(d) == [m]:
-                uses = users.get(d.id, [])
-            else:
-                if lv is None:
-                    lv = compute_liveness(fn)
-                reached = _reached_uses(blk.instrs, k, d, lv.live_out[bi] >> d.id & 1 == 1)
-                if reached is None:
-                    continue
-                uses = reached
-            add_op, fma_op = pair
-            if not uses or any(u.op != add_op or not u.contract for u in uses):
-                continue
-            sites = [_site(blk.instrs, k, m, u, d, pos) for u in uses]
-            if any(s is None for s in sites):
-                continue
+            assert isinstance(d, VReg)
+            fma_op = _PAIRS[m.op][1]
             if any(_vid(_reg(x)) == d.id for x in m.srcs):
                 # ``mul %f0, %f0, %f0``: the fused adds read the multiply's sources, which the
                 # multiply itself overwrites; every reader of the product is fused below, so
                 # the product goes to a register of its own (dead, removed by DCE)
                 m.dsts[0] = fn.new_vreg(d.rc, d.width)
-            for u, s in zip(uses, sites, strict=True):
-                assert s is not None
+            for u, s in p:
                 _fuse(m, u, s, fma_op)
                 if _const(u.srcs[1]) and _const(u.srcs[2]):
                     r = fn.new_vreg(d.rc, d.width)
@@ -90,6 +112,9 @@ def fma_contraction(fn: Function, ctx: PassContext) -> None:
                         plain = not (a.abs or a.inv or a.sel)
                         u.srcs[0] = a.x if plain else _negate(a)
                         u.srcs[1] = Src(r, neg=True)
+
+
+Plan = list[tuple[Instr, int]]
 
 
 def _reached_uses(block: list[Instr], k: int, d: VReg, live_out: bool) -> list[Instr] | None:

@@ -40,6 +40,14 @@ CASES = {
     ),
     "stored_product": "mul.f32 %f4, %f1, %f2; add.f32 %f5, %f4, %f3; st.global.f32 [%rd2], %f4;",
     "two_products": "mul.f32 %f4, %f1, %f2; mul.f32 %f6, %f3, %f1; add.f32 %f5, %f4, %f6;",
+    # the first operand's product is absorbed, whichever multiply comes first (nv12_to_bgr_planar
+    # was an ulp away from ptxas's results on an H200 when the earlier multiply was)
+    "two_products_later_first": (
+        "mul.f32 %f6, %f3, %f1; mul.f32 %f4, %f1, %f2; add.f32 %f5, %f4, %f6;"
+    ),
+    "two_products_sub": (
+        "mul.f32 %f6, %f3, 0f3EC89A02; mul.f32 %f4, %f1, 0fBF5020C5; sub.f32 %f5, %f4, %f6;"
+    ),
     "other_block": (
         "mul.f32 %f4, %f1, %f2; setp.gt.f32 %p1, %f3, 0f00000000; @%p1 bra L1;"
         " add.f32 %f3, %f3, %f1; L1: add.f32 %f5, %f4, %f3;"
