@@ -60,6 +60,7 @@ from openptxas.targets.latency import PRED_ON_READ, UPPER, WAR_REACH, LatencyMod
 UNDECODED = "<undecoded>"
 UR_ROW0 = UR_BASE  # rows from here are uniform registers (then predicates)
 POS_CAP = 16  # scoreboard counts beyond this are equivalent (DEPBAR counts are at most 7)
+BAR_ROW = -1  # State.fixed's row for the last CTA barrier (no register is read from it)
 
 Entries = dict[int, dict[tuple[int, ...], tuple[int, ...]]]
 
@@ -413,12 +414,20 @@ class StaticChecker:
                 seen[key] = h
                 res.reports.append(h)
 
+        def report_plain(rule: str, detail: str) -> None:
+            if (pc, rule, "-") not in seen and not self.record:
+                h = Hazard(pc, str(ins), rule, "-", detail, 1)
+                seen[(pc, rule, "-")] = h
+                res.reports.append(h)
+
         gap = model.gap(ins.opcode, ins.mods)
-        if ins.control.stall < gap and (pc, "issue-gap", "-") not in seen and not self.record:
+        if ins.control.stall < gap:
             # (DEPBAR.LE waits for its groups only 4 cycles after issue, BAR.RED 6, ...)
-            h = Hazard(pc, str(ins), "issue-gap", "-", f"stall {ins.control.stall} < {gap}", 1)
-            seen[(pc, "issue-gap", "-")] = h
-            res.reports.append(h)
+            report_plain("issue-gap", f"stall {ins.control.stall} < {gap}")
+        if ins.opcode in model.barrier_readers:
+            for (bpc,), (age, _gv) in st.fixed.get(BAR_ROW, {}).items():
+                if age < model.barrier_gap:
+                    report_plain("barrier-gap", f"{age} cycles after the barrier at {bpc:#06x}")
 
         def apart(ppc: int, gv: int) -> bool:
             """The producer at ``ppc`` and this instruction never both execute (opposite
@@ -557,6 +566,8 @@ class StaticChecker:
                     _kill(st, row, kill)
                     st.sbw.setdefault(row, {})[(ctl.rd, pc)] = (0, 1)
                 writes = tuple(r for r in writes if r < PRED_BASE)
+        if op == "BAR" and ("SYNC" in ins.mods or "RED" in ins.mods):
+            st.fixed[BAR_ROW] = {(pc,): (0, 1)}  # memory accesses keep barrier_gap from it
         done_units = self.model.completes_units(op, ins.mods)
         if done_units and not si.guarded:
             for row in list(st.ino):

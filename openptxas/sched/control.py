@@ -38,6 +38,7 @@ from openptxas.targets.latency import PRED_ON_READ, UPPER, WAR_REACH, LatencyMod
 
 Unit = tuple[RC, int]
 MAX_STALL = 15
+NO_BARRIER = 1 << 10  # State.bar where no barrier is within reach
 # Visits of a block after which its exit state is widened (see _assign).
 WIDEN_AFTER = 8
 # The latency model is the target's (SMInfo.latency: one per family, shared with the hazard
@@ -138,6 +139,7 @@ class State:
     # fixed-latency readers of a unit that a quick writer could overtake (model.war):
     # unit -> [(reader class, cycles since it issued)]
     war: dict[Unit, tuple[tuple[str, int], ...]] = field(default_factory=dict)
+    bar: int = NO_BARRIER  # cycles since the last CTA barrier (BAR.SYNC/BAR.RED) issued
 
     def copy(self) -> State:
         return State(
@@ -150,6 +152,7 @@ class State:
             dict(self.sb_age),
             dict(self.prod),
             dict(self.war),
+            self.bar,
         )
 
     def advance(self, cycles: int, reach: int) -> None:
@@ -173,6 +176,7 @@ class State:
             self.sb_age[s] = min(self.sb_age[s] + cycles, 1 << 20)
         _age(self.prod, cycles, reach)
         _age(self.war, cycles, WAR_REACH)
+        self.bar = min(self.bar + cycles, NO_BARRIER)
 
     def forget(self, u: Unit) -> None:
         """``u``'s fixed-latency result is no longer the one to wait for."""
@@ -244,6 +248,7 @@ def merge(states: list[State]) -> State:
             out.war[k] = tuple(sorted(set(out.war.get(k, ())) | set(entries)))
         for sb, age in s.sb_age.items():
             out.sb_age[sb] = min(out.sb_age.get(sb, age), age)
+        out.bar = min(out.bar, s.bar)
     return out
 
 
@@ -258,6 +263,7 @@ def _states_equal(a: State, b: State) -> bool:
         and a.rsb == b.rsb
         and a.reads == b.reads
         and a.sb_age == b.sb_age
+        and a.bar == b.bar
     )
 
 
@@ -423,6 +429,9 @@ def _delay(
             delay = max(delay, st.done[u] - info.own + 1)
     for sb in wait:
         delay = max(delay, model.sb_setup - st.sb_age.get(sb, model.sb_setup))
+    if ins.op in model.barrier_readers:
+        # a memory access right behind a CTA barrier could act before the barrier does
+        delay = max(delay, model.barrier_gap - st.bar)
     return delay, wait
 
 
@@ -476,6 +485,8 @@ def _block(
             st.advance(max(delay, 1), model.reach)
         ctrl = Control(stall=1, wait=_mask(wait))
         st.clear_sbs(frozenset(wait))
+        if ins.op == "BAR" and ("SYNC" in ins.mods or "RED" in ins.mods):
+            st.bar = 0
         if ins.op == "LDGDEPBAR":
             # counts cp.async groups on SB0, which DEPBAR.LE SB0, n reads (as ptxas)
             ctrl.wr_sb = 0

@@ -111,6 +111,8 @@ class LatencyModel:
     hi_readers: frozenset[str] = frozenset()  # opcodes reading upper source registers later
     issue_readers: frozenset[str] = frozenset()  # variable-latency opcodes reading at issue
     issue_gap: Mapping[str, int] = field(default_factory=dict)  # opcode -> least stall after it
+    barrier_gap: int = 0  # cycles from a CTA barrier to a memory access (barrier_readers)
+    barrier_readers: frozenset[str] = frozenset()
     barrier_units: frozenset[str] = frozenset()  # in-order units a CTA barrier completes
     default_read_window: int = 32  # a late reader absent from ``reads``
     note: str = ""
@@ -477,6 +479,8 @@ def parse_latency_model(text: str) -> LatencyModel:
         hi_readers=frozenset(meta.get("hi_readers", ())),
         issue_readers=frozenset(meta.get("issue_readers", ())),
         issue_gap={str(k): int(v) for k, v in meta.get("issue_gap", {}).items()},
+        barrier_gap=int(meta.get("barrier_gap", {}).get("cycles", 0)),
+        barrier_readers=frozenset(meta.get("barrier_gap", {}).get("readers", ())),
         barrier_units=frozenset(meta.get("barrier_units", ())),
         default_read_window=int(meta.get("read_window", 32)),
         families={str(k): str(v) for k, v in doc.get("family", {}).items()},

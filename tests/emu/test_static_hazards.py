@@ -271,3 +271,27 @@ def test_depbar_with_a_short_stall_is_reported() -> None:
     bmod = load_module(bad, isa_decoder("sm90"))
     reports = StaticChecker(model).check_kernel(bmod, bmod.kernels[k.name]).reports
     assert [(h.rule, h.pc) for h in reports] == [("issue-gap", pc)], reports
+
+
+def test_memory_access_right_behind_a_barrier_is_reported() -> None:
+    """No memory access within 6 cycles of a CTA barrier (model.barrier_gap): ptxas never issues
+    one sooner (LDS 684 times at exactly 6); our LDS one cycle behind BAR.SYNC ran wrong on an
+    H200 (shfl_scan). One cycle short of the gap, the checker reports the access."""
+    need_tools("nvcc", "ptxas")
+    model = load_latency_model("sm_90")
+    cubin = _cubin("t1/matmul_tiled", "sm_90")
+    mod = load_module(cubin, isa_decoder("sm90"))
+    for k in mod.kernels.values():
+        code = mod.instructions(k)
+        pcs = sorted(code)
+        for i, pc in enumerate(pcs[:-1]):
+            nxt = code[pcs[i + 1]]
+            if code[pc].opcode == "BAR" and nxt.opcode in model.barrier_readers:
+                assert code[pc].control.stall >= model.barrier_gap
+                assert StaticChecker(model).check_kernel(mod, k).reports == []
+                bad = patch_control(cubin, k.section, pc, lambda c: replace(c, stall=5))
+                bmod = load_module(bad, isa_decoder("sm90"))
+                got = StaticChecker(model).check_kernel(bmod, bmod.kernels[k.name]).reports
+                assert [(h.rule, h.pc) for h in got] == [("barrier-gap", pcs[i + 1])], got
+                return
+    pytest.fail("no memory access right behind a barrier")
