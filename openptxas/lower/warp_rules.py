@@ -66,7 +66,7 @@ def match(ins: ast.Instruction, c: LowerCtx) -> None:
     t = ins.type
     wide = t in (T.B64, T.U64, T.S64)
     mods = ("ANY" if ins.op == "any" else "ALL", *(("U64",) if wide else ()))
-    _ = mask  # ptxas emits the same MATCH for every member mask
+    warpsync(c, mask)  # (where the warp may be diverged: "WARPSYNC R4; MATCH.ANY R5, R7")
     src = c.rvalue(a, T.B64 if wide else T.B32)
     if ins.op == "any":
         c.emit("MATCH", mods, [c.dst(d)], [src])

@@ -4,7 +4,7 @@ fast.cu's sumKernel4 runs ``redux.sync.add.s32 d, a, 0xff`` with its whole warp 
 leaves a thread outside the member mask undefined; ptxas emits a bare ``REDUX`` there, and the
 kernel runs. openptxas emitted ``WARPSYNC 0xff`` first, and an H200 stopped the kernel with CUDA
 error 715 (an illegal instruction). Now the wait goes where the warp may be diverged (a divergent
-region, after a call) and only there, for redux, shfl, vote and bar.warp.sync alike; a row of
+region, after a call) and only there, for redux, match, shfl, vote and bar.warp.sync alike; a row of
 collectives under one mask waits once. The emulator traps as the hardware does.
 """
 
@@ -57,9 +57,12 @@ DIVERGENT = (
   setp.ge.u32 %p2, %r1, 16;
   @%p2 bra DONE;
   redux.sync.add.s32 %r2, %r1, 0xffff;
+  and.b32 %r6, %r1, 3;
+  match.any.sync.b32 %r7, %r6, %r9;
   shfl.sync.bfly.b32 %r4, %r1, 1, 31, %r9;
   shfl.sync.bfly.b32 %r5, %r4, 2, 31, %r9;
   add.s32 %r2, %r2, %r5;
+  add.s32 %r2, %r2, %r7;
 DONE:
 """
     + TAIL
@@ -92,11 +95,12 @@ def test_converged_collectives_wait_for_nothing() -> None:
 
 def test_divergent_collectives_wait_once_per_mask() -> None:
     ops = _ops(DIVERGENT)
-    # REDUX's 0xffff, then one for the two SHFLs under %r9
+    # REDUX's 0xffff, then one for MATCH and the two SHFLs under %r9 (ptxas: one each; the
+    # lanes stay together from the first on, no branch between them)
     assert ops.count("WARPSYNC") == 2
     i = ops.index("REDUX")
     assert ops[i - 1] == "WARPSYNC"
-    j = ops.index("SHFL")
+    j = ops.index("MATCH")
     assert ops[j - 1] == "WARPSYNC" and ops[j + 1 :].count("WARPSYNC") == 0
 
 
