@@ -12,7 +12,7 @@
 #
 # then run this script there with .cache/bench-gpu, .cache/gpu-oracle, .cache/gpu-public.tar.xz
 # (and .cache/gpu-probe.tar.xz) carried; every log and JSON lands in $OUT. Each part has its own
-# time limit, so a part that hangs leaves the others' figures. (About 6 minutes on an H100, 2026-11-26.) Where our cubins
+# time limit, so a part that hangs leaves the others' figures. (About 6 minutes on an H100, 2026-11-26; 5 on an H200, 2026-11-27: 16 cores, hence 14 jobs.) Where our cubins
 # still differ from ptxas's, the next call is scripts/gpu_control_probe.py (which part of the
 # control field) and scripts/gpu_stall_bisect.py (which instruction): docs/emu.md, "Checked on
 # hardware".
@@ -30,11 +30,11 @@ tar -C /tmp -xJf .cache/gpu-public.tar.xz
 
 # 1. correctness first, side by side: the public corpus (ours vs ptxas's), tests/gpu (ptxas's cubins vs
 #    the numpy references and the emulator), the call checks (registers kept across calls)
-timeout "${PART_S:-220}" $PY scripts/gpu_public_diff.py run /tmp/gpu-public --jobs ${PUBLIC_JOBS:-12} \
+timeout "${PART_S:-220}" $PY scripts/gpu_public_diff.py run /tmp/gpu-public --jobs ${PUBLIC_JOBS:-14} \
   --json "$OUT/public.json" > "$OUT/public.log" 2>&1 &
 # (-v: one line per test, so a run stopped at its limit (SIGINT) still names every result)
 OPENPTXAS_ORACLE_CACHE=.cache/gpu-oracle timeout -s INT -k 20 "${PART_S:-220}" $PY -m pytest \
-  tests/gpu -v -rf -n "${PYTEST_JOBS:-5}" -p no:cacheprovider > "$OUT/pytest_gpu.log" 2>&1 &
+  tests/gpu -v -rf -n "${PYTEST_JOBS:-14}" -p no:cacheprovider > "$OUT/pytest_gpu.log" 2>&1 &
 OPENPTXAS_ORACLE_CACHE=.cache/gpu-oracle timeout "${PART_S:-220}" $PY scripts/calls_gpu_check.py > "$OUT/calls.log" 2>&1 &
 wait
 
@@ -53,3 +53,6 @@ if [ -f .cache/gpu-probe.tar.xz ] && [ -f "$OUT/bench_gpu.json" ]; then
 fi
 
 tail -n 3 "$OUT"/*.log
+# (at most 8 files come back: the logs travel as one archive)
+grep -h "^FAILED\|passed\|failed" "$OUT/pytest_gpu.log" >> "$OUT/machine.txt" 2>/dev/null
+tar -C "$OUT" -czf "$OUT/logs.tgz" $(cd "$OUT" && ls *.log) && rm -f "$OUT"/*.log
