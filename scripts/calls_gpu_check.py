@@ -92,10 +92,13 @@ def main(argv: list[str] | None = None) -> int:
         for tag in ("ours3", "ours0"):
             got, gtext = res[tag]
             same = all(np.array_equal(ref[k], got[k]) for k in ref.files)
-            ok = same and gtext == text
+            # the GPU orders the lines of different blocks as they run (t2/printf's
+            # printf_blocks came back in another order on an H200, 2026-11-27)
+            lines = sorted(gtext.splitlines()) == sorted(text.splitlines())
+            ok = same and lines
             bad += not ok
-            print(f"{name} {tag}: outputs {'equal' if same else 'DIFFER'}, "
-                  f"printf {'equal' if gtext == text else 'DIFFERS'}")  # fmt: skip
+            how = "equal" if gtext == text else "equal in another order" if lines else "DIFFERS"
+            print(f"{name} {tag}: outputs {'equal' if same else 'DIFFER'}, printf {how}")
     print(f"{bad} differ")
     return 1 if bad else 0
 
