@@ -141,6 +141,32 @@ def kind(ins: Instr, sp: int = -1) -> Kind:
     return Kind.PURE
 
 
+_SPACES = {
+    "LDL": "local",
+    "STL": "local",
+    "LDS": "shared",
+    "STS": "shared",
+    "LDSM": "shared",
+    "STSM": "shared",
+    "ATOMS": "shared",
+    "LDG": "global",
+    "STG": "global",
+    "ATOMG": "global",
+    "REDG": "global",
+}
+
+
+def memory_space(ins: Instr) -> str | None:
+    """The state space an access touches (``local``, ``shared``, ``global``), or None where it
+    may be any (generic LD/ST/ATOM/RED, textures and surfaces, and the warp collectives, kept
+    in order with every access). LDG/STG address global memory only, LDS/STS the shared
+    window, LDL/STL the thread's own local memory: two of them never alias. ptxas issues the
+    next iteration's LDGs ahead of the local stores of a histogram in local memory (t2/
+    local_array's local_sort_hist: ours, each LDG held behind the previous STL, ran 6 times
+    slower on an H200)."""
+    return _SPACES.get(ins.op)
+
+
 def _is_barrier_reg(r: RegLike) -> bool:
     return (r.v.rc if isinstance(r, Part) else r.rc) == RC.B
 
@@ -265,8 +291,10 @@ def build(instrs: list[Instr], target: SMInfo, fence: Instr | None = None) -> li
         nodes.append(Node(fence, len(nodes), Kind.FENCE))
     last_write: dict[Unit, list[int]] = {}  # the writers since the last unguarded one
     reads_since: dict[Unit, list[int]] = {}  # readers since the last write
-    last_ordered = -1
-    loads_since: list[int] = []
+    # memory order per state space: accesses of two different spaces never alias (a local
+    # store and a global load may pass each other); None stands for any space
+    last_ordered: dict[str | None, int] = {}
+    loads_since: dict[str | None, list[int]] = {}
     # per node, what an edge from it needs of the producer: its written words, its estimate
     # (variable latency) or latency class
     wunits = [write_units(n.ins) for n in nodes]
@@ -314,17 +342,23 @@ def build(instrs: list[Instr], target: SMInfo, fence: Instr | None = None) -> li
                 if len(ws) > 2:
                     roles = _PRED_ROLES if _is_pred(u, vpred) else _DATA_ROLES
                     last_write[u] = _unshadowed(ws, [reach(w, u, roles) for w in ws])
-        if n.kind is Kind.LOAD:
-            if last_ordered >= 0:
-                _edge(nodes, last_ordered, i, 1)
-            loads_since.append(i)
-        elif n.kind is Kind.ORDERED:
-            if last_ordered >= 0:
-                _edge(nodes, last_ordered, i, 1)
-            for ld in loads_since:
-                _edge(nodes, ld, i, 1)
-            loads_since = []
-            last_ordered = i
+        if n.kind in (Kind.LOAD, Kind.ORDERED):
+            sp_i = memory_space(ins)
+            seen = list(last_ordered) if sp_i is None else [sp_i, None]
+            for t in seen:
+                if t in last_ordered:
+                    _edge(nodes, last_ordered[t], i, 1)
+            if n.kind is Kind.LOAD:
+                loads_since.setdefault(sp_i, []).append(i)
+            else:
+                for t in list(loads_since) if sp_i is None else [sp_i, None]:
+                    for ld in loads_since.get(t, ()):
+                        _edge(nodes, ld, i, 1)
+                if sp_i is None:
+                    loads_since.clear()
+                else:
+                    loads_since.pop(sp_i, None)
+                last_ordered[sp_i] = i
         elif n.kind is Kind.FENCE:
             if fence is None or i != len(nodes) - 1:
                 raise ValueError(f"a fence inside a scheduling region: {ins}")

@@ -43,7 +43,7 @@ FILES = [
 ]
 # Register-only side effects the scheduler may move pure instructions across (and the memory
 # instructions it keeps in order with each other).
-STORES = {"STG", "STS", "ST", "STL", "ATOMG", "ATOMS", "ATOM", "RED", "REDG", "SUST"}
+STORES = {"STG", "STS", "STSM", "ST", "STL", "ATOMG", "ATOMS", "ATOM", "RED", "REDG", "SUST"}
 WARP = {"ELECT", "VOTE", "SHFL", "MATCH", "REDUX"}
 LOADS = {"LDG", "LDS", "LD", "LDL", "LDSM", "TEX", "TLD", "SULD"}
 
@@ -87,6 +87,15 @@ def _memory(ins: Instr) -> bool:
     return ins.op in STORES | WARP | LOADS
 
 
+# accesses of two of these spaces never alias (the scheduler may swap them)
+_SPACES = (
+    ("local", "LDL STL"),
+    ("shared", "LDS STS LDSM STSM ATOMS"),
+    ("global", "LDG STG ATOMG REDG"),
+)
+_SPACE = {op: sp for sp, ops in _SPACES for op in ops.split()}
+
+
 def _conflict(a: Instr, b: Instr) -> bool:
     if _fence(a) or _fence(b):
         return True
@@ -95,7 +104,8 @@ def _conflict(a: Instr, b: Instr) -> bool:
     if da & (ub | db) or ua & db:
         return True
     weak = a.op in LOADS and b.op in LOADS and not (_strong(a) or _strong(b))
-    return _memory(a) and _memory(b) and not weak
+    apart = a.op in _SPACE and b.op in _SPACE and _SPACE[a.op] != _SPACE[b.op]
+    return _memory(a) and _memory(b) and not weak and not apart
 
 
 def _ir_after(ptx: str, phase: str) -> list[Function]:
@@ -343,3 +353,37 @@ def test_loop_entered_by_fall_through_waits_in_its_preheader(oracle: Any) -> Non
     assert not got.hazards, got.hazards[:3]
     for k in want.outputs:
         assert np.array_equal(got.outputs[k], want.outputs[k]), k
+
+
+def test_global_loads_pass_local_stores() -> None:
+    """Accesses of different state spaces never alias: the next element's LDG may go ahead of
+    the local-memory histogram update (t2/local_array's local_sort_hist, each LDG held behind
+    the previous STL, ran 6 times slower than ptxas's on an H200)."""
+    ptx = """.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 p, .param .u64 q)
+{
+  .local .align 4 .b8 hist[64];
+  .reg .b32 %r<20>; .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [p]; ld.param.u64 %rd2, [q];
+  mov.u64 %rd3, hist;
+  ld.global.u32 %r1, [%rd1];
+  and.b32 %r2, %r1, 15; mul.wide.u32 %rd4, %r2, 4; add.s64 %rd5, %rd3, %rd4;
+  ld.local.u32 %r3, [%rd5]; add.u32 %r3, %r3, 1; st.local.u32 [%rd5], %r3;
+  ld.global.u32 %r4, [%rd1+4];
+  and.b32 %r5, %r4, 15; mul.wide.u32 %rd4, %r5, 4; add.s64 %rd5, %rd3, %rd4;
+  ld.local.u32 %r6, [%rd5]; add.u32 %r6, %r6, 1; st.local.u32 [%rd5], %r6;
+  ld.local.u32 %r7, [hist+8];
+  st.global.u32 [%rd2], %r7;
+  ret;
+}
+"""
+    opts = parse_args(["-arch=sm_90", "--sched=prera", "in.ptx"]).options
+    from openptxas.isa.model import Instruction
+    from openptxas.tools.sass_cli import disassemble_cubin
+
+    _, secs = disassemble_cubin(compile_ptx(ptx, opts, "in.ptx").cubin)
+    ops = [i.opcode for s in secs for i in s.items if isinstance(i, Instruction)]
+    ops = [o for o in ops if o in ("LDG", "STL", "LDL")]
+    assert ops.index("STL") > [i for i, o in enumerate(ops) if o == "LDG"][1], ops
