@@ -390,7 +390,7 @@ def wmma_mma(ins: ast.Instruction, c: LowerCtx) -> None:
                 # tf32TensorCoreGemm's results differed from ptxas's by an ulp on an H200
                 lo = c.new(RC.R, ncw)
                 for k, (c_in, dst) in enumerate(((gc, lo), (lo, gd))):
-                    a2 = _group(c, wa[mi * na + 2 * k : mi * na + 2 * k + 2])
+                    a2 = ga.part(2 * k, 2)  # (the A group's pairs: no copies of their own)
                     c.emit(op, ("1684", "F32", "TF32"), [dst], [a2, wb[nj * nb + k], c_in])
             else:
                 c.emit(op, mods, [gd], srcs)
