@@ -194,6 +194,7 @@ class HazardChecker:
             for name, _dt, fill in self._STATE:
                 getattr(self, name).fill(fill)
         self.cycle = np.zeros(L, dtype=np.int64)
+        self.bar_t = np.full(L, -(1 << 40), dtype=np.int64)  # issue of each lane's last barrier
         self.sb_issued = np.zeros((NSB + 1, L), dtype=np.int64)
         self.sb_done = np.zeros((NSB + 1, L), dtype=np.int64)
 
@@ -242,6 +243,16 @@ class HazardChecker:
             self.cycle[idx[order]] = np.repeat(mx, counts)
 
     # -- reports ---------------------------------------------------------------------------
+    def report_plain(self, pc: int, ins: Instruction, rule: str, detail: str, n: int) -> None:
+        """A report that names no register (the issue and barrier gaps)."""
+        h = self._seen.get((pc, rule, "-"))
+        if h is not None:
+            h.threads += n
+            return
+        h = Hazard(pc, str(ins), rule, "-", detail, n)
+        self._seen[(pc, rule, "-")] = h
+        self.reports.append(h)
+
     def report(self, pc: int, ins: Instruction, rule: str, row: int, detail: str, n: int) -> None:
         key = (pc, rule, row_name(self._rows[row]))
         h = self._seen.get(key)
@@ -307,10 +318,23 @@ class HazardChecker:
         done_units = [u for u in model.completes_units(ins.opcode, ins.mods) if u in self._pipes]
         war_pairs = bool(model.war)
         war_reader = key in model.war_readers and model.reads_at_issue(ins.opcode)
+        # the issue and barrier gaps (LatencyModel.gap, barrier_gap; as the static checker)
+        gap = model.gap(ins.opcode, ins.mods)
+        bar_reader = ins.opcode in model.barrier_readers
+        is_bar = ins.opcode == "BAR" and ("SYNC" in ins.mods or "RED" in ins.mods)
 
         def check(sel: Sel, nw: int) -> None:
             idx = self.lane[sel] if isinstance(sel, slice) else sel
             t = self.cycle[idx]
+            if ctl.stall < gap and not self.record:
+                self.report_plain(pc, ins, "issue-gap", f"stall {ctl.stall} < {gap}", idx.size)
+            if bar_reader and not self.record:
+                near = (t - self.bar_t[idx]) < model.barrier_gap
+                if near.any():
+                    n = int(near.sum())
+                    self.report_plain(pc, ins, "barrier-gap", "too soon after a barrier", n)
+            if is_bar:
+                self.bar_t[idx] = t
             gsel = sel if guard is None else guard(sel)
             gidx = (
                 idx

@@ -108,7 +108,8 @@ def test_depbar_completes_older_scoreboard_entries() -> None:
     hz = HazardChecker()
     hz.reset(M())  # type: ignore[arg-type]
     prod = Instruction("LDG", ("E",), (Reg(RegFile.R, 4),), control=Control(stall=1, wr=2))
-    dep = Instruction("DEPBAR", ("LE",), (Reg(RegFile.SB, 2), Imm(0)), control=Control(stall=1))
+    # (a stall of 4 at least: DEPBAR.LE waits that long after issue, model.issue_gap)
+    dep = Instruction("DEPBAR", ("LE",), (Reg(RegFile.SB, 2), Imm(0)), control=Control(stall=4))
     use = Instruction("IADD3", (), (Reg(RegFile.R, 5), Reg(RegFile.R, 4)), control=Control(1))
     nop = lambda sel, nw: None  # noqa: E731
     hz.wrap(0x0, prod, nop, expand([], [(4, 1)]), None)(ALL, 1)
@@ -121,7 +122,7 @@ def test_depbar_completes_older_scoreboard_entries() -> None:
     hz.wrap(0x10, dep, nop, expand([], []), None)(ALL, 1)
     hz.wrap(0x20, use, nop, expand([(4, 1, "data")], [(5, 1)]), None)(ALL, 1)
     assert hz.reports == []
-    assert np.all(hz.cycle == 3)
+    assert np.all(hz.cycle == 6)
 
 
 def test_wgmma_results_wait_for_their_group() -> None:
