@@ -243,25 +243,22 @@ class HazardChecker:
             self.cycle[idx[order]] = np.repeat(mx, counts)
 
     # -- reports ---------------------------------------------------------------------------
-    def report_plain(self, pc: int, ins: Instruction, rule: str, detail: str, n: int) -> None:
-        """A report that names no register (the issue and barrier gaps)."""
-        h = self._seen.get((pc, rule, "-"))
-        if h is not None:
-            h.threads += n
-            return
-        h = Hazard(pc, str(ins), rule, "-", detail, n)
-        self._seen[(pc, rule, "-")] = h
-        self.reports.append(h)
-
-    def report(self, pc: int, ins: Instruction, rule: str, row: int, detail: str, n: int) -> None:
-        key = (pc, rule, row_name(self._rows[row]))
+    def report_at(
+        self, pc: int, ins: Instruction, rule: str, where: str, detail: str, n: int
+    ) -> None:
+        """Report ``rule`` at ``pc`` about ``where`` (a register, or "-" for the issue and
+        barrier gaps, which name none); ``n`` more threads for a report already made."""
+        key = (pc, rule, where)
         h = self._seen.get(key)
         if h is not None:
             h.threads += n
             return
-        h = Hazard(pc, str(ins), rule, row_name(self._rows[row]), detail, n)
+        h = Hazard(pc, str(ins), rule, where, detail, n)
         self._seen[key] = h
         self.reports.append(h)
+
+    def report(self, pc: int, ins: Instruction, rule: str, row: int, detail: str, n: int) -> None:
+        self.report_at(pc, ins, rule, row_name(self._rows[row]), detail, n)
 
     # -- the check -------------------------------------------------------------------------
     def wrap(
@@ -321,18 +318,18 @@ class HazardChecker:
         # the issue and barrier gaps (LatencyModel.gap, barrier_gap; as the static checker)
         gap = model.gap(ins.opcode, ins.mods)
         bar_reader = ins.opcode in model.barrier_readers
-        is_bar = ins.opcode == "BAR" and ("SYNC" in ins.mods or "RED" in ins.mods)
+        is_bar = model.is_barrier(ins.opcode, ins.mods)
 
         def check(sel: Sel, nw: int) -> None:
             idx = self.lane[sel] if isinstance(sel, slice) else sel
             t = self.cycle[idx]
             if ctl.stall < gap and not self.record:
-                self.report_plain(pc, ins, "issue-gap", f"stall {ctl.stall} < {gap}", idx.size)
+                self.report_at(pc, ins, "issue-gap", "-", f"stall {ctl.stall} < {gap}", idx.size)
             if bar_reader and not self.record:
                 near = (t - self.bar_t[idx]) < model.barrier_gap
                 if near.any():
                     n = int(near.sum())
-                    self.report_plain(pc, ins, "barrier-gap", "too soon after a barrier", n)
+                    self.report_at(pc, ins, "barrier-gap", "-", "too soon after a barrier", n)
             if is_bar:
                 self.bar_t[idx] = t
             gsel = sel if guard is None else guard(sel)

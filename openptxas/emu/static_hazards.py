@@ -407,27 +407,25 @@ class StaticChecker:
         pc, ins = si.pc, si.ins
         gmma = ins.opcode in GMMA
 
-        def report(rule: str, row: int, detail: str) -> None:
-            key = (pc, rule, row_name(row))
+        def report_at(rule: str, where: str, detail: str) -> None:
+            """``where``: a register, or "-" for the issue and barrier gaps (they name none)."""
+            key = (pc, rule, where)
             if key not in seen and not self.record:
-                h = Hazard(pc, str(ins), rule, row_name(row), detail, 1)
+                h = Hazard(pc, str(ins), rule, where, detail, 1)
                 seen[key] = h
                 res.reports.append(h)
 
-        def report_plain(rule: str, detail: str) -> None:
-            if (pc, rule, "-") not in seen and not self.record:
-                h = Hazard(pc, str(ins), rule, "-", detail, 1)
-                seen[(pc, rule, "-")] = h
-                res.reports.append(h)
+        def report(rule: str, row: int, detail: str) -> None:
+            report_at(rule, row_name(row), detail)
 
         gap = model.gap(ins.opcode, ins.mods)
         if ins.control.stall < gap:
             # (DEPBAR.LE waits for its groups only 4 cycles after issue, BAR.RED 6, ...)
-            report_plain("issue-gap", f"stall {ins.control.stall} < {gap}")
+            report_at("issue-gap", "-", f"stall {ins.control.stall} < {gap}")
         if ins.opcode in model.barrier_readers:
             for (bpc,), (age, _gv) in st.fixed.get(BAR_ROW, {}).items():
                 if age < model.barrier_gap:
-                    report_plain("barrier-gap", f"{age} cycles after the barrier at {bpc:#06x}")
+                    report_at("barrier-gap", "-", f"{age} cycles after the barrier at {bpc:#06x}")
 
         def apart(ppc: int, gv: int) -> bool:
             """The producer at ``ppc`` and this instruction never both execute (opposite
@@ -566,7 +564,7 @@ class StaticChecker:
                     _kill(st, row, kill)
                     st.sbw.setdefault(row, {})[(ctl.rd, pc)] = (0, 1)
                 writes = tuple(r for r in writes if r < PRED_BASE)
-        if op == "BAR" and ("SYNC" in ins.mods or "RED" in ins.mods):
+        if self.model.is_barrier(op, ins.mods):
             st.fixed[BAR_ROW] = {(pc,): (0, 1)}  # memory accesses keep barrier_gap from it
         done_units = self.model.completes_units(op, ins.mods)
         if done_units and not si.guarded:

@@ -12,7 +12,14 @@ single-entry get none (the warp then reconverges later; results are unaffected).
 
 from __future__ import annotations
 
-from openptxas.ir.cfg import CFG, EXIT_NODE, Dominance, dominators, natural_loops
+from openptxas.ir.cfg import (
+    CFG,
+    EXIT_NODE,
+    Dominance,
+    dominators,
+    natural_loops,
+    reverse_postorder,
+)
 from openptxas.ir.core import RC, Block, Function, Instr, Label, Operand, Reg
 from openptxas.ir.uniform import analyze
 from openptxas.passes.manager import PassContext
@@ -95,22 +102,10 @@ def drop_converged_warpsyncs(fn: Function) -> int:
         return 0
     info = analyze(fn)
     cfg = CFG.of(fn, over_calls=True)
-    n = len(fn.blocks)
     calls = {bi for bi, b in enumerate(fn.blocks) if any(i.op == "CALL" for i in b.instrs)}
-
-    def reach(starts: list[int]) -> set[int]:
-        seen: set[int] = set()
-        stack = [s for s in starts if 0 <= s < n]
-        while stack:
-            x = stack.pop()
-            if x not in seen:
-                seen.add(x)
-                stack.extend(s for s in cfg.succs[x] if 0 <= s < n)
-        return seen
-
     # (a subroutine's blocks are not reachable from the entry over calls: never converged)
-    tainted = reach([s for b in info.divergent | calls for s in cfg.succs[b]])
-    converged = reach([0]) - tainted
+    after = [s for b in sorted(info.divergent | calls) for s in cfg.succs[b]]
+    converged = set(reverse_postorder(cfg.succs, [0])) - set(reverse_postorder(cfg.succs, after))
     removed = 0
     for bi, blk in enumerate(fn.blocks):
         kept: list[Instr] = []

@@ -46,10 +46,11 @@ def fma_contraction(fn: Function, ctx: PassContext) -> None:
             v = r.v if isinstance(r, Part) else r
             if isinstance(v, VReg):
                 users.setdefault(v.id, []).append(ins)
-    lv: list[Liveness | None] = [None]  # computed when a product's register is written elsewhere
+    lv: Liveness | None = None  # computed when a product's register is written elsewhere too
 
     def plan(bi: int, blk: Block, k: int, m: Instr, pos: dict[int, int]) -> Plan | None:
         """The adds the product ``blk.instrs[k]`` fuses into and its source index in each."""
+        nonlocal lv
         pair = _PAIRS.get(m.op)
         if pair is None or not m.contract or m.guard is not None:
             return None
@@ -59,8 +60,9 @@ def fma_contraction(fn: Function, ctx: PassContext) -> None:
         if info.defs(d) == [m]:
             uses = users.get(d.id, [])
         else:
-            live = lv[0] = lv[0] or compute_liveness(fn)
-            reached = _reached_uses(blk.instrs, k, d, live.live_out[bi] >> d.id & 1 == 1)
+            if lv is None:
+                lv = compute_liveness(fn)
+            reached = _reached_uses(blk.instrs, k, d, lv.live_out[bi] >> d.id & 1 == 1)
             if reached is None:
                 return None
             uses = reached

@@ -485,7 +485,7 @@ def _block(
             st.advance(max(delay, 1), model.reach)
         ctrl = Control(stall=1, wait=_mask(wait))
         st.clear_sbs(frozenset(wait))
-        if ins.op == "BAR" and ("SYNC" in ins.mods or "RED" in ins.mods):
+        if model.is_barrier(ins.op, ins.mods):
             st.bar = 0
         if ins.op == "LDGDEPBAR":
             # counts cp.async groups on SB0, which DEPBAR.LE SB0, n reads (as ptxas)

@@ -112,6 +112,7 @@ class LatencyModel:
     issue_readers: frozenset[str] = frozenset()  # variable-latency opcodes reading at issue
     issue_gap: Mapping[str, int] = field(default_factory=dict)  # opcode -> least stall after it
     barrier_gap: int = 0  # cycles from a CTA barrier to a memory access (barrier_readers)
+    barriers: frozenset[str] = frozenset()  # the barriers it counts from ("BAR.SYNC": OP.MOD)
     barrier_readers: frozenset[str] = frozenset()
     barrier_units: frozenset[str] = frozenset()  # in-order units a CTA barrier completes
     default_read_window: int = 32  # a late reader absent from ``reads``
@@ -190,6 +191,11 @@ class LatencyModel:
         if not g:
             return 0
         return max([g.get(opcode, 0), *(g.get(f"{opcode}.{m}", 0) for m in mods)])
+
+    def is_barrier(self, opcode: str, mods: Iterable[str]) -> bool:
+        """Whether the instruction is a CTA barrier that memory accesses keep ``barrier_gap``
+        from."""
+        return opcode in self.barriers or any(f"{opcode}.{m}" in self.barriers for m in mods)
 
     def consumer_pipe(self, consumer: str) -> str | None:
         """The pipe of ``consumer`` on the consumer side of ``cross``."""
@@ -480,6 +486,7 @@ def parse_latency_model(text: str) -> LatencyModel:
         issue_readers=frozenset(meta.get("issue_readers", ())),
         issue_gap={str(k): int(v) for k, v in meta.get("issue_gap", {}).items()},
         barrier_gap=int(meta.get("barrier_gap", {}).get("cycles", 0)),
+        barriers=frozenset(meta.get("barrier_gap", {}).get("after", ())),
         barrier_readers=frozenset(meta.get("barrier_gap", {}).get("readers", ())),
         barrier_units=frozenset(meta.get("barrier_units", ())),
         default_read_window=int(meta.get("read_window", 32)),
