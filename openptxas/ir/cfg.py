@@ -81,9 +81,10 @@ def _idoms(succs: list[list[int]], preds: list[list[int]], entries: list[int]) -
     return idom
 
 
-def dominators(cfg: CFG) -> list[int]:
-    """Immediate dominator of every block (entry block 0 dominates itself)."""
-    return _idoms(cfg.succs, cfg.preds, [0])
+def dominators(cfg: CFG, entries: list[int] | None = None) -> list[int]:
+    """Immediate dominator of every block (entry block 0 dominates itself); ``entries``: the
+    roots instead (a kernel's entry and its subroutines' in a CFG over calls)."""
+    return _idoms(cfg.succs, cfg.preds, [0] if entries is None else entries)
 
 
 EXIT_NODE = -2

@@ -8,6 +8,14 @@ region's branches target, and the BSSY's label names the block after it (ptxas's
 uses another barrier register (see _barrier_registers); a divergent branch inside a region that
 already reconverges at the same point gets no second BSSY. Branches whose region is not
 single-entry get none (the warp then reconverges later; results are unaffected).
+
+Subroutines (a kernel's device functions, placed after it) get their regions too, as ptxas's
+do: B0-B5 are the callee's to change, B6-B15 the caller's. A region with a call in it (a
+subroutine, vprintf, a slow path) takes a register from B6 up, so that the callee's own
+regions cannot re-arm it; a subroutine that uses one of B6-B15 saves the caller's copy on
+entry (``BMOV.32.CLEAR Rx, Bk``) and restores it before each return (``BMOV.32 Bk, Rx``). Without
+them a warp that diverged in a subroutine ran the rest of it, and its caller, once per path:
+t2/recursion executed 1.56 times ptxas's instructions.
 """
 
 from __future__ import annotations
@@ -20,11 +28,12 @@ from openptxas.ir.cfg import (
     natural_loops,
     reverse_postorder,
 )
-from openptxas.ir.core import RC, Block, Function, Instr, Label, Operand, Reg
+from openptxas.ir.core import RC, RZ, Addr, Block, Function, Imm, Instr, Label, Operand, Reg
 from openptxas.ir.uniform import analyze
 from openptxas.passes.manager import PassContext
 
 MAX_BARRIERS = 16
+CALLEE_SAVED = 6  # B6-B15 keep their value across a call (ptxas 13.0's convention)
 
 
 def _barrier_block(
@@ -46,13 +55,16 @@ def _barrier_block(
     return p
 
 
-def _barrier_registers(regions: list[tuple[int, int]]) -> dict[tuple[int, int], int]:
+def _barrier_registers(
+    regions: list[tuple[int, int]], calling: set[tuple[int, int]]
+) -> dict[tuple[int, int], int]:
     """A barrier register per region (b, r): regions that threads of one warp can be inside
     at the same time get different registers. That is a region and those nested in it, and two
     regions nested in a common one (they may lie in its two arms, whose threads run interleaved:
     a BSSY in one arm must not re-arm the barrier the other arm's threads wait on). Disjoint
     regions outside any common region run one after the other and share registers (B0 for
-    every top-level region, as ptxas). Regions beyond the 16 registers get no barrier."""
+    every top-level region, as ptxas). Regions beyond the 16 registers get no barrier; those in
+    ``calling`` (a call inside) take one of the callee-saved registers."""
 
     def inside(x: tuple[int, int], y: tuple[int, int]) -> bool:  # x nested in y
         return x != y and y[0] < x[0] < y[1] and x[1] <= y[1]
@@ -82,7 +94,8 @@ def _barrier_registers(regions: list[tuple[int, int]]) -> dict[tuple[int, int], 
                 for y, d in mine.items()
                 if inside(x, y) or inside(y, x) or outer[x] & outer[y]  # nested, or in one
             }
-            d = next(k for k in range(MAX_BARRIERS + 1) if k not in used)
+            low = CALLEE_SAVED if x in calling else 0
+            d = next(k for k in range(low, MAX_BARRIERS + 1) if k not in used)
             if d < MAX_BARRIERS:
                 mine[x] = d
         got.update(mine)
@@ -135,9 +148,15 @@ def insert_convergence_barriers(fn: Function, ctx: PassContext) -> None:
     if not info.divergent:
         return
     cfg = CFG.of(fn, over_calls=True)
-    idom = dominators(cfg)
+    index = {blk.name: i for i, blk in enumerate(fn.blocks)}
+    entries = [0] + [index[e] for _, e in fn.subroutines]
+    idom = dominators(cfg, entries)
     dom = Dominance(idom)
     postdom = Dominance(info.ipdom)
+    owner: dict[int, int] = {}  # block -> the entry of the function it is in
+    for e in entries:
+        for x in reverse_postorder(cfg.succs, [e]):
+            owner.setdefault(x, e)
     # (branch block, reconvergence block) pairs, outermost first in layout order.
     candidates: set[tuple[int, int]] = set()
     member: dict[int, list[tuple[int, int, frozenset[int]]]] = {}
@@ -157,15 +176,23 @@ def insert_convergence_barriers(fn: Function, ctx: PassContext) -> None:
             continue
         candidates.add((b, r))
     regions: list[tuple[int, int]] = []
+    calling: set[tuple[int, int]] = set()
     starts: dict[int, list[int]] = {}  # reconvergence block -> the regions' branch blocks
     for b, r in sorted(candidates):
         if any(dom(rb, b) for rb in starts.get(r, ())):
             continue  # an enclosing region already reconverges there
+        inside = _region(cfg.succs, b, r)
+        ops = {i.op for x in inside for i in fn.blocks[x].instrs}
+        if "RET" in ops:
+            continue  # (a guarded return: its threads would never reach the BSYNC)
+        if "CALL" in ops:
+            calling.add((b, r))
         regions.append((b, r))
         starts.setdefault(r, []).append(b)
     if not regions:
         return
-    depth = _barrier_registers(regions)
+    depth = _barrier_registers(regions, calling)
+    _save_callers_barriers(fn, ctx, cfg, owner, depth)
     names = [blk.name for blk in fn.blocks]
     sync_blocks: dict[int, list[int]] = {}
     for (_b, r), d in depth.items():
@@ -201,3 +228,104 @@ def insert_convergence_barriers(fn: Function, ctx: PassContext) -> None:
                     for s in ins.srcs
                 ]
     fn.blocks = new_blocks
+
+
+def _region(succs: list[list[int]], b: int, r: int) -> set[int]:
+    """The blocks of region (b, r): those reached from b before r."""
+    seen = {b}
+    work = [b]
+    while work:
+        for s in succs[work.pop()]:
+            if s != r and s not in seen:
+                seen.add(s)
+                work.append(s)
+    return seen
+
+
+def _save_callers_barriers(
+    fn: Function,
+    ctx: PassContext,
+    cfg: CFG,
+    owner: dict[int, int],
+    depth: dict[tuple[int, int], int],
+) -> None:
+    """In each subroutine, save the caller's copy of every callee-saved barrier register its
+    regions use on entry and restore it before each return, as ptxas:
+    ``BMOV.32.CLEAR Rx, B6`` ... ``BMOV.32 B6, Rx; RET.REL.NODEC``. A recursive function keeps
+    the copy in its frame (every activation uses the same registers: lower/recursion.py saved
+    the values live across its calls before this pass added one); the others in a register,
+    which the allocator keeps from their callees as any value live across a call."""
+    index = {blk.name: i for i, blk in enumerate(fn.blocks)}
+    recursive = {index[entry] for entry, _frame in fn.frames.values()}
+    sp = Reg(RC.R, ctx.target.abi.stack_pointer)
+    for name, entry in fn.subroutines:
+        e = index[entry]
+        used = sorted(
+            {d for (b, _r), d in depth.items() if owner.get(b) == e and d >= CALLEE_SAVED}
+        )
+        if not used:
+            continue
+        # the entry block runs once per call: the lowering starts each subroutine with a block
+        # no branch targets (its loops begin in a later block)
+        assert not cfg.preds[e], f"subroutine entry {entry} is a branch target"
+        first = fn.blocks[e].instrs
+        rets = [
+            (blk, k)
+            for x, blk in enumerate(fn.blocks)
+            if owner.get(x) == e
+            for k in range(len(blk.instrs) - 1, -1, -1)
+            if blk.instrs[k].op == "RET"
+        ]
+        saves = [(d, fn.new_vreg(RC.R)) for d in used]
+        enter = [Instr("BMOV", ("32", "CLEAR"), [v], [Reg(RC.B, d)]) for d, v in saves]
+        if e not in recursive:
+            first[0:0] = enter
+            for blk, k in rets:
+                blk.instrs[k:k] = [
+                    Instr("BMOV", ("32",), [Reg(RC.B, d)], [v], line=blk.instrs[k].line)
+                    for d, v in reversed(saves)
+                ]
+            continue
+        # the frame grows by the slots, above the function's own (its locals and saves keep
+        # their offsets from the stack pointer): the entry's and the returns' adjustments of the
+        # stack pointer change, or are made
+        grow = (4 * len(saves) + 7) // 8 * 8
+        step = _sp_step(first[0], sp) if first else None
+        size = 0 if step is None else -step
+        if step is None:
+            first.insert(0, Instr("IADD3", (), [sp], [sp, Imm(0), RZ]))
+        first[0].srcs[1] = Imm((-(size + grow)) & 0xFFFFFFFF)
+        first[1:1] = enter + [
+            Instr("STL", (), [], [Addr(sp, size + 4 * j), v]) for j, (_d, v) in enumerate(saves)
+        ]
+        for blk, k in rets:
+            ret = blk.instrs[k]
+            at = k - 1 if k and _sp_step(blk.instrs[k - 1], sp) == size else None
+            if at is None:
+                assert size == 0, f"{name}: a return without its frame's release"
+                at = k
+                blk.instrs.insert(at, Instr("IADD3", (), [sp], [sp, Imm(0), RZ], line=ret.line))
+            blk.instrs[at].srcs[1] = Imm(size + grow)
+            back = []
+            for j, (d, _v) in enumerate(saves):
+                w = fn.new_vreg(RC.R)
+                back.append(Instr("LDL", (), [w], [Addr(sp, size + 4 * j)], line=ret.line))
+                back.append(Instr("BMOV", ("32",), [Reg(RC.B, d)], [w], line=ret.line))
+            blk.instrs[at:at] = back
+        frame, saved = fn.sub_frames.get(name, (0, 0))
+        fn.sub_frames[name] = (frame + grow, saved + 4 * len(saves))
+
+
+def _sp_step(ins: Instr, sp: Reg) -> int | None:
+    """The signed change of the stack pointer by ``IADD3 sp, sp, imm, RZ`` (unguarded)."""
+    if (
+        ins.op != "IADD3"
+        or ins.guard is not None
+        or ins.dsts != [sp]
+        or len(ins.srcs) != 3
+        or ins.srcs[0] != sp
+        or not isinstance(ins.srcs[1], Imm)
+    ):
+        return None
+    v = ins.srcs[1].value & 0xFFFFFFFF
+    return v - (1 << 32) if v >> 31 else v
