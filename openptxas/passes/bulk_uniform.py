@@ -1,19 +1,20 @@
 """Uniform operands of the copy engines' ELECT loops (lower/bulk_rules.py), as ptxas 13.0 does.
 
 The lowering issues a bulk or tensor copy once per active thread: an ELECT loop in which the
-elected thread moves its operands to the uniform registers (``@P1 R2UR``). When every such
-operand is warp-uniform (uniformity analysis, ``ir.uniform``) ptxas moves them before the loop
-(``R2UR UR4, R6`` once), and when issuing the copy once is the same as issuing it once per
+elected thread moves its operands to the uniform registers (``@P1 R2UR``). ptxas moves each
+warp-uniform one (uniformity analysis, ``ir.uniform``) before the loop (``R2UR UR4, R6``
+once), and when every one is, and issuing the copy once is the same as issuing it once per
 thread (a copy to global memory, ``UBLKCP.G.S``/``UTMASTG``; the prefetches ``UBLKPF``,
 ``UTMACCTL``) it drops the loop too. This pass does both (ConvertToUniformReg's phase runs it).
 
-Pre: virtual IR; post: same semantics, the loops' R2URs of uniform values in the block before
-the loop (which only enters it), idempotent copies with uniform operands issued once.
+Pre: virtual IR; post: same semantics, the loops' R2URs of uniform values (and UMOVs of
+constants) in the block before the loop (which only enters it), the others left in the loop;
+idempotent copies with uniform operands only issued once.
 """
 
 from __future__ import annotations
 
-from openptxas.ir.core import Function, Instr, Label, Operand, Part, Reg, VReg
+from openptxas.ir.core import Function, Imm, Instr, Label, Operand, Part, Reg, VReg
 from openptxas.ir.uniform import analyze
 from openptxas.passes.manager import PassContext
 
@@ -56,18 +57,28 @@ def hoist_bulk_operands(fn: Function, ctx: PassContext) -> None:
         ):
             continue
         body = b.instrs[1:-1]
-        moves = [x for x in body if x.op == "R2UR" and x.guard is not None and x.guard.pred == el]
+        moves = [
+            x
+            for x in body
+            if x.op in ("R2UR", "UMOV") and x.guard is not None and x.guard.pred == el
+        ]
         if uni is None:
             uni = analyze(fn)
-        srcs = [x.srcs[0] for x in moves]
-        if not all(isinstance(s, VReg | Part | Reg) and uni.is_uniform(s) for s in srcs):
+        # (ptxas moves each uniform operand out, and keeps the loop for the others)
+        out = [
+            x
+            for x in moves
+            if isinstance(x.srcs[0], Imm)
+            or (isinstance(x.srcs[0], VReg | Part | Reg) and uni.is_uniform(x.srcs[0]))
+        ]
+        if not out:
             continue
-        for x in moves:
+        for x in out:
             x.guard = None
-        rest = [x for x in body if x not in moves]
-        pre.instrs[-2:-2] = moves
+        rest = [x for x in body if x not in out]
+        pre.instrs[-2:-2] = out
         issue = [x for x in rest if x.op.startswith("U")]
-        if len(issue) == 1 and _idempotent(issue[0]):
+        if len(out) == len(moves) and len(issue) == 1 and _idempotent(issue[0]):
             del pre.instrs[-2:]
             b.instrs = issue
         else:

@@ -16,6 +16,7 @@ from openptxas.ir.analysis import DefInfo, def_info, map_regs, use_counts, word_
 from openptxas.ir.core import (
     RC,
     RZ,
+    URZ,
     CBank,
     Function,
     Imm,
@@ -90,6 +91,17 @@ def _eval(ins: Instr, consts: dict[int, int] | None = None) -> int | None:
     if ins.op == "IMAD" and not ins.mods and len(vals) == 3 and None not in vals:
         a, b, c = (v for v in vals if v is not None)
         return (a * b + c) & M32
+    if ins.op == "PRMT" and not ins.mods and len(vals) == 3 and None not in vals:
+        a, sel, b = (v for v in vals if v is not None)
+        pool = a | b << 32  # bytes 0-3 of a, 4-7 of b; bit 3 of a selector: the byte's sign
+        r = 0
+        for i in range(4):
+            n = sel >> (4 * i) & 0xF
+            byte = pool >> (8 * (n & 7)) & 0xFF
+            if n & 8:
+                byte = 0xFF if byte & 0x80 else 0
+            r |= byte << (8 * i)
+        return r
     if ins.op == "LOP3" and ins.mods == ("LUT",) and len(vals) >= 4 and None not in vals[:4]:
         a, b, c, lut = (v for v in vals[:4] if v is not None)
         r = 0
@@ -385,6 +397,15 @@ def const_fold(fn: Function, ctx: PassContext) -> None:
                     ):
                         ins.srcs[k] = Imm(val)
                         changed = True
+            if (
+                ins.op == "R2UR"
+                and not ins.mods
+                and len(ins.srcs) == 1
+                and (c := _imm_int(ins.srcs[0], consts)) is not None
+            ):
+                # a constant reaches the uniform datapath without the variable-latency move
+                ins.op, ins.srcs = "UMOV", [Imm(c) if c else URZ]
+                changed = True
             if ins.op == "SEL" and _swap_sel(ins, consts):
                 changed = True
             if _scale_sel(ins, info, uses):
