@@ -11,7 +11,8 @@ single-entry get none (the warp then reconverges later; results are unaffected).
 
 Subroutines (a kernel's device functions, placed after it) get their regions too, as ptxas's
 do: B0-B5 are the callee's to change, B6-B15 the caller's. A region with a call in it (a
-subroutine, vprintf, a slow path) takes a register from B6 up, so that the callee's own
+subroutine, vprintf; not ptxas's own division and square root subroutines, which use none)
+takes a register from B6 up, so that the callee's own
 regions cannot re-arm it; a subroutine that uses one of B6-B15 saves the caller's copy on
 entry (``BMOV.32.CLEAR Rx, Bk``) and restores it before each return (``BMOV.32 Bk, Rx``). Without
 them a warp that diverged in a subroutine ran the rest of it, and its caller, once per path:
@@ -177,15 +178,18 @@ def insert_convergence_barriers(fn: Function, ctx: PassContext) -> None:
         candidates.add((b, r))
     regions: list[tuple[int, int]] = []
     calling: set[tuple[int, int]] = set()
+    # ptxas's own subroutines (division and square root slow paths, 64-bit division) use no
+    # barrier register: a region calling only them keeps B0-B5, as in ptxas's code
+    leaves = {e for name, e in fn.subroutines if name.startswith("$__cuda")}
     starts: dict[int, list[int]] = {}  # reconvergence block -> the regions' branch blocks
     for b, r in sorted(candidates):
         if any(dom(rb, b) for rb in starts.get(r, ())):
             continue  # an enclosing region already reconverges there
         inside = _region(cfg.succs, b, r)
-        ops = {i.op for x in inside for i in fn.blocks[x].instrs}
-        if "RET" in ops:
+        code = [i for x in inside for i in fn.blocks[x].instrs]
+        if any(i.op == "RET" for i in code):
             continue  # (a guarded return: its threads would never reach the BSYNC)
-        if "CALL" in ops:
+        if any(i.op == "CALL" and not _leaf(i, leaves) for i in code):
             calling.add((b, r))
         regions.append((b, r))
         starts.setdefault(r, []).append(b)
@@ -228,6 +232,11 @@ def insert_convergence_barriers(fn: Function, ctx: PassContext) -> None:
                     for s in ins.srcs
                 ]
     fn.blocks = new_blocks
+
+
+def _leaf(call: Instr, leaves: set[str]) -> bool:
+    """A call of one of ``leaves`` (entry blocks of subroutines that use no barrier)."""
+    return bool(call.srcs) and isinstance(call.srcs[0], Label) and call.srcs[0].block in leaves
 
 
 def _region(succs: list[list[int]], b: int, r: int) -> set[int]:
