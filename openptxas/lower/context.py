@@ -88,6 +88,12 @@ class LowerCtx:
     # a predicated instruction whose lowering spans blocks guards only its tail: from this
     # (block, index) on (lower/fpdiv.py: a predicated division's copy of the result)
     guard_tail: tuple[Block, int] | None = None
+    # 32-bit division (lower/divide.py): the reciprocal each divisor got, for the next division
+    # by it in the same block: (kind, divisor) -> (block, its first and last instruction, the
+    # reciprocal, the divisor's magnitude)
+    reciprocals: dict[tuple[object, ...], tuple[Block, Instr, Instr, VReg, Operand]] = field(
+        default_factory=dict
+    )
 
     # ------------------------------------------------------------------ emission
     def emit(

@@ -18,7 +18,7 @@ already turned such divisions into multiplications).
 
 from __future__ import annotations
 
-from openptxas.ir.core import PT, RC, RZ, Guard, Imm, Operand, RegLike, Src, VReg
+from openptxas.ir.core import PT, RC, RZ, Guard, Imm, Operand, Part, RegLike, Src, VReg
 from openptxas.lower.context import LowerCtx
 from openptxas.lower.div64 import emit_call
 from openptxas.lower.int_rules import half
@@ -30,9 +30,38 @@ T = PtxType
 LUT_XOR, LUT_NOT_B = 0x3C, 0x33
 
 
-def _udivmod(c: LowerCtx, a: Operand, b: Operand, want_rem: bool) -> tuple[VReg, VReg]:
-    """Unsigned (quotient, remainder) before the final corrections' second step is applied to
-    the requested one; returns (q, rem) after one correction."""
+def _divisor_key(b: Operand) -> tuple[object, ...] | None:
+    if isinstance(b, Imm):
+        return ("imm", b.value & 0xFFFFFFFF)
+    if isinstance(b, VReg) and b.width == 1:
+        return ("reg", b.id)
+    return None
+
+
+def _cached(c: LowerCtx, key: tuple[object, ...], b: Operand) -> tuple[VReg, Operand] | None:
+    """The reciprocal (and divisor magnitude) an earlier division by ``b`` in this block left,
+    when it still holds: its code unguarded (not part of a predicated division) and ``b`` not
+    written since. ptxas computes one reciprocal per divisor (t1/loops_dynamic's four
+    ``rem.u32 ..., %n`` of nvcc's unrolled loop: ours computed four, and LICM could hoist only
+    the first within its register allowance)."""
+    hit = c.reciprocals.get(key)
+    if hit is None:
+        return None
+    blk, first, last, r, mag = hit
+    if blk is not c.block or first.guard is not None or last.guard is not None:
+        return None
+    at = next((k for k, x in enumerate(blk.instrs) if x is first), None)
+    if at is None:
+        return None
+    if isinstance(b, VReg) and any(
+        (d.v if isinstance(d, Part) else d) == b for x in blk.instrs[at:] for d in x.def_regs()
+    ):
+        return None
+    return r, mag
+
+
+def _reciprocal(c: LowerCtx, b: Operand) -> VReg:
+    """``r ~ 2^32 / b`` (never too large), refined by one Newton step."""
     f = c.new()
     c.emit("I2F", ("U32", "RP"), [f], [b])
     c.emit("MUFU", ("RCP",), [f], [f])
@@ -50,6 +79,13 @@ def _udivmod(c: LowerCtx, a: Operand, b: Operand, want_rem: bool) -> tuple[VReg,
         c.emit("IMAD", (), [m], [nr, b, RZ])
     r = c.new()
     c.emit("IMAD", ("HI", "U32"), [r], [pair.hi, m, pair])
+    return r
+
+
+def _udivmod(c: LowerCtx, a: Operand, b: Operand, want_rem: bool, r: VReg) -> tuple[VReg, VReg]:
+    """Unsigned (quotient, remainder) from the reciprocal ``r`` of ``b``, before the final
+    corrections' second step is applied to the requested one; returns (q, rem) after one
+    correction."""
     q = c.new()
     c.emit("IMAD", ("HI", "U32"), [q], [r, a, RZ])
     nq = c.new()
@@ -71,6 +107,15 @@ def _udivmod(c: LowerCtx, a: Operand, b: Operand, want_rem: bool) -> tuple[VReg,
     return q, rem
 
 
+def _remember(
+    c: LowerCtx, key: tuple[object, ...] | None, start: int, r: VReg, mag: Operand
+) -> None:
+    if key is None or c.block is None:
+        return
+    code = c.block.instrs
+    c.reciprocals[key] = (c.block, code[start], code[-1], r, mag)
+
+
 def divrem32(ins: ast.Instruction, c: LowerCtx) -> None:
     d, a_op, b_op = ins.operands
     t = ins.type
@@ -87,8 +132,16 @@ def emit_divrem32(
     if isinstance(bval, Imm) and bval.value & 0xFFFFFFFF == 0:
         c.emit("MOV", (), [dv], [Imm(0xFFFFFFFF)])  # ptxas: x / 0 = ~0
         return
+    key = _divisor_key(bval)
+    hit = _cached(c, ("s" if signed else "u", *key), bval) if key is not None else None
     if not signed:
-        q, rem = _udivmod(c, a, bval, want_rem)
+        if hit is not None:
+            r = hit[0]
+        else:
+            start = len(c.block.instrs) if c.block is not None else 0
+            r = _reciprocal(c, bval)
+            _remember(c, ("u", *key) if key is not None else None, start, r, bval)
+        q, rem = _udivmod(c, a, bval, want_rem, r)
         res = rem if want_rem else q
         if not isinstance(bval, Imm):
             z = c.new(RC.P)
@@ -105,15 +158,21 @@ def emit_divrem32(
     # signed: work on magnitudes, then fix the sign
     abs_a = c.new()
     c.emit("IABS", (), [abs_a], [a]).contract_fence = True  # as ptxas: passes/fma.py
-    if isinstance(bval, Imm):
-        bs = bval.value & 0xFFFFFFFF
-        bs = bs - (1 << 32) if bs & 0x80000000 else bs
-        abs_b: Operand = Imm(abs(bs) & 0xFFFFFFFF)
+    if hit is not None:
+        r, abs_b = hit
     else:
-        ab = c.new()
-        c.emit("IABS", (), [ab], [bval])
-        abs_b = ab
-    q, rem = _udivmod(c, abs_a, abs_b, want_rem)
+        start = len(c.block.instrs) if c.block is not None else 0
+        if isinstance(bval, Imm):
+            bs = bval.value & 0xFFFFFFFF
+            bs = bs - (1 << 32) if bs & 0x80000000 else bs
+            abs_b = Imm(abs(bs) & 0xFFFFFFFF)
+        else:
+            ab = c.new()
+            c.emit("IABS", (), [ab], [bval])
+            abs_b = ab
+        r = _reciprocal(c, abs_b)
+        _remember(c, ("s", *key) if key is not None else None, start, r, abs_b)
+    q, rem = _udivmod(c, abs_a, abs_b, want_rem, r)
     pos = c.new(RC.P)
     if want_rem:
         c.emit("ISETP", ("GE", "AND"), [pos, PT], [a, RZ, PT])
