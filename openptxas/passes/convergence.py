@@ -57,15 +57,17 @@ def _barrier_block(
 
 
 def _barrier_registers(
-    regions: list[tuple[int, int]], calling: set[tuple[int, int]]
+    regions: list[tuple[int, int]],
+    low: dict[tuple[int, int], int],
+    limit: int = MAX_BARRIERS,
 ) -> dict[tuple[int, int], int]:
     """A barrier register per region (b, r): regions that threads of one warp can be inside
     at the same time get different registers. That is a region and those nested in it, and two
     regions nested in a common one (they may lie in its two arms, whose threads run interleaved:
     a BSSY in one arm must not re-arm the barrier the other arm's threads wait on). Disjoint
     regions outside any common region run one after the other and share registers (B0 for
-    every top-level region, as ptxas). Regions beyond the 16 registers get no barrier; those in
-    ``calling`` (a call inside) take one of the callee-saved registers."""
+    every top-level region, as ptxas). A region takes a register from ``low`` (the lowest it
+    may use: B6 for one with a call inside) below ``limit``, or none."""
 
     def inside(x: tuple[int, int], y: tuple[int, int]) -> bool:  # x nested in y
         return x != y and y[0] < x[0] < y[1] and x[1] <= y[1]
@@ -95,9 +97,8 @@ def _barrier_registers(
                 for y, d in mine.items()
                 if inside(x, y) or inside(y, x) or outer[x] & outer[y]  # nested, or in one
             }
-            low = CALLEE_SAVED if x in calling else 0
-            d = next(k for k in range(low, MAX_BARRIERS + 1) if k not in used)
-            if d < MAX_BARRIERS:
+            d = next((k for k in range(low.get(x, 0), limit) if k not in used), limit)
+            if d < limit:
                 mine[x] = d
         got.update(mine)
     return {x: got[x] for x in regions if x in got}
@@ -176,11 +177,15 @@ def insert_convergence_barriers(fn: Function, ctx: PassContext) -> None:
             # reconverges later
             continue
         candidates.add((b, r))
+    # ptxas's own subroutines (division and square root slow paths, 64-bit division) are
+    # leaves: a region that calls only them keeps B0-B5, and theirs take the registers above
+    # every one armed around a call of them (ptxas: B1 and B2 in the f32 division slow path
+    # called inside a B0 region), none of B6-B15
+    leaves = {index[e] for name, e in fn.subroutines if name.startswith("$__cuda")}
     regions: list[tuple[int, int]] = []
-    calling: set[tuple[int, int]] = set()
-    # ptxas's own subroutines (division and square root slow paths, 64-bit division) use no
-    # barrier register: a region calling only them keeps B0-B5, as in ptxas's code
-    leaves = {e for name, e in fn.subroutines if name.startswith("$__cuda")}
+    in_leaves: list[tuple[int, int]] = []
+    low: dict[tuple[int, int], int] = {}
+    calls_of: dict[tuple[int, int], set[int]] = {}  # region -> the leaves called in it
     starts: dict[int, list[int]] = {}  # reconvergence block -> the regions' branch blocks
     for b, r in sorted(candidates):
         if any(dom(rb, b) for rb in starts.get(r, ())):
@@ -189,13 +194,20 @@ def insert_convergence_barriers(fn: Function, ctx: PassContext) -> None:
         code = [i for x in inside for i in fn.blocks[x].instrs]
         if any(i.op == "RET" for i in code):
             continue  # (a guarded return: its threads would never reach the BSYNC)
-        if any(i.op == "CALL" and not _leaf(i, leaves) for i in code):
-            calling.add((b, r))
-        regions.append((b, r))
+        targets = [_callee(i, index) for i in code if i.op == "CALL"]
+        calls_of[(b, r)] = {t for t in targets if t in leaves}
+        if any(t not in leaves for t in targets):
+            low[(b, r)] = CALLEE_SAVED
+        (in_leaves if owner.get(b) in leaves else regions).append((b, r))
         starts.setdefault(r, []).append(b)
-    if not regions:
+    if not regions and not in_leaves:
         return
-    depth = _barrier_registers(regions, calling)
+    depth = _barrier_registers(regions, low)
+    for lr in in_leaves:
+        low[lr] = 1 + max(
+            (d for y, d in depth.items() if owner.get(lr[0]) in calls_of[y]), default=-1
+        )
+    depth.update(_barrier_registers(in_leaves, low, limit=CALLEE_SAVED))
     _save_callers_barriers(fn, ctx, cfg, owner, depth)
     names = [blk.name for blk in fn.blocks]
     sync_blocks: dict[int, list[int]] = {}
@@ -234,9 +246,10 @@ def insert_convergence_barriers(fn: Function, ctx: PassContext) -> None:
     fn.blocks = new_blocks
 
 
-def _leaf(call: Instr, leaves: set[str]) -> bool:
-    """A call of one of ``leaves`` (entry blocks of subroutines that use no barrier)."""
-    return bool(call.srcs) and isinstance(call.srcs[0], Label) and call.srcs[0].block in leaves
+def _callee(call: Instr, index: dict[str, int]) -> int | None:
+    """The entry block a CALL goes to (None: through a register, or resolved by the driver)."""
+    s = call.srcs[0] if call.srcs else None
+    return index.get(s.block) if isinstance(s, Label) else None
 
 
 def _region(succs: list[list[int]], b: int, r: int) -> set[int]:
