@@ -97,8 +97,11 @@ def _src_regs(op: Operand) -> list[RegLike]:
 
 
 def convert_to_uniform(fn: Function, ctx: PassContext) -> None:
+    from openptxas.passes.wide_add import wide_addends
+
     ops = ctx.target.ops
     info = def_info(fn)
+    accumulators = wide_addends(fn)
     # candidates: single-definition R/P registers with a uniform-convertible definition
     cand: dict[int, Instr] = {}
     for vid, sites in info.sites.items():
@@ -125,8 +128,10 @@ def convert_to_uniform(fn: Function, ctx: PassContext) -> None:
             continue
         if ins.op == "LDC" and ins.mods not in ((), ("64",)):
             continue
-        if any(isinstance(d, Part) for d in ins.dsts):
-            continue
+        if any(isinstance(d, Part) and (d.k, d.n) != (0, d.v.width) for d in ins.dsts):
+            continue  # (a part written alone; ``%r0x2.0:2``, the whole pair, is one write)
+        if vid in accumulators:
+            continue  # a pointer IMAD.WIDE will add in (LateArchOptimizeFirst)
         if any(isinstance(x, Label) for x in ins.srcs):
             continue  # a return address (lower/fpslow.py): RET reads a register pair
         cand[vid] = ins

@@ -30,6 +30,20 @@ def _base(op: object) -> VReg | None:
     return None
 
 
+def wide_addends(fn: Function) -> set[int]:
+    """The 64-bit registers this pass would fold into a widening multiply as its accumulator
+    (``base + i * 4``: IMAD.WIDE's C, which takes no UR when B is an immediate):
+    ConvertToUniformReg leaves them in R, as ptxas keeps such a pointer parameter
+    (``LDC.64 R2, c[0x0][0x210]; IMAD.WIDE R2, R0, 0x4, R2``)."""
+    info = def_info(fn)
+    stable = stable_vregs(fn, info)
+    found: set[int] = set()
+    for b in fn.blocks:
+        for k in range(len(b.instrs) - 1):
+            _match(b.instrs, k, info, stable, found)
+    return found
+
+
 def wide_add(fn: Function, ctx: PassContext) -> None:
     info = def_info(fn)
     stable = stable_vregs(fn, info)
@@ -151,7 +165,7 @@ def _match_lea(
     if hi.srcs[3] != carry or not isinstance(carry, VReg) or uses.get(carry.id, 0) != 1:
         return None
     for x_lo, x_hi, t_lo, _t_hi in _addends(lo, hi):
-        if uses.get(t_lo.v.id, 0) != 2 or x_lo.v.rc != RC.R:
+        if uses.get(t_lo.v.id, 0) != 2 or x_lo.v.rc not in (RC.R, RC.UR):
             continue
         sites = info.defs(t_lo.v)
         shl = [d for d in sites if d.op == "SHF" and d.mods == ("L", "U32")]
@@ -169,6 +183,8 @@ def _match_lea(
             continue
         if not isinstance(a, VReg | Part) or not isinstance(h, VReg | Part | Reg):
             continue
+        if x_lo.v.rc == RC.UR and (_rc(a) != RC.R or _rc(h) != RC.R):
+            continue  # (a uniform base: ptxas's LEA R4, P0, R0, UR4, 0x2; one UR source)
         ids = {v.id for o in (a, h) if (v := _base(o)) is not None and v.id not in stable}
         if ids and not unchanged_since(block, [sl, sh], k, ids):
             continue
@@ -189,7 +205,13 @@ def _operands_unchanged(mul: Instr, block: list[Instr], k: int, stable: set[int]
     return unchanged_since(block, [mul], k, ids)
 
 
-def _match(block: list[Instr], k: int, info: DefInfo, stable: set[int]) -> Instr | None:
+def _rc(o: Operand) -> RC:
+    return o.v.rc if isinstance(o, Part) else o.rc if isinstance(o, VReg | Reg) else RC.R
+
+
+def _match(
+    block: list[Instr], k: int, info: DefInfo, stable: set[int], found: set[int] | None = None
+) -> Instr | None:
     lo, hi = block[k], block[k + 1]
     if lo.op != "IADD3" or hi.op != "IADD3" or lo.mods or hi.mods != ("X",):
         return None
@@ -214,7 +236,11 @@ def _match(block: list[Instr], k: int, info: DefInfo, stable: set[int]) -> Instr
         mul = _product(t_lo, block, k, info, stable)
         if mul is None:
             continue
-        if x_lo.v.rc == RC.UR and not all(isinstance(o, VReg | Part | Reg) for o in mul.srcs[:2]):
+        if x_lo.v.rc == RC.UR and not all(
+            isinstance(o, VReg | Part | Reg) and _rc(o) == RC.R for o in mul.srcs[:2]
+        ):
             continue  # an ALU form takes one non-register source: an immediate or a UR
+        if found is not None:
+            found.add(x_lo.v.id)
         return Instr("IMAD", mul.mods, [dlo.v], [mul.srcs[0], mul.srcs[1], x_lo.v], line=lo.line)
     return None
