@@ -112,6 +112,21 @@ def _eval(ins: Instr, consts: dict[int, int] | None = None) -> int | None:
     return None
 
 
+def _uniform_copy(ins: Instr, info: DefInfo) -> VReg | None:
+    """The UR that ``R2UR d, r`` moves back when r is a copy ``MOV r, ur`` (both written
+    once: the UR still holds the value at the R2UR)."""
+    r = ins.srcs[0] if len(ins.srcs) == 1 else None
+    if not isinstance(r, VReg) or r.width != 1:
+        return None
+    sites = info.defs(r)
+    if len(sites) != 1 or sites[0].op != "MOV" or sites[0].guard is not None or sites[0].mods:
+        return None
+    u = sites[0].srcs[0]
+    if not (isinstance(u, VReg) and u.rc == RC.UR and u.width == 1 and len(info.defs(u)) == 1):
+        return None
+    return u
+
+
 def _shf(mods: tuple[str, ...], lo: int | None, sh: int | None, hi: int | None) -> int | None:
     """The 32-bit funnel shifts the lowering emits for plain shifts (amount under 32):
     ``SHF.L.U32 d, a, s, RZ`` (a << s), ``SHF.R.U32.HI d, RZ, s, c`` (c >> s) and
@@ -405,6 +420,9 @@ def const_fold(fn: Function, ctx: PassContext) -> None:
             ):
                 # a constant reaches the uniform datapath without the variable-latency move
                 ins.op, ins.srcs = "UMOV", [Imm(c) if c else URZ]
+                changed = True
+            elif ins.op == "R2UR" and not ins.mods and (u := _uniform_copy(ins, info)) is not None:
+                ins.op, ins.srcs = "UMOV", [u]  # R2UR of MOV R, UR: the UR itself
                 changed = True
             if ins.op == "SEL" and _swap_sel(ins, consts):
                 changed = True
