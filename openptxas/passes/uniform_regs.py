@@ -265,8 +265,9 @@ def _uses_ok(ins: Instr, cand: dict[int, Instr], ops: OpProperties) -> bool:
     if any((v := _vreg(ins.srcs[k])) is not None and v.rc != RC.R for k in positions):
         return False  # a predicate candidate: no vector source slot takes a UP here
     (p,) = positions
-    # An ALU form holds at most one non-register source (immediate, constant or uniform).
-    for k, s in enumerate(ins.srcs[:3]):
+    # An ALU form holds at most one non-register source (immediate, constant or uniform); LEA's
+    # last source, the shift amount, is a field of its own (ptxas: LEA R9, R9, UR4, 0x2)
+    for k, s in enumerate(ins.srcs[:-1] if ins.op == "LEA" else ins.srcs[:3]):
         if k == p:
             continue
         if isinstance(s, Imm | CBank):
