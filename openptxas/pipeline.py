@@ -89,6 +89,12 @@ def _convergence(fn: Function, ctx: PassContext) -> None:
     insert_convergence_barriers(fn, ctx)
 
 
+def _vectorize(fn: Function, ctx: PassContext) -> None:
+    from openptxas.passes.vectorize import vectorize_shared_loads
+
+    vectorize_shared_loads(fn, ctx)
+
+
 def _uniform(fn: Function, ctx: PassContext) -> None:
     from openptxas.passes.bulk_uniform import hoist_bulk_operands
     from openptxas.passes.uniform_regs import convert_to_uniform
@@ -166,6 +172,12 @@ def pipeline() -> list[Phase]:
             doc="loop-invariant code motion into the loops' preheaders",
         ),
         Phase("GvnCse", _cse, 2, doc="common-subexpression elimination"),
+        Phase(
+            "LateVectorization",
+            _vectorize,
+            1,
+            doc="neighbouring 32-bit shared loads into LDS.64/LDS.128",
+        ),
         Phase(
             "ConvertToUniformReg",
             _uniform,

@@ -75,6 +75,7 @@ PASSES: dict[str, PassFn] = {
     "predication": _single("predication", "if_convert"),
     "uniform_regs": _single("uniform_regs", "convert_to_uniform"),
     "unroll": _single("unroll", "loop_unroll"),
+    "vectorize": _single("vectorize", "vectorize_shared_loads"),
     "wide_add": _single("wide_add", "wide_add"),
     "regalloc": _regalloc,
     "sched": _sched,
