@@ -54,29 +54,35 @@ SKIP:
 """
 
 
-@pytest.mark.parametrize("opt", [3, 0])
-def test_loop_skipped_by_some_threads(opt: int, oracle: Any) -> None:
+def _against_ptxas(
+    ptx: str, opt: int, args: list[dict[str, Any]], oracle: Any
+) -> tuple[bytes, bytes, Any]:
+    """(our cubin, ptxas's, ptxas's launch) of kernel k on 64 threads, after checking that ours
+    gives ptxas's first output in the emulator with 0 hazards and no deadlock."""
     need_tools("ptxas")
     from openptxas.driver import compile_ptx
     from openptxas.emu import run_launch
     from openptxas.options import Options
 
-    spec = {
-        "kernel": "k",
-        "grid": [1, 1, 1],
-        "block": [64, 1, 1],
-        "args": [
-            {"kind": "buffer", "dtype": "u32", "count": 64, "init": "zeros"},
-            {"kind": "scalar", "dtype": "u32", "init": 40},
-        ],
-    }
-    want = run_launch(oracle.ptxas(SKIPPED_LOOP, "sm_90").cubin, spec)
-    ours = compile_ptx(SKIPPED_LOOP, Options(arch="sm_90", opt_level=opt, verify=True), "k.ptx")
-    got = run_launch(ours.cubin, spec, hazards=True)
+    spec = {"kernel": "k", "grid": [1, 1, 1], "block": [64, 1, 1], "args": args}
+    theirs = oracle.ptxas(ptx, "sm_90", [f"-O{opt}"]).cubin
+    ours = compile_ptx(ptx, Options(arch="sm_90", opt_level=opt, verify=True), "k.ptx").cubin
+    want = run_launch(theirs, spec)
+    got = run_launch(ours, spec, hazards=True)
     assert not got.hazards
     w, g = want.outputs[0], got.outputs[0]
     assert np.array_equal(g, w), np.nonzero(g != w)[0][:10]
-    assert w.any()
+    return ours, theirs, (want, got)
+
+
+OUT = {"kind": "buffer", "dtype": "u32", "count": 64, "init": "zeros"}
+
+
+@pytest.mark.parametrize("opt", [3, 0])
+def test_loop_skipped_by_some_threads(opt: int, oracle: Any) -> None:
+    args = [OUT, {"kind": "scalar", "dtype": "u32", "init": 40}]
+    _, _, (want, _) = _against_ptxas(SKIPPED_LOOP, opt, args, oracle)
+    assert want.outputs[0].any()
 
 
 # A division's slow-path call branches on the operands: ptxas arms a barrier around it when they
@@ -221,11 +227,7 @@ SKIP:
 
 @pytest.mark.parametrize("opt", [3, 0])
 def test_subroutine_regions_as_ptxas(opt: int, oracle: Any) -> None:
-    need_tools("ptxas")
-    from openptxas.driver import compile_ptx
-    from openptxas.emu import run_launch
     from openptxas.isa.model import Instruction
-    from openptxas.options import Options
     from openptxas.tools.sass_cli import disassemble_cubin
 
     def text(cubin: bytes) -> list[str]:
@@ -237,21 +239,10 @@ def test_subroutine_regions_as_ptxas(opt: int, oracle: Any) -> None:
             if isinstance(i, Instruction)
         ]
 
-    spec = {
-        "kernel": "k",
-        "grid": [1, 1, 1],
-        "block": [64, 1, 1],
-        "args": [{"kind": "buffer", "dtype": "u32", "count": 64, "init": "zeros"}],
-    }
-    theirs = oracle.ptxas(SUB_REGIONS, "sm_90", [f"-O{opt}"]).cubin
-    ours = compile_ptx(SUB_REGIONS, Options(arch="sm_90", opt_level=opt, verify=True), "k.ptx")
-    want = run_launch(theirs, spec)
-    got = run_launch(ours.cubin, spec, hazards=True)
-    assert not got.hazards
-    assert np.array_equal(got.outputs[0], want.outputs[0])
+    ours, theirs, (want, got) = _against_ptxas(SUB_REGIONS, opt, [OUT], oracle)
     # the same warp-instructions as ptxas's at -O3 (0.73 of them at -O0)
     assert got.dynamic_instructions <= 1.01 * want.dynamic_instructions
-    mine, ptxas = text(ours.cubin), text(theirs)
+    mine, ptxas = text(ours), text(theirs)
     for code in (mine, ptxas):
         bssy = [t for t in code if t.startswith("BSSY")]
         assert sum(t.startswith("BSSY B6") for t in bssy) == 2, bssy  # kernel's call, fib's
