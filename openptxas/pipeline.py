@@ -96,11 +96,13 @@ def _vectorize(fn: Function, ctx: PassContext) -> None:
 
 
 def _uniform(fn: Function, ctx: PassContext) -> None:
+    from openptxas.passes.addr_fold import fold_uniform_base
     from openptxas.passes.bulk_uniform import hoist_bulk_operands
     from openptxas.passes.uniform_regs import convert_to_uniform
 
     convert_to_uniform(fn, ctx)
     hoist_bulk_operands(fn, ctx)  # the copy engines' uniform operands out of their ELECT loops
+    fold_uniform_base(fn, ctx)  # [r + ur] shared addresses
 
 
 def _branch_opt(fn: Function, ctx: PassContext) -> None:

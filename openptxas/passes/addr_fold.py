@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from openptxas.ir.analysis import DefInfo, def_info, stable_vregs, unchanged_since
-from openptxas.ir.core import RZ, Addr, Function, Imm, ImmKind, Instr, Part, VReg
+from openptxas.ir.core import RC, RZ, Addr, Function, Imm, ImmKind, Instr, Part, VReg
 from openptxas.passes.manager import PassContext
 
 
@@ -122,3 +122,54 @@ def _fold(
     if xid not in stable and not unchanged_since(block, adds, k, {xid}):
         return None
     return replace(a, base=x, offset=off)
+
+
+# shared-memory accesses whose address takes a uniform register beside the vector one
+# (``LDS R6, [R4+UR4]``)
+UNIFORM_BASE_OPS = frozenset({"LDS", "STS"})
+
+
+def fold_uniform_base(fn: Function, ctx: PassContext) -> None:
+    """``a = IADD3 r, ur, RZ`` (once written, unguarded) read as a shared access's base
+    becomes the access's uniform base: ``[a + o]`` is ``[r + ur + o]``, as ptxas writes the
+    shared window base beside a thread's offset (t1/bitonic_sort: ``LDS R6, [R4+UR4]``; ours
+    added them first). Safe where ``r`` and ``ur`` hold the same values at the access as at
+    the add (stable registers, or the add earlier in the block with neither written in
+    between); the add dies when nothing else reads it. Runs after ConvertToUniformReg, which
+    moves the window base's copy into the add as a UR."""
+    _ = ctx
+    info = def_info(fn)
+    stable = stable_vregs(fn, info)
+    for b in fn.blocks:
+        for k, ins in enumerate(b.instrs):
+            if ins.op not in UNIFORM_BASE_OPS:
+                continue
+            for j, s in enumerate(ins.srcs):
+                if isinstance(s, Addr) and s.ubase is None and not s.wide:
+                    got = _uniform_split(s, info, stable, b.instrs, k)
+                    if got is not None:
+                        ins.srcs[j] = got
+
+
+def _uniform_split(
+    a: Addr, info: DefInfo, stable: set[int], block: list[Instr], k: int
+) -> Addr | None:
+    v = a.base
+    if not isinstance(v, VReg) or v.width != 1 or len(info.defs(v)) != 1:
+        return None
+    (add,) = info.defs(v)
+    if add.op != "IADD3" or add.mods or add.guard is not None or len(add.dsts) != 1:
+        return None
+    if len(add.srcs) != 3 or add.srcs[2] != RZ:
+        return None
+    r, u = add.srcs[0], add.srcs[1]
+    if isinstance(r, VReg) and r.rc == RC.UR:
+        r, u = u, r
+    if not (isinstance(r, VReg) and r.rc == RC.R and r.width == 1):
+        return None
+    if not (isinstance(u, VReg) and u.rc == RC.UR and u.width == 1):
+        return None
+    moving = {x.id for x in (r, u) if x.id not in stable}
+    if moving and not unchanged_since(block, [add], k, moving):
+        return None
+    return replace(a, base=r, ubase=u)

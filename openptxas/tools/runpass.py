@@ -74,6 +74,7 @@ PASSES: dict[str, PassFn] = {
     "peephole": _single("peephole", "peephole"),
     "predication": _single("predication", "if_convert"),
     "uniform_regs": _single("uniform_regs", "convert_to_uniform"),
+    "uniform_base": _single("addr_fold", "fold_uniform_base"),
     "unroll": _single("unroll", "loop_unroll"),
     "vectorize": _single("vectorize", "vectorize_shared_loads"),
     "wide_add": _single("wide_add", "wide_add"),
