@@ -84,9 +84,9 @@ def _predication(fn: Function, ctx: PassContext) -> None:
 def _convergence(fn: Function, ctx: PassContext) -> None:
     from openptxas.passes.convergence import drop_converged_warpsyncs, insert_convergence_barriers
 
-    if drop_converged_warpsyncs(fn):
-        _dce(fn, ctx)  # the masks they read
     insert_convergence_barriers(fn, ctx)
+    if drop_converged_warpsyncs(fn):  # (after the barriers: a BSYNC reconverges the warp)
+        _dce(fn, ctx)  # the masks they read
 
 
 def _vectorize(fn: Function, ctx: PassContext) -> None:

@@ -112,15 +112,40 @@ def drop_converged_warpsyncs(fn: Function) -> int:
     ``redux.sync.add.s32 d, a, 0xff`` in straight-line code to a bare ``REDUX.SUM.S32``, and
     fast.cu's sumKernel4 relies on that (a ``WARPSYNC 0xff`` run by the whole warp traps on an
     H200: CUDA error 715). Inside a divergent region the WARPSYNC stays, as in ptxas's code.
+    The warp is together again after the BSYNCs of a region whose BSSY it executed together
+    (runs after InsertConvergenceBarriers): ptxas's reduce7 (cuda-samples reduction) has a bare
+    ``REDUX.SUM.S32`` right after the BSYNC of its grid-stride loop, for a ``redux.sync`` whose
+    mask names lane 0 only; ours kept ``WARPSYNC 0x1``, which the whole warp cannot pass.
     Returns how many were removed."""
     if not fn.is_entry or not any(i.op == "WARPSYNC" for b in fn.blocks for i in b.instrs):
         return 0
     info = analyze(fn)
     cfg = CFG.of(fn, over_calls=True)
     calls = {bi for bi, b in enumerate(fn.blocks) if any(i.op == "CALL" for i in b.instrs)}
+    index = {blk.name: i for i, blk in enumerate(fn.blocks)}
+    armed: dict[int, list[int]] = {}  # a region's BSYNC block -> the blocks of its BSSYs
+    for bi, blk in enumerate(fn.blocks):
+        for k, ins in enumerate(blk.instrs):
+            if ins.op == "BSSY" and ins.srcs and isinstance(ins.srcs[-1], Label):
+                after_sync = index.get(ins.srcs[-1].block, 0)
+                if not any(i.op == "CALL" for i in blk.instrs[:k]):
+                    armed.setdefault(after_sync - 1, []).append(bi)
     # (a subroutine's blocks are not reachable from the entry over calls: never converged)
-    after = [s for b in sorted(info.divergent | calls) for s in cfg.succs[b]]
-    converged = set(reverse_postorder(cfg.succs, [0])) - set(reverse_postorder(cfg.succs, after))
+    reach = reverse_postorder(cfg.succs, [0])
+    converged = set(reach)
+    split = info.divergent | calls  # blocks after which the warp may run apart
+    changed = True
+    while changed:
+        changed = False
+        for b in reach:
+            if b not in converged:
+                continue
+            if any(x in converged for x in armed.get(b, ())):
+                continue  # every lane of a together-armed barrier waits here
+            if all(p in converged and p not in split for p in cfg.preds[b]):
+                continue
+            converged.discard(b)
+            changed = True
     removed = 0
     for bi, blk in enumerate(fn.blocks):
         kept: list[Instr] = []

@@ -136,3 +136,33 @@ DONE:
     assert run_launch(cubin, _spec(0xFFFF)).outputs[0].tolist() == [1] * 32
     with pytest.raises(KernelFault, match="illegal instruction"):
         run_launch(cubin, _spec(0xFF))
+
+
+# A divergent loop (threads leave at different trip counts), then a collective with a partial
+# mask run by the whole warp: the loop's BSYNC has brought every lane back, and ptxas emits a
+# bare REDUX there (cuda-samples reduction's reduce7: ``redux.sync.add.s32 d, a, 1`` after its
+# grid-stride loop; our WARPSYNC 0x1 there trapped on every lane but 0).
+AFTER_LOOP = (
+    HEAD
+    + """  mov.u32 %r2, 0;
+  mov.u32 %r3, %r1;
+LOOP:
+  add.s32 %r2, %r2, %r3;
+  add.s32 %r3, %r3, 5;
+  setp.lt.u32 %p1, %r3, 40;
+  @%p1 bra LOOP;
+  redux.sync.add.s32 %r2, %r2, 1;
+"""
+    + TAIL
+)
+
+
+def test_reconverged_after_a_barrier_waits_for_nothing(oracle) -> None:
+    ops = _ops(AFTER_LOOP)
+    assert "BSYNC" in ops and "WARPSYNC" not in ops
+    got = run_ours(AFTER_LOOP, _spec(0)).outputs[0]
+    need_tools("ptxas")
+    cubin = oracle.ptxas(AFTER_LOOP, "sm_90").cubin
+    _, secs = disassemble_cubin(cubin)
+    assert "WARPSYNC" not in [i.opcode for s in secs for i in s.items if isinstance(i, Instruction)]
+    assert np.array_equal(run_launch(cubin, _spec(0)).outputs[0], got)
