@@ -29,7 +29,7 @@ from openptxas.ir.cfg import (
     natural_loops,
     reverse_postorder,
 )
-from openptxas.ir.core import RC, RZ, Addr, Block, Function, Imm, Instr, Label, Operand, Reg
+from openptxas.ir.core import RC, RZ, Addr, Block, Function, Guard, Imm, Instr, Label, Operand, Reg
 from openptxas.ir.uniform import analyze
 from openptxas.passes.manager import PassContext
 
@@ -328,8 +328,9 @@ def _save_callers_barriers(
         if e not in recursive:
             first[0:0] = enter
             for blk, k in rets:
+                ret = blk.instrs[k]
                 blk.instrs[k:k] = [
-                    Instr("BMOV", ("32",), [Reg(RC.B, d)], [v], line=blk.instrs[k].line)
+                    _like(ret, Instr("BMOV", ("32",), [Reg(RC.B, d)], [v]))
                     for d, v in reversed(saves)
                 ]
             continue
@@ -337,7 +338,7 @@ def _save_callers_barriers(
         # their offsets from the stack pointer): the entry's and the returns' adjustments of the
         # stack pointer change, or are made
         grow = (4 * len(saves) + 7) // 8 * 8
-        step = _sp_step(first[0], sp) if first else None
+        step = _sp_step(first[0], sp, None) if first else None
         size = 0 if step is None else -step
         if step is None:
             first.insert(0, Instr("IADD3", (), [sp], [sp, Imm(0), RZ]))
@@ -346,28 +347,38 @@ def _save_callers_barriers(
             Instr("STL", (), [], [Addr(sp, size + 4 * j), v]) for j, (_d, v) in enumerate(saves)
         ]
         for blk, k in rets:
+            # (a guarded return's release and restores run under its guard: the threads that
+            # do not return yet keep the frame, fuzzer seed 156116)
             ret = blk.instrs[k]
-            at = k - 1 if k and _sp_step(blk.instrs[k - 1], sp) == size else None
+            at = k - 1 if k and _sp_step(blk.instrs[k - 1], sp, ret.guard) == size else None
             if at is None:
                 assert size == 0, f"{name}: a return without its frame's release"
                 at = k
-                blk.instrs.insert(at, Instr("IADD3", (), [sp], [sp, Imm(0), RZ], line=ret.line))
+                blk.instrs.insert(at, _like(ret, Instr("IADD3", (), [sp], [sp, Imm(0), RZ])))
             blk.instrs[at].srcs[1] = Imm(size + grow)
             back = []
             for j, (d, _v) in enumerate(saves):
                 w = fn.new_vreg(RC.R)
-                back.append(Instr("LDL", (), [w], [Addr(sp, size + 4 * j)], line=ret.line))
-                back.append(Instr("BMOV", ("32",), [Reg(RC.B, d)], [w], line=ret.line))
+                back.append(_like(ret, Instr("LDL", (), [w], [Addr(sp, size + 4 * j)])))
+                back.append(_like(ret, Instr("BMOV", ("32",), [Reg(RC.B, d)], [w])))
             blk.instrs[at:at] = back
         frame, saved = fn.sub_frames.get(name, (0, 0))
         fn.sub_frames[name] = (frame + grow, saved + 4 * len(saves))
 
 
-def _sp_step(ins: Instr, sp: Reg) -> int | None:
-    """The signed change of the stack pointer by ``IADD3 sp, sp, imm, RZ`` (unguarded)."""
+def _like(ret: Instr, ins: Instr) -> Instr:
+    """``ins`` on ``ret``'s line, under its guard (a copy of it)."""
+    ins.line = ret.line
+    if ret.guard is not None:
+        ins.guard = Guard(ret.guard.pred, ret.guard.inv)
+    return ins
+
+
+def _sp_step(ins: Instr, sp: Reg, guard: Guard | None) -> int | None:
+    """The signed change of the stack pointer by ``IADD3 sp, sp, imm, RZ`` under ``guard``."""
     if (
         ins.op != "IADD3"
-        or ins.guard is not None
+        or ins.guard != guard
         or ins.dsts != [sp]
         or len(ins.srcs) != 3
         or ins.srcs[0] != sp

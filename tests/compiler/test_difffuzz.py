@@ -58,14 +58,16 @@ def test_random_program(seed: int, oracle) -> None:
     assert r.status == "ok", f"seed {seed}: {r.status}: {r.detail}"
 
 
-@pytest.mark.parametrize("seed", [1, 2, 141, 5192])
+@pytest.mark.parametrize("seed", [1, 2, 141, 5192, 156116])
 def test_random_program_with_calls(seed: int, oracle) -> None:  # type: ignore[no-untyped-def]
     """Programs with device functions: direct, guarded and indirect calls (issue 18). Seed 141
     was 1 ulp off ptxas while its generator wrote unrounded f32 multiplies (ptxas fused a
     product that was also stored into an add, after moving it past the calls). Seed 5192:
     ptxas's callee saves and clears the caller's B6 (BMOV.32.CLEAR) while the caller's other
     lanes wait on it; the emulator deadlocked on ptxas's cubin (convergence-barrier instances,
-    docs/emu.md)."""
+    docs/emu.md). Seed 156116: a function called within a cycle of indirect calls keeps the
+    caller's B6 in its frame; the release and restore before its guarded RET ran unguarded,
+    so the threads that went on released the frame twice (a local access past the stack)."""
     need_tools("ptxas")
     prog = generate(seed, calls=True)
     assert prog.funcs and "call" in prog.ptx()
