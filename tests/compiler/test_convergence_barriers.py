@@ -204,7 +204,7 @@ BIG:
   ld.param.u64 %rd1, [out];
   cvta.to.global.u64 %rd1, %rd1;
   mov.u32 %r1, %tid.x;
-  and.b32 %r2, %r1, 15;
+  and.b32 %r2, %r1, 7;
   mov.u32 %r4, 7;
   setp.eq.s32 %p1, %r2, 3;
   @%p1 bra SKIP;
@@ -240,7 +240,7 @@ def test_subroutine_regions_as_ptxas(opt: int, oracle: Any) -> None:
         ]
 
     ours, theirs, (want, got) = _against_ptxas(SUB_REGIONS, opt, [OUT], oracle)
-    # the same warp-instructions as ptxas's at -O3 (0.73 of them at -O0)
+    # no more warp-instructions than ptxas's code runs
     assert got.dynamic_instructions <= 1.01 * want.dynamic_instructions
     mine, ptxas = text(ours), text(theirs)
     for code in (mine, ptxas):
