@@ -132,15 +132,16 @@ def emit_divrem32(
     if isinstance(bval, Imm) and bval.value & 0xFFFFFFFF == 0:
         c.emit("MOV", (), [dv], [Imm(0xFFFFFFFF)])  # ptxas: x / 0 = ~0
         return
-    key = _divisor_key(bval)
-    hit = _cached(c, ("s" if signed else "u", *key), bval) if key is not None else None
+    divisor = _divisor_key(bval)
+    key = None if divisor is None else ("s" if signed else "u", *divisor)
+    hit = None if key is None else _cached(c, key, bval)
     if not signed:
         if hit is not None:
             r = hit[0]
         else:
             start = len(c.block.instrs) if c.block is not None else 0
             r = _reciprocal(c, bval)
-            _remember(c, ("u", *key) if key is not None else None, start, r, bval)
+            _remember(c, key, start, r, bval)
         q, rem = _udivmod(c, a, bval, want_rem, r)
         res = rem if want_rem else q
         if not isinstance(bval, Imm):
@@ -171,7 +172,7 @@ def emit_divrem32(
             c.emit("IABS", (), [ab], [bval])
             abs_b = ab
         r = _reciprocal(c, abs_b)
-        _remember(c, ("s", *key) if key is not None else None, start, r, abs_b)
+        _remember(c, key, start, r, abs_b)
     q, rem = _udivmod(c, abs_a, abs_b, want_rem, r)
     pos = c.new(RC.P)
     if want_rem:

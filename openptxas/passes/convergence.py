@@ -233,7 +233,7 @@ def insert_convergence_barriers(fn: Function, ctx: PassContext) -> None:
             (d for y, d in depth.items() if owner.get(lr[0]) in calls_of[y]), default=-1
         )
     depth.update(_barrier_registers(in_leaves, low, limit=CALLEE_SAVED))
-    _save_callers_barriers(fn, ctx, cfg, owner, depth)
+    _save_callers_barriers(fn, ctx, cfg, index, owner, depth)
     names = [blk.name for blk in fn.blocks]
     sync_blocks: dict[int, list[int]] = {}
     for (_b, r), d in depth.items():
@@ -293,6 +293,7 @@ def _save_callers_barriers(
     fn: Function,
     ctx: PassContext,
     cfg: CFG,
+    index: dict[str, int],
     owner: dict[int, int],
     depth: dict[tuple[int, int], int],
 ) -> None:
@@ -302,7 +303,6 @@ def _save_callers_barriers(
     the copy in its frame (every activation uses the same registers: lower/recursion.py saved
     the values live across its calls before this pass added one); the others in a register,
     which the allocator keeps from their callees as any value live across a call."""
-    index = {blk.name: i for i, blk in enumerate(fn.blocks)}
     recursive = {index[entry] for entry, _frame in fn.frames.values()}
     sp = Reg(RC.R, ctx.target.abi.stack_pointer)
     for name, entry in fn.subroutines:
@@ -367,10 +367,8 @@ def _save_callers_barriers(
 
 
 def _like(ret: Instr, ins: Instr) -> Instr:
-    """``ins`` on ``ret``'s line, under its guard (a copy of it)."""
-    ins.line = ret.line
-    if ret.guard is not None:
-        ins.guard = Guard(ret.guard.pred, ret.guard.inv)
+    """``ins`` on ``ret``'s line, under its guard."""
+    ins.line, ins.guard = ret.line, ret.guard  # (a Guard is immutable: shared safely)
     return ins
 
 

@@ -101,7 +101,7 @@ def convert_to_uniform(fn: Function, ctx: PassContext) -> None:
 
     ops = ctx.target.ops
     info = def_info(fn)
-    accumulators = wide_addends(fn)
+    accumulators = wide_addends(fn, info)
     # candidates: single-definition R/P registers with a uniform-convertible definition
     cand: dict[int, Instr] = {}
     for vid, sites in info.sites.items():

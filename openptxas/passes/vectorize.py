@@ -49,10 +49,10 @@ def _tz(x: int) -> int:
     return TOP if x == 0 else (x & -x).bit_length() - 1
 
 
-def known_alignment(fn: Function) -> dict[int, int]:
-    """For each 32-bit R or UR virtual register, how many low bits are zero in every value it
-    holds (a fixed point over all its definitions; 0 when unknown)."""
-    info = def_info(fn)
+def known_alignment(info: DefInfo) -> dict[int, int]:
+    """For each 32-bit R or UR virtual register (``info``: the function's definitions), how
+    many low bits are zero in every value it holds (a fixed point over all its definitions; 0
+    when unknown)."""
     words = {
         vid: sites
         for vid, sites in info.sites.items()
@@ -123,8 +123,8 @@ def vectorize_shared_loads(fn: Function, ctx: PassContext) -> None:
     _ = ctx
     if not any(i.op == "LDS" for b in fn.blocks for i in b.instrs):
         return
-    align = known_alignment(fn)
     info = def_info(fn)
+    align = known_alignment(info)
     rename: dict[int, RegLike] = {}
     for blk in fn.blocks:
         blk.instrs = _vectorize_block(fn, blk.instrs, align, info, rename)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from openptxas.ir.analysis import DefInfo, def_info, stable_vregs, unchanged_since, use_counts
-from openptxas.ir.core import RC, RZ, Function, Imm, Instr, Operand, Part, Reg, VReg
+from openptxas.ir.core import RC, RZ, Function, Imm, Instr, Operand, Part, Reg, VReg, reg_class
 from openptxas.passes.manager import PassContext
 
 
@@ -30,12 +30,11 @@ def _base(op: object) -> VReg | None:
     return None
 
 
-def wide_addends(fn: Function) -> set[int]:
+def wide_addends(fn: Function, info: DefInfo) -> set[int]:
     """The 64-bit registers this pass would fold into a widening multiply as its accumulator
     (``base + i * 4``: IMAD.WIDE's C, which takes no UR when B is an immediate):
     ConvertToUniformReg leaves them in R, as ptxas keeps such a pointer parameter
-    (``LDC.64 R2, c[0x0][0x210]; IMAD.WIDE R2, R0, 0x4, R2``)."""
-    info = def_info(fn)
+    (``LDC.64 R2, c[0x0][0x210]; IMAD.WIDE R2, R0, 0x4, R2``). ``info``: fn's definitions."""
     stable = stable_vregs(fn, info)
     found: set[int] = set()
     for b in fn.blocks:
@@ -183,7 +182,7 @@ def _match_lea(
             continue
         if not isinstance(a, VReg | Part) or not isinstance(h, VReg | Part | Reg):
             continue
-        if x_lo.v.rc == RC.UR and (_rc(a) != RC.R or _rc(h) != RC.R):
+        if x_lo.v.rc == RC.UR and (reg_class(a) != RC.R or reg_class(h) != RC.R):
             continue  # (a uniform base: ptxas's LEA R4, P0, R0, UR4, 0x2; one UR source)
         ids = {v.id for o in (a, h) if (v := _base(o)) is not None and v.id not in stable}
         if ids and not unchanged_since(block, [sl, sh], k, ids):
@@ -203,10 +202,6 @@ def _operands_unchanged(mul: Instr, block: list[Instr], k: int, stable: set[int]
         return True
     ids = {v.id for s in srcs if (v := _base(s)) is not None}
     return unchanged_since(block, [mul], k, ids)
-
-
-def _rc(o: Operand) -> RC:
-    return o.v.rc if isinstance(o, Part) else o.rc if isinstance(o, VReg | Reg) else RC.R
 
 
 def _match(
@@ -237,7 +232,7 @@ def _match(
         if mul is None:
             continue
         if x_lo.v.rc == RC.UR and not all(
-            isinstance(o, VReg | Part | Reg) and _rc(o) == RC.R for o in mul.srcs[:2]
+            isinstance(o, VReg | Part | Reg) and reg_class(o) == RC.R for o in mul.srcs[:2]
         ):
             continue  # an ALU form takes one non-register source: an immediate or a UR
         if found is not None:
