@@ -473,10 +473,21 @@ def mulhi64(ins: ast.Instruction, c: LowerCtx) -> None:
     assert t is not None
     ra, rb = c.rvalue(a, t), c.rvalue(b, t)
     halves: tuple[Operand, Operand] | None = None
-    bits = b.value & ((1 << 64) - 1) if isinstance(b, ast.IntImm) else None
+    bits = c.known_int(b, t)
+    if bits is None and c.known_int(a, t) is not None:
+        a, b = b, a  # the product is symmetric: the constant goes where the immediates go
+        ra, rb = rb, ra
+        bits = c.known_int(b, t)
     if bits is not None:
         halves = (_imm_or_rz(bits & 0xFFFFFFFF), _imm_or_rz(bits >> 32))
-    hi = mulhi_u64(c, ra, rb, halves, c.rvalue(e[0], t) if e else None)
+    key = ("mulhi.u64", ra, rb, halves)
+    hi = None if e else c.recall(key, (ra, rb))
+    if hi is None:
+        assert c.block is not None
+        start = len(c.block.instrs)
+        hi = mulhi_u64(c, ra, rb, halves, c.rvalue(e[0], t) if e else None)
+        if not e:
+            c.remember(key, start, hi)
     dv = c.dst(d)
     if not is_signed(t):
         c.emit("MOV", (), [dv.lo], [half(hi, 0)])

@@ -5,7 +5,7 @@ variables, blocks, and helpers that emit SASS-level IR instructions.
 from __future__ import annotations
 
 import struct
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -94,6 +94,10 @@ class LowerCtx:
     reciprocals: dict[tuple[object, ...], tuple[Block, Instr, Instr, VReg, Operand]] = field(
         default_factory=dict
     )
+    _reg_consts: dict[str, int] | None = None  # (known_int) registers set once, to a constant
+    # (recall/remember) values a lowering computed in this block, for the next lowering of the
+    # same value: key -> (block, its first and last instruction, the value's register)
+    _memo: dict[tuple[object, ...], tuple[Block, Instr, Instr, VReg]] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ emission
     def emit(
@@ -110,6 +114,35 @@ class LowerCtx:
         )
         self.block.instrs.append(ins)
         return ins
+
+    def recall(self, key: tuple[object, ...], reads: Sequence[Operand]) -> VReg | None:
+        """The register ``remember`` recorded under ``key``, when it was computed in this block,
+        unguarded, and no register of ``reads`` has been written since (mul.hi.s64 and
+        mul.hi.u64 of the same operands share their unsigned high product, as in ptxas's
+        code)."""
+        hit = self._memo.get(key)
+        if hit is None:
+            return None
+        blk, first, last, v = hit
+        if blk is not self.block or first.guard is not None or last.guard is not None:
+            return None
+        at = next((k for k, x in enumerate(blk.instrs) if x is first), None)
+        if at is None:
+            return None
+        ids = {(r.v if isinstance(r, Part) else r).id for r in reads if isinstance(r, VReg | Part)}
+        for x in blk.instrs[at:]:
+            if x.guard is not None and x.uid <= last.uid:
+                return None
+            for d in x.def_regs():
+                if isinstance(d, VReg | Part) and (d.v if isinstance(d, Part) else d).id in ids:
+                    return None
+        return v
+
+    def remember(self, key: tuple[object, ...], start: int, v: VReg) -> None:
+        """Record ``v``, computed by this block's instructions from index ``start`` on."""
+        if self.block is not None and len(self.block.instrs) > start:
+            code = self.block.instrs
+            self._memo[key] = (self.block, code[start], code[-1], v)
 
     def new(self, rc: RC = RC.R, width: int = 1) -> VReg:
         return self.fn.new_vreg(rc, width)
@@ -254,6 +287,20 @@ class LowerCtx:
         if isinstance(op, ast.SpecialReg):
             return self.special(op)
         raise self.unsupported(f"operand {op!r}")
+
+    def known_int(self, op: ast.Operand, t: PtxType) -> int | None:
+        """The bits of an integer operand known now: an immediate, or a register the function
+        writes once, with ``mov`` of an immediate (nvcc's ``mov.u64 %rd8, -1; mul.hi.s64 %rd9,
+        %rd7, %rd8``: ptxas folds the constant into the multiply). Reading such a register
+        before its write reads an undefined value, which the constant may stand for."""
+        if isinstance(op, ast.IntImm):
+            return imm_bits(op, t)
+        if not isinstance(op, ast.Reg) or op.comp:
+            return None
+        if self._reg_consts is None:
+            self._reg_consts = _single_constant_regs(self.func)
+        v = self._reg_consts.get(op.name)
+        return None if v is None else v & ((1 << (8 * max(t.size, 4))) - 1)
 
     def reg_part(self, op: ast.Reg) -> VReg | Part:
         v = self.reg(op.name)
@@ -413,6 +460,48 @@ def imm_bits(op: ast.IntImm | ast.FloatImm, t: PtxType) -> int:
             return op.bits
         return struct.unpack("<Q", struct.pack("<d", op.value))[0]  # type: ignore[no-any-return]
     return op.bits
+
+
+def _written(op: ast.Operand) -> Iterator[str]:
+    """The register names a destination operand names (vectors, pairs and lists included)."""
+    if isinstance(op, ast.Reg):
+        yield op.name
+    elif isinstance(op, ast.Vector | ast.ArgList):
+        for x in op.items:
+            yield from _written(x)
+    elif isinstance(op, ast.Pair):
+        yield from _written(op.first)
+        yield from _written(op.second)
+
+
+def _single_constant_regs(func: ast.Function) -> dict[str, int]:
+    """Registers of ``func`` written by exactly one instruction, a ``mov`` of an integer
+    immediate (its value, sign-extended as the mov's type has it). Every instruction's first
+    operand counts as written (PTX puts destinations first; a store's address only makes this
+    more conservative); parameters held in registers are written by the caller."""
+    if func.body is None:
+        return {}
+    writes: dict[str, int] = {}
+    value: dict[str, int] = {}
+    for ins in func.body.instructions():
+        if not ins.operands:
+            continue
+        for name in _written(ins.operands[0]):
+            writes[name] = writes.get(name, 0) + 1
+        d = ins.operands[0]
+        if (
+            ins.opcode == "mov"
+            and len(ins.operands) == 2
+            and isinstance(d, ast.Reg)
+            and not d.comp
+            and isinstance(ins.operands[1], ast.IntImm)
+            and ins.type is not None
+            and ins.type.value[0] in "bus"
+            and ins.type.size in (2, 4, 8)
+        ):
+            value[d.name] = imm_bits(ins.operands[1], ins.type)
+    params = {p.name for p in (*func.params, *func.rets)}
+    return {n: v for n, v in value.items() if writes.get(n) == 1 and n not in params}
 
 
 def imm_operand(bits: int, t: PtxType) -> Imm:

@@ -156,6 +156,12 @@ def mul64_lo(ins: ast.Instruction, c: LowerCtx) -> None:
     """(a.hi*2^32 + a.lo) * (b.hi*2^32 + b.lo) mod 2^64 as ptxas computes it."""
     d, a, b = _ops(ins)[:3]
     t = _t(ins)
+    if c.known_int(b, t) is None and c.known_int(a, t) is not None:
+        a, b = b, a
+    bits = c.known_int(b, t)
+    if bits is not None:
+        _mul64_const(ins, c, c.rvalue(a, t), bits)
+        return
     ra, rb = c.rvalue(a, t), c.rvalue(b, t)
     dv = c.dst(d)
     cross = c.new()
@@ -171,6 +177,68 @@ def mul64_lo(ins: ast.Instruction, c: LowerCtx) -> None:
     c.emit("IMAD", (), [cross2], [half(ra, 0), half(rb, 1), cross])
     c.emit("IADD3", (), [dv.hi], [wide.hi, cross2, RZ])
     c.emit("MOV", (), [dv.lo], [wide.lo])
+
+
+def _mul64_const(ins: ast.Instruction, c: LowerCtx, ra: RegLike, bits: int) -> None:
+    """a * b mod 2^64 for a constant b, its words as immediates (ptxas: ``IMAD.WIDE.U32 R22,
+    R22, 0x3, R22`` then ``IADD3 R23, R3, R23, RZ``): the low product (plus a mad's addend)
+    written to the result pair, then its high word plus a.hi * b.lo and a.lo * b.hi, a word
+    of 1 or all ones a plain addition or subtraction, a word of 0 nothing (b.lo = 0: a shift
+    or multiply of a.lo alone)."""
+    d = _ops(ins)[0]
+    t = _t(ins)
+    blo, bhi = bits & 0xFFFFFFFF, (bits >> 32) & 0xFFFFFFFF
+    dv = c.dst(d)
+    mad = c.rvalue(_ops(ins)[3], t) if ins.opcode == "mad" else None
+    alo, ahi = half(ra, 0), half(ra, 1)
+    terms: list[Operand] = []  # added to the high word
+    prods: list[tuple[Operand, int]] = []  # (word, multiplier) added to it
+    for x, k in ((ahi, blo), (alo, bhi)):
+        if k == 1:
+            terms.append(x)
+        elif k == 0xFFFFFFFF:
+            terms.append(Src(x, neg=True))
+        elif k:
+            prods.append((x, k))
+    if blo == 0 and mad is None:
+        # only a.lo * b.hi reaches the high word
+        if prods:
+            c.emit("IMAD", (), [dv.hi], [prods[0][0], Imm(prods[0][1]), RZ])
+        elif terms:
+            c.emit("IADD3", (), [dv.hi], [terms[0], RZ, RZ])
+        else:
+            c.emit("MOV", (), [dv.hi], [RZ])
+        c.emit("MOV", (), [dv.lo], [RZ])
+        return
+    if any(
+        (x.v if isinstance(x, Part) else x) == dv for x in (ra, mad) if isinstance(x, VReg | Part)
+    ):
+        # the result overwrites a source (x = x * 3 + 1): what reads it comes first
+        acc: Operand = RZ
+        for w, k in prods:
+            nxt = c.new()
+            c.emit("IMAD", (), [nxt], [w, Imm(k), acc])
+            acc = nxt
+        if terms:
+            nxt = c.new()
+            c.emit("IADD3", (), [nxt], [acc, *terms, *([RZ] * (2 - len(terms)))])
+            acc = nxt
+        c.emit("IMAD", ("WIDE", "U32"), [dv], [alo, _imm(blo), mad if mad is not None else RZ])
+        if acc != RZ:
+            c.emit("IADD3", (), [dv.hi], [dv.hi, acc, RZ])
+        return
+    c.emit("IMAD", ("WIDE", "U32"), [dv], [alo, _imm(blo), mad if mad is not None else RZ])
+    acc = dv.hi
+    for n, (w, k) in enumerate(prods):
+        last: VReg | Part = dv.hi if n == len(prods) - 1 and not terms else c.new()
+        c.emit("IMAD", (), [last], [w, Imm(k), acc])
+        acc = last
+    if terms:
+        c.emit("IADD3", (), [dv.hi], [acc, *terms, *([RZ] * (2 - len(terms)))])
+
+
+def _imm(v: int) -> Operand:
+    return Imm(v) if v else RZ
 
 
 def shift32(ins: ast.Instruction, c: LowerCtx) -> None:

@@ -15,6 +15,11 @@ A repeated compare (``ISETP``/``FSETP`` writing one predicate and PT) is not cop
 predicate copy would cost an instruction): it is deleted and its predicate, written once,
 read as the earlier one everywhere (the range tests that ``rsqrt.approx`` and ``lg2.approx``
 of the same value both make, shared as ptxas shares them).
+
+An addition or multiply-add with a carry out (``IMAD.WIDE.U32 R, P, ...``, ``IADD3 RZ, P,
+...``) repeated is merged the same way: its carry read as the earlier one's, its result copied
+(or, written to RZ, dropped). ``mad.hi.u64`` and ``mul.hi.u64`` of the same operands share
+their cross product and its carry in ptxas's code.
 """
 
 from __future__ import annotations
@@ -87,29 +92,60 @@ PURE = frozenset(
         "DMUL",
         "DFMA",
         "VIADD",
+        # half-precision arithmetic and conversions (nvcc's f16 intrinsics convert the same
+        # input again in each inline-asm block: ptxas converts it once)
+        "HADD2",
+        "HMUL2",
+        "HFMA2",
+        "HSET2",
+        "HMNMX2",
+        "F2FP",
     }
 )
 VOLATILE_SREGS = frozenset({"SR_CLOCKLO", "SR_CLOCKHI", "SR_GLOBALTIMERLO", "SR_GLOBALTIMERHI"})
 
 
 COMPARES = frozenset({"ISETP", "FSETP"})
+CARRIES = frozenset({"IADD3", "IMAD", "LEA", "UIADD3"})  # may write a carry out as dsts[1]
+
+
+def _carry(ins: Instr) -> VReg | None:
+    """The carry-out predicate of a two-result addition (``IADD3 R, P, ...``), else None."""
+    if ins.op not in CARRIES or len(ins.dsts) != 2:
+        return None
+    d, p = ins.dsts
+    if not isinstance(p, VReg) or p.rc not in (RC.P, RC.UP):
+        return None
+    if isinstance(d, VReg) and d.rc in (RC.R, RC.UR):
+        return p
+    return p if isinstance(d, Reg) and _constant(d) and d.rc in (RC.R, RC.UR) else None
 
 
 def _key(ins: Instr) -> tuple[object, ...] | None:
     if ins.op not in PURE or ins.guard is not None or has_side_effects(ins):
         return None
     d = ins.dsts[0] if ins.dsts else None
-    if ins.op in COMPARES and len(ins.dsts) == 2 and ins.dsts[1] == PT:
+    p = _carry(ins)
+    if p is not None:
+        # keyed by the carry: the entry's value is the earlier carry (its result: ``carried``)
+        assert isinstance(d, VReg | Reg)
+        w = d.width if isinstance(d, VReg) else 1
+        d = p
+        key_rc: object = ("carry", d.rc, w)
+    elif ins.op in COMPARES and len(ins.dsts) == 2 and ins.dsts[1] == PT:
         # a predicate result: merged by renaming its readers (``cse``), not by a copy
         if not isinstance(d, VReg) or d.rc is not RC.P:
             return None
+        key_rc = d.rc
     elif len(ins.dsts) != 1 or not isinstance(d, VReg) or d.rc not in (RC.R, RC.UR):
         return None
+    else:
+        key_rc = d.rc
     if any(isinstance(s, SReg) and s.name in VOLATILE_SREGS for s in ins.srcs):
         return None
     if any(isinstance(r, Reg) and not _constant(r) for s in ins.srcs for r in operand_regs(s)):
         return None  # a fixed register (an argument or result of a call) changes under it
-    return (ins.op, ins.mods, d.rc, d.width, tuple(ins.srcs))
+    return (ins.op, ins.mods, key_rc, d.width, tuple(ins.srcs))
 
 
 def _constant(r: Reg) -> bool:
@@ -139,6 +175,34 @@ def cse(fn: Function, ctx: PassContext) -> None:
         if d >= 0 and d != b:
             children.setdefault(d, []).append(b)
     single = {vid for vid, sites in info.sites.items() if len(sites) == 1}
+    at: dict[int, tuple[int, int]] = {}  # uid -> (block, index) before any change
+    uses: dict[int, list[tuple[int, int]]] = {}
+    for b, blk in enumerate(fn.blocks):
+        for i, ins in enumerate(blk.instrs):
+            at[ins.uid] = (b, i)
+            for r in ins.use_regs():
+                v = r.v if isinstance(r, Part) else r
+                if isinstance(v, VReg):
+                    uses.setdefault(v.id, []).append((b, i))
+
+    def dominated_uses(vid: int, d: Instr) -> bool:
+        """Every read of ``vid`` (written only by ``d``) comes after ``d`` on every path: in
+        its block after it, or in a block it strictly dominates. Then the reads may read the
+        earlier, equal value instead; a read before ``d`` in a loop reads the previous
+        iteration's value, which the earlier instruction has already replaced."""
+        db, di = at[d.uid]
+        for ub, ui in uses.get(vid, ()):
+            if ub == db:
+                if ui <= di:
+                    return False
+                continue
+            x = ub
+            while x != db and idom[x] >= 0 and idom[x] != x:
+                x = idom[x]
+            if x != db:
+                return False
+        return True
+
     key_regs: dict[tuple[object, ...], frozenset[int]] = {}
 
     def kregs(kk: tuple[object, ...]) -> frozenset[int]:
@@ -156,6 +220,7 @@ def cse(fn: Function, ctx: PassContext) -> None:
     avail: dict[tuple[object, ...], VReg] = {}
     undo: list[tuple[tuple[object, ...], VReg | None]] = []
     same: dict[int, VReg] = {}  # a repeated compare's predicate -> the earlier one
+    carried: dict[int, Operand] = {}  # a carry-out's id -> the result written with it
     gone: set[int] = set()  # the repeated compares (uid)
     readers: dict[int, set[tuple[object, ...]]] = {}
     results: dict[int, set[tuple[object, ...]]] = {}
@@ -164,11 +229,37 @@ def cse(fn: Function, ctx: PassContext) -> None:
         added: list[tuple[object, ...]] = []
         block = fn.blocks[b]
         for k, ins in enumerate(block.instrs):
+            if same and any(
+                (r.v if isinstance(r, Part) else r).id in same
+                for r in ins.use_regs()
+                if isinstance(r, VReg | Part)
+            ):
+                map_regs(ins, renamer(same))  # read merged values as the kept ones: keys match
             key = _key(ins)
             hit = avail.get(key) if key is not None else None
-            if hit is not None and hit.rc is RC.P:
+            if hit is not None and key is not None and isinstance(key[2], tuple):
+                p2, d2, d1 = ins.dsts[1], ins.dsts[0], carried[hit.id]
+                assert isinstance(p2, VReg)
+                if (
+                    p2.id in single
+                    and (isinstance(d2, Reg) or isinstance(d1, VReg))
+                    and dominated_uses(p2.id, ins)
+                ):
+                    same[p2.id] = hit
+                    if isinstance(d2, Reg):
+                        gone.add(ins.uid)
+                        continue
+                    assert isinstance(d1, VReg) and isinstance(d2, VReg)
+                    block.instrs[k] = Instr(_copy_op(d1), (), [d2], [d1], line=ins.line)
+                    if d1.width > 1:
+                        _split_copy(block, k, d2, d1)
+                    if d2.id in single and dominated_uses(d2.id, ins):
+                        same[d2.id] = d1  # the high product's sources then match the first's
+                    continue  # d2 is written once (single): nothing to invalidate
+                hit = None
+            elif hit is not None and hit.rc in (RC.P, RC.UP):
                 d0 = ins.dsts[0]
-                if isinstance(d0, VReg) and d0.id in single:
+                if isinstance(d0, VReg) and d0.id in single and dominated_uses(d0.id, ins):
                     same[d0.id] = hit
                     gone.add(ins.uid)
                     continue  # nothing written: nothing to invalidate
@@ -177,6 +268,11 @@ def cse(fn: Function, ctx: PassContext) -> None:
                 block.instrs[k] = Instr(_copy_op(hit), (), list(ins.dsts), [hit], line=ins.line)
                 if hit.width > 1:
                     _split_copy(block, k, ins.dsts[0], hit)
+                d0 = ins.dsts[0]
+                if isinstance(d0, VReg) and d0.id in single and dominated_uses(d0.id, ins):
+                    # later readers read the kept value: their own repeats then match (and a
+                    # written-once copy of a written-once value is the value)
+                    same[d0.id] = hit
             # a write invalidates the expressions that read or produced that register
             for r in ins.def_regs():
                 if not isinstance(r, VReg | Part):
@@ -191,9 +287,16 @@ def cse(fn: Function, ctx: PassContext) -> None:
                         undo.append((kk, avail.pop(kk)))
             if key is not None and hit is None:
                 d = ins.dsts[0]
+                if isinstance(key[2], tuple):
+                    r0 = d
+                    d = ins.dsts[1]
+                    if isinstance(r0, VReg) and r0.id not in single:
+                        continue
+                    assert isinstance(d, VReg)
+                    carried[d.id] = r0
                 assert isinstance(d, VReg)
                 if d.id in single and d.id not in kregs(key):
-                    undo.append((key, None))
+                    undo.append((key, avail.get(key)))  # (a kept repeat replaces the entry)
                     avail[key] = d
                     added.append(key)
                     for rid in kregs(key):
@@ -219,7 +322,7 @@ def cse(fn: Function, ctx: PassContext) -> None:
         stack.append((len(undo), 1))
         visit(x)
         stack.extend((c, -1) for c in reversed(children.get(x, ())))
-    if gone:
+    if gone or same:
         for blk in fn.blocks:
             blk.instrs = [i for i in blk.instrs if i.uid not in gone]
         f = renamer(same)
