@@ -20,13 +20,17 @@ def _general_optimize(fn: Function, ctx: PassContext) -> None:
     from openptxas.passes.const_fold import const_fold
     from openptxas.passes.copy_prop import copy_prop
     from openptxas.passes.dce import dce
+    from openptxas.passes.demanded import drop_useless_masks
     from openptxas.passes.peephole import peephole
+    from openptxas.passes.webs import split_local_webs
 
+    split_local_webs(fn, ctx)
     copy_prop(fn, ctx)
     const_fold(fn, ctx)
     copy_prop(fn, ctx)
     addr_fold(fn, ctx)
     peephole(fn, ctx)
+    drop_useless_masks(fn, ctx)
     const_fold(fn, ctx)
     dce(fn, ctx)
 
@@ -90,9 +94,10 @@ def _convergence(fn: Function, ctx: PassContext) -> None:
 
 
 def _vectorize(fn: Function, ctx: PassContext) -> None:
-    from openptxas.passes.vectorize import vectorize_shared_loads
+    from openptxas.passes.vectorize import pair_constant_loads, vectorize_shared_loads
 
     vectorize_shared_loads(fn, ctx)
+    pair_constant_loads(fn, ctx)
 
 
 def _uniform(fn: Function, ctx: PassContext) -> None:
@@ -178,7 +183,7 @@ def pipeline() -> list[Phase]:
             "LateVectorization",
             _vectorize,
             1,
-            doc="neighbouring 32-bit shared loads into LDS.64/LDS.128",
+            doc="neighbouring 32-bit shared and constant loads into LDS.64/LDS.128/LDC.64",
         ),
         Phase(
             "ConvertToUniformReg",

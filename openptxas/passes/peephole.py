@@ -80,9 +80,13 @@ def peephole(fn: Function, ctx: PassContext) -> None:
             if ins.op == "SEL":
                 _fsel_neg(ins, info, uses, dead)
             if ins.op == "PRMT":
+                _f2fp_pack(ins, blk.instrs, k, info, uses, dead)
+            if ins.op == "PRMT":
                 _prmt_fuse(ins, blk.instrs, k, info, uses, dead)
             if ins.op == "SHF":
                 _shift_wrap(ins, blk.instrs, k, info, uses, dead)
+            if ins.op in HALF_OPS:
+                _half_select(ins, blk.instrs, k, info)
     _float_modifiers(fn, info)
     _share_multipliers(fn, consts, info)
     if alias:
@@ -95,6 +99,52 @@ def peephole(fn: Function, ctx: PassContext) -> None:
     if dead:
         for b in fn.blocks:
             b.instrs = [i for i in b.instrs if i.uid not in dead]
+
+
+HALF_OPS = frozenset({"HADD2", "HMUL2", "HFMA2", "HSET2", "HMNMX2"})
+
+
+def _half_of(x: VReg, h: int, block: list[Instr], k: int, info: DefInfo) -> tuple[VReg, int]:
+    """The register and half that half ``h`` of ``x`` (read at position ``k`` of ``block``)
+    is a copy of: through ``x = PRMT a, sel, b`` (default mode, immediate selector) whose
+    bytes of that half are a whole half of ``a`` or ``b``, that register unchanged since,
+    repeatedly; else (x, h)."""
+    for _ in range(4):
+        sites = info.defs(x)
+        if len(sites) != 1:
+            break
+        d = sites[0]
+        if d.op != "PRMT" or d.mods or d.guard is not None or len(d.srcs) != 3:
+            break
+        a, sel, b = d.srcs
+        if not isinstance(sel, Imm):
+            break
+        n0, n1 = (sel.value >> (8 * h)) & 0xF, (sel.value >> (8 * h + 4)) & 0xF
+        if n0 % 2 or n1 != n0 + 1:
+            break
+        src = a if n0 < 4 else b
+        if not isinstance(src, VReg) or src.width != 1 or src.rc is not RC.R:
+            break
+        if not unchanged_since(block, [d], k, {src.id}):
+            break
+        x, h = src, (n0 % 4) // 2
+    return x, h
+
+
+def _half_select(ins: Instr, block: list[Instr], k: int, info: DefInfo) -> None:
+    """A half-precision source read as one half in both lanes (``y.H0_H0``) of ``y = PRMT
+    x, 0x4432, RZ`` (nvcc's ``mov.b32 {lo, hi}, x`` unpacking) reads ``x.H1_H1`` instead,
+    as ptxas (``HADD2.F32 R3, -RZ, R19.H1_H1``): the PRMT goes with DCE when that was its
+    only read. Through packing PRMTs (``0x5410``) too."""
+    for j, s in enumerate(ins.srcs):
+        if not isinstance(s, Src) or s.sel not in ("H0_H0", "H1_H1") or s.inv:
+            continue
+        if not isinstance(s.x, VReg) or s.x.width != 1 or s.x.rc is not RC.R:
+            continue
+        h = 0 if s.sel == "H0_H0" else 1
+        x, h2 = _half_of(s.x, h, block, k, info)
+        if x is not s.x or h2 != h:
+            ins.srcs[j] = Src(x, neg=s.neg, abs=s.abs, sel=f"H{h2}_H{h2}")
 
 
 def _constant_regs(info: DefInfo) -> set[int]:
@@ -638,6 +688,44 @@ def _prmt_fuse(
         dead.add(inner.uid)
 
 
+def _f2fp_pack(
+    ins: Instr, block: list[Instr], k: int, info: DefInfo, uses: dict[int, int], dead: set[int]
+) -> None:
+    """``d = PRMT a, 0x5410, b`` of two conversions to one half each, ``a = F2FP.F16.F32.PACK_AB
+    RZ, x`` and ``b = F2FP... RZ, y``, each read only here: one ``F2FP... d, y, x`` converts
+    both (nvcc's ``cvt.rn.f16.f32`` twice then ``mov.b32 r, {lo, hi}``; ptxas: ``F2FP.F16.F32.
+    PACK_AB R12, R9, R12``)."""
+    if not _plain_prmt(ins) or ins.srcs[1] != Imm(0x5410):
+        return
+    defs = []
+    for t in (ins.srcs[0], ins.srcs[2]):
+        if not isinstance(t, VReg) or t.width != 1 or uses.get(t.id, 0) != 1:
+            return
+        sites = info.defs(t)
+        if len(sites) != 1:
+            return
+        d = sites[0]
+        if d.op != "F2FP" or "PACK_AB" not in d.mods or d.guard is not None or d.uid in dead:
+            return
+        if len(d.srcs) != 2 or d.srcs[0] != RZ or len(d.dsts) != 1:
+            return
+        defs.append(d)
+    lo, hi = defs
+    if lo.mods != hi.mods:
+        return
+    vids = {
+        (x.v if isinstance(x, Part) else x).id
+        for d in defs
+        for x in d.srcs
+        if isinstance(x, VReg | Part)
+    }
+    if not unchanged_since(block, defs, k, vids):
+        return
+    ins.op, ins.mods = "F2FP", lo.mods
+    ins.srcs = [hi.srcs[1], lo.srcs[1]]
+    dead.update((lo.uid, hi.uid))
+
+
 def _reads(y: Operand, t: VReg) -> bool:
     return y == t or (isinstance(y, Src) and y.x == t)
 
@@ -725,34 +813,48 @@ def _sel_test(
     dead.add(ins.uid)
 
 
+def _pred_slot(ins: Instr) -> int | None:
+    """The source slot of ``ins`` that reads a predicate, inverted or not: a SEL/FSEL's
+    selector, a barrier reduction's or a vote's input (ptxas: ``BAR.RED.OR.DEFER_BLOCKING
+    0x0, !P1`` where nvcc wrote ``selp`` then ``setp.ne`` of its result)."""
+    if ins.op in ("SEL", "FSEL") and len(ins.srcs) == 3:
+        return 2
+    if ins.op == "BAR" and "RED" in ins.mods and len(ins.srcs) == 2:
+        return 1
+    if ins.op == "VOTE" and len(ins.srcs) == 1:
+        return 0
+    return None
+
+
 def _read_elsewhere(fn: Function) -> set[int]:
-    """The predicates read other than as a guard or a SEL/FSEL predicate (where a read of
+    """The predicates read other than as a guard or in a ``_pred_slot`` (where a read of
     another predicate, inverted or not, could not take their place)."""
     out: set[int] = set()
     for ins in fn.instrs():
+        slot = _pred_slot(ins)
         for j, s in enumerate(ins.srcs):
             for r in operand_regs(s):
                 v = r.v if isinstance(r, Part) else r
-                pred_slot = ins.op in ("SEL", "FSEL") and j == 2 and len(ins.srcs) == 3
-                if isinstance(v, VReg) and v.rc is RC.P and not pred_slot:
+                if isinstance(v, VReg) and v.rc is RC.P and j != slot:
                     out.add(v.id)
     return out
 
 
 def _read_aliases(fn: Function, alias: dict[int, tuple[VReg, bool]]) -> None:
-    """Each read of an aliased predicate (a guard, a SEL/FSEL predicate) as the predicate it
+    """Each read of an aliased predicate (a guard, a ``_pred_slot``) as the predicate it
     equals."""
     for ins in fn.instrs():
         g = ins.guard
         if g is not None and isinstance(g.pred, VReg) and g.pred.id in alias:
             q, inv = alias[g.pred.id]
             ins.guard = Guard(q, g.inv ^ inv)
-        if ins.op in ("SEL", "FSEL") and len(ins.srcs) == 3:
-            s = ins.srcs[2]
+        slot = _pred_slot(ins)
+        if slot is not None:
+            s = ins.srcs[slot]
             v, i = (s.x, s.inv) if isinstance(s, Src) else (s, False)
             if isinstance(v, VReg) and v.id in alias:
                 q, inv = alias[v.id]
-                ins.srcs[2] = Src(q, inv=True) if i ^ inv else q
+                ins.srcs[slot] = Src(q, inv=True) if i ^ inv else q
 
 
 def _lop3_test(

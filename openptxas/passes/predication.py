@@ -11,12 +11,19 @@ No branch, no convergence barrier (BSSY/BSYNC), no divergence: ptxas does the sa
 regions. A side is predicable when it has at most MAX_INSTRS instructions, none already
 guarded, none a branch, barrier, warp-collective or uniform-datapath instruction (uniform ops
 take only uniform guards), and none writes the branch predicate.
+
+A pure uniform-datapath instruction of a side (``UMOV UR6, UR8``: the shared window's base
+copied for an address) whose results are written nowhere else and whose sources the side does
+not write before it runs before the branch instead, unguarded: it only computes a uniform
+value nothing else holds (t1/warp_scan's ``if (lane == 31) totals[warp] = x``: ptxas stores
+with ``@!P5 STS [R10], R3``; ours kept a branch and a convergence barrier for it).
 """
 
 from __future__ import annotations
 
 from bisect import insort
 
+from openptxas.ir.analysis import write_counts
 from openptxas.ir.core import (
     RC,
     Function,
@@ -65,6 +72,33 @@ def _predicable(instrs: list[Instr], pred: object) -> bool:
             if v == pv:
                 return False
     return True
+
+
+SPECULABLE = frozenset(
+    {"UMOV", "UIADD3", "ULEA", "USHF", "ULOP3", "UIMAD", "USEL", "ULDC", "UPRMT", "S2UR"}
+)
+
+
+def _speculate(instrs: list[Instr], writes: dict[int, int]) -> tuple[list[Instr], list[Instr]]:
+    """(the side's pure uniform instructions that may run before the branch, the rest)."""
+    early: list[Instr] = []
+    rest: list[Instr] = []
+    written: set[int] = set()  # registers the rest writes, so far
+    for ins in instrs:
+        dsts = [r.v if isinstance(r, Part) else r for r in ins.def_regs()]
+        srcs = [r.v if isinstance(r, Part) else r for r in ins.use_regs()]
+        if (
+            ins.op in SPECULABLE
+            and ins.guard is None
+            and dsts
+            and all(isinstance(d, VReg) and writes.get(d.id) == 1 for d in dsts)
+            and not any(isinstance(x, VReg) and x.id in written for x in srcs)
+        ):
+            early.append(ins)
+            continue
+        rest.append(ins)
+        written.update(d.id for d in dsts if isinstance(d, VReg))
+    return early, rest
 
 
 def _guard(instrs: list[Instr], g: Guard) -> None:
@@ -121,6 +155,7 @@ def _convert(fn: Function) -> None:
         for y in succ[x]:
             insort(preds[y], x)  # as a full recomputation orders them: by source block
 
+    writes = write_counts(fn)
     start = 0
     changed = True
     while changed:
@@ -138,17 +173,16 @@ def _convert(fn: Function) -> None:
             keep = Guard(t.guard.pred, not t.guard.inv)  # runs when the branch is not taken
             last = then.terminator()
             # triangle: T falls through to the branch target
-            if (
-                j + 1 < len(fn.blocks)
-                and names[j + 1] == target
-                and last is None
-                and _predicable(then.instrs, t.guard.pred)
-            ):
-                h.instrs.pop()
-                _guard(then.instrs, keep)
-                reroute(i)
-                start, changed = max(0, i - 2), True
-                break
+            if j + 1 < len(fn.blocks) and names[j + 1] == target and last is None:
+                early, rest = _speculate(then.instrs, writes)
+                if _predicable(rest, t.guard.pred):
+                    h.instrs[-1:-1] = early
+                    then.instrs[:] = rest
+                    h.instrs.pop()
+                    _guard(then.instrs, keep)
+                    reroute(i)
+                    start, changed = max(0, i - 2), True
+                    break
             # diamond: T branches to M, E (the branch target) falls through to M
             if (
                 last is not None

@@ -15,14 +15,24 @@ warp-instructions). This pass does the same for loads it can prove may be merged
 
 Post: the first load of each group is the vector load into a new register pair or quad, the
 others are gone, and every read of their results reads the vector's word instead.
+
+Constant-bank loads pair the same way (``pair_constant_loads``): two 32-bit ``LDC`` of one
+bank at offsets o and o+4, o a multiple of 8 (no register index), in one block, become one
+``LDC.64`` at the first (constants do not change: nothing between matters). ptxas reads
+t1/const_mem's matrix row by row with ``ULDC.64 UR20, c[0x3][0x110]`` (nine loads for
+seventeen words; ours were seventeen) and two f32 parameters side by side with one ``LDC.64``.
+Not under ``-c``: a bank-3 offset there is relocated per variable.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from openptxas.ir.analysis import DefInfo, def_info, map_regs
 from openptxas.ir.core import (
     RC,
     Addr,
+    CBank,
     Function,
     Imm,
     ImmKind,
@@ -104,6 +114,22 @@ def known_alignment(info: DefInfo) -> dict[int, int]:
     return tz
 
 
+def _word_renamer(rename: dict[int, Part]) -> Callable[[RegLike], RegLike]:
+    """For ``map_regs``: a 32-bit register of ``rename`` read as the vector's word it became,
+    whether read whole or as its word 0 (``-%r9.0``: a 64-bit subtraction's operand)."""
+
+    def conv(x: RegLike) -> RegLike:
+        if isinstance(x, VReg):
+            return rename.get(x.id, x)
+        if isinstance(x, Part) and x.v.id in rename:
+            w = rename[x.v.id]
+            assert x.k == 0 and x.n == 1, x
+            return w
+        return x
+
+    return conv
+
+
 def _candidate(ins: Instr) -> tuple[VReg, VReg, int] | None:
     """(result, base, offset) of a plain 32-bit shared load from a virtual register."""
     if ins.op != "LDS" or ins.mods or ins.guard is not None or len(ins.dsts) != 1:
@@ -125,14 +151,11 @@ def vectorize_shared_loads(fn: Function, ctx: PassContext) -> None:
         return
     info = def_info(fn)
     align = known_alignment(info)
-    rename: dict[int, RegLike] = {}
+    rename: dict[int, Part] = {}
     for blk in fn.blocks:
         blk.instrs = _vectorize_block(fn, blk.instrs, align, info, rename)
     if rename:
-
-        def conv(x: RegLike) -> RegLike:
-            return rename.get(x.id, x) if isinstance(x, VReg) else x
-
+        conv = _word_renamer(rename)
         for ins in fn.instrs():
             map_regs(ins, conv)
 
@@ -142,7 +165,7 @@ def _vectorize_block(
     code: list[Instr],
     align: dict[int, int],
     info: DefInfo,
-    rename: dict[int, RegLike],
+    rename: dict[int, Part],
 ) -> list[Instr]:
     groups: dict[int, list[int]] = {}  # base id -> positions of its loads
     merged: dict[int, Instr] = {}  # position -> the vector load that replaces it
@@ -177,7 +200,7 @@ def _merge(
     loads: list[int],
     base_align: int,
     info: DefInfo,
-    rename: dict[int, RegLike],
+    rename: dict[int, Part],
     merged: dict[int, Instr],
     gone: set[int],
 ) -> None:
@@ -225,3 +248,50 @@ def _movable(code: list[Instr], info: DefInfo, d: Operand, first: int, pos: int)
             if v == d:
                 return False
     return True
+
+
+def pair_constant_loads(fn: Function, ctx: PassContext) -> None:
+    if ctx.options.compile_only:
+        return
+    info = def_info(fn)
+    rename: dict[int, Part] = {}
+    for blk in fn.blocks:
+        code = blk.instrs
+        at: dict[tuple[int, int], int] = {}  # (bank, offset) -> position of its first load
+        for pos, ins in enumerate(code):
+            c = _const_load(ins, info)
+            if c is not None:
+                at.setdefault(c, pos)
+        merged: dict[int, Instr] = {}
+        gone: set[int] = set()
+        for (bank, o), p0 in sorted(at.items()):
+            p1 = at.get((bank, o + 4))
+            if o % 8 or p1 is None or p0 in gone or p1 in gone or p0 in merged or p1 in merged:
+                continue
+            first = min(p0, p1)
+            d0, d1 = code[p0].dsts[0], code[p1].dsts[0]
+            assert isinstance(d0, VReg) and isinstance(d1, VReg)
+            if not (_movable(code, info, d0, first, p0) and _movable(code, info, d1, first, p1)):
+                continue
+            pair = fn.new_vreg(RC.R, 2)
+            merged[first] = Instr("LDC", ("64",), [pair], [CBank(bank, o)], line=code[first].line)
+            gone.add(max(p0, p1))
+            rename[d0.id], rename[d1.id] = pair.part(0), pair.part(1)
+        if merged:
+            blk.instrs = [merged.get(p, x) for p, x in enumerate(code) if p not in gone]
+    if rename:
+        conv = _word_renamer(rename)
+        for ins in fn.instrs():
+            map_regs(ins, conv)
+
+
+def _const_load(ins: Instr, info: DefInfo) -> tuple[int, int] | None:
+    """(bank, offset) of a plain 32-bit constant load into a register written only there."""
+    if ins.op != "LDC" or ins.mods or ins.guard is not None or len(ins.dsts) != 1:
+        return None
+    d, s = ins.dsts[0], ins.srcs[0] if len(ins.srcs) == 1 else None
+    if not isinstance(d, VReg) or d.rc != RC.R or d.width != 1 or len(info.defs(d)) != 1:
+        return None
+    if not isinstance(s, CBank) or s.reg is not None:
+        return None
+    return s.bank, s.offset

@@ -14,6 +14,7 @@ and nothing in between reads word k of ``%q`` or writes it: every reader sees wh
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from openptxas.ir.analysis import def_info, map_regs, renamer, use_counts
@@ -34,14 +35,68 @@ def _touches_word(ins: Instr, q: VReg, k: int, *, reads: bool, writes: bool) -> 
     return False
 
 
+def _word_of(reread: dict[int, Part]) -> Callable[[RegLike], RegLike]:
+    """For ``map_regs``: a 32-bit register of ``reread`` read (whole, or as its word 0) as the
+    group's word it now lives in."""
+
+    def conv(r: RegLike) -> RegLike:
+        if isinstance(r, VReg):
+            return reread.get(r.id, r)
+        if isinstance(r, Part) and r.v.id in reread:
+            assert r.k == 0 and r.n == 1, r
+            return reread[r.v.id]
+        return r
+
+    return conv
+
+
+def _word_writers(fn: Function) -> dict[tuple[int, int], int]:
+    """(group id, word) -> the instructions writing that word (a whole-register write counts
+    for each of its words)."""
+    out: dict[tuple[int, int], int] = {}
+    for ins in fn.instrs():
+        for r in ins.def_regs():
+            if isinstance(r, Part):
+                for w in range(r.k, r.k + r.n):
+                    out[(r.v.id, w)] = out.get((r.v.id, w), 0) + 1
+            elif isinstance(r, VReg):
+                for w in range(r.width):
+                    out[(r.id, w)] = out.get((r.id, w), 0) + 1
+    return out
+
+
+def _reads_before_group_end(b: Block, s: VReg, q: VReg, k: int, total: int) -> bool:
+    """Every read of ``s`` (``total`` of them in the function) is in ``b``, and some read of
+    ``q`` at or after the copy at ``k`` comes after all of them: reading the group's word
+    instead keeps nothing of the group live longer."""
+    seen, last_s, last_q = 0, -1, -1
+    for n, ins in enumerate(b.instrs):
+        for r in ins.use_regs():
+            v = r.v if isinstance(r, Part) else r
+            if v == s:
+                seen += 1
+                last_s = n
+            if v == q and n >= k:
+                last_q = n
+    return seen == total and last_s <= last_q
+
+
 def defs_into_group_words(fn: Function) -> int:
-    """Rewrite the copies (see the module's doc); returns how many went."""
+    """Rewrite the copies (see the module's doc); returns how many went.
+
+    A source read elsewhere too (a texture coordinate also used in arithmetic: ptxas's ``SHF.R
+    .U32.HI R5, RZ, 0x3, R4`` writes the coordinate's register and ``IMAD.SHL.U32 R3, R5``
+    reads it) goes into the word as well, and its other readers read the word, when the word
+    has no other writer and every such read comes, in the block, before the group's last
+    read (the group lives no longer)."""
     info = def_info(fn)
     uses = use_counts(fn)
+    writers = _word_writers(fn)
     done = 0
     for b in fn.blocks:
         drop: set[int] = set()
         where: dict[int, int] = {}  # instruction uid -> index in the block
+        reread: dict[int, Part] = {}  # a source read elsewhere -> the word it now lives in
         for k, ins in enumerate(b.instrs):
             where[ins.uid] = k
             if ins.op != "MOV" or ins.mods or ins.guard is not None or len(ins.dsts) != 1:
@@ -52,7 +107,12 @@ def defs_into_group_words(fn: Function) -> int:
             if not (isinstance(s, VReg) and s.rc == RC.R and s.width == 1):
                 continue
             sites = info.sites.get(s.id, [])
-            if uses.get(s.id) != 1 or len(sites) != 1:
+            if len(sites) != 1 or s.id in reread:
+                continue
+            if uses.get(s.id) != 1 and (
+                writers.get((d.v.id, d.k)) != 1
+                or not _reads_before_group_end(b, s, d.v, k, uses.get(s.id, 0))
+            ):
                 continue
             src = sites[0]
             j = where.get(src.uid)
@@ -68,6 +128,72 @@ def defs_into_group_words(fn: Function) -> int:
                 continue
             src.dsts[src.dsts.index(s)] = Part(q, w, 1)
             drop.add(ins.uid)
+            if uses.get(s.id) != 1:
+                reread[s.id] = Part(q, w, 1)
+        if drop:
+            b.instrs = [x for x in b.instrs if x.uid not in drop]
+            done += len(drop)
+        if reread:
+            for x in b.instrs:
+                map_regs(x, _word_of(reread))
+    return done + _wide_into_group_words(fn)
+
+
+def _wide_into_group_words(fn: Function) -> int:
+    """The same for a wide value copied word by word into consecutive words of a group: ``%p
+    = TEX ...`` (a pair) then ``%q.2 = MOV %p.0; %q.3 = MOV %p.1`` (a texture's result stored
+    with ``STG.E.128``: ptxas's TEX writes the quad's registers) becomes ``%q.2:2 = TEX ...``,
+    the group's words k.. k+width aligned for the value's width."""
+    from openptxas.regalloc.fatpoint import tuple_alignment
+
+    info = def_info(fn)
+    uses = use_counts(fn)
+    done = 0
+    for b in fn.blocks:
+        where = {ins.uid: k for k, ins in enumerate(b.instrs)}
+        copies: dict[int, dict[int, tuple[int, Part]]] = {}  # p id -> word of p -> (pos, dst)
+        wide: dict[int, VReg] = {}
+        for k, ins in enumerate(b.instrs):
+            if ins.op != "MOV" or ins.mods or ins.guard is not None or len(ins.dsts) != 1:
+                continue
+            d, s = ins.dsts[0], ins.srcs[0]
+            if not (isinstance(d, Part) and d.n == 1 and d.v.rc == RC.R):
+                continue
+            if isinstance(s, Part) and s.n == 1 and s.v.rc == RC.R and s.v.width > 1:
+                copies.setdefault(s.v.id, {})[s.k] = (k, d)
+                wide[s.v.id] = s.v
+        drop: set[int] = set()
+        for vid, ws in copies.items():
+            p = wide[vid]
+            sites = info.sites.get(vid, [])
+            if len(ws) != p.width or uses.get(vid) != p.width or len(sites) != 1:
+                continue
+            src = sites[0]
+            j = where.get(src.uid)
+            if j is None or src.guard is not None or src.dsts.count(p) != 1:
+                continue
+            q = ws[0][1].v
+            base = ws[0][1].k
+            if any(ws[i][1].v != q or ws[i][1].k != base + i for i in range(p.width)):
+                continue
+            if base % tuple_alignment(p.width) or q.width < base + p.width:
+                continue
+            last = max(pos for pos, _ in ws.values())
+            if min(pos for pos, _ in ws.values()) < j:
+                continue
+            words = range(base, base + p.width)
+            if any(_touches_word(src, q, w, reads=True, writes=True) for w in words):
+                continue
+            mine = {pos for pos, _ in ws.values()}
+            between = [x for n, x in enumerate(b.instrs[j + 1 : last + 1], j + 1) if n not in mine]
+            if any(
+                _touches_word(x, q, base + i, reads=True, writes=True)
+                for x in between
+                for i in range(p.width)
+            ):
+                continue
+            src.dsts[src.dsts.index(p)] = Part(q, base, p.width)
+            drop.update(b.instrs[pos].uid for pos in mine)
         if drop:
             b.instrs = [x for x in b.instrs if x.uid not in drop]
             done += len(drop)

@@ -407,13 +407,18 @@ def _delay(
     uses, gunits, defs, ckey, roles = info.uses, info.gunits, info.defs, info.ckey, info.roles
     wait: set[int] = set()
     delay = least
-    if serial or (ins.op in ("CALL", "RET") and "ABS" in ins.mods):
-        # (a call to, or return from, code compiled apart: it may read or write any register,
-        # at once: every result is waited for, fixed-latency ones included)
+    if serial:
         wait = st.pending_sbs()
         for entries in st.prod.values():
             for pkey, age in entries:
                 delay = max(delay, model.settled(pkey) - age)
+    elif ins.op in ("CALL", "RET") and "ABS" in ins.mods:
+        # (a call to, or return from, code compiled apart: it may read or write any register:
+        # every result is waited for, fixed-latency ones included, as an ordinary read)
+        wait = st.pending_sbs()
+        for entries in st.prod.values():
+            for pkey, age in entries:
+                delay = max(delay, model.settled_for_call(pkey) - age)
     for u in uses:
         wait |= st.wsb.get(u, frozenset())
         ready = st.guard_ready.get(u, 0) if u in gunits else st.data_ready.get(u, 0)

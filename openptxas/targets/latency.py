@@ -301,6 +301,15 @@ class LatencyModel:
             self._settled[producer] = got
         return got
 
+    def settled_for_call(self, producer: str) -> int:
+        """Cycles after which ``producer``'s result may be read by code compiled apart that a
+        ``CALL.ABS`` enters (vprintf, malloc): an ordinary source, address or predicate read,
+        no crossing (ptxas leaves as little as 4 cycles from a MOV or IADD3 of an argument to
+        the call: 1,640 and 338 sites over the oracle cache's cubins; ``settled``'s 29, the
+        longest crossing of the ALU pipe, put 43 cycles of NOPs before each printf call)."""
+        base = producer.removesuffix(UPPER)
+        return max(self.need(base, "", r) for r in ("data", "late", "addr", "pred"))
+
     def need_bound(self, producer: str, roles: tuple[str, ...]) -> int:
         """An upper bound of ``need(producer, consumer, role)`` over every consumer and every
         role of ``roles`` (what the scheduler's graph may drop an edge against)."""

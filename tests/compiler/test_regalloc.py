@@ -397,14 +397,17 @@ GROUP_WORDS = """.target sm_90
     STG.E.128 desc[%ur9x2][%r0x2.64], %r5x4
     STG.E.128 desc[%ur9x2][%r0x2.64+0x10], %r6x4
     STG.E desc[%ur9x2][%r0x2.64+0x20], %r8
+    %r7 = IADD3 %r3, 0x2, RZ
+    STG.E desc[%ur9x2][%r0x2.64+0x24], %r7
     EXIT
 """
 
 
 def test_group_words_computed_in_place() -> None:
     """regalloc/coalesce.py: four loads copied into a quad for STG.128 load into its words
-    (ptxas: LDG.E R16..R19, no MOV); %r4, read twice, keeps its copy, as do the copies of a
-    pair's words and of the quad's own word."""
+    (ptxas: LDG.E R16..R19, no MOV); %r4, read again before the quad's store, too (its other
+    reader reads the word: the quad lives no longer); %r3, read again after the store, keeps
+    its copy, as do the copies of a pair's words and of the quad's own word."""
     from openptxas.ir.printer import format_functions
     from openptxas.ir.reader import read_ir
     from openptxas.regalloc.coalesce import defs_into_group_words
@@ -412,9 +415,10 @@ def test_group_words_computed_in_place() -> None:
     fn = read_ir(GROUP_WORDS).functions[0]
     assert defs_into_group_words(fn) == 3
     text = format_functions([fn])
-    for k, off in ((3, "0xc"), (2, "0x8"), (1, "0x4")):
-        assert f"%r5x4.{k} = LDG.E desc[%ur9x2][%r0x2.64+{off}]" in text
-    assert "%r5x4.0 = MOV %r4" in text
+    for k, off in ((3, "0xc"), (2, "0x8"), (0, "")):
+        assert f"%r5x4.{k} = LDG.E desc[%ur9x2][%r0x2.64{off and '+' + off}]" in text
+    assert "%r8 = IADD3 %r5x4.0, 0x1, RZ" in text
+    assert "%r5x4.1 = MOV %r3" in text
     assert text.count("= MOV") == 5
 
 
@@ -455,3 +459,33 @@ def test_group_built_twice_from_the_same_values_is_built_once() -> None:
     assert "%r5x2.0 = MOV %r1" in text
     snap.restore()  # (the allocator's way back when the registers run out)
     assert format_functions([fn]) == before
+
+
+CROSS_BLOCK_READ = """.target sm_90
+.entry k
+.L_entry:
+    %r0x2 = LDC.64 c[0x0][0x210]
+    %r1 = LDG.E desc[%ur9x2][%r0x2.64]
+    %r2x2.0 = MOV %r1
+    %r2x2.1 = SHF.R.S32.HI RZ, 0x1f, %r1
+    %p3, PT = ISETP.NE.AND %r1, RZ, PT
+    STG.E.64 desc[%ur9x2][%r0x2.64+0x8], %r2x2
+    @%p3 BRA `(L_out)
+.L_b1:
+    STG.E desc[%ur9x2][%r0x2.64+0x10], %r1
+L_out:
+    EXIT
+"""
+
+
+def test_group_word_source_read_in_another_block_keeps_its_copy() -> None:
+    """difffuzz seed 1103 (cvt.s64.s32 of a value stored again after a loop): a source read in
+    another block than the copy's is not moved into the group's word (its readers there were
+    not renamed: they read a register no longer written)."""
+    from openptxas.ir.printer import format_functions
+    from openptxas.ir.reader import read_ir
+    from openptxas.regalloc.coalesce import defs_into_group_words
+
+    fn = read_ir(CROSS_BLOCK_READ).functions[0]
+    assert defs_into_group_words(fn) == 0
+    assert "%r2x2.0 = MOV %r1" in format_functions([fn])
