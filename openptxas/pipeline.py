@@ -73,6 +73,12 @@ def _dce(fn: Function, ctx: PassContext) -> None:
     dce(fn, ctx)
 
 
+def _sink(fn: Function, ctx: PassContext) -> None:
+    from openptxas.passes.sink import sink_past_exits
+
+    sink_past_exits(fn, ctx)
+
+
 def _wide_add(fn: Function, ctx: PassContext) -> None:
     from openptxas.passes.wide_add import wide_add
 
@@ -204,6 +210,12 @@ def pipeline() -> list[Phase]:
             doc="if-conversion: short branch regions become predicated code",
         ),
         Phase("LiveDeadThird", _dce, 1),
+        Phase(
+            "SinkCodeIntoBlock",
+            _sink,
+            1,
+            doc="computations an early exit skips move past it",
+        ),
         Phase(
             "InsertConvergenceBarriers",
             _convergence,

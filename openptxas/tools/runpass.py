@@ -74,6 +74,7 @@ PASSES: dict[str, PassFn] = {
     "licm": _single("licm", "hoist_invariants"),
     "peephole": _single("peephole", "peephole"),
     "predication": _single("predication", "if_convert"),
+    "sink": _single("sink", "sink_past_exits"),
     "uniform_regs": _single("uniform_regs", "convert_to_uniform"),
     "uniform_base": _single("addr_fold", "fold_uniform_base"),
     "unroll": _single("unroll", "loop_unroll"),
