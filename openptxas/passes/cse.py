@@ -221,6 +221,7 @@ def cse(fn: Function, ctx: PassContext) -> None:
     undo: list[tuple[tuple[object, ...], VReg | None]] = []
     same: dict[int, VReg] = {}  # a repeated compare's predicate -> the earlier one
     carried: dict[int, Operand] = {}  # a carry-out's id -> the result written with it
+    canon: dict[int, VReg] = {}  # a merged copy -> the value it copies (for keys only)
     gone: set[int] = set()  # the repeated compares (uid)
     readers: dict[int, set[tuple[object, ...]]] = {}
     results: dict[int, set[tuple[object, ...]]] = {}
@@ -234,8 +235,15 @@ def cse(fn: Function, ctx: PassContext) -> None:
                 for r in ins.use_regs()
                 if isinstance(r, VReg | Part)
             ):
-                map_regs(ins, renamer(same))  # read merged values as the kept ones: keys match
+                map_regs(ins, renamer(same))  # read merged predicates as the kept ones
             key = _key(ins)
+            if key is not None and canon and _regs(ins) & canon.keys():
+                # keyed as if reading the kept values its sources are copies of (the reads
+                # themselves stay: reading the kept value instead would lengthen its life,
+                # immaTensorCoreGemm 170 -> 254 registers)
+                probe = Instr(ins.op, ins.mods, list(ins.dsts), list(ins.srcs), ins.guard)
+                map_regs(probe, renamer(canon))
+                key = _key(probe)
             hit = avail.get(key) if key is not None else None
             if hit is not None and key is not None and isinstance(key[2], tuple):
                 p2, d2, d1 = ins.dsts[1], ins.dsts[0], carried[hit.id]
@@ -254,7 +262,7 @@ def cse(fn: Function, ctx: PassContext) -> None:
                     if d1.width > 1:
                         _split_copy(block, k, d2, d1)
                     if d2.id in single and dominated_uses(d2.id, ins):
-                        same[d2.id] = d1  # the high product's sources then match the first's
+                        canon[d2.id] = d1  # the high product's sources then match the first's
                     continue  # d2 is written once (single): nothing to invalidate
                 hit = None
             elif hit is not None and hit.rc in (RC.P, RC.UP):
@@ -270,9 +278,9 @@ def cse(fn: Function, ctx: PassContext) -> None:
                     _split_copy(block, k, ins.dsts[0], hit)
                 d0 = ins.dsts[0]
                 if isinstance(d0, VReg) and d0.id in single and dominated_uses(d0.id, ins):
-                    # later readers read the kept value: their own repeats then match (and a
-                    # written-once copy of a written-once value is the value)
-                    same[d0.id] = hit
+                    # later repeats of its readers match (a written-once copy of a
+                    # written-once value is the value)
+                    canon[d0.id] = hit
             # a write invalidates the expressions that read or produced that register
             for r in ins.def_regs():
                 if not isinstance(r, VReg | Part):
@@ -367,6 +375,3 @@ def _split_copy(block: object, k: int, dst: Operand, src: VReg) -> None:
     block.instrs[k : k + 1] = [
         Instr(_copy_op(src), (), [dst.part(j)], [src.part(j)], line=line) for j in range(src.width)
     ]
-
-
-_ = _regs
