@@ -87,6 +87,8 @@ def peephole(fn: Function, ctx: PassContext) -> None:
                 _shift_wrap(ins, blk.instrs, k, info, uses, dead)
             if ins.op in HALF_OPS:
                 _half_select(ins, blk.instrs, k, info)
+            if ins.op == "VIMNMX":
+                _add_minmax(ins, blk.instrs, k, info, uses, dead)
     _float_modifiers(fn, info)
     _share_multipliers(fn, consts, info)
     if alias:
@@ -145,6 +147,49 @@ def _half_select(ins: Instr, block: list[Instr], k: int, info: DefInfo) -> None:
         x, h2 = _half_of(s.x, h, block, k, info)
         if x is not s.x or h2 != h:
             ins.srcs[j] = Src(x, neg=s.neg, abs=s.abs, sel=f"H{h2}_H{h2}")
+
+
+def _add_minmax(
+    ins: Instr, block: list[Instr], k: int, info: DefInfo, uses: dict[int, int], dead: set[int]
+) -> None:
+    """``t = IADD3 a, b, RZ`` read once, by ``d = VIMNMX t, c, p`` (either order) later in the
+    block with a and b unchanged: ``VIADDMNMX d, a, b, c, p`` (min or max of a + b and c, as
+    ptxas clamps ``i - 1`` to ``[0, 7]``: ``VIADDMNMX R10, R4, 0xffffffff, RZ, !PT``). c must be
+    a register (0 is RZ); b an immediate or a plain register."""
+    if ins.guard is not None or ins.mods not in ((), ("U32",)) or len(ins.srcs) != 3:
+        return
+    if len(ins.dsts) != 1:
+        return
+    for ti in (0, 1):
+        t, c = ins.srcs[ti], ins.srcs[1 - ti]
+        if isinstance(c, Imm) and c.kind == ImmKind.INT and c.value & M32 == 0:
+            c = RZ
+        if not _general(c) or isinstance(c, Src) or c == PT:
+            continue
+        if not isinstance(t, VReg) or t.width != 1 or uses.get(t.id, 0) != 1:
+            continue
+        sites = info.defs(t)
+        if len(sites) != 1 or sites[0].uid in dead:
+            continue
+        add = sites[0]
+        if add.op != "IADD3" or add.mods or add.guard is not None or len(add.dsts) != 1:
+            continue
+        if len(add.srcs) != 3:
+            continue
+        a, b, z = add.srcs
+        if z != RZ or not _general(a) or isinstance(a, Src) or isinstance(b, Src):
+            continue
+        if not (isinstance(b, Imm) and b.kind == ImmKind.INT) and not _general(b):
+            continue
+        vids = {
+            (x.v if isinstance(x, Part) else x).id for x in (a, b) if isinstance(x, VReg | Part)
+        }
+        if not unchanged_since(block, [add], k, vids):
+            continue
+        ins.op = "VIADDMNMX"
+        ins.srcs = [a, b, c, ins.srcs[2]]
+        dead.add(add.uid)
+        return
 
 
 def _constant_regs(info: DefInfo) -> set[int]:
