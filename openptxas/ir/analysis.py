@@ -300,6 +300,23 @@ def write_counts(fn: Function) -> dict[int, int]:
     return counts
 
 
+def read_sites(
+    fn: Function,
+) -> tuple[dict[int, tuple[int, int]], dict[int, list[tuple[int, int, Instr]]]]:
+    """(instruction uid -> (block, index), virtual register id -> its reads as (block, index,
+    instruction), a word's read counting for its register)."""
+    at: dict[int, tuple[int, int]] = {}
+    reads: dict[int, list[tuple[int, int, Instr]]] = {}
+    for b, blk in enumerate(fn.blocks):
+        for i, ins in enumerate(blk.instrs):
+            at[ins.uid] = (b, i)
+            for r in ins.use_regs():
+                v = r.v if isinstance(r, Part) else r
+                if isinstance(v, VReg):
+                    reads.setdefault(v.id, []).append((b, i, ins))
+    return at, reads
+
+
 def use_counts(fn: Function) -> dict[int, int]:
     counts: dict[int, int] = {}
     for ins in fn.instrs():
@@ -317,6 +334,7 @@ __all__ = [
     "map_regs",
     "once_vregs",
     "operand_regs",
+    "read_sites",
     "renamer",
     "stable_vregs",
     "use_counts",

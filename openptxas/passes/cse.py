@@ -29,6 +29,7 @@ from openptxas.ir.analysis import (
     has_side_effects,
     map_regs,
     once_vregs,
+    read_sites,
     renamer,
     stable_vregs,
 )
@@ -175,15 +176,7 @@ def cse(fn: Function, ctx: PassContext) -> None:
         if d >= 0 and d != b:
             children.setdefault(d, []).append(b)
     single = {vid for vid, sites in info.sites.items() if len(sites) == 1}
-    at: dict[int, tuple[int, int]] = {}  # uid -> (block, index) before any change
-    uses: dict[int, list[tuple[int, int]]] = {}
-    for b, blk in enumerate(fn.blocks):
-        for i, ins in enumerate(blk.instrs):
-            at[ins.uid] = (b, i)
-            for r in ins.use_regs():
-                v = r.v if isinstance(r, Part) else r
-                if isinstance(v, VReg):
-                    uses.setdefault(v.id, []).append((b, i))
+    at, uses = read_sites(fn)  # (positions before any change)
 
     def dominated_uses(vid: int, d: Instr) -> bool:
         """Every read of ``vid`` (written only by ``d``) comes after ``d`` on every path: in
@@ -191,7 +184,7 @@ def cse(fn: Function, ctx: PassContext) -> None:
         earlier, equal value instead; a read before ``d`` in a loop reads the previous
         iteration's value, which the earlier instruction has already replaced."""
         db, di = at[d.uid]
-        for ub, ui in uses.get(vid, ()):
+        for ub, ui, _ in uses.get(vid, ()):
             if ub == db:
                 if ui <= di:
                     return False

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from openptxas.ir.analysis import def_info, map_regs, renamer, unchanged_since
-from openptxas.ir.core import PT, RC, RZ, Function, Imm, ImmKind, Instr, Operand, Part, Src, VReg
+from openptxas.ir.analysis import def_info, map_regs, read_sites, renamer, unchanged_since
+from openptxas.ir.core import PT, RC, RZ, Function, Imm, ImmKind, Instr, Operand, Src, VReg
 from openptxas.passes.manager import PassContext
 
 M32 = 0xFFFFFFFF
@@ -36,15 +36,8 @@ def drop_useless_masks(fn: Function, ctx: PassContext) -> None:
     if not any(_mask(i) is not None for b in fn.blocks for i in b.instrs):
         return
     info = def_info(fn)
-    readers: dict[int, list[Instr]] = {}
-    at: dict[int, tuple[int, int]] = {}  # uid -> (block, index)
-    for bi, blk in enumerate(fn.blocks):
-        for k, ins in enumerate(blk.instrs):
-            at[ins.uid] = (bi, k)
-            for r in ins.use_regs():
-                v = r.v if isinstance(r, Part) else r
-                if isinstance(v, VReg):
-                    readers.setdefault(v.id, []).append(ins)
+    at, sites = read_sites(fn)
+    readers = {vid: [ins for _, _, ins in rs] for vid, rs in sites.items()}
     memo: dict[int, int] = {}
 
     def demanded(v: VReg, depth: int) -> int:
