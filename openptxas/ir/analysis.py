@@ -251,6 +251,22 @@ def renamer(names: Mapping[int, VReg]) -> Callable[[RegLike], RegLike]:
     return f
 
 
+def word_renamer(words: Mapping[int, Part]) -> Callable[[RegLike], RegLike]:
+    """For ``map_regs``: a 32-bit register of ``words`` (by id), read whole or as its word 0
+    (``-%r9.0``: a 64-bit subtraction's operand), read as the word of a wider register it now
+    lives in (a vector load's word, a register group's word)."""
+
+    def f(r: RegLike) -> RegLike:
+        if isinstance(r, VReg):
+            return words.get(r.id, r)
+        if isinstance(r, Part) and r.v.id in words:
+            assert r.k == 0 and r.n == 1, r
+            return words[r.v.id]
+        return r
+
+    return f
+
+
 def unchanged_since(block: list[Instr], defs: list[Instr], k: int, vids: set[int]) -> bool:
     """Every instruction of ``defs`` sits in ``block`` before position ``k`` and nothing between
     the first of them and ``k`` writes a register in ``vids``: those registers hold at ``k`` the
@@ -338,4 +354,5 @@ __all__ = [
     "renamer",
     "stable_vregs",
     "use_counts",
+    "word_renamer",
 ]

@@ -481,13 +481,16 @@ def mulhi64(ins: ast.Instruction, c: LowerCtx) -> None:
     if bits is not None:
         halves = (_imm_or_rz(bits & 0xFFFFFFFF), _imm_or_rz(bits >> 32))
     key = ("mulhi.u64", ra, rb, halves)
-    hi = None if e else c.recall(key, (ra, rb))
-    if hi is None:
+    hit = None if e else c.recall(key, (ra, rb))
+    if hit is not None:
+        (hi,) = hit
+        assert isinstance(hi, VReg)
+    else:
         assert c.block is not None
         start = len(c.block.instrs)
         hi = mulhi_u64(c, ra, rb, halves, c.rvalue(e[0], t) if e else None)
         if not e:
-            c.remember(key, start, hi)
+            c.remember(key, start, (hi,))
     dv = c.dst(d)
     if not is_signed(t):
         c.emit("MOV", (), [dv.lo], [half(hi, 0)])

@@ -88,16 +88,13 @@ class LowerCtx:
     # a predicated instruction whose lowering spans blocks guards only its tail: from this
     # (block, index) on (lower/fpdiv.py: a predicated division's copy of the result)
     guard_tail: tuple[Block, int] | None = None
-    # 32-bit division (lower/divide.py): the reciprocal each divisor got, for the next division
-    # by it in the same block: (kind, divisor) -> (block, its first and last instruction, the
-    # reciprocal, the divisor's magnitude)
-    reciprocals: dict[tuple[object, ...], tuple[Block, Instr, Instr, VReg, Operand]] = field(
-        default_factory=dict
-    )
     _reg_consts: dict[str, int] | None = None  # (known_int) registers set once, to a constant
     # (recall/remember) values a lowering computed in this block, for the next lowering of the
-    # same value: key -> (block, its first and last instruction, the value's register)
-    _memo: dict[tuple[object, ...], tuple[Block, Instr, Instr, VReg]] = field(default_factory=dict)
+    # same value: key -> (block, its first and last instruction, the values). 32-bit division's
+    # reciprocal of a divisor (lower/divide.py), mul.hi.64's unsigned high product.
+    _memo: dict[tuple[object, ...], tuple[Block, Instr, Instr, tuple[Operand, ...]]] = field(
+        default_factory=dict
+    )
 
     # ------------------------------------------------------------------ emission
     def emit(
@@ -115,15 +112,17 @@ class LowerCtx:
         self.block.instrs.append(ins)
         return ins
 
-    def recall(self, key: tuple[object, ...], reads: Sequence[Operand]) -> VReg | None:
-        """The register ``remember`` recorded under ``key``, when it was computed in this block,
-        unguarded, and no register of ``reads`` has been written since (mul.hi.s64 and
-        mul.hi.u64 of the same operands share their unsigned high product, as in ptxas's
-        code)."""
+    def recall(
+        self, key: tuple[object, ...], reads: Sequence[Operand]
+    ) -> tuple[Operand, ...] | None:
+        """The values ``remember`` recorded under ``key``, when they were computed in this
+        block, unguarded (not part of a predicated instruction's lowering), and no register of
+        ``reads`` has been written since. ptxas computes one reciprocal per divisor and one
+        unsigned high product for mul.hi.s64 and mul.hi.u64 of the same operands."""
         hit = self._memo.get(key)
         if hit is None:
             return None
-        blk, first, last, v = hit
+        blk, first, last, vals = hit
         if blk is not self.block or first.guard is not None or last.guard is not None:
             return None
         at = next((k for k, x in enumerate(blk.instrs) if x is first), None)
@@ -136,13 +135,13 @@ class LowerCtx:
             for d in x.def_regs():
                 if isinstance(d, VReg | Part) and (d.v if isinstance(d, Part) else d).id in ids:
                     return None
-        return v
+        return vals
 
-    def remember(self, key: tuple[object, ...], start: int, v: VReg) -> None:
-        """Record ``v``, computed by this block's instructions from index ``start`` on."""
+    def remember(self, key: tuple[object, ...], start: int, vals: tuple[Operand, ...]) -> None:
+        """Record ``vals``, computed by this block's instructions from index ``start`` on."""
         if self.block is not None and len(self.block.instrs) > start:
             code = self.block.instrs
-            self._memo[key] = (self.block, code[start], code[-1], v)
+            self._memo[key] = (self.block, code[start], code[-1], vals)
 
     def new(self, rc: RC = RC.R, width: int = 1) -> VReg:
         return self.fn.new_vreg(rc, width)

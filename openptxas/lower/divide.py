@@ -18,7 +18,7 @@ already turned such divisions into multiplications).
 
 from __future__ import annotations
 
-from openptxas.ir.core import PT, RC, RZ, Guard, Imm, Operand, Part, RegLike, Src, VReg
+from openptxas.ir.core import PT, RC, RZ, Guard, Imm, Operand, RegLike, Src, VReg
 from openptxas.lower.context import LowerCtx
 from openptxas.lower.div64 import emit_call
 from openptxas.lower.int_rules import half
@@ -40,23 +40,14 @@ def _divisor_key(b: Operand) -> tuple[object, ...] | None:
 
 def _cached(c: LowerCtx, key: tuple[object, ...], b: Operand) -> tuple[VReg, Operand] | None:
     """The reciprocal (and divisor magnitude) an earlier division by ``b`` in this block left,
-    when it still holds: its code unguarded (not part of a predicated division) and ``b`` not
-    written since. ptxas computes one reciprocal per divisor (t1/loops_dynamic's four
-    ``rem.u32 ..., %n`` of nvcc's unrolled loop: ours computed four, and LICM could hoist only
-    the first within its register allowance)."""
-    hit = c.reciprocals.get(key)
+    when it still holds (``LowerCtx.recall``). ptxas computes one reciprocal per divisor
+    (t1/loops_dynamic's four ``rem.u32 ..., %n`` of nvcc's unrolled loop: ours computed four,
+    and LICM could hoist only the first within its register allowance)."""
+    hit = c.recall(("recip", *key), (b,))
     if hit is None:
         return None
-    blk, first, last, r, mag = hit
-    if blk is not c.block or first.guard is not None or last.guard is not None:
-        return None
-    at = next((k for k, x in enumerate(blk.instrs) if x is first), None)
-    if at is None:
-        return None
-    if isinstance(b, VReg) and any(
-        (d.v if isinstance(d, Part) else d) == b for x in blk.instrs[at:] for d in x.def_regs()
-    ):
-        return None
+    r, mag = hit
+    assert isinstance(r, VReg)
     return r, mag
 
 
@@ -110,10 +101,8 @@ def _udivmod(c: LowerCtx, a: Operand, b: Operand, want_rem: bool, r: VReg) -> tu
 def _remember(
     c: LowerCtx, key: tuple[object, ...] | None, start: int, r: VReg, mag: Operand
 ) -> None:
-    if key is None or c.block is None:
-        return
-    code = c.block.instrs
-    c.reciprocals[key] = (c.block, code[start], code[-1], r, mag)
+    if key is not None:
+        c.remember(("recip", *key), start, (r, mag))
 
 
 def divrem32(ins: ast.Instruction, c: LowerCtx) -> None:

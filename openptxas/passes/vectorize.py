@@ -26,9 +26,7 @@ Not under ``-c``: a bank-3 offset there is relocated per variable.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from openptxas.ir.analysis import DefInfo, def_info, map_regs
+from openptxas.ir.analysis import DefInfo, def_info, map_regs, word_renamer
 from openptxas.ir.core import (
     RC,
     Addr,
@@ -40,7 +38,6 @@ from openptxas.ir.core import (
     Operand,
     Part,
     Reg,
-    RegLike,
     Src,
     VReg,
     is_zero_reg,
@@ -114,22 +111,6 @@ def known_alignment(info: DefInfo) -> dict[int, int]:
     return tz
 
 
-def _word_renamer(rename: dict[int, Part]) -> Callable[[RegLike], RegLike]:
-    """For ``map_regs``: a 32-bit register of ``rename`` read as the vector's word it became,
-    whether read whole or as its word 0 (``-%r9.0``: a 64-bit subtraction's operand)."""
-
-    def conv(x: RegLike) -> RegLike:
-        if isinstance(x, VReg):
-            return rename.get(x.id, x)
-        if isinstance(x, Part) and x.v.id in rename:
-            w = rename[x.v.id]
-            assert x.k == 0 and x.n == 1, x
-            return w
-        return x
-
-    return conv
-
-
 def _candidate(ins: Instr) -> tuple[VReg, VReg, int] | None:
     """(result, base, offset) of a plain 32-bit shared load from a virtual register."""
     if ins.op != "LDS" or ins.mods or ins.guard is not None or len(ins.dsts) != 1:
@@ -155,7 +136,7 @@ def vectorize_shared_loads(fn: Function, ctx: PassContext) -> None:
     for blk in fn.blocks:
         blk.instrs = _vectorize_block(fn, blk.instrs, align, info, rename)
     if rename:
-        conv = _word_renamer(rename)
+        conv = word_renamer(rename)
         for ins in fn.instrs():
             map_regs(ins, conv)
 
@@ -280,7 +261,7 @@ def pair_constant_loads(fn: Function, ctx: PassContext) -> None:
         if merged:
             blk.instrs = [merged.get(p, x) for p, x in enumerate(code) if p not in gone]
     if rename:
-        conv = _word_renamer(rename)
+        conv = word_renamer(rename)
         for ins in fn.instrs():
             map_regs(ins, conv)
 

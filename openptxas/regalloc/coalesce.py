@@ -14,10 +14,9 @@ and nothing in between reads word k of ``%q`` or writes it: every reader sees wh
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
-from openptxas.ir.analysis import def_info, map_regs, renamer, use_counts
+from openptxas.ir.analysis import def_info, map_regs, renamer, use_counts, word_renamer
 from openptxas.ir.core import RC, Block, Function, Guard, Instr, Operand, Part, RegLike, VReg
 
 
@@ -33,21 +32,6 @@ def _touches_word(ins: Instr, q: VReg, k: int, *, reads: bool, writes: bool) -> 
         if isinstance(r, VReg) and r == q:
             return True
     return False
-
-
-def _word_of(reread: dict[int, Part]) -> Callable[[RegLike], RegLike]:
-    """For ``map_regs``: a 32-bit register of ``reread`` read (whole, or as its word 0) as the
-    group's word it now lives in."""
-
-    def conv(r: RegLike) -> RegLike:
-        if isinstance(r, VReg):
-            return reread.get(r.id, r)
-        if isinstance(r, Part) and r.v.id in reread:
-            assert r.k == 0 and r.n == 1, r
-            return reread[r.v.id]
-        return r
-
-    return conv
 
 
 def _word_writers(fn: Function) -> dict[tuple[int, int], int]:
@@ -135,7 +119,7 @@ def defs_into_group_words(fn: Function) -> int:
             done += len(drop)
         if reread:
             for x in b.instrs:
-                map_regs(x, _word_of(reread))
+                map_regs(x, word_renamer(reread))
     return done + _wide_into_group_words(fn)
 
 
