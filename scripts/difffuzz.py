@@ -60,9 +60,11 @@ def _alarm(signum: int, frame: object) -> None:
     raise _Timeout(f"not finished in {_LIMIT[0]} s (--timeout)")
 
 
-def _one(args: tuple[int, tuple[int, ...], bool, bool, bool, int]) -> tuple[int, str, str, str]:
-    seed, opts, reduce, pressure, calls, timeout = args
-    prog = generate(seed, pressure=pressure, calls=calls)
+def _one(
+    args: tuple[int, tuple[int, ...], bool, bool, bool, bool, int],
+) -> tuple[int, str, str, str]:
+    seed, opts, reduce, pressure, calls, recursion, timeout = args
+    prog = generate(seed, pressure=pressure, calls=calls, recursion=recursion)
     if timeout:
         _LIMIT[0] = timeout
         signal.signal(signal.SIGALRM, _alarm)
@@ -105,6 +107,12 @@ def main(argv: list[str] | None = None) -> int:
         "indirect calls, arguments, results, nested calls)",
     )
     ap.add_argument(
+        "--recursion",
+        action="store_true",
+        help="with --calls: about half of the device functions also call themselves (up to "
+        "three levels deep)",
+    )
+    ap.add_argument(
         "--timeout",
         type=int,
         default=0,
@@ -116,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     reduce = ns.reduce or ns.out is not None
     t0 = time.time()
     counts: Counter[str] = Counter()
-    jobs = [(s, opts, reduce, ns.pressure, ns.calls, ns.timeout) for s in seeds]
+    jobs = [(s, opts, reduce, ns.pressure, ns.calls, ns.recursion, ns.timeout) for s in seeds]
     with mp.Pool(ns.jobs) as pool:
         for seed, status, detail, text in pool.imap_unordered(_one, jobs):
             counts[status] += 1

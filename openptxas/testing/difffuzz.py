@@ -464,19 +464,28 @@ class _Gen:
 
 
 def generate(
-    seed: int, size: int | None = None, *, pressure: bool = False, calls: bool = False
+    seed: int,
+    size: int | None = None,
+    *,
+    pressure: bool = False,
+    calls: bool = False,
+    recursion: bool = False,
 ) -> Program:
     """A random program; ``pressure``: in a high-register-pressure shape (``pressure_shape``);
     ``calls``: with 1-3 device functions (arguments, a result, calls of the functions defined
-    before them) that statements call directly, guarded or through their address."""
+    before them) that statements call directly, guarded or through their address;
+    ``recursion`` (with ``calls``): about half of the functions also call themselves, up to
+    three levels deep (drawn apart: the other draws, and so ``calls``' programs, stay)."""
     shape = pressure_shape(seed) if pressure else DEFAULT
     funcs: list[str] = []
     sigs: list[FuncSig] = []
     if calls:
         fr = random.Random(seed ^ 0xF00D)
+        rr = random.Random(seed ^ 0x5E1F)
         for k in range(fr.randrange(1, 4)):
             sig = FuncSig(f"fn{k}", fr.randrange(1, 4), fr.random() < 0.3, fr.random() < 0.8)
-            funcs.append(_render_func(sig, seed * 8 + k + 1, list(sigs)))
+            again = recursion and rr.random() < 0.5
+            funcs.append(_render_func(sig, seed * 8 + k + 1, list(sigs), again))
             sigs.append(sig)
     g = _Gen(seed, shape, sigs, contract=not calls)
     n = size if size is not None else g.r.randrange(6, 30)
@@ -498,9 +507,12 @@ _LOCAL_REGS = [
 ]
 
 
-def _render_func(sig: FuncSig, seed: int, callees: list[FuncSig]) -> str:
+def _render_func(sig: FuncSig, seed: int, callees: list[FuncSig], again: bool = False) -> str:
     """A device function: its registers all set from its arguments, random statements (calls
-    only of ``callees``; no barrier), the result a mix of its registers."""
+    only of ``callees``; no barrier), the result a mix of its registers; ``again``: then it
+    calls itself while its first argument's low two bits (its depth) are not 0, with the depth
+    one less and the other arguments from its registers (nvcc's recursion: a divergent call,
+    the stack pointer lower in each activation)."""
     g = _Gen(seed, funcs=callees, contract=False)
     g.in_func = True
     params = [f".param .b32 {sig.name}_a{i}" for i in range(sig.nargs)]
@@ -510,6 +522,12 @@ def _render_func(sig: FuncSig, seed: int, callees: list[FuncSig]) -> str:
     lines = [f".func {ret}{sig.name}({', '.join(params)})", "{", *_LOCAL_REGS]
     for i in range(sig.nargs):
         lines.append(f"  ld.param.b32 %r{i}, [{sig.name}_a{i}];")
+    if again:
+        lines[lines.index("{") + 1 : lines.index("{") + 1] = [
+            "  .reg .b32 %dep;",
+            "  .reg .pred %pdep;",
+        ]
+        lines.append("  and.b32 %dep, %r0, 3;")
     for i in range(sig.nargs, NR):
         lines.append(f"  mul.lo.u32 %r{i}, %r{i - 1}, {2 * i + 1};")
         lines.append(f"  xor.b32 %r{i}, %r{i}, {g.r.getrandbits(32)};")
@@ -526,6 +544,20 @@ def _render_func(sig: FuncSig, seed: int, callees: list[FuncSig]) -> str:
     body: list[str] = []
     _emit(stmts, body, 0)
     lines.extend(body)
+    if again:
+        lines += ["  setp.eq.u32 %pdep, %dep, 0;", "  @%pdep bra $Lnorec;", "  {"]
+        names = [f"q_{i}" for i in range(sig.nargs)] + (["q_w"] if sig.wide else [])
+        lines += [f"  .param .b32 q_{i};" for i in range(sig.nargs)]
+        lines += ["  .param .b64 q_w;"] if sig.wide else []
+        lines += ["  .param .b32 q_r;"] if sig.ret else []
+        lines += ["  sub.u32 %w, %dep, 1;", "  st.param.b32 [q_0], %w;"]
+        lines += [f"  st.param.b32 [q_{i}], {g.reg()};" for i in range(1, sig.nargs)]
+        lines += [f"  st.param.b64 [q_w], {g.rd()};"] if sig.wide else []
+        rets = "(q_r), " if sig.ret else ""
+        lines.append(f"  call {rets}{sig.name}, ({', '.join(names)});")
+        if sig.ret:
+            lines += ["  ld.param.b32 %w, [q_r];", f"  xor.b32 {g.reg()}, {g.reg()}, %w;"]
+        lines += ["  }", "$Lnorec:"]
     if sig.ret:
         lines.append("  cvt.rzi.s32.f32 %w, %f0;")
         lines.append("  xor.b32 %r0, %r0, %w;")
