@@ -3,8 +3,8 @@
 instruction count of one launch (bench/emu.py, the latency model the benchmark uses), for the
 tests/kernels kernels that spill (t2/spill_maxrreg, t2/spill_pressure) and the high-pressure
 kernels of tests/compiler/test_spill.py under -maxrregcount 24, 32 and 40, and the spilling-across-
-calls kernels of tests/compiler/test_spill_calls.py under 24 and 32 (spill bytes of the kernel and
-of its device functions).
+calls kernels of tests/compiler/test_spill_calls.py under 24 and 32, recursive ones included (spill
+bytes of the kernel and of its device functions).
 
     python scripts/spill_figures.py [--opt 3]
 
@@ -99,13 +99,16 @@ def probe_rows(opt: int, o: Oracle) -> list[dict[str, Any]]:
 
 def call_rows(opt: int, o: Oracle) -> list[dict[str, Any]]:
     """tests/compiler/test_spill_calls.py's kernels: 40 values live across a call (direct,
-    indirect, vprintf) and a busy callee with a frame of its own."""
+    indirect, vprintf), a busy callee with a frame of its own, and that callee calling itself
+    (its spill slots in each activation's frame)."""
     from openptxas.testing.difffuzz import _spec, inputs_for
-    from tests.compiler.test_spill_calls import FUNC, N, busy, kernel
+    from tests.compiler.test_spill_calls import FUNC, N, busy, kernel, recursive
 
     spec = parse_spec(_spec(inputs_for(7, N), N))
     cases = {k: kernel(k) for k in ("direct", "indirect", "printf")}
     cases["busy-frame"] = kernel("direct").replace(FUNC, busy(True))
+    cases["recursive"] = kernel("direct").replace(FUNC, recursive(False))
+    cases["recursive-frame"] = kernel("direct").replace(FUNC, recursive(True))
     out: list[dict[str, Any]] = []
     for name, ptx in cases.items():
         for maxrreg in (24, 32):

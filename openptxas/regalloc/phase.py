@@ -33,8 +33,14 @@ from openptxas.regalloc.fatpoint import (
 )
 from openptxas.regalloc.predspill import spill_predicate
 from openptxas.regalloc.remat import remat_across_calls
-from openptxas.regalloc.spdelta import stack_deltas
-from openptxas.regalloc.spill import SpillState, choose_spills, frame_with_spills, spill
+from openptxas.regalloc.spdelta import activation_deltas, stack_deltas
+from openptxas.regalloc.spill import (
+    SpillState,
+    choose_spills,
+    frame_with_spills,
+    functions_reading,
+    spill,
+)
 from openptxas.regalloc.urspill import spill_uniform
 from openptxas.targets.latency import lat_key
 
@@ -164,15 +170,16 @@ def _spill_general(
     fn: Function, lim: ClassLimits, state: SpillState, sp: Reg, exc: ClassExhausted
 ) -> None:
     """Spill R registers to local memory until the pressure fits the budget (one round)."""
+    barred: set[int] = set()
     if stack_deltas(fn, sp) is None:
-        raise RegAllocError(
-            f"Register allocation failed for function '{fn.name}': spilling where the stack "
-            "pointer differs between activations of a function (recursion) is not supported by "
-            "openptxas yet"
-        ) from exc
+        # recursion: each function's values go to its own frame; one that two functions use
+        # (a recursive call's parameters) has no one frame
+        found = activation_deltas(fn, sp)
+        if found is not None:
+            barred = {i for i, names in functions_reading(fn, found[0]).items() if len(names) > 1}
     capacity = sum(1 for i in range(lim.first, lim.last + 1) if i not in lim.reserved)
     occ, order = occupancy(fn)
-    victims = choose_spills(fn, occ, order, capacity - state.slack, state)
+    victims = choose_spills(fn, occ, order, capacity - state.slack, state, barred)
     if (
         not victims
         and exc.constrained
@@ -189,7 +196,7 @@ def _spill_general(
         state.window //= 2
         if capacity - state.slack < 8:
             raise exc
-        victims = choose_spills(fn, occ, order, capacity - state.slack, state)
+        victims = choose_spills(fn, occ, order, capacity - state.slack, state, barred)
     if victims:
         spill(fn, victims, state, sp, occ)
 

@@ -8,6 +8,10 @@ stack pointer through the control flow (calls into their subroutines, returns to
 sites) and gives, for each block, the stack pointer's offset at its start from the kernel's;
 None when a block is reached with two offsets (a function on a cycle of calls: each
 activation has its own) or the stack pointer is written otherwise than by a constant.
+
+With recursion, ``activation_deltas`` measures each function on its own instead: a block's
+offset from the stack pointer at its function's entry (a call returns with the stack pointer it
+was made with), so that each function's spill slots can lie in its own frame.
 """
 
 from __future__ import annotations
@@ -17,12 +21,16 @@ from openptxas.ir.core import RZ, Function, Imm, Instr, Reg, block_index, succes
 
 def step(ins: Instr, delta: int, sp: Reg) -> int | None:
     """The offset after ``ins``; None for a write of the stack pointer that is not a constant
-    adjustment."""
+    adjustment. A guarded adjustment is a release before a return under the same guard (the
+    only ones lowering, recursion and convergence make): the threads that go on past the
+    return keep the offset."""
     if sp not in ins.def_regs():
         return delta
     if ins.op == "IADD3" and len(ins.srcs) >= 2 and ins.srcs[0] == sp:
         imm = ins.srcs[1]
         if isinstance(imm, Imm) and all(s == RZ for s in ins.srcs[2:]):
+            if ins.guard is not None:
+                return delta
             v = imm.value & 0xFFFFFFFF
             return delta + (v - (1 << 32) if v & 0x80000000 else v)
     return None
@@ -63,3 +71,36 @@ def stack_deltas(fn: Function, sp: Reg) -> list[int] | None:
             elif start[s] != d:
                 return None
     return [0 if d is None else d for d in start]
+
+
+def activation_deltas(fn: Function, sp: Reg) -> tuple[list[str], list[int]] | None:
+    """Each block's function (``""`` for the kernel, else the subroutine's name) and the stack
+    pointer's offset at the block's start from the one at the function's entry (the kernel's:
+    as ``stack_deltas``, after its own load and lowering); None when a block belongs to two
+    functions or an offset is not one constant per block."""
+    n = len(fn.blocks)
+    index = block_index(fn)
+    owner: list[str | None] = [None] * n
+    start: list[int | None] = [None] * n
+    for name, root in [("", 0), *((s, index[e]) for s, e in fn.subroutines)]:
+        if owner[root] is not None:
+            return None
+        owner[root], start[root] = name, 0
+        work = [root]
+        while work:
+            i = work.pop()
+            d = start[i]
+            assert d is not None
+            for ins in fn.blocks[i].instrs:
+                nd = advance(ins, d, sp, i == 0)
+                if nd is None:
+                    return None
+                d = nd
+            for s in successors(fn, i, over_calls=True, index=index):
+                if owner[s] is None:
+                    owner[s], start[s] = name, d
+                    work.append(s)
+                elif owner[s] != name or start[s] != d:
+                    return None
+    # (blocks no function reaches never run: the kernel's, at 0)
+    return [o or "" for o in owner], [0 if d is None else d for d in start]

@@ -16,8 +16,11 @@ the phase allocates again and spills more while the allocator still fails.
 
 The slots follow the function's ``.local`` variables in its frame (the stack pointer, lowered
 once at entry, addresses both); a pair is stored with ``STL.64`` at an 8-byte aligned slot, a
-quad with ``STL.128`` at a 16-byte one. The spill instructions' bytes are the ``-v`` figures
-"N bytes spill stores, M bytes spill loads".
+quad with ``STL.128`` at a 16-byte one. With recursion each activation of a function needs its
+own slots: a subroutine's values are then kept in its own frame, which grows by their slots
+(a lowering of the stack pointer at its entry, a release before each return), and a value two
+functions use (a recursive call's shared parameters) is not spilled. The spill instructions'
+bytes are the ``-v`` figures "N bytes spill stores, M bytes spill loads".
 """
 
 from __future__ import annotations
@@ -41,10 +44,20 @@ from openptxas.ir.core import (
     successors,
 )
 from openptxas.ir.liveness import defs_mask
-from openptxas.regalloc.spdelta import advance, stack_deltas
+from openptxas.regalloc.spdelta import activation_deltas, advance, stack_deltas
 
 _SIZE = {1: (), 2: ("64",), 4: ("128",)}
 _REMAT_OPS = frozenset({"MOV", "IMAD.MOV.U32", "LDC"})
+
+
+@dataclass
+class SlotArea:
+    """A frame's spill slots: ``area`` bytes from offset ``base`` (after the frame's own
+    contents), the widest slot aligned to ``align``."""
+
+    base: int = -1
+    area: int = 0
+    align: int = 8
 
 
 @dataclass
@@ -53,8 +66,12 @@ class SpillState:
 
     temps: set[int] = field(default_factory=set)  # ids of its own short-lived registers
     slots: dict[int, int] = field(default_factory=dict)  # vreg id -> frame offset
-    area: int = 0  # bytes of spill slots
-    base: int = -1  # frame offset of the first slot (after the .local variables)
+    frame: SlotArea = field(default_factory=SlotArea)  # the kernel's (after .local variables)
+    # with recursion, each subroutine's own frame (stack_deltas None: activation_deltas); the
+    # spill code above it (before its entry's lowering, after the release before a return),
+    # whose offsets grow with it
+    own: dict[str, SlotArea] = field(default_factory=dict)
+    outside: dict[str, list[Instr]] = field(default_factory=dict)
     stores: int = 0  # bytes of spill stores (STL)
     loads: int = 0  # bytes of spill loads (LDL)
     slack: int = 0  # registers kept free beyond the pressure estimate
@@ -111,10 +128,15 @@ def remat_defs(fn: Function) -> dict[int, Instr]:
 
 
 def choose_spills(
-    fn: Function, occ: dict[VReg, int], order: list[Instr], capacity: int, state: SpillState
+    fn: Function,
+    occ: dict[VReg, int],
+    order: list[Instr],
+    capacity: int,
+    state: SpillState,
+    barred: set[int] | None = None,
 ) -> list[VReg]:
     """Virtual R registers to spill so that at most ``capacity`` registers are live at any
-    point (as far as the spill code's own short ranges allow)."""
+    point (as far as the spill code's own short ranges allow); never those in ``barred``."""
     npts = len(order)
     depth_of_block = loop_depths(fn)
     point_depth: list[int] = []
@@ -125,7 +147,7 @@ def choose_spills(
     # a wgmma's accumulator is written asynchronously until its WARPGROUP.DEPBAR: spill code
     # next to the wgmma would store or reload it while the tensor core owns it (ptxas spills
     # around the pipeline stage; not built): never a candidate
-    pinned: set[int] = set()
+    pinned: set[int] = set(barred or ())
     for p, ins in enumerate(order):
         w = 10.0 ** min(point_depth[p], 4)
         seen: set[int] = set()
@@ -189,15 +211,15 @@ def choose_spills(
     return chosen
 
 
-def _slot(state: SpillState, v: VReg) -> int:
-    if v.id not in state.slots:
+def _slot(slots: dict[int, int], frame: SlotArea, v: VReg) -> int:
+    if v.id not in slots:
         size = 4 * v.width
         align = min(size, 16)  # the widest access is 16 bytes (wider groups: several)
-        off = (state.area + align - 1) // align * align
-        state.slots[v.id] = state.base + off
-        state.area = off + size
-        state.align = max(state.align, align)
-    return state.slots[v.id]
+        off = (frame.area + align - 1) // align * align
+        slots[v.id] = frame.base + off
+        frame.area = off + size
+        frame.align = max(frame.align, align)
+    return slots[v.id]
 
 
 def spill(
@@ -209,26 +231,52 @@ def spill(
 ) -> None:
     """Rewrite ``fn`` so that each of ``victims`` lives in a stack slot (or is recomputed).
     ``occ`` (their occupancy in ``fn``): victims whose ranges are disjoint share a slot."""
-    if state.base < 0:
-        state.base = (fn.local_bytes + 15) // 16 * 16 if fn.local_bytes else 0
+    kernel = state.frame
+    if kernel.base < 0:
+        kernel.base = (fn.local_bytes + 15) // 16 * 16 if fn.local_bytes else 0
     every = remat_defs(fn)
     remat = {v.id: every[v.id] for v in victims if v.id in every}
-    _assign_slots([v for v in victims if v.id not in remat], state, occ)
+    kept = [v for v in victims if v.id not in remat]
+    deltas = stack_deltas(fn, sp)
+    if deltas is not None:
+        # the slots are the kernel's: [sp + slot - delta] in a subroutine's frame
+        entries = {entry: name for name, entry in fn.subroutines}
+        owners: list[str] = []
+        for b in fn.blocks:
+            owners.append(entries.get(b.name, owners[-1] if owners else ""))  # in layout
+        _assign_slots(kept, state.slots, kernel, occ)
+    else:
+        # recursion: each function's values in its own frame, [sp + slot - delta] from the
+        # stack pointer at its entry (the slots lie just below it: frame_with_spills)
+        found = activation_deltas(fn, sp)
+        if found is None:
+            raise RegAllocError(
+                f"Register allocation failed for function '{fn.name}': spilling where the "
+                "stack pointer is not one constant per block of a function is not supported "
+                "by openptxas yet"
+            )
+        owners, deltas = found
+        where = functions_reading(fn, owners)
+        mine: dict[str, list[VReg]] = {}
+        for v in kept:
+            names = where.get(v.id, {""})
+            if len(names) != 1:
+                raise RegAllocError(
+                    f"Register allocation failed for function '{fn.name}': spilling a value "
+                    f"that {' and '.join(sorted(n or fn.name for n in names))} both use is "
+                    "not supported by openptxas yet"
+                )
+            mine.setdefault(names.pop(), []).append(v)
+        for name, vs in sorted(mine.items()):
+            frame = state.own.setdefault(name, SlotArea(base=0)) if name else kernel
+            _assign_slots(vs, state.slots, frame, occ)
     ids = {v.id for v in victims}
     dropped = {id(d) for d in remat.values()}
-    deltas = stack_deltas(fn, sp)
-    if deltas is None:
-        raise RegAllocError(
-            f"Register allocation failed for function '{fn.name}': spilling where the stack "
-            "pointer differs between activations (recursion) is not supported by openptxas yet"
-        )
-    entries = {entry: name for name, entry in fn.subroutines}
-    owner = ""
-    for b, delta in zip(fn.blocks, deltas, strict=True):
-        owner = entries.get(b.name, owner)  # a subroutine's blocks follow its entry
+    _copy_before_release(fn, ids, state, sp)
+    for b, owner, delta in zip(fn.blocks, owners, deltas, strict=True):
         before = state.stores, state.loads
         rw = _BlockRewriter(fn, ids, remat, state, sp)
-        rw.delta = delta  # slots are the kernel's: [sp + slot - delta] in a subroutine's frame
+        rw.delta = delta
         for ins in b.instrs:
             if id(ins) in dropped:
                 continue  # every use recomputes it
@@ -243,9 +291,49 @@ def spill(
             acc[1] += state.loads - before[1]
 
 
-def _assign_slots(victims: list[VReg], state: SpillState, occ: dict[VReg, int] | None) -> None:
-    """Slots for this round's victims: a victim takes the slot of an earlier one of the same
-    size whose range it does not overlap, else a new one."""
+def _copy_before_release(fn: Function, ids: set[int], state: SpillState, sp: Reg) -> None:
+    """A return that reads a value being spilled (its return address) after the release of the
+    frame reads a copy made before the release: a guarded release (before a guarded return)
+    leaves the stack pointer of the threads that go on where it was, so that a reload between
+    the two would read one slot for both (difffuzz --pressure --calls seed 93)."""
+    for b in fn.blocks:
+        k = 0
+        while k < len(b.instrs):
+            ins = b.instrs[k]
+            j = k
+            while ins.op == "RET" and j and sp in b.instrs[j - 1].def_regs():
+                j -= 1
+            copies: list[Instr] = []
+            for n, src in enumerate(ins.srcs if j < k else ()):
+                if isinstance(src, VReg) and src.id in ids:
+                    t = fn.new_vreg(RC.R, src.width)
+                    state.temps.add(t.id)
+                    for w in range(src.width):
+                        a, c = (t, src) if src.width == 1 else (Part(t, w), Part(src, w))
+                        copies.append(Instr("MOV", (), [a], [c], line=ins.line))
+                    ins.srcs[n] = t
+            b.instrs[j:j] = copies
+            k += len(copies) + 1
+
+
+def functions_reading(fn: Function, owners: list[str]) -> dict[int, set[str]]:
+    """Virtual register id -> the functions (``owners``: each block's) whose code reads or
+    writes it."""
+    out: dict[int, set[str]] = {}
+    for b, owner in zip(fn.blocks, owners, strict=True):
+        for ins in b.instrs:
+            for r in (*ins.def_regs(), *ins.use_regs()):
+                v = _vreg(r)
+                if v is not None:
+                    out.setdefault(v.id, set()).add(owner)
+    return out
+
+
+def _assign_slots(
+    victims: list[VReg], slots: dict[int, int], frame: SlotArea, occ: dict[VReg, int] | None
+) -> None:
+    """Slots in ``frame`` for this round's victims: a victim takes the slot of an earlier one of
+    the same size whose range it does not overlap, else a new one."""
     shared: list[tuple[int, int, int]] = []  # (offset, size, occupancy so far)
     for v in sorted(victims, key=lambda v: (-v.width, v.id)):
         size = 4 * v.width
@@ -253,10 +341,10 @@ def _assign_slots(victims: list[VReg], state: SpillState, occ: dict[VReg, int] |
         for k, (off, sz, busy) in enumerate(shared):
             if sz == size and not busy & m:
                 shared[k] = (off, sz, busy | m)
-                state.slots[v.id] = off
+                slots[v.id] = off
                 break
         else:
-            off = _slot(state, v)
+            off = _slot(slots, frame, v)
             shared.append((off, size, m))
 
 
@@ -388,11 +476,16 @@ class _BlockRewriter:
 
 def frame_with_spills(fn: Function, state: SpillState, sp: Reg) -> None:
     """Grow the function's frame by the spill area and lower the stack pointer by the new size
-    (the adjustment after the stack pointer's load at entry)."""
-    if not state.area:
+    (the adjustment after the stack pointer's load at entry); with recursion, each subroutine's
+    own frame by its slots."""
+    for name, own in sorted(state.own.items()):
+        if own.area:
+            _grow_own_frame(fn, name, (own.area + 15) // 16 * 16, sp)
+    kernel = state.frame
+    if not kernel.area:
         return
-    a = state.align
-    frame = (state.base + state.area + a - 1) // a * a
+    a = kernel.align
+    frame = (kernel.base + kernel.area + a - 1) // a * a
     entry = fn.blocks[0].instrs
     for k, ins in enumerate(entry):
         if ins.op == "IADD3" and ins.dsts == [sp] and ins.srcs and ins.srcs[0] == sp:
@@ -409,3 +502,35 @@ def frame_with_spills(fn: Function, state: SpillState, sp: Reg) -> None:
             )
         entry.insert(at, Instr("IADD3", (), [sp], [sp, Imm((-frame) & 0xFFFFFFFF), RZ]))
     fn.local_bytes = frame
+
+
+def _grow_own_frame(fn: Function, name: str, size: int, sp: Reg) -> None:
+    """Lower the stack pointer by ``size`` first thing in subroutine ``name`` and raise it again
+    right before each of its returns (under the return's guard): its spill slots, addressed from
+    the stack pointer at its entry (activation_deltas), are those bytes."""
+    found = activation_deltas(fn, sp)
+    assert found is not None, "spill() measured the function before"
+    owners, _ = found
+    index = block_index(fn)
+    e = index[dict(fn.subroutines)[name]]
+    if any(
+        e in successors(fn, i, over_calls=True, index=index)
+        for i, owner in enumerate(owners)
+        if owner == name
+    ):
+        raise RegAllocError(
+            f"Register allocation failed for function '{fn.name}': spilling in '{name}', whose "
+            "first block is a branch target, is not supported by openptxas yet"
+        )
+    fn.blocks[e].instrs.insert(0, Instr("IADD3", (), [sp], [sp, Imm((-size) & 0xFFFFFFFF), RZ]))
+    for b, owner in zip(fn.blocks, owners, strict=True):
+        if owner != name:
+            continue
+        for k in range(len(b.instrs) - 1, -1, -1):
+            ret = b.instrs[k]
+            if ret.op == "RET":
+                pop = Instr("IADD3", (), [sp], [sp, Imm(size), RZ], guard=ret.guard, line=ret.line)
+                b.instrs.insert(k, pop)
+    frame, saved = fn.sub_frames.get(name, (0, 0))
+    fn.sub_frames[name] = (frame + size, saved)  # its -v block
+    fn.call_stack += size

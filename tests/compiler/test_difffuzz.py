@@ -75,6 +75,23 @@ def test_random_program_with_calls(seed: int, oracle) -> None:  # type: ignore[n
     assert r.status == "ok", f"seed {seed}: {r.status}: {r.detail}"
 
 
+@pytest.mark.parametrize(
+    "seed, recursion", [(93, False), (4, True), (17, True)], ids=["93", "rec4", "rec17"]
+)
+def test_random_program_with_calls_under_pressure(seed: int, recursion: bool, oracle) -> None:  # type: ignore[no-untyped-def]
+    """``--pressure --calls [--recursion]``: values spill in device functions that are called
+    from two places with the stack pointer at different depths, or that call themselves; each
+    function's spill slots then lie in its own frame (regalloc/spill.py; refused before).
+    Seed 93: a guarded release of a frame before a guarded RET moved the stack pointer of every
+    thread in the spiller's reckoning, and the return address was reloaded between release and
+    return (a jump to 0xffffffff)."""
+    need_tools("ptxas")
+    prog = generate(seed, pressure=True, calls=True, recursion=recursion)
+    assert not recursion or "%dep" in prog.ptx()
+    r = check(prog, (3, 0), oracle)
+    assert r.status == "ok", f"seed {seed}: {r.status}: {r.detail}"
+
+
 def test_random_program_with_calls_at_O0(oracle) -> None:  # type: ignore[no-untyped-def]
     """Ours at -O0 against ptxas at -O0, whose code checks the stack pointer against
     SR_LMEMHIOFF after each frame (BPT.TRAP below it): the emulator reads that register."""

@@ -132,15 +132,11 @@ def test_callee_spills_in_its_own_verbose_block() -> None:
     assert any("in function 'g'" in t for t in texts), texts
 
 
-def test_spilling_in_recursion_is_refused() -> None:
-    """A recursive function's activations each lower the stack pointer: slots in the
-    kernel's frame cannot serve them; refused with a diagnostic, not wrong code."""
-    from openptxas.diag import OpenPtxasError
-    from openptxas.driver import compile_ptx
-    from openptxas.options import Options
-
-    rec = (
-        busy(False)
+def recursive(local: bool) -> str:
+    """``busy(local)`` calling itself once more on its first levels (``g(a + 1, ..)`` while
+    ``a <= 3``): its values spill with each activation's stack pointer elsewhere."""
+    return (
+        busy(local)
         .replace(
             "  st.param.b32 [r], %x2;\n",
             "  setp.gt.u32 %p, %x0, 3;\n  @%p bra DONE;\n  {\n  .param .b32 qa;\n"
@@ -152,6 +148,30 @@ def test_spilling_in_recursion_is_refused() -> None:
         )
         .replace("  .reg .b32 %x<40>;\n", "  .reg .b32 %x<40>;\n  .reg .pred %p;\n")
     )
-    ptx = kernel("direct").replace(FUNC, rec)
-    with pytest.raises(OpenPtxasError, match="differs between activations"):
-        compile_ptx(ptx, Options(arch="sm_90", maxrregcount=24), "c.ptx")
+
+
+@pytest.mark.parametrize("local", [False, True], ids=["no-frame", "frame"])
+def test_spilling_in_recursion_equals_ptxas(local: bool, oracle) -> None:  # type: ignore[no-untyped-def]
+    """A recursive function's activations each lower the stack pointer: its values spill to
+    slots in its own frame (refused before, "differs between activations"), and the output
+    equals ptxas's at -O3 and -O0."""
+    need_tools("ptxas")
+    ptx = kernel("direct").replace(FUNC, recursive(local))
+    r = check_ptx(ptx, inputs_for(7, N), N, (3, 0), oracle, None, 24)
+    assert r.status == "ok", f"local={local}: {r.status}: {r.detail}"
+
+
+def test_recursive_spill_slots_in_own_frame() -> None:
+    """The recursive callee's spill code addresses its own frame: the stack pointer goes down
+    first thing in it and up again right before its return, and -v reports its frame and
+    spill bytes in its own block."""
+    from openptxas.driver import compile_ptx
+    from openptxas.options import Options
+
+    res = compile_ptx(
+        kernel("direct").replace(FUNC, recursive(False)),
+        Options(arch="sm_90", maxrregcount=24),
+        "c.ptx",
+    )
+    g = next(f for f in res.functions if f.name == "g")
+    assert g.spill_stores > 0 and g.spill_loads > 0 and g.stack_frame > 0
