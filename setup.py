@@ -12,7 +12,9 @@ fallback that gives byte-identical output.
   the sources a developer edits (``openptxas/compiled.py`` notices a stale one, warns and runs the
   sources, but edits should simply run).
 
-``OPENPTXAS_MYPYC_C_DIR`` is where mypyc writes its C code (default ``build/mypyc``). The build
+``OPENPTXAS_MYPYC_C_DIR`` is where mypyc writes its C code (default ``build/mypyc``);
+``OPENPTXAS_MYPYC_OPT`` its optimisation level (default ``3``; the test of the compiled build's
+output builds at ``0``, a quarter of the C compiler's time, the same code paths). The build
 records the digest of each compiled source beside the extensions (``compiled.MANIFEST``).
 """
 
@@ -83,7 +85,8 @@ def _extensions() -> list[Any]:
     # (setuptools wants an extension's sources relative to setup.py's directory)
     c_dir = os.path.relpath(os.path.abspath(c_dir), ROOT).replace(os.sep, "/")
     _say(f"compiling {len(paths)} modules with mypyc (C code in {c_dir})")
-    return list(mypycify(paths, opt_level="3", group_name=GROUP, target_dir=c_dir))
+    level = os.environ.get("OPENPTXAS_MYPYC_OPT", "3")
+    return list(mypycify(paths, opt_level=level, group_name=GROUP, target_dir=c_dir))
 
 
 class BuildExt(build_ext):
