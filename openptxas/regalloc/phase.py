@@ -11,7 +11,7 @@ to R registers (regalloc/predspill.py), and so do uniform registers (regalloc/ur
 from __future__ import annotations
 
 from openptxas.diag import RegAllocError
-from openptxas.ir.core import RC, Function, Instr, Reg, VReg
+from openptxas.ir.core import RC, Block, Function, Guard, Instr, Operand, Reg, VReg
 from openptxas.passes.manager import PassContext, verify_enabled
 from openptxas.regalloc.check import check_allocation
 from openptxas.regalloc.clobbers import forbidden_registers, live_across_all_predicates
@@ -74,6 +74,7 @@ def allocate_registers(fn: Function, ctx: PassContext) -> None:
             break
         spill_predicate(fn, across[0])
     state = SpillState()
+    before_spills: Snapshot | None = None
     sp = Reg(RC.R, ctx.target.abi.stack_pointer)
     spilled_ur: set[int] = set()  # uniform registers made by spill_uniform (not chosen again)
     for _ in range(256):
@@ -92,7 +93,19 @@ def allocate_registers(fn: Function, ctx: PassContext) -> None:
             if exc.rc in (RC.P, RC.UP):
                 spill_predicate(fn, _longest_lived(fn, exc.rc))
             elif exc.rc == RC.R and ctx.options.ra != "naive":
-                _spill_general(fn, limits[RC.R], state, sp, exc)
+                if before_spills is None:
+                    before_spills = Snapshot.of(fn)
+                try:
+                    _spill_general(fn, limits[RC.R], state, sp, exc)
+                except ClassExhausted:
+                    if not state.keep:
+                        raise
+                    # the values kept in registers between their uses took registers the
+                    # allocation could not give (calls, alignment): spill again from the
+                    # start, reloading before each use
+                    before_spills.restore()
+                    state = SpillState(window=6, keep=False)
+                    spilled_ur.clear()
             elif exc.rc == RC.UR:
                 # as many of the longest-lived as the pressure exceeds the registers by
                 occ, _ = occupancy(fn)
@@ -166,6 +179,36 @@ def _spread(
     return again if again.registers(abi) <= granted else alloc
 
 
+# an instruction's opcode, modifiers, destinations, sources and guard
+_Saved = tuple[Instr, str, tuple[str, ...], list[Operand], list[Operand], Guard | None]
+
+
+class Snapshot:
+    """A function's instructions as they are (each one's opcode, modifiers, operands and
+    guard): the spill loop starts again from it."""
+
+    def __init__(
+        self,
+        blocks: list[tuple[Block, list[Instr]]],
+        instrs: list[_Saved],
+    ) -> None:
+        self.blocks, self.instrs = blocks, instrs
+
+    @staticmethod
+    def of(fn: Function) -> Snapshot:
+        return Snapshot(
+            [(b, list(b.instrs)) for b in fn.blocks],
+            [(i, i.op, i.mods, list(i.dsts), list(i.srcs), i.guard) for i in fn.instrs()],
+        )
+
+    def restore(self) -> None:
+        for blk, instrs in self.blocks:
+            blk.instrs = list(instrs)
+        for ins, op, mods, dsts, srcs, guard in self.instrs:
+            ins.op, ins.mods, ins.guard = op, mods, guard
+            ins.dsts, ins.srcs = list(dsts), list(srcs)
+
+
 def _spill_general(
     fn: Function, lim: ClassLimits, state: SpillState, sp: Reg, exc: ClassExhausted
 ) -> None:
@@ -198,7 +241,7 @@ def _spill_general(
             raise exc
         victims = choose_spills(fn, occ, order, capacity - state.slack, state, barred)
     if victims:
-        spill(fn, victims, state, sp, occ)
+        spill(fn, victims, state, sp, occ, capacity - state.slack)
 
 
 def _longest_lived(fn: Function, rc: RC) -> VReg:

@@ -76,7 +76,10 @@ class SpillState:
     loads: int = 0  # bytes of spill loads (LDL)
     slack: int = 0  # registers kept free beyond the pressure estimate
     align: int = 8  # the largest slot's alignment
-    window: int = 6  # instructions over which a reloaded value is reused (shrinks on failure)
+    # instructions over which a reloaded value is reused (shrinks on failure); ``keep``: as
+    # far as the pressure leaves room for it (else within the window only: the fallback)
+    window: int = 48
+    keep: bool = True
     # bytes of spill stores and loads in each subroutine's code (-v, as ptxas: its own block)
     sub_bytes: dict[str, list[int]] = field(default_factory=dict)
 
@@ -228,9 +231,12 @@ def spill(
     state: SpillState,
     sp: Reg,
     occ: dict[VReg, int] | None = None,
+    capacity: int | None = None,
 ) -> None:
     """Rewrite ``fn`` so that each of ``victims`` lives in a stack slot (or is recomputed).
-    ``occ`` (their occupancy in ``fn``): victims whose ranges are disjoint share a slot."""
+    ``occ`` (their occupancy in ``fn``): victims whose ranges are disjoint share a slot; with
+    ``capacity`` (the registers the allocation has), a loaded or defined value stays in its
+    register for the uses that follow while the other values leave room for it."""
     kernel = state.frame
     if kernel.base < 0:
         kernel.base = (fn.local_bytes + 15) // 16 * 16 if fn.local_bytes else 0
@@ -272,12 +278,18 @@ def spill(
             _assign_slots(vs, state.slots, frame, occ)
     ids = {v.id for v in victims}
     dropped = {id(d) for d in remat.values()}
-    _copy_before_release(fn, ids, state, sp)
+    room = None
+    if state.keep and occ is not None and capacity is not None:
+        room = _room(fn, occ, ids, capacity)
+    made = _copy_before_release(fn, ids, state, sp)
+    point = 0  # (occupancy's program points: every instruction before the rewrite)
     for b, owner, delta in zip(fn.blocks, owners, deltas, strict=True):
         before = state.stores, state.loads
-        rw = _BlockRewriter(fn, ids, remat, state, sp)
+        rw = _BlockRewriter(fn, ids, remat, state, sp, room)
         rw.delta = delta
         for ins in b.instrs:
+            rw.point = point
+            point += id(ins) not in made  # (a copy made here: at the next one's point)
             if id(ins) in dropped:
                 continue  # every use recomputes it
             rw.rewrite(ins)
@@ -291,11 +303,33 @@ def spill(
             acc[1] += state.loads - before[1]
 
 
-def _copy_before_release(fn: Function, ids: set[int], state: SpillState, sp: Reg) -> None:
+# registers left free beside a value kept in its register (the spill code's own temporaries)
+_MARGIN = 2
+
+
+def _room(fn: Function, occ: dict[VReg, int], ids: set[int], capacity: int) -> list[int]:
+    """Registers free at each program point once ``ids`` are spilled (``capacity`` less the R
+    registers the other values occupy there, less ``_MARGIN``); none at a call (a value kept
+    across it may not take the registers the callee writes: the allocation could fail where
+    the count fits, and a kept temporary cannot be spilled again)."""
+    room = [capacity - _MARGIN if ins.op != "CALL" else 0 for ins in fn.instrs()]
+    for v, m in occ.items():
+        if v.rc != RC.R or v.id in ids:
+            continue
+        while m:
+            low = m & -m
+            room[low.bit_length() - 1] -= v.width
+            m ^= low
+    return room
+
+
+def _copy_before_release(fn: Function, ids: set[int], state: SpillState, sp: Reg) -> set[int]:
     """A return that reads a value being spilled (its return address) after the release of the
     frame reads a copy made before the release: a guarded release (before a guarded return)
     leaves the stack pointer of the threads that go on where it was, so that a reload between
-    the two would read one slot for both (difffuzz --pressure --calls seed 93)."""
+    the two would read one slot for both (difffuzz --pressure --calls seed 93). Returns the
+    copies (their ``id``)."""
+    made: set[int] = set()
     for b in fn.blocks:
         k = 0
         while k < len(b.instrs):
@@ -313,7 +347,9 @@ def _copy_before_release(fn: Function, ids: set[int], state: SpillState, sp: Reg
                         copies.append(Instr("MOV", (), [a], [c], line=ins.line))
                     ins.srcs[n] = t
             b.instrs[j:j] = copies
+            made.update(id(c) for c in copies)
             k += len(copies) + 1
+    return made
 
 
 def functions_reading(fn: Function, owners: list[str]) -> dict[int, set[str]]:
@@ -359,12 +395,33 @@ class _BlockRewriter:
         remat: dict[int, Instr],
         state: SpillState,
         sp: Reg,
+        room: list[int] | None = None,
     ) -> None:
         self.fn, self.ids, self.remat, self.state, self.sp = fn, ids, remat, state, sp
+        self.room = room  # free registers at each program point (spill's _room), shared
         self.out: list[Instr] = []
-        self.held: dict[int, tuple[VReg, int]] = {}  # vreg id -> (temp, position it was set)
+        # vreg id -> (temp, position it was set or last reused, its program point)
+        self.held: dict[int, tuple[VReg, int, int]] = {}
         self.pos = 0
+        self.point = 0  # the program point of the instruction being rewritten
         self.delta = 0  # the stack pointer's offset from the kernel's here (regalloc/spdelta)
+
+    def _kept(self, vid: int) -> VReg | None:
+        """The temporary that holds ``vid`` since a recent load or definition, if it may live
+        on to here: within the window and, where the free registers are known, with room for
+        it at every point in between (which it then takes)."""
+        h = self.held.get(vid)
+        if h is None or self.pos - h[1] > self.state.window:
+            return None
+        t, _pos, since = h
+        if self.room is not None:
+            between = range(since + 1, self.point)
+            if any(self.room[q] < t.width for q in between):
+                return None
+            for q in between:
+                self.room[q] -= t.width
+        self.held[vid] = (t, self.pos, self.point)
+        return t
 
     def _new(self, n: int) -> VReg:
         t = self.fn.new_vreg(RC.R, n)
@@ -394,7 +451,6 @@ class _BlockRewriter:
         from openptxas.ir.analysis import map_regs
 
         self.pos += 1
-        window = self.state.window
         before: list[Instr] = []
         after: list[Instr] = []
         whole = {v.id for r in ins.use_regs() if isinstance(r, VReg) and (v := r).id in self.ids}
@@ -404,10 +460,10 @@ class _BlockRewriter:
             key = (v.id, k, n)
             if key in loaded:
                 return loaded[key]
-            h = self.held.get(v.id)
-            if h is not None and self.pos - h[1] <= window and (k, n) == (0, v.width):
-                loaded[key] = h[0]
-                return h[0]
+            h = self._kept(v.id) if (k, n) == (0, v.width) else None
+            if h is not None:
+                loaded[key] = h
+                return h
             t = self._new(n)
             d = self.remat.get(v.id)
             if d is not None:
@@ -416,7 +472,7 @@ class _BlockRewriter:
                 before.extend(self._mem("LDL", v, k, t, n, ins.line))
                 self.state.loads += 4 * n
             if (k, n) == (0, v.width):
-                self.held[v.id] = (t, self.pos)
+                self.held[v.id] = (t, self.pos, self.point)
             loaded[key] = t
             return t
 
@@ -424,11 +480,7 @@ class _BlockRewriter:
             v = _vreg(x)
             if v is None or v.id not in self.ids:
                 return x
-            if v.id in whole or (
-                isinstance(x, Part)
-                and v.id in self.held
-                and self.pos - self.held[v.id][1] <= window
-            ):
+            if v.id in whole or (isinstance(x, Part) and self._kept(v.id) is not None):
                 t = load(v, 0, v.width)
                 return Part(t, x.k, x.n) if isinstance(x, Part) else t
             assert isinstance(x, Part)
@@ -448,8 +500,8 @@ class _BlockRewriter:
                 # copy of the value loaded for this instruction or held, else a load), so that
                 # its range starts here and not at the function's entry
                 src = loaded.get((v.id, 0, v.width))
-                if src is None and v.id in self.held and self.pos - self.held[v.id][1] <= window:
-                    src = self.held[v.id][0]
+                if src is None:
+                    src = self._kept(v.id)
                 if src is not None and n == 1 == v.width:
                     # (a pair copied word by word would be partly written, not killed)
                     before.append(Instr("MOV", (), [t], [src], line=ins.line))
@@ -458,16 +510,18 @@ class _BlockRewriter:
                     self.state.loads += 4 * n
             after.extend(self._mem("STL", v, k, t, n, ins.line, ins.guard))
             self.state.stores += 4 * n
-            defined.append((v.id, t if (k, n) == (0, v.width) and ins.guard is None else None))
+            # (a guarded write's temporary started as the value: it holds the value after it
+            # whether the write happened or not)
+            defined.append((v.id, t if (k, n) == (0, v.width) else None))
             return t
 
         map_regs(ins, define, dsts=True, srcs=False)
         for vid, whole_def in defined:
             if whole_def is not None:
-                self.held[vid] = (whole_def, self.pos)
+                self.held[vid] = (whole_def, self.pos, self.point)
             else:
-                # a partial or guarded write: a copy held from before (or loaded for this
-                # very instruction) is stale
+                # a partial write: a copy held from before (or loaded for this very
+                # instruction) is stale
                 self.held.pop(vid, None)
         self.out += before
         self.out.append(ins)

@@ -76,7 +76,9 @@ def test_random_program_with_calls(seed: int, oracle) -> None:  # type: ignore[n
 
 
 @pytest.mark.parametrize(
-    "seed, recursion", [(93, False), (4, True), (17, True)], ids=["93", "rec4", "rec17"]
+    "seed, recursion",
+    [(93, False), (4, True), (17, True), (171125, True)],
+    ids=["93", "rec4", "rec17", "rec171125"],
 )
 def test_random_program_with_calls_under_pressure(seed: int, recursion: bool, oracle) -> None:  # type: ignore[no-untyped-def]
     """``--pressure --calls [--recursion]``: values spill in device functions that are called
@@ -84,7 +86,9 @@ def test_random_program_with_calls_under_pressure(seed: int, recursion: bool, or
     function's spill slots then lie in its own frame (regalloc/spill.py; refused before).
     Seed 93: a guarded release of a frame before a guarded RET moved the stack pointer of every
     thread in the spiller's reckoning, and the return address was reloaded between release and
-    return (a jump to 0xffffffff)."""
+    return (a jump to 0xffffffff). Seed 171125: the copies of return addresses made before a
+    release shifted the program points the spiller's free-register count is indexed by (an
+    internal IndexError)."""
     need_tools("ptxas")
     prog = generate(seed, pressure=True, calls=True, recursion=recursion)
     assert not recursion or "%dep" in prog.ptx()
