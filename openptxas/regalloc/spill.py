@@ -296,7 +296,8 @@ def spill(
             nd = advance(ins, rw.delta, sp, b is fn.blocks[0])
             assert nd is not None, "stack_deltas checked every write of the stack pointer"
             rw.delta = nd
-        b.instrs = rw.out
+        b.instrs, dead = dead_spill_stores(rw.out, rw.stored, sp)
+        state.stores -= dead
         if owner:
             acc = state.sub_bytes.setdefault(owner, [0, 0])
             acc[0] += state.stores - before[0]
@@ -352,6 +353,40 @@ def _copy_before_release(fn: Function, ids: set[int], state: SpillState, sp: Reg
     return made
 
 
+def _bytes(ins: Instr) -> int:
+    """The bytes an ``LDL``/``STL`` moves."""
+    return 16 if "128" in ins.mods else 8 if "64" in ins.mods else 4
+
+
+def dead_spill_stores(instrs: list[Instr], stored: set[int], sp: Reg) -> tuple[list[Instr], int]:
+    """``instrs`` (one block) without the spill stores (``stored``) whose bytes are all stored
+    again further on in the block before anything may read them, and the bytes dropped. Reads:
+    a load from the stack pointer plus an offset (its bytes), and, of all of them, a generic or
+    register-addressed load or atomic and a call (a subroutine reads the kernel's slots); a
+    write of the stack pointer moves every offset."""
+    later: set[int] = set()  # stack-pointer offsets stored again below, not read in between
+    keep: list[Instr] = []
+    dropped = 0
+    for ins in reversed(instrs):
+        a = ins.srcs[0] if ins.op in ("LDL", "STL") and ins.srcs else None
+        own = isinstance(a, Addr) and a.base == sp and a.ubase is None
+        if ins.op == "STL" and id(ins) in stored and ins.guard is None and own:
+            assert isinstance(a, Addr)
+            span = range(a.offset, a.offset + _bytes(ins))
+            if all(x in later for x in span):
+                dropped += _bytes(ins)
+                continue
+            later.update(span)
+        elif ins.op == "LDL" and own:
+            assert isinstance(a, Addr)
+            later.difference_update(range(a.offset, a.offset + _bytes(ins)))
+        elif ins.op in ("LD", "LDL", "ATOM", "CALL") or sp in ins.def_regs():
+            later.clear()
+        keep.append(ins)
+    keep.reverse()
+    return keep, dropped
+
+
 def functions_reading(fn: Function, owners: list[str]) -> dict[int, set[str]]:
     """Virtual register id -> the functions (``owners``: each block's) whose code reads or
     writes it."""
@@ -404,6 +439,7 @@ class _BlockRewriter:
         self.held: dict[int, tuple[VReg, int, int]] = {}
         self.pos = 0
         self.point = 0  # the program point of the instruction being rewritten
+        self.stored: set[int] = set()  # the spill stores it made (their id)
         self.delta = 0  # the stack pointer's offset from the kernel's here (regalloc/spdelta)
 
     def _kept(self, vid: int) -> VReg | None:
@@ -508,7 +544,11 @@ class _BlockRewriter:
                 else:
                     before.extend(self._mem("LDL", v, k, t, n, ins.line))
                     self.state.loads += 4 * n
-            after.extend(self._mem("STL", v, k, t, n, ins.line, ins.guard))
+            # (unguarded: a guarded write's temporary started as the value, and a store that
+            # every thread makes lets dead_spill_stores drop an earlier one)
+            stores = self._mem("STL", v, k, t, n, ins.line)
+            self.stored.update(id(st) for st in stores)
+            after.extend(stores)
             self.state.stores += 4 * n
             # (a guarded write's temporary started as the value: it holds the value after it
             # whether the write happened or not)
