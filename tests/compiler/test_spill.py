@@ -236,3 +236,35 @@ def test_warnings_without_verbose() -> None:
 def test_inputs_shape() -> None:
     assert inputs_for(7, 40).size == NTHREADS * 40
     assert np.any(inputs_for(7, 40))
+
+
+def test_dead_spill_stores() -> None:
+    """A spill store is dropped only where the block stores all its bytes again before
+    anything may read them (regalloc/spill.py ``dead_spill_stores``)."""
+    from openptxas.ir.core import RC, RZ, Addr, Imm, Instr, Label, Reg, VReg
+    from openptxas.regalloc.spill import dead_spill_stores
+
+    sp = Reg(RC.R, 1)
+    t = [VReg(RC.R, i) for i in range(4)]
+
+    def stl(off: int, k: int, mods: tuple[str, ...] = ()) -> Instr:
+        return Instr("STL", mods, [], [Addr(sp, off), t[k]])
+
+    def run(instrs: list[Instr], mine: list[Instr]) -> tuple[list[int], int]:
+        kept, dropped = dead_spill_stores(instrs, {id(i) for i in mine}, sp)
+        return [instrs.index(i) for i in kept], dropped
+
+    a, b = stl(8, 0), stl(8, 1)
+    assert run([a, b], [a, b]) == ([1], 4)  # stored again, never read in between
+    load = Instr("LDL", (), [t[2]], [Addr(sp, 8)])
+    assert run([a, load, b], [a, b]) == ([0, 1, 2], 0)  # read in between
+    other = Instr("LDL", (), [t[2]], [Addr(sp, 12)])
+    assert run([a, other, b], [a, b]) == ([1, 2], 4)  # another slot's load
+    call = Instr("CALL", ("REL", "NOINC"), [], [Label("f"), Label("r")])
+    assert run([a, call, b], [a, b]) == ([0, 1, 2], 0)  # a subroutine may read the slot
+    lower = Instr("IADD3", (), [sp], [sp, Imm((-16) & 0xFFFFFFFF), RZ])
+    assert run([a, lower, b], [a, b]) == ([0, 1, 2], 0)  # the offsets move
+    assert run([a, b], [b]) == ([0, 1], 0)  # not a spill store
+    wide = stl(8, 0, ("64",))
+    assert run([wide, b], [wide, b]) == ([0, 1], 0)  # only half of it stored again
+    assert run([b, wide], [b, wide]) == ([1], 4)  # all of it
