@@ -48,29 +48,10 @@ def stack_deltas(fn: Function, sp: Reg) -> list[int] | None:
     """The stack pointer's offset from the kernel's at the start of each block (0 for the
     entry block, whose load and lowering of the stack pointer set the kernel's own; 0 for
     blocks never reached), or None when it is not one constant per block."""
-    n = len(fn.blocks)
-    start: list[int | None] = [None] * n
-    if not n:
+    if not fn.blocks:
         return []
-    start[0] = 0
-    work = [0]
-    index = block_index(fn)
-    while work:
-        i = work.pop()
-        d = start[i]
-        assert d is not None
-        for ins in fn.blocks[i].instrs:
-            nd = advance(ins, d, sp, i == 0)
-            if nd is None:
-                return None
-            d = nd
-        for s in successors(fn, i, index=index):
-            if start[s] is None:
-                start[s] = d
-                work.append(s)
-            elif start[s] != d:
-                return None
-    return [0 if d is None else d for d in start]
+    found = _walk(fn, sp, [("", 0)], over_calls=False)
+    return None if found is None else found[1]
 
 
 def activation_deltas(fn: Function, sp: Reg) -> tuple[list[str], list[int]] | None:
@@ -78,11 +59,22 @@ def activation_deltas(fn: Function, sp: Reg) -> tuple[list[str], list[int]] | No
     pointer's offset at the block's start from the one at the function's entry (the kernel's:
     as ``stack_deltas``, after its own load and lowering); None when a block belongs to two
     functions or an offset is not one constant per block."""
+    index = block_index(fn)
+    roots = [("", 0), *((s, index[e]) for s, e in fn.subroutines)]
+    return _walk(fn, sp, roots, over_calls=True)
+
+
+def _walk(
+    fn: Function, sp: Reg, roots: list[tuple[str, int]], *, over_calls: bool
+) -> tuple[list[str], list[int]] | None:
+    """From each root block (named), the offset at the start of every block it reaches from
+    the stack pointer at the root's start (successors ``over_calls`` or through them); None
+    where a block is reached twice with two offsets or from two roots."""
     n = len(fn.blocks)
     index = block_index(fn)
     owner: list[str | None] = [None] * n
     start: list[int | None] = [None] * n
-    for name, root in [("", 0), *((s, index[e]) for s, e in fn.subroutines)]:
+    for name, root in roots:
         if owner[root] is not None:
             return None
         owner[root], start[root] = name, 0
@@ -96,11 +88,11 @@ def activation_deltas(fn: Function, sp: Reg) -> tuple[list[str], list[int]] | No
                 if nd is None:
                     return None
                 d = nd
-            for s in successors(fn, i, over_calls=True, index=index):
+            for s in successors(fn, i, over_calls=over_calls, index=index):
                 if owner[s] is None:
                     owner[s], start[s] = name, d
                     work.append(s)
                 elif owner[s] != name or start[s] != d:
                     return None
-    # (blocks no function reaches never run: the kernel's, at 0)
+    # (blocks no root reaches never run: the kernel's, at 0)
     return [o or "" for o in owner], [0 if d is None else d for d in start]
