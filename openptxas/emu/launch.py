@@ -368,14 +368,24 @@ def run_launch(
     inputs: Mapping[str, NDArray] | None = None,
     hazards: bool = False,
     decoder: Decoder | None = None,
+    stack_limit: int = 1024,
 ) -> LaunchResult:
     """Run one launch of ``cubin`` (bytes or a path) on ``spec`` (a LaunchSpec, a spec document,
     a path to one, or a list of specs with ``kernel`` picking one) and return the result:
     ``.outputs`` (buffers by argument position), ``.printf``, ``.hazards`` (with
     ``hazards=True``), ``.dynamic_instructions`` and ``.cycles``. Raises the emulator's errors
     (:class:`~openptxas.emu.errors.EmuError`, :class:`~openptxas.spec.SpecError`).
-    ``decoder`` replaces the ISA tables' decoder (tests cross-check with another one)."""
-    return launch(cubin, spec, kernel=kernel, inputs=inputs, hazards=hazards, decoder=decoder)
+    ``decoder`` replaces the ISA tables' decoder (tests cross-check with another one);
+    ``stack_limit``: CUDA's ``cudaLimitStackSize`` (bytes per thread beyond the frame)."""
+    return launch(
+        cubin,
+        spec,
+        kernel=kernel,
+        inputs=inputs,
+        hazards=hazards,
+        decoder=decoder,
+        stack_limit=stack_limit,
+    )
 
 
 def _tensor_maps(ls: LaunchSpec, k: Kernel, pointers: Sequence[int]) -> dict[int, TensorMap]:
