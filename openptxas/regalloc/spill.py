@@ -67,15 +67,11 @@ class SpillState:
     temps: set[int] = field(default_factory=set)  # ids of its own short-lived registers
     slots: dict[int, int] = field(default_factory=dict)  # vreg id -> frame offset
     frame: SlotArea = field(default_factory=SlotArea)  # the kernel's (after .local variables)
-    # with recursion, each subroutine's own frame (stack_deltas None: activation_deltas); the
-    # spill code above it (before its entry's lowering, after the release before a return),
-    # whose offsets grow with it
+    # with recursion, each subroutine's own frame (stack_deltas None: activation_deltas)
     own: dict[str, SlotArea] = field(default_factory=dict)
-    outside: dict[str, list[Instr]] = field(default_factory=dict)
     stores: int = 0  # bytes of spill stores (STL)
     loads: int = 0  # bytes of spill loads (LDL)
     slack: int = 0  # registers kept free beyond the pressure estimate
-    align: int = 8  # the largest slot's alignment
     # instructions over which a reloaded value is reused (shrinks on failure); ``keep``: as
     # far as the pressure leaves room for it (else within the window only: the fallback)
     window: int = 48
@@ -360,12 +356,17 @@ def _bytes(ins: Instr) -> int:
     return 16 if "128" in ins.mods else 8 if "64" in ins.mods else 4
 
 
+# what may read any stack slot (a subroutine reads the kernel's slots), or leave the block
+# for code that may (a branch within a block)
+_READS_ANY = frozenset({"LD", "LDL", "ATOM", "RED", "CALL", "BRA", "BRX", "JMP", "JMX", "RET"})
+
+
 def dead_spill_stores(instrs: list[Instr], stored: set[int], sp: Reg) -> tuple[list[Instr], int]:
     """``instrs`` (one block) without the spill stores (``stored``) whose bytes are all stored
     again further on in the block before anything may read them, and the bytes dropped. Reads:
-    a load from the stack pointer plus an offset (its bytes), and, of all of them, a generic or
-    register-addressed load or atomic and a call (a subroutine reads the kernel's slots); a
-    write of the stack pointer moves every offset."""
+    a load from the stack pointer plus an offset (its bytes), and of all of them the others of
+    ``_READS_ANY`` (generic or register-addressed loads and atomics, calls, branches); a write
+    of the stack pointer moves every offset."""
     later: set[int] = set()  # stack-pointer offsets stored again below, not read in between
     keep: list[Instr] = []
     dropped = 0
@@ -382,7 +383,7 @@ def dead_spill_stores(instrs: list[Instr], stored: set[int], sp: Reg) -> tuple[l
         elif ins.op == "LDL" and own:
             assert isinstance(a, Addr)
             later.difference_update(range(a.offset, a.offset + _bytes(ins)))
-        elif ins.op in ("LD", "LDL", "ATOM", "CALL") or sp in ins.def_regs():
+        elif ins.op in _READS_ANY or sp in ins.def_regs():
             later.clear()
         keep.append(ins)
     keep.reverse()

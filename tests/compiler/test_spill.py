@@ -262,6 +262,8 @@ def test_dead_spill_stores() -> None:
     assert run([a, other, b], [a, b]) == ([1, 2], 4)  # another slot's load
     call = Instr("CALL", ("REL", "NOINC"), [], [Label("f"), Label("r")])
     assert run([a, call, b], [a, b]) == ([0, 1, 2], 0)  # a subroutine may read the slot
+    exit_ = Instr("BRA", (), [], [Label("elsewhere")])
+    assert run([a, exit_, b], [a, b]) == ([0, 1, 2], 0)  # code elsewhere may read it
     lower = Instr("IADD3", (), [sp], [sp, Imm((-16) & 0xFFFFFFFF), RZ])
     assert run([a, lower, b], [a, b]) == ([0, 1, 2], 0)  # the offsets move
     assert run([a, b], [b]) == ([0, 1], 0)  # not a spill store
