@@ -73,7 +73,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     targets = tuple(args.targets.split(","))
     oracle = Oracle()
-    cases = list(kernel_cases(oracle, targets)) if args.kernels_only else all_cases(oracle, targets)
+    cases = (
+        list(kernel_cases(oracle, targets))
+        if args.kernels_only
+        else all_cases(oracle, targets, sample=False)
+    )
     stats: dict[tuple[str, str], collections.Counter[str]] = collections.defaultdict(
         collections.Counter
     )
