@@ -118,8 +118,9 @@ def defs_into_group_words(fn: Function) -> int:
             b.instrs = [x for x in b.instrs if x.uid not in drop]
             done += len(drop)
         if reread:
+            conv = word_renamer(reread)
             for x in b.instrs:
-                map_regs(x, word_renamer(reread))
+                map_regs(x, conv)
     return done + _wide_into_group_words(fn)
 
 
@@ -249,23 +250,29 @@ def _writes(ins: Instr, vids: set[int]) -> bool:
     )
 
 
+# an instruction's opcode, modifiers, destinations, sources and guard
+_Saved = tuple[Instr, str, tuple[str, ...], list[Operand], list[Operand], Guard | None]
+
+
 @dataclass
-class GroupSnapshot:
-    """The blocks' instruction lists and every instruction's operands, to undo
-    ``share_group_copies`` (which drops instructions and renames sources only)."""
+class Snapshot:
+    """The blocks' instruction lists and every instruction's opcode, modifiers, operands and
+    guard: to undo ``share_group_copies`` (which drops instructions and renames sources), and
+    the spill rounds (regalloc/phase.py: they start again from it)."""
 
     blocks: list[tuple[Block, list[Instr]]]
-    operands: list[tuple[Instr, list[Operand], Guard | None]]
+    instrs: list[_Saved]
 
     def restore(self) -> None:
         for blk, instrs in self.blocks:
-            blk.instrs = instrs
-        for ins, srcs, guard in self.operands:
-            ins.srcs, ins.guard = srcs, guard
+            blk.instrs = list(instrs)
+        for ins, op, mods, dsts, srcs, guard in self.instrs:
+            ins.op, ins.mods, ins.guard = op, mods, guard
+            ins.dsts, ins.srcs = list(dsts), list(srcs)
 
 
-def group_snapshot(fn: Function) -> GroupSnapshot:
-    return GroupSnapshot(
+def snapshot(fn: Function) -> Snapshot:
+    return Snapshot(
         [(b, list(b.instrs)) for b in fn.blocks],
-        [(i, i.srcs, i.guard) for i in fn.instrs()],
+        [(i, i.op, i.mods, list(i.dsts), list(i.srcs), i.guard) for i in fn.instrs()],
     )

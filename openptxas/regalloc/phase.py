@@ -11,15 +11,15 @@ to R registers (regalloc/predspill.py), and so do uniform registers (regalloc/ur
 from __future__ import annotations
 
 from openptxas.diag import RegAllocError
-from openptxas.ir.core import RC, Block, Function, Guard, Instr, Operand, Reg, VReg
+from openptxas.ir.core import RC, Function, Instr, Reg, VReg
 from openptxas.passes.manager import PassContext, verify_enabled
 from openptxas.regalloc.check import check_allocation
 from openptxas.regalloc.clobbers import forbidden_registers, live_across_all_predicates
 from openptxas.regalloc.coalesce import (
-    GroupSnapshot,
+    Snapshot,
     defs_into_group_words,
-    group_snapshot,
     share_group_copies,
+    snapshot,
 )
 from openptxas.regalloc.fatpoint import (
     Allocation,
@@ -58,11 +58,11 @@ def register_budget(fn: Function, ctx: PassContext) -> int:
 def allocate_registers(fn: Function, ctx: PassContext) -> None:
     limits = limits_for(register_budget(fn, ctx), ctx.target)
     abi = ctx.target.abi
-    shared: GroupSnapshot | None = None
+    shared: Snapshot | None = None
     if ctx.options.ra != "naive":
         remat_across_calls(fn)  # constants read after slow-path calls: loaded again there
         if ctx.options.opt_level >= 1:
-            shared = group_snapshot(fn)  # to undo the sharing if the registers run out
+            shared = snapshot(fn)  # to undo the sharing if the registers run out
             if not share_group_copies(fn):  # a group built twice from the same values: once
                 shared = None
             defs_into_group_words(fn)  # a group's words computed in place (regalloc/coalesce)
@@ -94,7 +94,7 @@ def allocate_registers(fn: Function, ctx: PassContext) -> None:
                 spill_predicate(fn, _longest_lived(fn, exc.rc))
             elif exc.rc == RC.R and ctx.options.ra != "naive":
                 if before_spills is None:
-                    before_spills = Snapshot.of(fn)
+                    before_spills = snapshot(fn)
                 try:
                     _spill_general(fn, limits[RC.R], state, sp, exc)
                 except ClassExhausted:
@@ -177,36 +177,6 @@ def _spread(
     except ClassExhausted:
         return alloc
     return again if again.registers(abi) <= granted else alloc
-
-
-# an instruction's opcode, modifiers, destinations, sources and guard
-_Saved = tuple[Instr, str, tuple[str, ...], list[Operand], list[Operand], Guard | None]
-
-
-class Snapshot:
-    """A function's instructions as they are (each one's opcode, modifiers, operands and
-    guard): the spill loop starts again from it."""
-
-    def __init__(
-        self,
-        blocks: list[tuple[Block, list[Instr]]],
-        instrs: list[_Saved],
-    ) -> None:
-        self.blocks, self.instrs = blocks, instrs
-
-    @staticmethod
-    def of(fn: Function) -> Snapshot:
-        return Snapshot(
-            [(b, list(b.instrs)) for b in fn.blocks],
-            [(i, i.op, i.mods, list(i.dsts), list(i.srcs), i.guard) for i in fn.instrs()],
-        )
-
-    def restore(self) -> None:
-        for blk, instrs in self.blocks:
-            blk.instrs = list(instrs)
-        for ins, op, mods, dsts, srcs, guard in self.instrs:
-            ins.op, ins.mods, ins.guard = op, mods, guard
-            ins.dsts, ins.srcs = list(dsts), list(srcs)
 
 
 def _spill_general(

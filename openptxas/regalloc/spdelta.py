@@ -50,7 +50,7 @@ def stack_deltas(fn: Function, sp: Reg) -> list[int] | None:
     blocks never reached), or None when it is not one constant per block."""
     if not fn.blocks:
         return []
-    found = _walk(fn, sp, [("", 0)], over_calls=False)
+    found = _walk(fn, sp, [("", 0)], block_index(fn), over_calls=False)
     return None if found is None else found[1]
 
 
@@ -61,17 +61,21 @@ def activation_deltas(fn: Function, sp: Reg) -> tuple[list[str], list[int]] | No
     functions or an offset is not one constant per block."""
     index = block_index(fn)
     roots = [("", 0), *((s, index[e]) for s, e in fn.subroutines)]
-    return _walk(fn, sp, roots, over_calls=True)
+    return _walk(fn, sp, roots, index, over_calls=True)
 
 
 def _walk(
-    fn: Function, sp: Reg, roots: list[tuple[str, int]], *, over_calls: bool
+    fn: Function,
+    sp: Reg,
+    roots: list[tuple[str, int]],
+    index: dict[str, int],
+    *,
+    over_calls: bool,
 ) -> tuple[list[str], list[int]] | None:
     """From each root block (named), the offset at the start of every block it reaches from
     the stack pointer at the root's start (successors ``over_calls`` or through them); None
     where a block is reached twice with two offsets or from two roots."""
     n = len(fn.blocks)
-    index = block_index(fn)
     owner: list[str | None] = [None] * n
     start: list[int | None] = [None] * n
     for name, root in roots:

@@ -447,11 +447,11 @@ def test_group_built_twice_from_the_same_values_is_built_once() -> None:
     its reader reads %r3x2; %r5x2 is built after %r1 changed and stays."""
     from openptxas.ir.printer import format_functions
     from openptxas.ir.reader import read_ir
-    from openptxas.regalloc.coalesce import group_snapshot, share_group_copies
+    from openptxas.regalloc.coalesce import share_group_copies, snapshot
 
     fn = read_ir(SHARED_GROUPS).functions[0]
     before = format_functions([fn])
-    snap = group_snapshot(fn)
+    snap = snapshot(fn)
     assert share_group_copies(fn) == 1
     text = format_functions([fn])
     assert "%r4x2" not in text
