@@ -49,8 +49,8 @@ _hook: Hook | None = None
 
 def triton_args(opt: Any, capability: int) -> list[str]:
     """The ptxas arguments Triton's make_cubin passes (without the file names)."""
-    from triton import knobs  # type: ignore[import-untyped]
-    from triton.backends.nvidia.compiler import sm_arch_from_capability  # type: ignore[import-untyped]
+    from triton import knobs
+    from triton.backends.nvidia.compiler import sm_arch_from_capability
 
     args: list[str] = []
     if knobs.compilation.disable_line_info:
@@ -73,7 +73,7 @@ def triton_args(opt: Any, capability: int) -> list[str]:
 
 def _make_cubin(self: Any, src: str, metadata: dict[str, Any], opt: Any, capability: int) -> bytes:
     from triton import knobs
-    from triton.runtime.errors import PTXASError  # type: ignore[import-untyped]
+    from triton.runtime.errors import PTXASError
 
     from openptxas.diag import OpenPtxasError
     from openptxas.driver import compile_ptx
@@ -107,7 +107,7 @@ def install() -> Hook:
     global _hook
     if _hook is not None:
         return _hook
-    import triton.backends.nvidia.compiler as tc  # type: ignore[import-untyped]
+    import triton.backends.nvidia.compiler as tc
 
     hook = Hook()
     cls = tc.CUDABackend
