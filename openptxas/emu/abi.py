@@ -1,8 +1,9 @@
 """The launch ABI: what the CUDA driver writes into constant bank 0 before a launch, and the values
 of special registers that ptxas reads instead.
 
-Offsets in bank 0 (sm_90; learned from ptxas 13.0 output for PTX probes that read every special
-register):
+The offsets are the target's (``openptxas.targets``' ``Bank0``, the ``[bank0]`` table of each
+data file, learned with scripts/probe_bank0.py from ptxas 13.0 output for PTX probes that read
+every special register). sm_90's, for example:
 
 ======  ========================================================================
 0x000   %ntid.x, .y, .z (3 x u32)
@@ -25,6 +26,11 @@ register):
 0x208   the global memory descriptor used as desc[URx] (u64; any value works here)
 0x210   the kernel parameters (``param_base`` of the target)
 ======  ========================================================================
+
+sm_75-sm_89 differ: the global descriptor at 0x118 (none on sm_75), %envreg at 0x88, the
+shared window (generic address of shared address 0) at 0x18, the parameter window at 0x40
+holding the generic address of bank 0's byte 0 (the code adds the parameter base 0x160), and no
+cluster values.
 """
 
 from __future__ import annotations
@@ -32,28 +38,15 @@ from __future__ import annotations
 import math
 import struct
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from openptxas.emu.memory import LOCAL_WINDOW, PARAM_WINDOW
+from openptxas.emu.errors import EmuLoadError
+from openptxas.emu.memory import LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW_HI
 
-OFF_NTID = 0x0
-OFF_NCTAID = 0xC
-OFF_LOCAL_WINDOW = 0x20
-OFF_STACK = 0x28
-OFF_DYN_SMEM = 0x2C
-OFF_GRIDID = 0x30
-OFF_ENVREG = 0x40
-OFF_RESERVED_END = 0x68
-OFF_NSMID = 0x10C
-OFF_RESERVED_SMEM = 0x114
-OFF_EXPLICIT_CLUSTER = 0x140
-OFF_CLUSTER_DIM = 0x144
-OFF_CLUSTER_RCP = 0x150
-OFF_NCLUSTER = 0x15C
-OFF_CLUSTER_NCTARANK = 0x188
-OFF_PARAM_WINDOW = 0x198
-OFF_GLOBAL_DESC = 0x208
+if TYPE_CHECKING:
+    from openptxas.targets import Bank0
 
 GLOBAL_DESC_VALUE = 0x0000_0000_0000_0001  # opaque: the emulator ignores desc[] registers
 RESERVED_SMEM = 0x400  # bytes of shared memory the driver reserves per CTA (sm_90)
@@ -92,29 +85,49 @@ class Geometry:
         return self.grid[0] * self.grid[1] * self.grid[2]
 
 
-def build_bank0(size: int, geo: Geometry, params: bytes, param_base: int) -> np.ndarray:
-    """Constant bank 0 as the driver fills it for this launch."""
+def bank0_layout(sm: int) -> Bank0:
+    """The bank-0 layout of the cubin's target ``sm``."""
+    from openptxas.diag import OpenPtxasError
+    from openptxas.targets import get_target
+
+    try:
+        return get_target(f"sm_{sm}").bank0
+    except OpenPtxasError as exc:
+        raise EmuLoadError(f"cannot launch a cubin for sm_{sm}: {exc}") from None
+
+
+def build_bank0(
+    size: int, geo: Geometry, params: bytes, param_base: int, layout: Bank0
+) -> np.ndarray:
+    """Constant bank 0 as the driver fills it for this launch (``layout``: the target's)."""
     n = max(size, param_base + len(params))
     b = bytearray((n + 3) // 4 * 4)
 
     def put(off: int, fmt: str, *vals: float | int) -> None:
-        struct.pack_into(fmt, b, off, *vals)
+        if off >= 0:  # (-1: the target has no such value)
+            struct.pack_into(fmt, b, off, *vals)
 
-    put(OFF_NTID, "<3I", *geo.block)
-    put(OFF_NCTAID, "<3I", *geo.grid)
-    put(OFF_LOCAL_WINDOW, "<Q", LOCAL_WINDOW)
-    put(OFF_STACK, "<I", geo.local_size)
-    put(OFF_DYN_SMEM, "<I", geo.dynamic_shared)
-    put(OFF_GRIDID, "<Q", GRIDID)
-    put(OFF_RESERVED_END, "<I", RESERVED_SMEM)
-    put(OFF_NSMID, "<I", NSMID)
-    put(OFF_RESERVED_SMEM, "<I", RESERVED_SMEM)
-    put(OFF_EXPLICIT_CLUSTER, "<I", 1 if geo.explicit_cluster else 0)
-    put(OFF_CLUSTER_DIM, "<3I", *geo.cluster)
-    put(OFF_CLUSTER_RCP, "<3f", *(_rcp_up(c) for c in geo.cluster))
-    put(OFF_NCLUSTER, "<3I", *(g // c for g, c in zip(geo.grid, geo.cluster, strict=True)))
-    put(OFF_CLUSTER_NCTARANK, "<I", geo.cluster_size)
-    put(OFF_PARAM_WINDOW, "<Q", PARAM_WINDOW)
-    put(OFF_GLOBAL_DESC, "<Q", GLOBAL_DESC_VALUE)
+    L = layout
+    for k in range(3):
+        put(L.ntid[k], "<I", geo.block[k])
+        put(L.nctaid[k], "<I", geo.grid[k])
+    put(L.local_window, "<Q", LOCAL_WINDOW)
+    put(L.stack, "<I", geo.local_size)
+    put(L.dynamic_smem_size, "<I", geo.dynamic_shared)
+    put(L.gridid, "<Q", GRIDID)
+    put(L.reserved_smem_offset_end, "<I", RESERVED_SMEM)
+    put(L.nsmid, "<I", NSMID)
+    put(L.reserved_smem_size, "<I", RESERVED_SMEM)
+    put(L.explicit_cluster, "<I", 1 if geo.explicit_cluster else 0)
+    put(L.cluster_nctaid, "<3I", *geo.cluster)
+    put(L.cluster_rcp, "<3f", *(_rcp_up(c) for c in geo.cluster))
+    put(L.nclusterid, "<3I", *(g // c for g, c in zip(geo.grid, geo.cluster, strict=True)))
+    put(L.cluster_nctarank, "<I", geo.cluster_size)
+    # (generic address of parameter offset o = window + (param_base - param_window_base) + o;
+    # a kernel without parameters has no param_base)
+    skew = param_base - L.param_window_base if param_base else 0
+    put(L.param_window, "<Q", PARAM_WINDOW - skew)
+    put(L.shared_window, "<Q", SHARED_WINDOW_HI << 32)
+    put(L.global_desc, "<Q", GLOBAL_DESC_VALUE)
     b[param_base : param_base + len(params)] = params
     return np.frombuffer(bytes(b), dtype=np.uint8).copy()

@@ -211,27 +211,8 @@ class Ctx:
                 elif op.neg:
                     v = U32((-int(v)) & 0xFFFFFFFF)
                 return lambda sel: v
-            R = self.m.R
-            r = R[row]
-            neg, absv, notv = op.neg, op.abs, op.not_
-            if not (neg or absv or notv):
-                return lambda sel: r[sel]
-            if fp:
-                if absv and neg:
-                    return lambda sel: (r[sel] & F32_ABS) | F32_SIGN
-                if absv:
-                    return lambda sel: r[sel] & F32_ABS
-                if neg:
-                    return lambda sel: r[sel] ^ F32_SIGN
-            if notv and not neg:
-                return lambda sel: ~r[sel]
-            if neg and not notv:
-                if absv:
-                    return lambda sel: -np.abs(r[sel].view(np.int32)).view(U32)
-                return lambda sel: -r[sel]
-            if absv:
-                return lambda sel: np.abs(r[sel].view(np.int32)).view(U32)
-            raise self.unsupported(f"operand modifiers on {op}")
+            r = self.m.R[row]
+            return self._modified32(op, lambda sel: r[sel], fp)
         if isinstance(op, Imm):
             if op.kind is ImmKind.F64:
                 v = U32((op.value >> 32) & 0xFFFFFFFF)
@@ -239,8 +220,51 @@ class Ctx:
                 v = U32(op.value & 0xFFFFFFFF)
             return lambda sel: v
         if isinstance(op, CBank):
-            return self.const(op, 4)
+            return self._modified32(op, self.const(op, 4), fp)
         raise self.unsupported(f"operand {op}")
+
+    def plain_constant(self, op: Operand) -> None:
+        """Refuse a constant-bank source with modifiers where a form reads it in parts (16-bit
+        halves): ``src`` would apply them to the whole word."""
+        if isinstance(op, CBank) and (op.neg or op.abs or op.not_):
+            raise self.unsupported(f"modifiers on the constant-bank source {op}")
+
+    def _modified32(self, op: Reg | CBank, rd: Reader, fp: bool) -> Reader:
+        """``rd`` with ``op``'s source modifiers applied (32 bits)."""
+        neg, absv, notv = op.neg, op.abs, op.not_
+        if not (neg or absv or notv):
+            return rd
+        if fp:
+            if absv and neg:
+                return lambda sel: (rd(sel) & F32_ABS) | F32_SIGN
+            if absv:
+                return lambda sel: rd(sel) & F32_ABS
+            if neg:
+                return lambda sel: rd(sel) ^ F32_SIGN
+        if notv and not neg:
+            return lambda sel: ~rd(sel)
+        if neg and not notv:
+            if absv:
+                return lambda sel: -np.abs(rd(sel).view(np.int32)).view(U32)
+            return lambda sel: -rd(sel)
+        if absv:
+            return lambda sel: np.abs(rd(sel).view(np.int32)).view(U32)
+        raise self.unsupported(f"operand modifiers on {op}")
+
+    def _modified64(self, op: Reg | CBank, rd: Reader, fp: bool) -> Reader:
+        """``rd`` with ``op``'s source modifiers applied (64 bits)."""
+        neg, absv, notv = op.neg, op.abs, op.not_
+        if not (neg or absv or notv):
+            return rd
+        if fp:
+            if absv and neg:
+                return lambda sel: (rd(sel) & F64_ABS) | F64_SIGN
+            if absv:
+                return lambda sel: rd(sel) & F64_ABS
+            return lambda sel: rd(sel) ^ F64_SIGN
+        if notv:
+            return lambda sel: ~rd(sel)
+        return lambda sel: -rd(sel)
 
     def src64(self, op: Operand, fp: bool = False) -> Reader:
         """A 64-bit source: a register pair, a 64-bit constant, or an immediate (f64 bit pattern,
@@ -255,22 +279,11 @@ class Ctx:
                 return lambda sel: v
             R = self.m.R
             lo_r, hi_r = R[row], R[row + 1]
-            neg, absv, notv = op.neg, op.abs, op.not_
 
             def rd(sel: Sel) -> Value:
                 return lo_r[sel].astype(U64) | (hi_r[sel].astype(U64) << U64(32))
 
-            if not (neg or absv or notv):
-                return rd
-            if fp:
-                if absv and neg:
-                    return lambda sel: (rd(sel) & F64_ABS) | F64_SIGN
-                if absv:
-                    return lambda sel: rd(sel) & F64_ABS
-                return lambda sel: rd(sel) ^ F64_SIGN
-            if notv:
-                return lambda sel: ~rd(sel)
-            return lambda sel: -rd(sel)
+            return self._modified64(op, rd, fp)
         if isinstance(op, Imm):
             if op.kind is ImmKind.F64:
                 v64 = U64(op.value & ((1 << 64) - 1))
@@ -281,7 +294,7 @@ class Ctx:
                 v64 = U64(op.value & ((1 << 64) - 1))
             return lambda sel: v64
         if isinstance(op, CBank):
-            return self.const(op, 8)
+            return self._modified64(op, self.const(op, 8), fp)
         raise self.unsupported(f"64-bit operand {op}")
 
     def psrc(self, op: Reg) -> Reader:

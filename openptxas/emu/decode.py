@@ -53,11 +53,7 @@ def convert_operand(o: object) -> Operand:
     if isinstance(o, im.Imm):
         return Imm(o.value, ImmKind(o.kind.value))
     if isinstance(o, im.CBank):
-        if o.neg or o.abs or o.not_:
-            # (sm_80's -c[..] sources: the emulator's operand model has no such modifier, and
-            # dropping it would compute silently wrong values)
-            raise EmuLoadError("a negated or complemented constant-bank operand is not emulated")
-        return CBank(o.bank, o.offset, _opt(o.reg), _opt(o.ubank))
+        return CBank(o.bank, o.offset, _opt(o.reg), _opt(o.ubank), o.neg, o.abs, o.not_)
     if isinstance(o, im.Mem):
         return Mem(_opt(o.base), _opt(o.ubase), o.offset, _opt(o.desc))
     if isinstance(o, im.Label):

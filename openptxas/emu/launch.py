@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from openptxas.emu.abi import Geometry, build_bank0
+from openptxas.emu.abi import Geometry, bank0_layout, build_bank0
 from openptxas.emu.cdp import DEVICE_LAUNCH, ChildLaunch, DeviceRuntime, func_descs
 from openptxas.emu.errors import EmuLaunchError, EmuLoadError
 from openptxas.emu.hazards import Hazard
@@ -271,7 +271,7 @@ def launch(
         runtime = DeviceRuntime(module, mem)
     tensor_maps = _tensor_maps(ls, k, pointers)
     geo = _geometry(ls, k, stack_limit)
-    banks[0] = build_bank0(k.cbank0_size, geo, params, k.param_base or 0x210)
+    banks[0] = build_bank0(k.cbank0_size, geo, params, k.param_base, bank0_layout(module.sm))
     checker = hazard_checker
     if checker is None and hazards:
         from openptxas.emu.hazards import HazardChecker
@@ -308,7 +308,9 @@ def launch(
         ck = module.kernel(cl.kernel)
         cgeo = _child_geometry(cl, ck, stack_limit)
         cbanks = kernel_banks(ck)
-        cbanks[0] = build_bank0(ck.cbank0_size, cgeo, cl.params, ck.param_base or 0x210)
+        cbanks[0] = build_bank0(
+            ck.cbank0_size, cgeo, cl.params, ck.param_base, bank0_layout(module.sm)
+        )
         mc = Machine(
             module,
             ck,
@@ -512,7 +514,7 @@ def bind_all(
         for num, sec in k.banks.items():
             banks[num] = np.frombuffer(sec.data.ljust(sec.size, b"\0"), np.uint8).copy()
         params = bytes(k.param_size)
-        banks[0] = build_bank0(k.cbank0_size, geo, params, k.param_base or 0x210)
+        banks[0] = build_bank0(k.cbank0_size, geo, params, k.param_base, bank0_layout(module.sm))
         m = Machine(module, k, geo, GlobalMemory(), banks, binders(), {}, max_lanes=128)
         for pc, ins in sorted(m.instructions.items()):
             allins.append((name, pc, ins))

@@ -92,11 +92,21 @@ class CBank:
     offset: int
     reg: Reg | None = None
     ubank: Reg | None = None
+    # source modifiers, as a register's (sm_75-sm_89 read -c[..] and ~c[..] directly)
+    neg: bool = False
+    abs: bool = False
+    not_: bool = False
 
     def __str__(self) -> str:
         if self.reg is not None and not self.reg.is_zero:
-            return f"c[{self.bank:#x}][{self.reg}+{self.offset:#x}]"
-        return f"c[{self.bank:#x}][{self.offset:#x}]"
+            s = f"c[{self.bank:#x}][{self.reg}+{self.offset:#x}]"
+        else:
+            s = f"c[{self.bank:#x}][{self.offset:#x}]"
+        if self.abs:
+            s = f"|{s}|"
+        if self.neg:
+            s = "-" + s
+        return "~" + s if self.not_ else s
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,6 +42,7 @@ def _rnd(mods: tuple[str, ...], default: str = "RN") -> str:
 
 def _half_src(ctx: Ctx, op: Operand) -> Callable[[Sel], NDArray]:
     """A 16-bit source: the low half, or the half a ``.H0``/``.H1`` selector names."""
+    ctx.plain_constant(op)
     if not isinstance(op, Reg):
         r = ctx.src(op)
         return lambda sel: np.asarray(r(sel), dtype=U32) & U32(0xFFFF)
@@ -183,6 +184,10 @@ def bind_f2fp(ctx: Ctx) -> Bound:
     dsts, _pd, srcs, _ps = ctx.split()
     mods = ctx.ins.mods
     ts = [t for t in mods if t in FLOATS or t in _FP8]
+    if len(ts) < 2 and ("PACK_AB" in mods or "MERGE_C" in mods) and not set(ts) & set(_FP8):
+        # sm_75-sm_89 spell the f32 source (and an f16 result) implicitly: F2FP.PACK_AB,
+        # F2FP.BF16.PACK_AB, F2FP.RELU.MERGE_C
+        ts = [*(ts or ["F16"]), "F32"]
     if len(ts) != 2 or len(dsts) != 1:
         raise ctx.unsupported()
     dt, st = ts

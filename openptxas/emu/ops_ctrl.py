@@ -108,9 +108,11 @@ def bind_bra(ctx: Ctx) -> Bound:
     cond = _pred_operand(ctx)
     if div:
         regs = [o for o in ctx.ops if isinstance(o, Reg) and not o.is_pred]
-        if not regs:
-            raise ctx.unsupported("BRA.DIV without a mask")
-        div_r = ctx.src(regs[0])
+        if regs:
+            div_r = ctx.src(regs[0])
+        else:  # (sm_75-sm_89's BRA.DIV with no mask: divergent unless all 32 lanes run)
+            full = U32(0xFFFFFFFF)
+            div_r = lambda sel: full  # noqa: E731
 
     def fn(sel: Sel, nw: int) -> None:
         taken = sel if gf is None else gf(sel)

@@ -10,6 +10,7 @@ and outputs. docs/emu.md states this error model.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,7 @@ import numpy as np
 from openptxas.emu import fp
 from openptxas.emu.bind import F32_ABS, F32_SIGN, U32, U64, Bound, Ctx, Reader
 from openptxas.emu.lanes import Sel
-from openptxas.emu.model import Imm, ImmKind, Operand, Reg
+from openptxas.emu.model import CBank, Imm, ImmKind, Operand, Reg
 
 NDArray = np.ndarray[Any, Any]
 F32 = np.float32
@@ -148,12 +149,9 @@ def bind_fmnmx(ctx: Ctx) -> Bound:
     nan_mode = "NAN" in mods
     xorsign = "XORSIGN" in mods
     if xorsign:
-        raw = [
-            Reg(s.file, s.index, False, False, s.not_, s.sel, s.reuse) if isinstance(s, Reg) else s
-            for s in srcs
-        ]
+        raw = [replace(s, neg=False, abs=False) if isinstance(s, Reg | CBank) else s for s in srcs]
         a_r, b_r = ctx.src(raw[0], fp=True), ctx.src(raw[1], fp=True)
-        absf = [isinstance(s, Reg) and s.abs for s in srcs]
+        absf = [isinstance(s, Reg | CBank) and s.abs for s in srcs]
     else:
         a_r, b_r = ctx.src(srcs[0], fp=True), ctx.src(srcs[1], fp=True)
         absf = [False, False]
@@ -443,6 +441,7 @@ def bind_mufu(ctx: Ctx) -> Bound:
     if "F16" in mods or "BF16" in mods:
         bf16 = "BF16" in mods
         src = srcs[0]
+        ctx.plain_constant(src)
         hsel = src.sel if isinstance(src, Reg) else ""
         plain = Reg(src.file, src.index, src.neg, src.abs) if isinstance(src, Reg) else src
         r16 = ctx.src(plain)

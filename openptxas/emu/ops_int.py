@@ -10,13 +10,14 @@ predicate when the high words are equal; ``LOP3``'s predicate output is ``(resul
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from openptxas.emu.bind import U32, U64, Bound, Ctx, Kind, Reader, Value
 from openptxas.emu.lanes import Sel
-from openptxas.emu.model import Imm, Operand, Reg
+from openptxas.emu.model import CBank, Imm, Operand, Reg
 
 NDArray = np.ndarray[Any, Any]
 M32 = U64(0xFFFFFFFF)
@@ -32,14 +33,15 @@ def _bool(v: Value) -> Value:
 
 
 def _plain(op: Operand) -> Operand:
-    """The operand without its negation flag (IADD3/LEA negate literally themselves)."""
-    if isinstance(op, Reg) and op.neg:
-        return Reg(op.file, op.index, False, op.abs, op.not_, op.sel, op.reuse)
+    """The operand without its negation flag (IADD3/LEA negate literally themselves; sm_75-sm_89
+    negate constant-bank sources too)."""
+    if isinstance(op, Reg | CBank) and op.neg:
+        return replace(op, neg=False)
     return op
 
 
 def _imm_neg(op: Operand) -> bool:
-    return isinstance(op, Reg) and op.neg
+    return isinstance(op, Reg | CBank) and op.neg
 
 
 # -- IADD3 -------------------------------------------------------------------------------------

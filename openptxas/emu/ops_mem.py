@@ -57,23 +57,29 @@ def access_width(mods: tuple[str, ...]) -> tuple[int, bool]:
     return 4, False
 
 
+_SCALE = {"X4": 4, "X8": 8, "X16": 16}
+
+
 def addr_reader(ctx: Ctx, mem: Mem, wide: bool) -> Callable[[Sel], NDArray]:
     """Per-lane addresses (int64) of a memory operand. ``wide``: 64-bit register bases (global
     and generic addresses); otherwise 32-bit (shared, local)."""
-    parts: list[Reader] = []
+    parts: list[tuple[Reader, int]] = []  # (reader, scale)
     ctx.role = "addr"
     base = mem.base
+    # a 32-bit base register: .U32 (zero-extended beside a 64-bit uniform base), .X4/.X8/.X16
+    # (scaled; sm_75-sm_89 shared and local addresses)
+    narrow = base is not None and (base.sel == "U32" or base.sel in _SCALE)
     if base is not None and not base.is_zero:
-        if wide or base.sel == "64":
-            parts.append(ctx.src64(Reg(base.file, base.index)))
+        if (wide or base.sel == "64") and not narrow:
+            parts.append((ctx.src64(Reg(base.file, base.index)), 1))
         else:
-            parts.append(ctx.src(Reg(base.file, base.index)))
+            parts.append((ctx.src(Reg(base.file, base.index)), _SCALE.get(base.sel, 1)))
     ub = mem.ubase
     if ub is not None and not ub.is_zero:
-        if wide and (base is None or base.is_zero):
-            parts.append(ctx.src64(Reg(ub.file, ub.index)))
+        if wide:  # (a 64-bit pointer: [UR4], [R2.64+UR4], [R2.U32+UR4])
+            parts.append((ctx.src64(Reg(ub.file, ub.index)), 1))
         else:
-            parts.append(ctx.src(Reg(ub.file, ub.index)))
+            parts.append((ctx.src(Reg(ub.file, ub.index)), 1))
     off = I64(mem.offset)
     m = ctx.m
     ctx.role = "data"
@@ -81,9 +87,10 @@ def addr_reader(ctx: Ctx, mem: Mem, wide: bool) -> Callable[[Sel], NDArray]:
     def rd(sel: Sel) -> NDArray:
         n = m.L if isinstance(sel, slice) else sel.size
         a = np.full(n, off, dtype=I64)
-        for p in parts:
+        for p, k in parts:
             v = np.asarray(p(sel))
-            a += v.astype(U64).view(I64) if v.dtype == U64 else v.astype(I64)
+            v = v.astype(U64).view(I64) if v.dtype == U64 else v.astype(I64)
+            a += v * k if k != 1 else v
         return a
 
     return rd

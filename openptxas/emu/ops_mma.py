@@ -97,6 +97,18 @@ def _shape(name: str, atype: str) -> Shape | None:
         a = _frag(16, 8, lambda e, g, q: (g + 8 * ((e >> 2) & 1), 4 * q + (e & 3) + 16 * (e >> 3)))
         b = _frag(8, 8, lambda e, g, q: (4 * q + (e & 3) + 16 * (e >> 2), g))
         return Shape(16, 8, 32, a, b)
+    if name == "16864" and atype in ("S4", "U4"):  # (sm_75-sm_89; sm_90 has no int4 IMMA)
+        a = _frag(32, 4, lambda e, g, q: (g + 8 * ((e >> 3) & 1), 8 * q + (e & 7) + 32 * (e >> 4)))
+        b = _frag(16, 4, lambda e, g, q: (8 * q + (e & 7) + 32 * (e >> 3), g))
+        return Shape(16, 8, 64, a, b)
+    if name == "16832" and atype in ("S4", "U4"):
+        a = _frag(16, 4, lambda e, g, q: (g + 8 * (e >> 3), 8 * q + (e & 7)))
+        b = _frag(8, 4, lambda e, g, q: (8 * q + e, g))
+        return Shape(16, 8, 32, a, b)
+    if name == "8832" and atype in ("S4", "U4"):
+        a = _frag(8, 4, lambda e, g, q: (g + 0 * e, 8 * q + e))
+        b = _frag(8, 4, lambda e, g, q: (8 * q + e, g))
+        return Shape(8, 8, 32, a, b)
     if name == "16816" and atype in ("S8", "U8"):
         a = _frag(8, 8, lambda e, g, q: (g + 8 * (e >> 2), 4 * q + (e & 3)))
         b = _frag(4, 8, lambda e, g, q: (4 * q + e, g))
@@ -123,8 +135,10 @@ def _elements(words: NDArray, frag: Frag, typ: str) -> NDArray:
         return fp.bf16_to_f32(raw).astype(F64)
     if typ == "S8":
         return raw.astype(np.uint8).view(np.int8).astype(np.int64)
-    if typ == "U8":
+    if typ in ("U8", "U4"):
         return raw.astype(np.int64)
+    if typ == "S4":
+        return ((raw.astype(np.int64) ^ 8) - 8).astype(np.int64)
     raise ValueError(typ)
 
 
@@ -204,7 +218,7 @@ def bind_mma(ctx: Ctx) -> Bound:
     if op == "DMMA" and mods[0] in ("16x8x4", "16x8x8", "16x8x16"):
         return _bind_dmma16(ctx, int(mods[0].split("x")[2]), d_op, a_op, b_op, c_op)
     if op == "DMMA":
-        if mods[0] != "8x8x4":
+        if mods[0] not in ("8x8x4", "884"):  # (sm_80 spells it DMMA.884)
             raise ctx.unsupported()
         for r, n in ((a_op, 2), (b_op, 2), (c_op, 4)):
             ctx.read(reg_row(r), n)
@@ -243,7 +257,7 @@ def bind_mma(ctx: Ctx) -> Bound:
         atype = next((t for t in mods[2:] if t in ("BF16", "TF32")), "F16")
     elif op == "IMMA":
         dtype = "S32"
-        types = [t for t in mods[1:] if t in ("S8", "U8")]
+        types = [t for t in mods[1:] if t in ("S8", "U8", "S4", "U4")]
         if len(types) != 2:
             raise ctx.unsupported()
         atype = types[0]
@@ -452,14 +466,17 @@ def _words(m: Any, op: Reg, frag: Frag, lanes: NDArray, rows: int, cols: int) ->
 
 
 def bind_bmma(ctx: Ctx) -> Bound:
-    """``BMMA.<shape>.AND.POPC Rd, Ra.ROW, Rb.COL, Rc`` (mma.sync .b1 .and.popc; ptxas builds
-    .xor.popc from two of them): ``D[m][n] = C[m][n] + sum_k popc(A[m][k] & B[k][n])`` over
-    32-bit words of K bits, exact (int64, wrapped to 32 bits)."""
+    """``BMMA.<shape>.AND.POPC Rd, Ra.ROW, Rb.COL, Rc`` (mma.sync .b1 .and.popc; sm_90's ptxas
+    builds .xor.popc from two of them, sm_75-sm_89 have ``.XOR.POPC``): ``D[m][n] = C[m][n] +
+    sum_k popc(A[m][k] & B[k][n])`` (``^`` with .XOR) over 32-bit words of K bits, exact (int64,
+    wrapped to 32 bits)."""
     mods = ctx.ins.mods
     regs = [o for o in ctx.ops if isinstance(o, Reg) and not o.is_pred]
     shape = _bmma_shape(mods[0]) if mods else None
-    if len(regs) != 4 or shape is None or set(mods[1:]) != {"AND", "POPC"}:
+    # (.XOR.POPC: sm_75-sm_89 have it, sm_90 builds it from two .AND)
+    if len(regs) != 4 or shape is None or set(mods[1:]) not in ({"AND", "POPC"}, {"XOR", "POPC"}):
         raise ctx.unsupported()
+    xor = "XOR" in mods
     d_op, a_op, b_op, c_op = regs
     rows, cols, k, afrag, bfrag, cfrag = shape
     kw = k // 32
@@ -474,7 +491,8 @@ def bind_bmma(ctx: Ctx) -> Bound:
         A = _words(m, a_op, afrag, lanes, rows, kw)  # [W, M, KW]
         B = _words(m, b_op, bfrag, lanes, kw, cols)  # [W, KW, N]
         C = _words(m, c_op, cfrag, lanes, rows, cols).view(np.int32).astype(np.int64)
-        both = A[:, :, :, None] & B[:, None, :, :]  # [W, M, KW, N]
+        a4, b4 = A[:, :, :, None], B[:, None, :, :]
+        both = a4 ^ b4 if xor else a4 & b4  # [W, M, KW, N]
         D = np.bitwise_count(both).astype(np.int64).sum(axis=2) + C
         words = (D[:, cfrag.rows, cfrag.cols] & 0xFFFFFFFF).astype(U32)  # [W, 32, n]
         if not d_op.is_zero:

@@ -131,6 +131,7 @@ def bind_idp(ctx: Ctx) -> Bound:
 
 def _half_src(ctx: Ctx, op: Operand) -> Callable[[Sel], NDArray]:
     """A 16x2 source: ``-R`` negates each half."""
+    ctx.plain_constant(op)
     if isinstance(op, Reg) and op.neg:
         r = ctx.src(Reg(op.file, op.index))
 

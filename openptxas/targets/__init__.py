@@ -39,6 +39,65 @@ _NAME = re.compile(r"^sm_(\d+)([af]?)$")
 
 
 @dataclass(frozen=True, slots=True)
+class Bank0:
+    """Constant bank 0 as the driver fills it before a launch: the offsets of each value ptxas's
+    code reads there (the ``[bank0]`` table, learned with scripts/probe_bank0.py; -1: the
+    target has no such value). The emulator fills bank 0 from it; the compiler's ``Abi`` takes
+    its ``cb_*`` offsets from it."""
+
+    stack: int  # the initial stack pointer (u32): per-thread local memory size
+    global_desc: int  # the 64-bit global memory descriptor (ULDC.64 UR4 before LDG/STG)
+    ntid: tuple[int, int, int]  # %ntid.x/y/z
+    nctaid: tuple[int, int, int]  # %nctaid.x/y/z
+    local_window: int  # u64: generic address of local address 0 (cvta.local)
+    # u64: the generic address of bank 0's byte ``param_window_base`` (cvta.param: sm_90's
+    # points at the first parameter, sm_80's at byte 0 and the code adds the parameter base)
+    param_window: int
+    param_window_base: int
+    shared_window: int  # u64: generic address of shared address 0 (sm_90: SR_SWINHI instead)
+    dynamic_smem_size: int
+    gridid: int  # u64
+    envreg: int  # %envreg0 (%envregN at +4N)
+    reserved_smem_offset_end: int
+    reserved_smem_offset_1: int
+    nsmid: int
+    reserved_smem_size: int  # the reserved shared size (%total_smem_size = SR_SMEMSZ - it)
+    explicit_cluster: int  # 1 for an explicit cluster launch
+    cluster_nctaid: int  # %cluster_nctaid.x (.y, .z follow)
+    cluster_rcp: int  # f32 1/%cluster_nctaid.x rounded up (.y, .z follow)
+    nclusterid: int  # %nclusterid.x (.y, .z follow)
+    cluster_nctarank: int
+    shared_base: int  # shared-window address of the first static shared byte (not in bank 0)
+
+    def abi_fields(self) -> dict[str, object]:
+        """The ``Abi`` fields these offsets give."""
+        sreg = {
+            "%dynamic_smem_size": self.dynamic_smem_size,
+            "%gridid": self.gridid,
+            "%reserved_smem_offset_end": self.reserved_smem_offset_end,
+            "%reserved_smem_offset_1": self.reserved_smem_offset_1,
+            "%nsmid": self.nsmid,
+            "%cluster_nctarank": self.cluster_nctarank,
+        }
+        return {
+            "cb_ntid": self.ntid,
+            "cb_nctaid": self.nctaid,
+            "cb_stack": self.stack,
+            "cb_local_window": self.local_window,
+            "cb_param_window": self.param_window,
+            "cb_global_desc": self.global_desc,
+            "shared_base": self.shared_base,
+            "cb_envreg": self.envreg,
+            "cb_reserved_smem_size": self.reserved_smem_size,
+            "cb_is_explicit_cluster": self.explicit_cluster,
+            "cb_cluster_nctaid": self.cluster_nctaid,
+            "cb_nclusterid": self.nclusterid,
+            "cb_cluster_rcp": self.cluster_rcp,
+            "cb_sreg": {k: v for k, v in sreg.items() if v >= 0},
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class Abi:
     """ptxas's kernel ABI on a target (the ``[abi]`` table of its data file)."""
 
@@ -128,6 +187,7 @@ class SMInfo:
     codegen: bool = False
     abi_: Abi | None = None  # None: openptxas does not compile for this target
     lowering_: Lowering | None = None
+    bank0_: Bank0 | None = None  # None: the driver's bank-0 layout is not known
 
     def require_codegen(self) -> None:
         """Refuse a target openptxas cannot yet generate code for."""
@@ -142,6 +202,12 @@ class SMInfo:
         if self.abi_ is None:
             raise self._refused()
         return self.abi_
+
+    @property
+    def bank0(self) -> Bank0:
+        if self.bank0_ is None:
+            raise UnsupportedFeature(f"the constant bank 0 layout of {self.name} is not known")
+        return self.bank0_
 
     @property
     def lowering(self) -> Lowering:
@@ -196,21 +262,36 @@ def get_target(name: str) -> SMInfo:
         data.update(overrides[variant])
     abi = data.pop("abi", None)
     lowering = data.pop("lowering", None)
+    bank0 = _bank0(data.pop("bank0")) if "bank0" in data else None
+    if abi is not None and bank0 is not None:
+        assert isinstance(abi, dict)
+        abi = {**bank0.abi_fields(), **abi}
     return SMInfo(
         name=name,
         sm=int(m.group(1)),
         variant=variant,
         abi_=None if abi is None else _abi(abi),  # type: ignore[arg-type]
         lowering_=None if lowering is None else Lowering(**lowering),  # type: ignore[arg-type]
+        bank0_=bank0,
         **data,  # type: ignore[arg-type]
     )
+
+
+def _bank0(d: object) -> Bank0:
+    assert isinstance(d, dict)
+    d = dict(d)
+    for k in ("ntid", "nctaid"):
+        v = d[k]
+        assert isinstance(v, list) and len(v) == 3
+        d[k] = (int(v[0]), int(v[1]), int(v[2]))
+    return Bank0(**d)
 
 
 def _abi(d: dict[str, object]) -> Abi:
     d = dict(d)
     for k in ("cb_ntid", "cb_nctaid"):
         v = d[k]
-        assert isinstance(v, list) and len(v) == 3
+        assert isinstance(v, list | tuple) and len(v) == 3
         d[k] = (int(v[0]), int(v[1]), int(v[2]))
     cie = d["frame_cie"]
     assert isinstance(cie, str)
