@@ -212,7 +212,7 @@ class Ctx:
                     v = U32((-int(v)) & 0xFFFFFFFF)
                 return lambda sel: v
             r = self.m.R[row]
-            return self._modified32(op, lambda sel: r[sel], fp)
+            return self._modified(op, lambda sel: r[sel], fp)
         if isinstance(op, Imm):
             if op.kind is ImmKind.F64:
                 v = U32((op.value >> 32) & 0xFFFFFFFF)
@@ -220,7 +220,7 @@ class Ctx:
                 v = U32(op.value & 0xFFFFFFFF)
             return lambda sel: v
         if isinstance(op, CBank):
-            return self._modified32(op, self.const(op, 4), fp)
+            return self._modified(op, self.const(op, 4), fp)
         raise self.unsupported(f"operand {op}")
 
     def plain_constant(self, op: Operand) -> None:
@@ -229,42 +229,31 @@ class Ctx:
         if isinstance(op, CBank) and (op.neg or op.abs or op.not_):
             raise self.unsupported(f"modifiers on the constant-bank source {op}")
 
-    def _modified32(self, op: Reg | CBank, rd: Reader, fp: bool) -> Reader:
-        """``rd`` with ``op``'s source modifiers applied (32 bits)."""
+    def _modified(self, op: Reg | CBank, rd: Reader, fp: bool, wide: bool = False) -> Reader:
+        """``rd`` with ``op``'s source modifiers applied, on 32 or (``wide``) 64 bits: ``fp``,
+        ``-``/``|x|`` act on the sign bit; else integer negate and absolute value; ``~`` is
+        bitwise not."""
         neg, absv, notv = op.neg, op.abs, op.not_
         if not (neg or absv or notv):
             return rd
+        sign, mag = (F64_SIGN, F64_ABS) if wide else (F32_SIGN, F32_ABS)
         if fp:
             if absv and neg:
-                return lambda sel: (rd(sel) & F32_ABS) | F32_SIGN
+                return lambda sel: (rd(sel) & mag) | sign
             if absv:
-                return lambda sel: rd(sel) & F32_ABS
+                return lambda sel: rd(sel) & mag
             if neg:
-                return lambda sel: rd(sel) ^ F32_SIGN
+                return lambda sel: rd(sel) ^ sign
+        signed, unsigned = (np.int64, U64) if wide else (np.int32, U32)
         if notv and not neg:
             return lambda sel: ~rd(sel)
         if neg and not notv:
             if absv:
-                return lambda sel: -np.abs(rd(sel).view(np.int32)).view(U32)
+                return lambda sel: -np.abs(rd(sel).view(signed)).view(unsigned)
             return lambda sel: -rd(sel)
         if absv:
-            return lambda sel: np.abs(rd(sel).view(np.int32)).view(U32)
+            return lambda sel: np.abs(rd(sel).view(signed)).view(unsigned)
         raise self.unsupported(f"operand modifiers on {op}")
-
-    def _modified64(self, op: Reg | CBank, rd: Reader, fp: bool) -> Reader:
-        """``rd`` with ``op``'s source modifiers applied (64 bits)."""
-        neg, absv, notv = op.neg, op.abs, op.not_
-        if not (neg or absv or notv):
-            return rd
-        if fp:
-            if absv and neg:
-                return lambda sel: (rd(sel) & F64_ABS) | F64_SIGN
-            if absv:
-                return lambda sel: rd(sel) & F64_ABS
-            return lambda sel: rd(sel) ^ F64_SIGN
-        if notv:
-            return lambda sel: ~rd(sel)
-        return lambda sel: -rd(sel)
 
     def src64(self, op: Operand, fp: bool = False) -> Reader:
         """A 64-bit source: a register pair, a 64-bit constant, or an immediate (f64 bit pattern,
@@ -283,7 +272,7 @@ class Ctx:
             def rd(sel: Sel) -> Value:
                 return lo_r[sel].astype(U64) | (hi_r[sel].astype(U64) << U64(32))
 
-            return self._modified64(op, rd, fp)
+            return self._modified(op, rd, fp, wide=True)
         if isinstance(op, Imm):
             if op.kind is ImmKind.F64:
                 v64 = U64(op.value & ((1 << 64) - 1))
@@ -294,7 +283,7 @@ class Ctx:
                 v64 = U64(op.value & ((1 << 64) - 1))
             return lambda sel: v64
         if isinstance(op, CBank):
-            return self._modified64(op, self.const(op, 8), fp)
+            return self._modified(op, self.const(op, 8), fp, wide=True)
         raise self.unsupported(f"64-bit operand {op}")
 
     def psrc(self, op: Reg) -> Reader:
