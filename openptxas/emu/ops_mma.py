@@ -93,7 +93,7 @@ def _shape(name: str, atype: str) -> Shape | None:
         a = _frag(2, 32, lambda e, g, q: (g + 8 * e, q))
         b = _frag(1, 32, lambda e, g, q: (q + 0 * e, g))
         return Shape(16, 8, 4, a, b)
-    if name == "16832" and atype in ("S8", "U8"):
+    if name == "16832" and atype in ("S8", "U8", "E4M3", "E5M2"):
         a = _frag(16, 8, lambda e, g, q: (g + 8 * ((e >> 2) & 1), 4 * q + (e & 3) + 16 * (e >> 3)))
         b = _frag(8, 8, lambda e, g, q: (4 * q + (e & 3) + 16 * (e >> 2), g))
         return Shape(16, 8, 32, a, b)
@@ -137,6 +137,8 @@ def _elements(words: NDArray, frag: Frag, typ: str) -> NDArray:
         return raw.astype(np.uint8).view(np.int8).astype(np.int64)
     if typ in ("U8", "U4"):
         return raw.astype(np.int64)
+    if typ in ("E4M3", "E5M2"):
+        return fp.fp8_to_f64(raw, typ)
     if typ == "S4":
         return ((raw.astype(np.int64) ^ 8) - 8).astype(np.int64)
     raise ValueError(typ)
@@ -255,9 +257,11 @@ def bind_mma(ctx: Ctx) -> Bound:
     if op == "HMMA":
         dtype = "F32" if "F32" in mods[1:2] else "F16"
         atype = next((t for t in mods[2:] if t in ("BF16", "TF32")), "F16")
-    elif op == "IMMA":
-        dtype = "S32"
-        types = [t for t in mods[1:] if t in ("S8", "U8", "S4", "U4")]
+    elif op in ("IMMA", "QMMA"):
+        # (QMMA: sm_89's fp8 mma.sync, QMMA.16832.F32.E4M3.E5M2; the int8 layouts)
+        dtype = "S32" if op == "IMMA" else "F32" if "F32" in mods else "F16"
+        known = ("S8", "U8", "S4", "U4") if op == "IMMA" else ("E4M3", "E5M2")
+        types = [t for t in mods[1:] if t in known]
         if len(types) != 2:
             raise ctx.unsupported()
         atype = types[0]
@@ -266,7 +270,7 @@ def bind_mma(ctx: Ctx) -> Bound:
     shape = _shape(shape_name, atype)
     if shape is None:
         raise ctx.unsupported(f"{op}.{shape_name} on {atype}")
-    btype = types[1] if op == "IMMA" else atype
+    btype = types[1] if op in ("IMMA", "QMMA") else atype
     if op == "IMMA" and shape.m == 8:
         cfrag = _frag(2, 32, lambda e, g, q: (g + 0 * e, 2 * q + e))
     else:
@@ -535,6 +539,7 @@ BINDERS: dict[str, Callable[[Ctx], Bound]] = {
     "HMMA": bind_mma,
     "IMMA": bind_mma,
     "DMMA": bind_mma,
+    "QMMA": bind_mma,
     "BMMA": bind_bmma,
     "MOVM": bind_movm,
 }

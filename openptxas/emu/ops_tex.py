@@ -34,7 +34,7 @@ import numpy as np
 from openptxas.emu import texture as tx
 from openptxas.emu.bind import U32, Bound, Ctx
 from openptxas.emu.lanes import Sel
-from openptxas.emu.model import Imm, Keyword, Mem, Reg
+from openptxas.emu.model import CBank, Imm, Keyword, Mem, Reg
 
 NDArray = np.ndarray[Any, Any]
 I64 = np.int64
@@ -52,10 +52,15 @@ _SURF_COORDS = {"1D": (1, -1), "2D": (2, -1), "3D": (3, -1), "2D_ARRAY": (3, 2),
 _SURF_SIZES = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "64": 8, "128": 16}
 
 
-def _handle(ctx: Ctx, op: object) -> Callable[[Sel], NDArray]:
-    if not isinstance(op, Reg) or op.is_pred:
+def _handle(ctx: Ctx, op: object, slot: object = None) -> Callable[[Sel], NDArray]:
+    """The lanes' texture or surface handles: a register (sm_90), or on sm_75-sm_89 the word
+    ``slot`` (in words) of constant bank ``op`` (``TEX.SCR ... 0x0, 0x5c``: a kernel parameter)."""
+    if isinstance(op, Imm) and isinstance(slot, Imm):
+        rd = ctx.const(CBank(op.value, 4 * slot.value), 4)
+    elif not isinstance(op, Reg) or op.is_pred:
         raise ctx.unsupported("texture handle not in a register")
-    rd = ctx.src(op)
+    else:
+        rd = ctx.src(op)
     m = ctx.m
 
     def h(sel: Sel) -> NDArray:
@@ -89,7 +94,8 @@ def bind_tex(ctx: Ctx) -> Bound:
     ops = ctx.ops
     integer = ins.opcode == "TLD"
     lod_mods = {"LZ", "LL", "AOFFI"} if integer else {"LZ", "LL"}
-    if set(ins.mods) - lod_mods or len(ops) != 9:
+    # (.SCR: sm_75-sm_89's bindless form with the handle in a constant bank slot)
+    if set(ins.mods) - lod_mods - {"SCR"} or len(ops) != 9:
         raise ctx.unsupported(f"{ins.mnemonic} (only bindless .LZ/.LL fetches)")
     aoffi = "AOFFI" in ins.mods
     pd, rd1, rd0, ra, rb, uh, _slot, dim, mask = ops
@@ -100,12 +106,18 @@ def bind_tex(ctx: Ctx) -> Bound:
     ncoord, layer_at = _TEX_COORDS[dim.name]
     comps = [c for c in range(4) if mask.value >> c & 1]
     coords = ctx.srcn(ra, ncoord)
+    if "SCR" in ins.mods and ncoord > 2:
+        # sm_75-sm_89: two coordinates in Ra's pair, the others in Rb's (then the level)
+        if aoffi:
+            raise ctx.unsupported(f"{ins.mnemonic} with offsets on {dim.name} textures")
+        lo, hi = ctx.srcn(ra, 2), ctx.srcn(rb, ncoord - 2)
+        coords = lambda sel: np.concatenate([lo(sel), hi(sel)])  # noqa: E731
     offsets = None
     if aoffi:
         offsets = ctx.src(rb)  # TLD.AOFFI: texel offsets, 4-bit signed, x in bits 0-3, y 4-7...
     elif isinstance(rb, Reg) and not rb.is_zero:
         ctx.src(rb)  # the level of detail: read, not used (level 0 only)
-    handle = _handle(ctx, uh)
+    handle = _handle(ctx, uh, _slot if "SCR" in ins.mods else None)
     w0 = ctx.dstn(rd0, min(2, len(comps))) if comps else None
     w1 = ctx.dstn(rd1, len(comps) - 2) if len(comps) > 2 else None
     wp = ctx.pdst(pd)
@@ -151,7 +163,7 @@ def _surface_access(ctx: Ctx) -> tuple[str, int, int, str]:
     """(dimension, coordinate registers, data bytes, out-of-range mode) of SULD/SUST."""
     mods = ctx.ins.mods
     dims = [x for x in mods if x in _SURF_COORDS]
-    known = {"D", "BA", "STRONG", "SM", "TRAP", "IGN", *_SURF_COORDS, *_SURF_SIZES}
+    known = {"D", "BA", "STRONG", "SM", "CTA", "TRAP", "IGN", *_SURF_COORDS, *_SURF_SIZES}
     if len(dims) != 1 or "D" not in mods or "BA" not in mods or set(mods) - known:
         raise ctx.unsupported(f"{ctx.ins.mnemonic} (only raw byte-addressed .D.BA accesses)")
     size = next((_SURF_SIZES[x] for x in mods if x in _SURF_SIZES), 4)
@@ -212,7 +224,7 @@ def bind_sust(ctx: Ctx) -> Bound:
     name, ncoord, size, mode = _surface_access(ctx)
     coords = ctx.srcn(Reg(ops[0].base.file, ops[0].base.index), ncoord)
     data = ctx.srcn(ops[1], max(1, size // 4))
-    handle = _handle(ctx, ops[2])
+    handle = _handle(ctx, ops[2], ops[3])
     m = ctx.m
 
     def fn(sel: Sel) -> None:
@@ -235,7 +247,7 @@ def bind_suld(ctx: Ctx) -> Bound:
     name, ncoord, size, mode = _surface_access(ctx)
     signed = any(x in ("S8", "S16") for x in ctx.ins.mods)
     coords = ctx.srcn(Reg(mem.base.file, mem.base.index), ncoord)  # type: ignore[union-attr]
-    handle = _handle(ctx, uh)
+    handle = _handle(ctx, uh, _slot)
     wr = ctx.dstn(rd, max(1, size // 4))
     wp = ctx.pdst(pd)
     m = ctx.m
