@@ -4,6 +4,7 @@ every path (openptxas.emu.static_hazards), against a latency model (default: the
 ptxas's code is correct on the hardware, so every report is a false report of the model.
 
     python scripts/hazards_check.py [--corpus kernels|public|all] [--half 0|1] [--model TOML]
+                                    [--target sm_80]
 
 Prints each report, then: cubins and kernels checked, kernels with reports, reports, kernels
 skipped (undecodable words). Exit status 1 when anything is reported.
@@ -22,7 +23,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "scripts"))
 
-from hazards_corpus import CorpusCubin, corpus  # noqa: E402
+from hazards_corpus import SM90, CorpusCubin, corpus  # noqa: E402
 
 from openptxas.emu.decode import isa_decoder  # noqa: E402
 from openptxas.emu.program import load_module  # noqa: E402
@@ -38,13 +39,14 @@ def check_cubins(
     cubins: Iterable[CorpusCubin],
     model: LatencyModel,
     show: Callable[[str], None] | None = None,
+    family: str = "sm90",
 ) -> tuple[Counter[str], Counter[str]]:
     """Every kernel of ``cubins`` through the static checker with ``model``: counts (cubins,
     kernels, instructions, skipped kernels and their undecoded words, unreadable cubins,
     reports, kernels and cubins with reports) and the reports by kind; ``show`` receives each
     report as ``cubin:kernel: report``."""
     ck = StaticChecker(model)
-    dec = isa_decoder("sm90")
+    dec = isa_decoder(family)
     n = Counter[str]()
     kinds = Counter[str]()
     for c in cubins:
@@ -82,13 +84,25 @@ def main() -> int:
     ap.add_argument("--half", type=int, choices=(0, 1))
     ap.add_argument("--model", help="a latency model TOML (default: the package's)")
     ap.add_argument("-q", "--quiet", action="store_true", help="only the summary")
+    ap.add_argument(
+        "--target", default="sm_90", help="the cubins' target (not sm_90: tests/kernels)"
+    )
     args = ap.parse_args()
+    from openptxas.targets import get_target
+
+    target = get_target(args.target)
     model = (
         parse_latency_model(Path(args.model).read_text()) if args.model
-        else load_latency_model("sm_90")
+        else load_latency_model(target.latency_model)
     )  # fmt: skip
+    targets = SM90 if args.target in SM90 else (args.target,)
     t0 = time.perf_counter()
-    n, pairs = check_cubins(corpus(args.corpus, args.half), model, None if args.quiet else print)
+    n, pairs = check_cubins(
+        corpus(args.corpus, args.half, targets),
+        model,
+        None if args.quiet else print,
+        target.family,
+    )
     print("\n".join(f"  {v:6d} {k}" for k, v in pairs.most_common(25)))
     print(
         f"static check ({model.note or 'package model'}) of {args.corpus}"

@@ -43,12 +43,15 @@ def half_of(source: str) -> int:
     return hashlib.sha256(source.encode()).digest()[0] & 1
 
 
-def kernels_cubins() -> Iterator[CorpusCubin]:
+SM90 = ("sm_90", "sm_90a")
+
+
+def kernels_cubins(targets: tuple[str, ...] = SM90) -> Iterator[CorpusCubin]:
     from openptxas.testing.corpus import discover
     from tests.emu.harness import _cubin
 
     for ks in discover():
-        for t in ("sm_90", "sm_90a"):
+        for t in targets:
             if ks.compiles_for(t):
                 yield CorpusCubin(
                     ks.name, f"{ks.name} [{t}]", None,
@@ -99,12 +102,14 @@ def public_cubins(root: Path = PUBLIC) -> Iterator[CorpusCubin]:
             yield CorpusCubin(rel.replace("sm_90a", "sm_90"), rel, p, lambda p=p: p.read_bytes())
 
 
-def corpus(which: str, half: int | None = None) -> Iterator[CorpusCubin]:
-    """``which``: kernels, public or all."""
+def corpus(
+    which: str, half: int | None = None, targets: tuple[str, ...] = SM90
+) -> Iterator[CorpusCubin]:
+    """``which``: kernels, public or all (the public corpus is sm_90's only)."""
     srcs: list[Iterator[CorpusCubin]] = []
     if which in ("kernels", "all"):
-        srcs.append(kernels_cubins())
-    if which in ("public", "all"):
+        srcs.append(kernels_cubins(targets))
+    if which in ("public", "all") and targets == SM90:
         srcs.append(public_cubins())
     for it in srcs:
         for c in it:

@@ -8,6 +8,7 @@ closest path is recorded. ptxas never reads a result early, so the smallest dist
 class is a latency ptxas assumes is enough; pooled over every consumer, per class and per pipe.
 
     python scripts/hazards_mine.py [--corpus kernels|public|all] [--half 0|1] [--out PATH]
+                                   [--target sm_80]   (other targets: tests/kernels for them)
 
 Calls NVIDIA tools (nvcc, ptxas) through the oracle harness for tests/kernels (cached).
 """
@@ -23,7 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "scripts"))
 
-from hazards_corpus import corpus  # noqa: E402
+from hazards_corpus import SM90, corpus  # noqa: E402
 
 from openptxas.emu.latency_mining import mine, render  # noqa: E402
 from openptxas.targets.latency import parse_latency_model  # noqa: E402
@@ -36,22 +37,36 @@ def main() -> int:
     ap.add_argument("--corpus", default="all", choices=("kernels", "public", "all"))
     ap.add_argument("--half", type=int, choices=(0, 1))
     ap.add_argument("--structure", default=str(STRUCTURE))
-    ap.add_argument("--out", default=str(REPO / "openptxas/targets/data/sm_90_latency.toml"))
+    ap.add_argument(
+        "--target",
+        default="sm_90",
+        help="the cubins' target (not sm_90: tests/kernels only, built for it; the model goes "
+        "to data/<target>_latency.toml)",
+    )
+    ap.add_argument("--out")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     t0 = time.perf_counter()
     text = Path(args.structure).read_text()
     structure = parse_latency_model(text)
-    mined = mine(corpus(args.corpus, args.half), structure, args.verbose)
+    from openptxas.targets import get_target
+
+    target = get_target(args.target)
+    targets = SM90 if args.target in SM90 else (args.target,)
+    out = args.out or str(REPO / f"openptxas/targets/data/{args.target}_latency.toml")
+    cubins = corpus(args.corpus, args.half, targets)
+    mined = mine(cubins, structure, args.verbose, target.family)
     note = args.corpus + ("" if args.half is None else f" half {args.half}")
-    Path(args.out).write_text(render(text, mined, note, structure.reach))
+    if targets != SM90:
+        note = f"{note} for {args.target}"
+    Path(out).write_text(render(text, mined, note, structure.reach))
     s = mined.stats
     print(
         f"mined {len(mined.pairs)} (class, role) latencies and {len(mined.reads)} read "
         f"windows from {s['cubins']} cubins, {s['functions']} kernels, {s['instructions']} "
         f"instructions ({s['skipped']} kernels skipped, {s['undecoded']} undecoded words, "
         f"{s['fallback']} instructions without a binder) in {time.perf_counter() - t0:.0f} s "
-        f"-> {args.out}"
+        f"-> {out}"
     )
     return 0
 

@@ -58,9 +58,10 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _check(module: Any, kernel: str | None) -> int:
+    from openptxas.emu.hazards import latency_for
     from openptxas.emu.static_hazards import StaticChecker
 
-    ck = StaticChecker()
+    ck = StaticChecker(latency_for(module.sm))
     names = [kernel] if kernel else sorted(module.kernels)
     found = undecoded = 0
     for name in names:

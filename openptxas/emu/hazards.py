@@ -117,6 +117,21 @@ def expand(reads: list[tuple[int, int, str]], writes: list[tuple[int, int]]) -> 
     return Access(tuple(rs), tuple(ws))
 
 
+def latency_for(sm: int) -> LatencyModel:
+    """The latency model of a cubin's target (``sm``: the ELF header's), its family's mined one
+    (targets/data/sm_XX_latency.toml)."""
+    from openptxas.diag import OpenPtxasError
+    from openptxas.emu.errors import EmuLoadError
+    from openptxas.targets import get_target
+
+    try:
+        return get_target(f"sm_{sm}").latency
+    except OpenPtxasError as exc:
+        raise EmuLoadError(
+            f"cannot check the control codes of a cubin for sm_{sm}: {exc}"
+        ) from None
+
+
 class HazardChecker:
     """Per-lane scoreboard and latency state for one wave; see the module docstring.
 

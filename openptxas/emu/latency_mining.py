@@ -52,10 +52,16 @@ class Mined:
 Site = tuple[str, int, int]  # (function, producer pc, consumer pc)
 
 
-def mine(cubins: Iterable[CorpusItem], structure: LatencyModel, verbose: bool = False) -> Mined:
+def mine(
+    cubins: Iterable[CorpusItem],
+    structure: LatencyModel,
+    verbose: bool = False,
+    family: str = "sm90",
+) -> Mined:
     """Per (producer class, role): {site: min distance}; per reader class: {site: distance};
-    counts of cubins/functions/instructions and undecoded words."""
-    dec = isa_decoder("sm90")
+    counts of cubins/functions/instructions and undecoded words. ``family``: the cubins' ISA
+    table."""
+    dec = isa_decoder(family)
     items = list(cubins)
     # 1. which opcodes ptxas gives a write scoreboard (and which it never does)
     with_sb: Counter[str] = Counter()
@@ -77,7 +83,7 @@ def mine(cubins: Iterable[CorpusItem], structure: LatencyModel, verbose: bool = 
     reads: dict[str, dict[Site, int]] = defaultdict(dict)
     cross: dict[tuple[str, str, str], dict[Site, int]] = defaultdict(dict)
     stats = dict(cubins=0, functions=0, instructions=0, skipped=0, undecoded=0, fallback=0)
-    for where, res in checked_kernels(items, ck, stats, verbose):
+    for where, res in checked_kernels(items, ck, stats, verbose, family):
         for (pu, cns, role, ppc, cpc), d in res.observed.items():
             p = pu.removesuffix(UPPER)
             per = pairs[(p, role)]
@@ -102,11 +108,12 @@ def checked_kernels(
     ck: StaticChecker,
     stats: dict[str, int] | None = None,
     verbose: bool = False,
+    family: str = "sm90",
 ) -> Iterator[tuple[str, StaticResult]]:
     """Every function of ``cubins`` run through ``ck`` (in recording mode, for mining): its
     place (``cubin:function``) and result. Cubins that do not load, functions the checker
     fails on and functions with undecodable words are skipped (and counted in ``stats``)."""
-    dec = isa_decoder("sm90")
+    dec = isa_decoder(family)
     st = stats if stats is not None else Counter()
     for c in cubins:
         try:
@@ -223,10 +230,10 @@ def render(structure_text: str, mined: Mined, corpus_note: str, reach: int) -> s
 
 
 def mine_model(
-    cubins: Iterable[CorpusItem], structure_text: str, note: str = ""
+    cubins: Iterable[CorpusItem], structure_text: str, note: str = "", family: str = "sm90"
 ) -> tuple[LatencyModel, str, Mined]:
     """The latency model mined from ``cubins`` on the given structure: (model, TOML text, data)."""
     structure = parse_latency_model(structure_text)
-    mined = mine(cubins, structure)
+    mined = mine(cubins, structure, family=family)
     text = render(structure_text, mined, note, structure.reach)
     return parse_latency_model(text), text, mined

@@ -274,9 +274,9 @@ def launch(
     banks[0] = build_bank0(k.cbank0_size, geo, params, k.param_base, bank0_layout(module.sm))
     checker = hazard_checker
     if checker is None and hazards:
-        from openptxas.emu.hazards import HazardChecker
+        from openptxas.emu.hazards import HazardChecker, latency_for
 
-        checker = HazardChecker()
+        checker = HazardChecker(latency_for(module.sm))
     m = Machine(
         module,
         k,

@@ -739,6 +739,11 @@ def _advance(st: State, cycles: int, reach: int) -> None:
 def check_module(
     module: Module, model: LatencyModel | None = None, record: bool = False
 ) -> dict[str, StaticResult]:
-    """The static check of every kernel of a loaded module, by kernel name."""
+    """The static check of every kernel of a loaded module, by kernel name (``model``: default,
+    the module's target's)."""
+    if model is None:
+        from openptxas.emu.hazards import latency_for
+
+        model = latency_for(module.sm)
     ck = StaticChecker(model, record=record)
     return {name: ck.check_kernel(module, k) for name, k in sorted(module.kernels.items())}

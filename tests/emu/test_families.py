@@ -83,3 +83,16 @@ def test_bank0_layouts_differ_where_ptxas_reads_them() -> None:
     # sm_90's compiler ABI takes its bank-0 offsets from the same table
     abi = get_target("sm_90").abi
     assert (abi.cb_stack, abi.cb_global_desc, abi.cb_envreg) == (0x28, 0x208, 0x40)
+
+
+def test_hazard_check_refused_without_the_family_latency_model() -> None:
+    """The control codes of another family's cubin are not checked against sm_90's latencies
+    (which report ptxas's own sm_80 code as hazardous): refused, naming the target. Mined with
+    sm_90's structure (``scripts/hazards_mine.py --target sm_80``), a model still gives 81 false
+    reports on ptxas's sm_80 cubins of tests/kernels (issue gaps, subroutine scoreboards)."""
+    from openptxas.emu.errors import EmuLoadError
+
+    need_tools("nvcc", "ptxas")
+    case = next(c for c in CASES if c.target == "sm_80")
+    with pytest.raises(EmuLoadError, match="sm_80: no latency model"):
+        run_case(case, hazards=True)
