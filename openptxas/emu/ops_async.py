@@ -408,6 +408,24 @@ def bind_utma(ctx: Ctx) -> Bound:
     return Bound(fn, Kind.UNIFORM)
 
 
+def arrive_sm80(m: Any, a: int, lane: int, n: int = 1) -> int:
+    """One arrival (``n`` of them) on an sm_75-sm_89 mbarrier, returning its old 64-bit word.
+    The layout, as ptxas 13.0.88's code for those targets reads and writes it: the low word is
+    ``0x40000000 - expected`` (mbarrier.init), the high word ``phase << 31 | (2^31 - pending)``
+    (init stores ``0x80000000 - count``; an arrival adds to it, ptxas's own ``ATOMS.ADD`` on it
+    adds a negative count for cp.async.mbarrier.arrive; test_wait compares bit 31 with the
+    state's). When the pending count reaches zero the carry has flipped the phase, and the
+    barrier re-arms with the expected count."""
+    old = _read64(m, a, lane)
+    lo, hi = old & 0xFFFFFFFF, old >> 32
+    hi = (hi + n) & 0xFFFFFFFF
+    if hi & 0x7FFFFFFF == 0:
+        expected = (0x40000000 - lo) & 0xFFFFFFFF
+        hi = (hi + (0x80000000 - expected)) & 0xFFFFFFFF
+    _write64(m, a, lane, lo | hi << 32)
+    return old
+
+
 def bind_arrives(ctx: Ctx) -> Bound:
     """``ARRIVES.LDGSTSBAR.64.{ARVCNT,TRANSCNT} [bar]`` (cp.async.mbarrier.arrive[.noinc]): an
     arrival on the mbarrier once the thread's earlier cp.async copies are done, i.e. at once
@@ -418,14 +436,25 @@ def bind_arrives(ctx: Ctx) -> Bound:
     mem = next((o for o in ctx.ops if isinstance(o, Mem)), None)
     if mem is None or "LDGSTSBAR" not in mods:
         raise ctx.unsupported()
+    ad = addr_reader(ctx, mem, False)
+    m = ctx.m
     if "ARVCNT" in mods:
         arr, tx = 1, 0
     elif "TRANSCNT" in mods:
         arr, tx = 0, 1
+    elif m.module.sm < 90:
+        # sm_75-sm_89 (no count kind): one arrival in their barrier layout; the form without
+        # .noinc adds the pending arrival before it itself (ATOMS.ADD.S32 on the high word)
+
+        def fn80(sel: Sel) -> None:
+            idx = m.index(sel)
+            a = ad(sel)
+            for k, lane in enumerate(idx.tolist()):
+                arrive_sm80(m, int(a[k]), lane)
+
+        return Bound(fn80)
     else:
         raise ctx.unsupported()
-    ad = addr_reader(ctx, mem, False)
-    m = ctx.m
 
     def fn(sel: Sel) -> None:
         idx = m.index(sel)

@@ -239,9 +239,36 @@ def atom_apply(op: str, typ: str, old: NDArray, v: NDArray, v2: NDArray | None) 
     raise ValueError(op)
 
 
+def _bind_atoms_arrive(ctx: Ctx) -> Bound:
+    """``ATOMS.ARRIVE.64 Rd, [a]`` (mbarrier.arrive on sm_75-sm_89): one arrival per lane in
+    lane order, ``Rd`` the barrier's old 64-bit word (ops_async.arrive_sm80)."""
+    from openptxas.emu.ops_async import arrive_sm80
+
+    mem = next((o for o in ctx.ops if isinstance(o, Mem)), None)
+    dst = next((o for o in ctx.ops if isinstance(o, Reg) and not o.is_pred), None)
+    if mem is None or "64" not in ctx.ins.mods or ctx.m.module.sm >= 90:
+        raise ctx.unsupported()
+    ad = addr_reader(ctx, mem, False)
+    wr = ctx.dst64(dst) if dst is not None and not dst.is_zero else None
+    m = ctx.m
+
+    def fn(sel: Sel) -> None:
+        idx = m.index(sel)
+        a = ad(sel)
+        old = np.zeros(idx.size, dtype=U64)
+        for k, lane in enumerate(idx.tolist()):
+            old[k] = arrive_sm80(m, int(a[k]), lane)
+        if wr is not None:
+            wr(sel, old)
+
+    return Bound(fn)
+
+
 def bind_atom(ctx: Ctx) -> Bound:
     ins = ctx.ins
     mods = ins.mods
+    if ins.opcode == "ATOMS" and "ARRIVE" in mods:
+        return _bind_atoms_arrive(ctx)
     space = _SPACE[ins.opcode]
     op = next((x for x in mods if x in _ATOM_OPS), "ADD")
     typ = _atom_type(mods)

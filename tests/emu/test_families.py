@@ -22,10 +22,6 @@ from tests.emu.harness import Case, check_case, run_case
 # one target per ISA table family (sm_86 shares sm_80's table)
 TARGETS = ("sm_75", "sm_80", "sm_89")
 
-# What the emulator refuses on these families, by name (docs/emu.md "Other families"): sm_80's
-# mbarrier instructions (their barrier-word layout is not known).
-NOT_EMULATED = ("t3/async_barrier",)
-
 # Launches that give another answer than the reference, with what is known.
 KNOWN: dict[str, str] = {
     "sm_75-t2/f16_convert:f16_convert": "185 of 2816 halves differ by one rounding step: "
@@ -37,8 +33,13 @@ KNOWN: dict[str, str] = {
 # A third of the ELF tests' sample (one kernel in 18 per target): the emulation is the cost.
 SHARE = 3
 # and always these: the forms only these families have (constant-bank texture and surface
-# handles, TEX's coordinates split over two register pairs, QMMA)
-ALWAYS = ("sm_80-t2/texture_fetch", "sm_75-t2/surface_write", "sm_89-t3/mma_fp8")
+# handles, TEX's coordinates split over two register pairs, QMMA, sm_80's mbarrier word)
+ALWAYS = (
+    "sm_80-t2/texture_fetch",
+    "sm_75-t2/surface_write",
+    "sm_89-t3/mma_fp8",
+    "sm_80-t3/async_barrier",
+)
 
 
 def _cases() -> list[Case]:
@@ -47,8 +48,6 @@ def _cases() -> list[Case]:
     known = {k.split(":")[0] for k in KNOWN} | set(ALWAYS)
     out = []
     for ks in discover(tiers=("t1", "t2", "t3")):
-        if ks.name in NOT_EMULATED:
-            continue
         for t in TARGETS:
             chosen = sampled(ks.name, t) and zlib.crc32(f"{ks.name}@{t}:emu".encode()) % SHARE == 0
             if ks.compiles_for(t) and (chosen or f"{t}-{ks.name}" in known):
