@@ -33,13 +33,12 @@ from openptxas.regalloc.fatpoint import (
 )
 from openptxas.regalloc.predspill import spill_predicate
 from openptxas.regalloc.remat import remat_across_calls
-from openptxas.regalloc.spdelta import activation_deltas, stack_deltas
 from openptxas.regalloc.spill import (
     SpillState,
     choose_spills,
     frame_with_spills,
-    functions_reading,
     spill,
+    spill_frames,
 )
 from openptxas.regalloc.urspill import spill_uniform
 from openptxas.targets.latency import lat_key
@@ -184,12 +183,11 @@ def _spill_general(
 ) -> None:
     """Spill R registers to local memory until the pressure fits the budget (one round)."""
     barred: set[int] = set()
-    if stack_deltas(fn, sp) is None:
+    frames = spill_frames(fn, sp)
+    if frames is not None and frames.readers is not None:
         # recursion: each function's values go to its own frame; one that two functions use
         # (a recursive call's parameters) has no one frame
-        found = activation_deltas(fn, sp)
-        if found is not None:
-            barred = {i for i, names in functions_reading(fn, found[0]).items() if len(names) > 1}
+        barred = {i for i, names in frames.readers.items() if len(names) > 1}
     capacity = sum(1 for i in range(lim.first, lim.last + 1) if i not in lim.reserved)
     occ, order = occupancy(fn)
     victims = choose_spills(fn, occ, order, capacity - state.slack, state, barred)
@@ -211,7 +209,7 @@ def _spill_general(
             raise exc
         victims = choose_spills(fn, occ, order, capacity - state.slack, state, barred)
     if victims:
-        spill(fn, victims, state, sp, occ, capacity - state.slack)
+        spill(fn, victims, state, sp, occ, capacity - state.slack, frames)
 
 
 def _longest_lived(fn: Function, rc: RC) -> VReg:

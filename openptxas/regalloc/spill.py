@@ -228,37 +228,34 @@ def spill(
     sp: Reg,
     occ: dict[VReg, int] | None = None,
     capacity: int | None = None,
+    frames: Frames | None = None,
 ) -> None:
     """Rewrite ``fn`` so that each of ``victims`` lives in a stack slot (or is recomputed).
     ``occ`` (their occupancy in ``fn``): victims whose ranges are disjoint share a slot; with
     ``capacity`` (the registers the allocation has), a loaded or defined value stays in its
-    register for the uses that follow while the other values leave room for it."""
+    register for the uses that follow while the other values leave room for it. ``frames``:
+    ``spill_frames(fn, sp)`` where the caller has it already."""
     kernel = state.frame
     if kernel.base < 0:
         kernel.base = (fn.local_bytes + 15) // 16 * 16 if fn.local_bytes else 0
     every = remat_defs(fn)
     remat = {v.id: every[v.id] for v in victims if v.id in every}
     kept = [v for v in victims if v.id not in remat]
-    deltas = stack_deltas(fn, sp)
-    if deltas is not None:
+    if frames is None:
+        frames = spill_frames(fn, sp)
+    if frames is None:
+        raise RegAllocError(
+            f"Register allocation failed for function '{fn.name}': spilling where the "
+            "stack pointer is not one constant per block of a function is not supported "
+            "by openptxas yet"
+        )
+    owners, deltas, where = frames.owners, frames.deltas, frames.readers
+    if where is None:
         # the slots are the kernel's: [sp + slot - delta] in a subroutine's frame
-        entries = {entry: name for name, entry in fn.subroutines}
-        owners: list[str] = []
-        for b in fn.blocks:
-            owners.append(entries.get(b.name, owners[-1] if owners else ""))  # in layout
         _assign_slots(kept, state.slots, kernel, occ)
     else:
         # recursion: each function's values in its own frame, [sp + slot - delta] from the
         # stack pointer at its entry (the slots lie just below it: frame_with_spills)
-        found = activation_deltas(fn, sp)
-        if found is None:
-            raise RegAllocError(
-                f"Register allocation failed for function '{fn.name}': spilling where the "
-                "stack pointer is not one constant per block of a function is not supported "
-                "by openptxas yet"
-            )
-        owners, deltas = found
-        where = functions_reading(fn, owners)
         mine: dict[str, list[VReg]] = {}
         for v in kept:
             names = where.get(v.id, {""})
@@ -268,7 +265,7 @@ def spill(
                     f"that {' and '.join(sorted(n or fn.name for n in names))} both use is "
                     "not supported by openptxas yet"
                 )
-            mine.setdefault(names.pop(), []).append(v)
+            mine.setdefault(next(iter(names)), []).append(v)
         for name, vs in sorted(mine.items()):
             frame = state.own.setdefault(name, SlotArea(base=0)) if name else kernel
             _assign_slots(vs, state.slots, frame, occ)
@@ -388,6 +385,35 @@ def dead_spill_stores(instrs: list[Instr], stored: set[int], sp: Reg) -> tuple[l
         keep.append(ins)
     keep.reverse()
     return keep, dropped
+
+
+@dataclass(frozen=True)
+class Frames:
+    """Where a function's spill slots are: each block's function (``owners``, "" for the
+    kernel) and the stack pointer's offset there (``deltas``) from the kernel's, or with
+    recursion from its own function's entry; then ``readers`` (the functions using each value)
+    is set: each function's values go to its own frame."""
+
+    owners: list[str]
+    deltas: list[int]
+    readers: dict[int, set[str]] | None
+
+
+def spill_frames(fn: Function, sp: Reg) -> Frames | None:
+    """The slot layout spilling takes in ``fn``; None where the stack pointer is not one
+    constant per block of a function (spilling is refused)."""
+    deltas = stack_deltas(fn, sp)
+    if deltas is not None:
+        entries = {entry: name for name, entry in fn.subroutines}
+        owners: list[str] = []
+        for b in fn.blocks:
+            owners.append(entries.get(b.name, owners[-1] if owners else ""))  # in layout
+        return Frames(owners, deltas, None)
+    found = activation_deltas(fn, sp)
+    if found is None:
+        return None
+    owners, deltas = found
+    return Frames(owners, deltas, functions_reading(fn, owners))
 
 
 def functions_reading(fn: Function, owners: list[str]) -> dict[int, set[str]]:
