@@ -55,15 +55,17 @@ class Reg:
             s = {RegFile.R: "RZ", RegFile.UR: "URZ", RegFile.P: "PT", RegFile.UP: "UPT"}[self.file]
         else:
             s = f"{self.file.value}{self.index}"
-        if self.abs:
-            s = f"|{s}|"
-        if self.neg:
-            s = "-" + s
-        if self.not_:
-            s = ("!" if self.is_pred else "~") + s
-        if self.sel:
-            s += "." + self.sel
-        return s
+        s = _modified(s, self.neg, self.abs, self.not_, "!" if self.is_pred else "~")
+        return s + "." + self.sel if self.sel else s
+
+
+def _modified(s: str, neg: bool, absv: bool, notv: bool, not_sign: str = "~") -> str:
+    """An operand's text with its source modifiers, as nvdisasm writes them."""
+    if absv:
+        s = f"|{s}|"
+    if neg:
+        s = "-" + s
+    return not_sign + s if notv else s
 
 
 class ImmKind(StrEnum):
@@ -102,11 +104,7 @@ class CBank:
             s = f"c[{self.bank:#x}][{self.reg}+{self.offset:#x}]"
         else:
             s = f"c[{self.bank:#x}][{self.offset:#x}]"
-        if self.abs:
-            s = f"|{s}|"
-        if self.neg:
-            s = "-" + s
-        return "~" + s if self.not_ else s
+        return _modified(s, self.neg, self.abs, self.not_)
 
 
 @dataclass(frozen=True, slots=True)
