@@ -70,6 +70,31 @@ def test_family_cubin_matches_reference(case: Case) -> None:
     assert not problems, "\n".join(problems)
 
 
+def test_bank0_table_is_what_ptxas_reads() -> None:
+    """Each sm_80 ``[bank0]`` value is the offset ptxas 13.0.88's code reads for it
+    (scripts/probe_bank0.py: one PTX probe per value, the offsets its SASS reads that the bare
+    kernel's does not; ``--check`` does the same for any target)."""
+    import dataclasses
+    import sys
+
+    need_tools("ptxas", "nvdisasm")
+    from openptxas.testing.corpus import REPO_ROOT
+
+    sys.path.insert(0, str(REPO_ROOT / "scripts"))
+    from probe_bank0 import learn
+
+    target = "sm_80"
+    t = get_target(target)
+    want = {
+        k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(t.bank0).items()
+    }
+    got = {
+        k: list(v) if isinstance(v, tuple | list) else v
+        for k, v in learn(target, t.param_base).items()
+    }
+    assert got == want
+
+
 def test_bank0_layouts_differ_where_ptxas_reads_them() -> None:
     """The facts the launches above rest on (scripts/probe_bank0.py learned them)."""
     b90, b80, b75 = (get_target(t).bank0 for t in ("sm_90", "sm_80", "sm_75"))
