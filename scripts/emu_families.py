@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import zlib
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -27,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from openptxas.emu.errors import EmuError  # noqa: E402
 from openptxas.testing.corpus import discover  # noqa: E402
+from tests.elf.cases import one_in  # noqa: E402
 from tests.emu.harness import Case, check_case, run_case  # noqa: E402
 
 
@@ -58,7 +58,7 @@ def main() -> None:
         for t in a.targets.split(","):
             if not ks.compiles_for(t):
                 continue
-            if a.sample > 1 and zlib.crc32(f"{ks.name}@{t}".encode()) % a.sample:
+            if a.sample > 1 and not one_in(f"{ks.name}@{t}", a.sample):
                 continue
             jobs += [(ks.name, t, s.kernel, a.hazards) for s in ks.specs]
     tally: Counter[tuple[str, str]] = Counter()

@@ -46,6 +46,12 @@ def half_of(source: str) -> int:
 SM90 = ("sm_90", "sm_90a")
 
 
+def targets_of(target: str) -> tuple[str, ...]:
+    """The corpus targets a model for ``target`` is mined from and checked on: sm_90 and
+    sm_90a together (one model), any other target alone."""
+    return SM90 if target in SM90 else (target,)
+
+
 def kernels_cubins(targets: tuple[str, ...] = SM90) -> Iterator[CorpusCubin]:
     from openptxas.testing.corpus import discover
     from tests.emu.harness import _cubin

@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "scripts"))
 
-from hazards_corpus import SM90, corpus  # noqa: E402
+from hazards_corpus import SM90, corpus, targets_of  # noqa: E402
 
 from openptxas.emu.latency_mining import mine, render  # noqa: E402
 from openptxas.targets.latency import parse_latency_model  # noqa: E402
@@ -52,7 +52,7 @@ def main() -> int:
     from openptxas.targets import get_target
 
     target = get_target(args.target)
-    targets = SM90 if args.target in SM90 else (args.target,)
+    targets = targets_of(args.target)
     out = args.out or str(REPO / f"openptxas/targets/data/{args.target}_latency.toml")
     cubins = corpus(args.corpus, args.half, targets)
     mined = mine(cubins, structure, args.verbose, target.family)

@@ -101,20 +101,30 @@ def main() -> None:
     a = ap.parse_args()
     from openptxas.targets import get_target
 
-    t = get_target(a.arch)
-    got = learn(a.arch, t.param_base)
     if a.check:
-        import dataclasses
-
-        want = dataclasses.asdict(t.bank0)
-        bad = {k: (v, want.get(k)) for k, v in got.items() if _norm(want.get(k)) != _norm(v)}
+        n, bad = differences(a.arch)
         for k, (v, w) in sorted(bad.items()):
             print(f"{a.arch} {k}: ptxas reads {_fmt(v)}, the data file says {_fmt(w)}")
-        print(f"{a.arch}: {len(got) - len(bad)} of {len(got)} values as the data file says")
+        print(f"{a.arch}: {n - len(bad)} of {n} values as the data file says")
         sys.exit(1 if bad else 0)
+    got = learn(a.arch, get_target(a.arch).param_base)
     print(f"[bank0]  # scripts/probe_bank0.py --arch {a.arch} (ptxas 13.0.88)")
     for k, v in got.items():
         print(f"{k} = {_fmt(v)}")
+
+
+def differences(arch: str) -> tuple[int, dict[str, tuple[object, object]]]:
+    """The values learned for ``arch``, and those that differ from its data file's ``[bank0]``
+    (name -> (ptxas's, the file's))."""
+    import dataclasses
+
+    from openptxas.targets import get_target
+
+    t = get_target(arch)
+    got = learn(arch, t.param_base)
+    want = dataclasses.asdict(t.bank0)
+    bad = {k: (v, want.get(k)) for k, v in got.items() if _norm(want.get(k)) != _norm(v)}
+    return len(got), bad
 
 
 def _norm(v: object) -> object:

@@ -104,8 +104,12 @@ def build_bank0(
     b = bytearray((n + 3) // 4 * 4)
 
     def put(off: int, fmt: str, *vals: float | int) -> None:
-        if off >= 0:  # (-1: the target has no such value)
-            struct.pack_into(fmt, b, off, *vals)
+        if off < 0:
+            return  # the target has no such value
+        end = off + struct.calcsize(fmt)
+        if end > len(b):  # (a kernel without parameters may declare a smaller bank)
+            b.extend(bytes((end + 3) // 4 * 4 - len(b)))
+        struct.pack_into(fmt, b, off, *vals)
 
     L = layout
     for k in range(3):

@@ -116,11 +116,16 @@ def kernel_cases(
 SAMPLE = 6
 
 
+def one_in(key: str, n: int) -> bool:
+    """A stable one-in-``n`` choice by ``key`` (the same on every run and machine)."""
+    return zlib.crc32(key.encode()) % n == 0
+
+
 def sampled(name: str, target: str) -> bool:
     """Whether the tests build kernel ``name`` for ``target`` (see the module's docstring)."""
     if target in ("sm_90", "sm_90a") or os.environ.get("OPENPTXAS_ELF_ALL", "") == "1":
         return True
-    return zlib.crc32(f"{name}@{target}".encode()) % SAMPLE == 0
+    return one_in(f"{name}@{target}", SAMPLE)
 
 
 def all_cases(
