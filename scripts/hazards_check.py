@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "scripts"))
 
-from hazards_corpus import SM90, CorpusCubin, corpus  # noqa: E402
+from hazards_corpus import CorpusCubin, corpus, targets_of  # noqa: E402
 
 from openptxas.emu.decode import isa_decoder  # noqa: E402
 from openptxas.emu.program import load_module  # noqa: E402
@@ -91,11 +91,16 @@ def main() -> int:
     from openptxas.targets import get_target
 
     target = get_target(args.target)
+    if not args.model and not target.latency_model:
+        ap.error(
+            f"{args.target} has no latency model in openptxas yet: give one with --model "
+            f"(python scripts/hazards_mine.py --target {args.target} --out M.toml)"
+        )
     model = (
         parse_latency_model(Path(args.model).read_text()) if args.model
         else load_latency_model(target.latency_model)
     )  # fmt: skip
-    targets = SM90 if args.target in SM90 else (args.target,)
+    targets = targets_of(args.target)
     t0 = time.perf_counter()
     n, pairs = check_cubins(
         corpus(args.corpus, args.half, targets),
