@@ -59,6 +59,14 @@ def main() -> int:
     note = args.corpus + ("" if args.half is None else f" half {args.half}")
     if targets != SM90:
         note = f"{note} for {args.target}"
+        # sm_90's structure, this family's numbers: say so where the file starts
+        text = (
+            f"# {args.target}'s latency model: the structure of {Path(args.structure).name}"
+            f" (its comments are about sm_90),\n# with every number below [mined], the issue"
+            f" gaps and the barrier gap mined from ptxas's\n# {args.target} code"
+            f" (scripts/hazards_mine.py --target {args.target}).\n"
+            + text.replace('family = "sm_90"', f'family = "{args.target}"', 1)
+        )
     Path(out).write_text(render(text, mined, note, structure.reach))
     s = mined.stats
     print(

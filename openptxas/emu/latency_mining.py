@@ -47,6 +47,10 @@ class Mined:
     without_sb: Counter[str] = field(default_factory=Counter)
     # (producer pipe [+ UPPER], consumer pipe, role) -> sites
     cross: dict[tuple[str, str, str], dict[tuple[str, int, int], int]] = field(default_factory=dict)
+    # issue_gap key of the structure -> {(function, pc, pc): the stall ptxas gives it}
+    gaps: dict[str, dict[tuple[str, int, int], int]] = field(default_factory=dict)
+    # {(function, barrier pc, access pc): cycles from a CTA barrier to a memory access}
+    barrier: dict[tuple[str, int, int], int] = field(default_factory=dict)
 
 
 Site = tuple[str, int, int]  # (function, producer pc, consumer pc)
@@ -64,17 +68,23 @@ def mine(
     dec = isa_decoder(family)
     items = list(cubins)
     # 1. which opcodes ptxas gives a write scoreboard (and which it never does)
+    # (and, for each opcode the structure names in issue_gap, the stalls it gives it: each
+    # family has its own, sm_80's WARPSYNC and BAR.RED take stall 1 where sm_90's never have
+    # fewer than 5 and 6)
     with_sb: Counter[str] = Counter()
     without_sb: Counter[str] = Counter()
+    gaps: dict[str, dict[Site, int]] = defaultdict(dict)
     for c in items:
         try:
             mod = load_module(c.data(), dec, relocatable=True)
         except Exception:
             continue
-        for k in mod.kernels.values():
-            for ins in mod.instructions(k).values():
+        for kname, k in sorted(mod.kernels.items()):
+            for pc, ins in mod.instructions(k).items():
                 if ins.opcode != "<undecoded>":
                     (with_sb if ins.control.wr is not None else without_sb)[ins.opcode] += 1
+                    for key in _gap_keys(ins.opcode, ins.mods, structure.issue_gap):
+                        gaps[key][(f"{c.name}:{kname}", pc, pc)] = ins.control.stall
     never = {op for op in structure.variable if without_sb[op] and not with_sb[op]}
     variable = frozenset((structure.variable - never) | set(with_sb))
     structure = replace(structure, variable=variable)
@@ -82,6 +92,7 @@ def mine(
     pairs: dict[tuple[str, str], dict[Site, int]] = defaultdict(dict)
     reads: dict[str, dict[Site, int]] = defaultdict(dict)
     cross: dict[tuple[str, str, str], dict[Site, int]] = defaultdict(dict)
+    barrier: dict[Site, int] = {}
     stats = dict(cubins=0, functions=0, instructions=0, skipped=0, undecoded=0, fallback=0)
     for where, res in checked_kernels(items, ck, stats, verbose, family):
         for (pu, cns, role, ppc, cpc), d in res.observed.items():
@@ -100,7 +111,25 @@ def mine(
             per = reads[r]
             key = (where, rpc, wpc)
             per[key] = min(d, per.get(key, 1 << 30))
-    return Mined(dict(pairs), dict(reads), stats, variable, with_sb, without_sb, dict(cross))
+        for (bpc, apc), d in res.observed_barrier.items():
+            barrier[(where, bpc, apc)] = d
+    return Mined(
+        dict(pairs),
+        dict(reads),
+        stats,
+        variable,
+        with_sb,
+        without_sb,
+        dict(cross),
+        dict(gaps),
+        barrier,
+    )
+
+
+def _gap_keys(opcode: str, mods: Iterable[str], keys: Iterable[str]) -> list[str]:
+    """The ``issue_gap`` keys an instruction matches (its opcode, or opcode and a modifier)."""
+    names = {opcode, *(f"{opcode}.{m}" for m in mods)}
+    return [k for k in keys if k in names]
 
 
 def checked_kernels(
@@ -226,6 +255,20 @@ def render(structure_text: str, mined: Mined, corpus_note: str, reach: int) -> s
     lines += ["", "[cross]"]
     for (lv, cp, role), sites in sorted(mined.cross.items()):
         lines.append(f'"{lv}>{cp}".{role} = {_fmt(_ev(sites))}')
+    if mined.gaps:
+        # (it replaces the structure's issue_gap: the keys are the structure's, the numbers
+        # this family's; a key ptxas's code never uses keeps the structure's number)
+        lines += [
+            "",
+            "# [issue_gap]: per opcode (or opcode.modifier), the least stall ptxas gives it",
+        ]
+        lines += ["[issue_gap]"]
+        for key, sites in sorted(mined.gaps.items()):
+            lines.append(f'"{key}" = {_fmt(_ev(sites))}')
+    if mined.barrier:
+        # (sm_75's accesses come 5 cycles after BAR.SYNC, never fewer; sm_90's 6)
+        lines += ["", "# [barrier_gap]: the fewest cycles from a CTA barrier to a memory access"]
+        lines += ["[barrier_gap]", f"cycles = {_fmt(_ev(mined.barrier))}"]
     return "\n".join(lines) + "\n"
 
 

@@ -27,8 +27,9 @@ a reader (or overwriter) under opposite guards of the same predicate never meet.
 Issue times advance by ``max(stall, 1)`` per instruction; scoreboard waits are not counted as
 delay (a wait never hides a hazard). Successors: fall-through, branch targets (both for a guarded
 or conditional branch), ``CALL`` to its callee (an indirect one to every function of the code that
-nothing else reaches) and the callee's ``RET`` to every return site of
-the section; ``BRX``/``JMX`` (their tables are data) to the code nothing else reaches.
+nothing else reaches) and the callee's ``RET`` to the return sites of the calls to it (an
+indirect callee's to every return site of the section); ``BRX``/``JMX`` (their tables are
+data) to the code nothing else reaches.
 """
 
 from __future__ import annotations
@@ -262,7 +263,45 @@ def successors(code: Mapping[int, StaticInstr]) -> dict[int, list[int]]:
             if -2 in v:
                 targets = orphans or ([pc + 16] if pc + 16 in code else [])
                 out[pc] = [t for t in v if t != -2] + [t for t in targets if t not in v]
+    _returns_of_callers(code, out)
     return out
+
+
+def _returns_of_callers(code: Mapping[int, StaticInstr], out: dict[int, list[int]]) -> None:
+    """A ``RET`` comes back only to the return sites of the calls to its own function.
+
+    A direct callee's function is what its entry reaches without entering another call (a call
+    goes on at its return site). Joining every ``RET`` to every return site of the section made
+    paths that never run: on sm_80, ``MUFU.RSQ R9 [W0]`` of one division subroutine reached,
+    through another call's return site, a read of R9 that the right return site waits for
+    (t2/f32_rounding). A ``RET`` that no direct callee reaches (an indirect call's callee) keeps
+    every return site.
+    """
+    callers: dict[int, list[int]] = {}
+    for pc, si in code.items():
+        if si.ins.opcode == "CALL" and pc + 16 in code:
+            for o in si.ins.operands:
+                if isinstance(o, Label) and o.target in code:
+                    callers.setdefault(o.target, []).append(pc + 16)
+    owners: dict[int, set[int]] = {}
+    for entry in callers:
+        seen = {entry}
+        work = [entry]
+        while work:
+            pc = work.pop()
+            op = code[pc].ins.opcode
+            if op == "RET":
+                owners.setdefault(pc, set()).add(entry)
+            nxt = [pc + 16] if op == "CALL" and pc + 16 in code else out[pc]
+            if op == "RET":
+                nxt = [pc + 16] if code[pc].guarded and pc + 16 in code else []
+            for t in nxt:
+                if t not in seen:
+                    seen.add(t)
+                    work.append(t)
+    for pc, entries in owners.items():
+        sites = sorted({r for e in entries for r in callers[e]})
+        out[pc] = sites + ([pc + 16] if code[pc].guarded and pc + 16 in code else [])
 
 
 def blocks(
@@ -301,6 +340,8 @@ class StaticResult:
     # record mode: (reader class, writer class, reader pc, writer pc) -> distance from a
     # fixed-latency reader to a writer of one of its sources (scripts/war_mine.py)
     observed_war: dict[tuple[str, str, int, int], int] = field(default_factory=dict)
+    # record mode: (barrier pc, memory access pc) -> cycles from the CTA barrier to the access
+    observed_barrier: dict[tuple[int, int], int] = field(default_factory=dict)
     # explain: (producer pc, consumer pc, row) at exactly the model's distance; the waits needed
     tight: set[tuple[int, int, int]] = field(default_factory=set)
     needed_waits: set[tuple[int, int, int, int]] = field(default_factory=set)
@@ -424,6 +465,9 @@ class StaticChecker:
             report_at("issue-gap", "-", f"stall {ins.control.stall} < {gap}")
         if ins.opcode in model.barrier_readers:
             for (bpc,), (age, _gv) in st.fixed.get(BAR_ROW, {}).items():
+                if self.record:
+                    bk = (bpc, pc)
+                    res.observed_barrier[bk] = min(age, res.observed_barrier.get(bk, 1 << 30))
                 if age < model.barrier_gap:
                     report_at("barrier-gap", "-", f"{age} cycles after the barrier at {bpc:#06x}")
 

@@ -493,8 +493,13 @@ def parse_latency_model(text: str) -> LatencyModel:
         note=str(doc.get("mined", {}).get("corpus", "")),
         hi_readers=frozenset(meta.get("hi_readers", ())),
         issue_readers=frozenset(meta.get("issue_readers", ())),
-        issue_gap={str(k): int(v) for k, v in meta.get("issue_gap", {}).items()},
-        barrier_gap=int(meta.get("barrier_gap", {}).get("cycles", 0)),
+        issue_gap={
+            **{str(k): int(v) for k, v in meta.get("issue_gap", {}).items()},
+            **{str(k): _evidence(v).cycles for k, v in doc.get("issue_gap", {}).items()},
+        },
+        barrier_gap=_evidence(
+            doc.get("barrier_gap", {}).get("cycles", meta.get("barrier_gap", {}).get("cycles", 0))
+        ).cycles,
         barriers=frozenset(meta.get("barrier_gap", {}).get("after", ())),
         barrier_readers=frozenset(meta.get("barrier_gap", {}).get("readers", ())),
         barrier_units=frozenset(meta.get("barrier_units", ())),

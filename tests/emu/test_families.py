@@ -5,13 +5,19 @@ their numpy references, as the sm_90 cubins do (test_corpus_emu.py).
 
 A stable sample: the kernels the ELF tests build for each target (tests/elf/cases.py
 ``sampled``), so that the ptxas runs are shared. ``python scripts/emu_families.py`` runs every
-kernel for every target. The hazard checker is not run here: its latency model is sm_90's.
+kernel for every target. Each launch also runs the dynamic hazard checker with its family's
+latency model (data/sm_XX_latency.toml, mined from ptxas's code for that target by
+``scripts/hazards_mine.py --target``), and the static checker reads the cubin: ptxas's code is
+correct, so neither may report anything.
 """
 
 from __future__ import annotations
 
 import pytest
 
+from openptxas.emu.decode import isa_decoder
+from openptxas.emu.program import load_module
+from openptxas.emu.static_hazards import check_module
 from openptxas.targets import get_target
 from tests.conftest import need_tools
 from tests.elf.cases import one_in, sampled
@@ -59,8 +65,10 @@ CASES = _cases()
 @pytest.mark.parametrize("case", CASES, ids=[f"{c.target}-{c.id}" for c in CASES])
 def test_family_cubin_matches_reference(case: Case) -> None:
     need_tools("nvcc", "ptxas")
-    result = run_case(case)
-    problems = check_case(case, result)
+    result = run_case(case, hazards=True)
+    problems = [f"hazard: {h}" for h in result.hazards] + check_case(case, result)
+    static = check_module(load_module(case.cubin(), isa_decoder(get_target(case.target).family)))
+    problems += [f"static hazard: {h}" for r in static.values() for h in r.reports]
     key = f"{case.target}-{case.id}"
     if key in KNOWN:
         assert problems, f"{key} now matches its reference: update KNOWN"
@@ -99,13 +107,23 @@ def test_bank0_layouts_differ_where_ptxas_reads_them() -> None:
 
 
 def test_hazard_check_refused_without_the_family_latency_model() -> None:
-    """The control codes of another family's cubin are not checked against sm_90's latencies
-    (which report ptxas's own sm_80 code as hazardous): refused, naming the target. Mined with
-    sm_90's structure (``scripts/hazards_mine.py --target sm_80``), a model still gives 81 false
-    reports on ptxas's sm_80 cubins of tests/kernels (issue gaps, subroutine scoreboards)."""
+    """A target with no latency model of its own (sm_120: no tests/kernels cubins for it were
+    mined) is not checked against another family's latencies: refused, naming the target."""
     from openptxas.emu.errors import EmuLoadError
+    from openptxas.emu.hazards import latency_for
 
-    need_tools("nvcc", "ptxas")
-    case = next(c for c in CASES if c.target == "sm_80")
-    with pytest.raises(EmuLoadError, match="sm_80: no latency model"):
-        run_case(case, hazards=True)
+    with pytest.raises(EmuLoadError, match="sm_120: no latency model"):
+        latency_for(120)
+
+
+def test_each_family_has_its_own_issue_and_barrier_gaps() -> None:
+    """The gaps ptxas keeps after WARPSYNC, BAR.RED and NANOSLEEP and between a CTA barrier and
+    a memory access are a family's (mined from its code): sm_80's ptxas gives WARPSYNC and
+    BAR.RED stall 1, sm_90's never fewer than 5 and 6, and the H200 ran our sm_90 code wrong
+    with less; sm_75's accesses come 5 cycles after BAR.SYNC. sm_90's model judging sm_80's code
+    made 38 false reports on tests/kernels (22 of them WARPSYNC)."""
+    gaps = {t: get_target(t).latency for t in ("sm_75", "sm_80", "sm_90")}
+    assert (gaps["sm_90"].gap("WARPSYNC", ()), gaps["sm_80"].gap("WARPSYNC", ())) == (5, 1)
+    assert gaps["sm_90"].gap("BAR", ("RED", "POPC")) == 6
+    assert gaps["sm_80"].gap("BAR", ("RED", "POPC")) == 1
+    assert (gaps["sm_90"].barrier_gap, gaps["sm_75"].barrier_gap) == (6, 5)

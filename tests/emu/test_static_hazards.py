@@ -255,6 +255,36 @@ def test_indirect_call_goes_to_its_callees_not_to_the_function_start() -> None:
             assert not reached & set(succ[pc])  # nothing else goes there
 
 
+def test_ret_returns_only_to_the_calls_of_its_own_function(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A subroutine's ``RET`` comes back to the return sites of the calls to it, not to every
+    return site of the section. sm_80's t2/f32_rounding calls eleven division and square-root
+    subroutines; ``MUFU.RSQ R9, -QNAN [W0]`` in ``__cuda_sm20_div_rd_f32`` reached, through the
+    return site of another call, ``IMAD.WIDE R2, R3, c[0x0][0x180], R8`` that ptxas put there
+    without a wait on SB0 (its own return site's STG waits): a false report of ptxas's code,
+    which the checker makes again when every RET is joined to every return site."""
+    need_tools("nvcc", "ptxas")
+    from openptxas.emu import static_hazards
+    from openptxas.emu.static_hazards import check_module, successors
+
+    mod = load_module(_cubin("t2/f32_rounding", "sm_80"), isa_decoder("sm80"))
+    model = load_latency_model("sm_80")
+    k = mod.kernels["f32_rounding"]
+    code = static_instructions(mod, k, model)[0]
+    succ = successors(code)
+    calls = {pc: o.target for pc, si in code.items() if si.ins.opcode == "CALL"
+             for o in si.ins.operands if hasattr(o, "target")}  # fmt: skip
+    rets = [pc for pc, si in code.items() if si.ins.opcode == "RET"]
+    assert len(set(calls.values())) >= 8 and len(rets) >= 8
+    for pc in rets:
+        # each RET's successors are the return sites of some calls, never all of them
+        assert succ[pc] and set(succ[pc]) <= {c + 16 for c in calls}
+        assert len(succ[pc]) < len(calls)
+    assert not check_module(mod, model)["f32_rounding"].reports
+    monkeypatch.setattr(static_hazards, "_returns_of_callers", lambda code, out: None)
+    joined = check_module(mod, model)["f32_rounding"].reports
+    assert (0x430, "raw-scoreboard", "R9") in [(h.pc, h.rule, h.register) for h in joined]
+
+
 def test_depbar_with_a_short_stall_is_reported() -> None:
     """DEPBAR.LE waits for its cp.async groups only 4 cycles after issue (model.issue_gap): our
     ``DEPBAR.LE SB0, 0x2 [S01]; LDS`` read shared memory before the copy landed on an H200
