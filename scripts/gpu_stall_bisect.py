@@ -1,6 +1,6 @@
 """Which stall counts of our cubin the hardware needs longer: one variant per instruction, its
-stall count 2 more (and one with every stall but its own 2 more), each run against ptxas's
-cubin on a GPU.
+stall count 2 more (``--extra N``: N more, 15 at most, with the yield bit at 12 and more; and one
+with every stall but its own that much more), each run against ptxas's cubin on a GPU.
 
 scripts/gpu_control_probe.py showed that our cubins that differ from ptxas's on hardware are
 mostly right once every stall count is 2 more. With a single hazard in a kernel, the variants
@@ -8,7 +8,7 @@ that fix it are exactly the instructions from its producer up to the one before 
 hazard is read off the listing. Each case (a gpu_control_probe.py prep directory entry: ptxas's
 cubin, ours, the launch specs) runs in one process; a faulting variant resets the context.
 
-    python scripts/gpu_stall_bisect.py prep PROBE_DIR OUT CASE...   # here
+    python scripts/gpu_stall_bisect.py prep PROBE_DIR OUT CASE... [--extra N]  # here
     python scripts/gpu_stall_bisect.py run OUT [--json R.json]        # on the GPU machine
     python scripts/gpu_stall_bisect.py report OUT R.json              # here: the listing
 """
@@ -30,6 +30,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 _STALL = 0xF << 105
+_YIELD_OFF = 1 << 109  # set: the warp is kept (no yield)
 
 
 def text_offsets(blob: bytes) -> list[tuple[str, int, int]]:
@@ -46,17 +47,24 @@ def text_offsets(blob: bytes) -> list[tuple[str, int, int]]:
 
 
 def bump(blob: bytes, file_offset: int, extra: int = 2) -> bytes:
+    """The instruction's stall count ``extra`` more (at most 15); a count of 12 or more gets the
+    yield bit "Y", as ptxas always writes it (scripts/gpu_control_probe.py, stall15 and
+    stall15n)."""
     out = bytearray(blob)
     w = int.from_bytes(out[file_offset : file_offset + 16], "little")
-    w = (w & ~_STALL) | min(15, (w >> 105 & 0xF) + extra) << 105
+    stall = min(15, (w >> 105 & 0xF) + extra)
+    w = (w & ~_STALL) | stall << 105
+    if stall >= 12:
+        w &= ~_YIELD_OFF
     out[file_offset : file_offset + 16] = w.to_bytes(16, "little")
     return bytes(out)
 
 
-def prep(probe: Path, out: Path, cases: list[str]) -> int:
+def prep(probe: Path, out: Path, cases: list[str], extra: int = 2) -> int:
     for c in cases:
         src, dst = probe / c, out / c
         dst.mkdir(parents=True, exist_ok=True)
+        (dst / "extra.txt").write_text(f"{extra}\n")
         for f in ("ptxas.cubin", "specs.json", "in.ptx"):
             if (src / f).exists():
                 shutil.copy(src / f, dst / f)
@@ -85,16 +93,17 @@ bufs = buffer_bytes
 ref = [bufs(run_on_gpu(drv, (d / "ptxas.cubin").read_bytes(), s)[1], s) for s in specs]
 ours = (d / "ours.cubin").read_bytes()
 offs = json.loads((d / "offsets.json").read_text())
+x = int((d / "extra.txt").read_text()) if (d / "extra.txt").exists() else 2
 every = ours
 for o in offs:
-    every = bump(every, o[2])
+    every = bump(every, o[2], x)
 def all_but(i):
     b = ours
     for j, o in enumerate(offs):
         if j != i:
-            b = bump(b, o[2])
+            b = bump(b, o[2], x)
     return b
-# variant n: 0 orig, 1 every stall +2, 2.. one instruction +2, then every one but one
+# variant n: 0 orig, 1 every stall +x, 2.. one instruction +x, then every one but one
 n_off = len(offs)
 def variant(n):
     if n == 0:
@@ -102,7 +111,7 @@ def variant(n):
     if n == 1:
         return every
     if n < 2 + n_off:
-        return bump(ours, offs[n - 2][2])
+        return bump(ours, offs[n - 2][2], x)
     return all_but(n - 2 - n_off)
 # a faulting launch leaves a sticky error no later launch of this process survives: report it
 # and end; the parent starts a new process at the next variant
@@ -190,6 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("probe")
     p.add_argument("out")
     p.add_argument("cases", nargs="+")
+    p.add_argument("--extra", type=int, default=2, help="cycles added to a stall (default 2)")
     r = sub.add_parser("run")
     r.add_argument("dir")
     r.add_argument("--jobs", type=int, default=12)
@@ -200,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     q.add_argument("json")
     args = ap.parse_args(argv)
     if args.cmd == "prep":
-        return prep(Path(args.probe), Path(args.out), args.cases)
+        return prep(Path(args.probe), Path(args.out), args.cases, args.extra)
     if args.cmd == "run":
         return run(Path(args.dir), args.jobs, args.timeout, args.json)
     return report(Path(args.dir), json.loads(Path(args.json).read_text()))

@@ -102,6 +102,7 @@ def convert_to_uniform(fn: Function, ctx: PassContext) -> None:
     ops = ctx.target.ops
     info = def_info(fn)
     accumulators = wide_addends(fn, info)
+    across = _live_across_calls(fn)
     # candidates: single-definition R/P registers with a uniform-convertible definition
     cand: dict[int, Instr] = {}
     for vid, sites in info.sites.items():
@@ -132,6 +133,8 @@ def convert_to_uniform(fn: Function, ctx: PassContext) -> None:
             continue  # (a part written alone; ``%r0x2.0:2``, the whole pair, is one write)
         if vid in accumulators:
             continue  # a pointer IMAD.WIDE will add in (LateArchOptimizeFirst)
+        if across >> vid & 1:
+            continue  # (_live_across_calls)
         if any(isinstance(x, Label) for x in ins.srcs):
             continue  # a return address (lower/fpslow.py): RET reads a register pair
         cand[vid] = ins
@@ -183,6 +186,37 @@ def convert_to_uniform(fn: Function, ctx: PassContext) -> None:
     if cand:
         _rewrite(fn, cand, converted_instrs, ops)
     pair_constant_loads(fn)
+
+
+def _live_across_calls(fn: Function) -> int:
+    """The registers (a bit per vreg id) live across a call of a device function: they stay in
+    R, as ptxas keeps such parameters (``LDC.64 R2, c[0x0][0x210]`` in t2/recursion's kernel).
+    A uniform register is one per warp, and the lanes of a warp leave a callee that diverges
+    inside at different times: those out first may run on into the next call, whose callee
+    writes the register, before the others read it. Our t2/recursion kernel kept ``present``
+    and ``val`` in UR6-UR9 across its calls of depth() and subtree_sum(), which writes UR6 (its
+    memory descriptor): the emulator, which runs each callee to its end for the whole warp, gave
+    ptxas's answer, and an H200 an illegal address (2026-11-28; right before this conversion
+    took 64-bit parameters, 3ba4e02). The shared slow paths of division write no uniform
+    register and are left out."""
+    from openptxas.ir.liveness import compute_liveness
+
+    slow = {entry for name, entry in fn.subroutines if name.startswith("$__cuda")}
+    index = {b.name: i for i, b in enumerate(fn.blocks)}
+    lv = None
+    out = 0
+    for i, b in enumerate(fn.blocks):
+        t = b.terminator()
+        if t is None or t.op != "CALL":
+            continue
+        target = t.srcs[0] if t.srcs else None
+        if isinstance(target, Label) and target.block in slow:
+            continue
+        if lv is None:
+            lv = compute_liveness(fn)
+        ret = t.srcs[1] if len(t.srcs) >= 2 and isinstance(t.srcs[1], Label) else None
+        out |= lv.live_in[index[ret.block]] if ret is not None else lv.live_out[i]
+    return out
 
 
 def pair_constant_loads(fn: Function) -> int:

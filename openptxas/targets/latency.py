@@ -78,6 +78,8 @@ def lat_key(opcode: str, mods: tuple[str, ...]) -> str:
         for m in ("WIDE", "HI", "MMA", "64"):
             if m in mods:
                 k += "." + m
+    elif opcode == "HADD2" and "F32" in mods:
+        k += ".F32"  # (a half to f32 conversion: it reads its source early, ``read_floor``)
     return k
 
 
@@ -124,6 +126,10 @@ class LatencyModel:
     strong_kernels: int = 5
     stall_family: str = ""  # the family of in-order variable-latency units timed by stalls
     stall_floor: int = 0
+    # (producer pipe, consumer class) -> the fewest cycles from the issue of a producer of the
+    # pipe to that consumer's read of its result, for consumers that read earlier than the
+    # pipe's other consumers ([model] consumer_floor)
+    consumer_floor: Mapping[tuple[str, str], int] = field(default_factory=dict)
     acc_readers: frozenset[str] = frozenset()  # opcodes whose predicate source accumulates
     read_floor: int = 0  # the checkers' read window for any late reader, at most
     weak_pipes: frozenset[str] = frozenset()  # pipes whose minima the checkers never trust alone
@@ -251,6 +257,7 @@ class LatencyModel:
             x = self._crossing(producer, consumer, role)
             if x is not None and _enough(x):
                 got = max(got, x.cycles)
+            got = max(got, self._floor(producer, consumer, role))
             self._needs[key] = got
         return got
 
@@ -358,7 +365,14 @@ class LatencyModel:
                 and (x.kernels_at_min >= self.cross_kernels)
             ):
                 b = max(b, x.cycles)
+            b = max(b, self._floor(producer, consumer, role))
         return b
+
+    def _floor(self, producer: str, consumer: str, role: str) -> int:
+        """``consumer_floor``: a data read by a consumer class that reads early."""
+        if not self.consumer_floor or role not in ("data", "late"):
+            return 0
+        return self.consumer_floor.get((self.level(producer), consumer), 0)
 
     def _bound(self, producer: str, role: str) -> int | None:
         if role == "acc":
@@ -513,6 +527,10 @@ def parse_latency_model(text: str) -> LatencyModel:
         cross_sites=int(meta.get("cross_strong", {}).get("sites", 50)),
         cross_kernels=int(meta.get("cross_strong", {}).get("kernels", 20)),
         stall_floor=_evidence(meta.get("stall_floor", 0)).cycles,
+        consumer_floor={
+            (str(k).partition(">")[0], str(k).partition(">")[2]): _evidence(v).cycles
+            for k, v in meta.get("consumer_floor", {}).items()
+        },
         acc_readers=frozenset(meta.get("acc_readers", ())),
         read_floor=_evidence(meta.get("read_floor", 0)).cycles,
         cross={

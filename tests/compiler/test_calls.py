@@ -175,3 +175,36 @@ def test_guarded_return_same_as_ptxas(opt: int, oracle) -> None:  # type: ignore
     want = run_launch(oracle.ptxas(ptx, "sm_90").cubin, spec).outputs[0]
     got = run_ours(ptx, spec, opt).outputs[0]
     assert np.array_equal(got, want), np.nonzero(got != want)[0][:10]
+
+
+def test_no_uniform_register_kept_across_a_call_that_a_callee_writes() -> None:
+    """A uniform register is one per warp, and the lanes of a warp leave a callee that diverges
+    inside at different times: the first out may run into the next call, whose callee writes
+    the register, before the others read it. Our t2/recursion kernel once kept its pointer
+    parameters in UR6-UR9 across its calls (subtree_sum() writes UR6 and UR7): right in the
+    emulator, an illegal address on an H200 (2026-11-28). Parameters live across a call of a
+    device function stay in R, as ptxas keeps them; only registers no callee writes (the memory
+    descriptor) may be read after a call."""
+    need_tools("nvcc", "ptxas")
+    from openptxas.emu.decode import isa_decoder
+    from openptxas.emu.model import Label, Reg
+    from openptxas.emu.program import load_module
+    from openptxas.testing.corpus import discover
+    from tests.emu.harness import compile_ours
+
+    ks = next(k for k in discover() if k.name == "t2/recursion")
+    mod = load_module(compile_ours(ks), isa_decoder("sm90"))
+    code = sorted(mod.instructions(mod.kernels["recursion"]).items())
+    entries = {o.target for _pc, i in code if i.opcode == "CALL" for o in i.operands
+               if isinstance(o, Label)}  # fmt: skip
+    first_call = min(pc for pc, i in code if i.opcode == "CALL")
+    start = min(entries)
+
+    def urs(ops: object) -> set[int]:
+        return {o.index for o in ops if isinstance(o, Reg) and o.file == "UR" and not o.is_zero}  # type: ignore[attr-defined]
+
+    written = set().union(*(urs(i.operands[:1]) for pc, i in code if pc >= start))
+    read_after = set().union(
+        *(urs(i.operands[1:]) for pc, i in code if first_call < pc < start)
+    )
+    assert written and not read_after & written, (read_after, written)

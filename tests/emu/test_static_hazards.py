@@ -303,6 +303,67 @@ def test_depbar_with_a_short_stall_is_reported() -> None:
     assert [(h.rule, h.pc) for h in reports] == [("issue-gap", pc)], reports
 
 
+def test_stsm_reads_its_registers_late() -> None:
+    """STSM reads its address and data registers after issue, as the other stores do: ptxas
+    gives it a read scoreboard where a source is overwritten soon after. Our
+    ``STSM.16.MT88.4 [R2+0x1e00], R12 [S01]; MOV R2, 0x0`` without one stored the wrong matrix on
+    an H200 (t3/matrix_sm90 stmatrix; only that STSM's stall made longer fixed most of it). Our
+    code now waits on the STSMs' read scoreboards before the overwrite, and without the wait the
+    checker reports it."""
+    need_tools("nvcc", "ptxas")
+    from tests.emu.harness import compile_ours
+
+    model = load_latency_model("sm_90")
+    assert "STSM" in model.late_readers
+    ks = next(k for k in discover() if k.name == "t3/matrix_sm90")
+    cubin = compile_ours(ks)
+    mod = load_module(cubin, isa_decoder("sm90"))
+    k = mod.kernels["stmatrix"]
+    assert StaticChecker(model).check_kernel(mod, k).reports == []
+    code = sorted(mod.instructions(k).items())
+    last = max(i for i, (_pc, ins) in enumerate(code) if ins.opcode == "STSM")
+    stsm_pc, stsm = code[last]
+    assert stsm.control.rd is not None  # a read scoreboard, released when R2 has been read
+    pc, nxt = code[last + 1]
+    assert nxt.control.wait >> stsm.control.rd & 1
+    bad = patch_control(cubin, k.section, pc, lambda c: replace(c, wait=0))
+    bmod = load_module(bad, isa_decoder("sm90"))
+    reports = StaticChecker(model).check_kernel(bmod, bmod.kernels[k.name]).reports
+    assert any(h.pc == pc and h.rule.startswith("war") for h in reports), reports
+
+
+def test_half_to_f32_conversion_reads_its_source_early() -> None:
+    """HADD2.F32 (a half to f32 conversion) reads its source a cycle earlier than the FMA pipe's
+    other consumers: 5 cycles from an FMA-pipe result (``consumer_floor``; ptxas never fewer).
+    Our ``HADD2 R3, |R18|, -RZ.H0_H0 [S01]; F2FP [S03]; HADD2.F32 R8, -RZ, R3.H0_H0`` ran wrong
+    on an H200 (t2/f16_math). Our code keeps 5 now; one cycle less is reported."""
+    need_tools("nvcc", "ptxas")
+    from tests.emu.harness import compile_ours
+
+    model = load_latency_model("sm_90")
+    assert model.need("HADD2", "HADD2.F32", "data") == 5
+    assert model.need("HADD2", "HADD2", "data") == 4
+    ks = next(k for k in discover() if k.name == "t2/f16_math")
+    cubin = compile_ours(ks)
+    mod = load_module(cubin, isa_decoder("sm90"))
+    k = mod.kernels["f16_math"]
+    assert StaticChecker(model).check_kernel(mod, k).reports == []
+    code = sorted(mod.instructions(k).items())
+    for i in range(len(code) - 2):
+        (ppc, p), (mpc, mid), (cpc, c) = code[i], code[i + 1], code[i + 2]
+        if p.opcode == "HADD2" and "F32" not in p.mods and "F32" in c.mods and c.opcode == "HADD2":
+            if str(p.operands[0]) in str(c.operands[2]):
+                break
+    else:
+        pytest.fail("no HADD2 -> HADD2.F32 two instructions apart")
+    assert max(p.control.stall, 1) + max(mid.control.stall, 1) >= 5
+    short = 4 - max(p.control.stall, 1)
+    bad = patch_control(cubin, k.section, mpc, lambda ctl: replace(ctl, stall=short))
+    bmod = load_module(bad, isa_decoder("sm90"))
+    reports = StaticChecker(model).check_kernel(bmod, bmod.kernels[k.name]).reports
+    assert any(h.pc == cpc for h in reports), reports
+
+
 def test_memory_access_right_behind_a_barrier_is_reported() -> None:
     """No memory access within 6 cycles of a CTA barrier (model.barrier_gap): ptxas never issues
     one sooner (LDS 684 times at exactly 6); our LDS one cycle behind BAR.SYNC ran wrong on an
