@@ -83,8 +83,8 @@ def mine(
             for pc, ins in mod.instructions(k).items():
                 if ins.opcode != "<undecoded>":
                     (with_sb if ins.control.wr is not None else without_sb)[ins.opcode] += 1
-                    for key in _gap_keys(ins.opcode, ins.mods, structure.issue_gap):
-                        gaps[key][(f"{c.name}:{kname}", pc, pc)] = ins.control.stall
+                    for gk in _gap_keys(ins.opcode, ins.mods, structure.issue_gap):
+                        gaps[gk][(f"{c.name}:{kname}", pc, pc)] = ins.control.stall
     never = {op for op in structure.variable if without_sb[op] and not with_sb[op]}
     variable = frozenset((structure.variable - never) | set(with_sb))
     structure = replace(structure, variable=variable)

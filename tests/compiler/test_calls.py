@@ -200,11 +200,9 @@ def test_no_uniform_register_kept_across_a_call_that_a_callee_writes() -> None:
     first_call = min(pc for pc, i in code if i.opcode == "CALL")
     start = min(entries)
 
-    def urs(ops: object) -> set[int]:
-        return {o.index for o in ops if isinstance(o, Reg) and o.file == "UR" and not o.is_zero}  # type: ignore[attr-defined]
+    def urs(ops: list[object]) -> set[int]:
+        return {o.index for o in ops if isinstance(o, Reg) and o.file == "UR" and not o.is_zero}
 
     written = set().union(*(urs(i.operands[:1]) for pc, i in code if pc >= start))
-    read_after = set().union(
-        *(urs(i.operands[1:]) for pc, i in code if first_call < pc < start)
-    )
+    read_after = set().union(*(urs(i.operands[1:]) for pc, i in code if first_call < pc < start))
     assert written and not read_after & written, (read_after, written)

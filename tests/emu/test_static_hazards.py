@@ -322,7 +322,7 @@ def test_stsm_reads_its_registers_late() -> None:
     assert StaticChecker(model).check_kernel(mod, k).reports == []
     code = sorted(mod.instructions(k).items())
     last = max(i for i, (_pc, ins) in enumerate(code) if ins.opcode == "STSM")
-    stsm_pc, stsm = code[last]
+    _stsm_pc, stsm = code[last]
     assert stsm.control.rd is not None  # a read scoreboard, released when R2 has been read
     pc, nxt = code[last + 1]
     assert nxt.control.wait >> stsm.control.rd & 1
@@ -350,10 +350,10 @@ def test_half_to_f32_conversion_reads_its_source_early() -> None:
     assert StaticChecker(model).check_kernel(mod, k).reports == []
     code = sorted(mod.instructions(k).items())
     for i in range(len(code) - 2):
-        (ppc, p), (mpc, mid), (cpc, c) = code[i], code[i + 1], code[i + 2]
-        if p.opcode == "HADD2" and "F32" not in p.mods and "F32" in c.mods and c.opcode == "HADD2":
-            if str(p.operands[0]) in str(c.operands[2]):
-                break
+        (_ppc, p), (mpc, mid), (cpc, c) = code[i], code[i + 1], code[i + 2]
+        conv = c.opcode == "HADD2" and "F32" in c.mods and str(p.operands[0]) in str(c.operands[2])
+        if p.opcode == "HADD2" and "F32" not in p.mods and conv:
+            break
     else:
         pytest.fail("no HADD2 -> HADD2.F32 two instructions apart")
     assert max(p.control.stall, 1) + max(mid.control.stall, 1) >= 5
