@@ -17,6 +17,7 @@ import hashlib
 from dataclasses import replace
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -303,6 +304,20 @@ def test_depbar_with_a_short_stall_is_reported() -> None:
     assert [(h.rule, h.pc) for h in reports] == [("issue-gap", pc)], reports
 
 
+def _ours_without_reports(
+    name: str, kernel: str, model: LatencyModel
+) -> tuple[bytes, Any, list[tuple[int, Any]]]:
+    """openptxas's cubin of a corpus kernel, checked clean: (cubin, kernel, its instructions)."""
+    need_tools("nvcc", "ptxas")
+    from tests.emu.harness import compile_ours
+
+    cubin = compile_ours(next(k for k in discover() if k.name == name))
+    mod = load_module(cubin, isa_decoder("sm90"))
+    k = mod.kernels[kernel]
+    assert StaticChecker(model).check_kernel(mod, k).reports == []
+    return cubin, k, sorted(mod.instructions(k).items())
+
+
 def test_stsm_reads_its_registers_late() -> None:
     """STSM reads its address and data registers after issue, as the other stores do: ptxas
     gives it a read scoreboard where a source is overwritten soon after. Our
@@ -310,17 +325,9 @@ def test_stsm_reads_its_registers_late() -> None:
     an H200 (t3/matrix_sm90 stmatrix; only that STSM's stall made longer fixed most of it). Our
     code now waits on the STSMs' read scoreboards before the overwrite, and without the wait the
     checker reports it."""
-    need_tools("nvcc", "ptxas")
-    from tests.emu.harness import compile_ours
-
     model = load_latency_model("sm_90")
     assert "STSM" in model.late_readers
-    ks = next(k for k in discover() if k.name == "t3/matrix_sm90")
-    cubin = compile_ours(ks)
-    mod = load_module(cubin, isa_decoder("sm90"))
-    k = mod.kernels["stmatrix"]
-    assert StaticChecker(model).check_kernel(mod, k).reports == []
-    code = sorted(mod.instructions(k).items())
+    cubin, k, code = _ours_without_reports("t3/matrix_sm90", "stmatrix", model)
     last = max(i for i, (_pc, ins) in enumerate(code) if ins.opcode == "STSM")
     _stsm_pc, stsm = code[last]
     assert stsm.control.rd is not None  # a read scoreboard, released when R2 has been read
@@ -337,18 +344,10 @@ def test_half_to_f32_conversion_reads_its_source_early() -> None:
     other consumers: 5 cycles from an FMA-pipe result (``consumer_floor``; ptxas never fewer).
     Our ``HADD2 R3, |R18|, -RZ.H0_H0 [S01]; F2FP [S03]; HADD2.F32 R8, -RZ, R3.H0_H0`` ran wrong
     on an H200 (t2/f16_math). Our code keeps 5 now; one cycle less is reported."""
-    need_tools("nvcc", "ptxas")
-    from tests.emu.harness import compile_ours
-
     model = load_latency_model("sm_90")
     assert model.need("HADD2", "HADD2.F32", "data") == 5
     assert model.need("HADD2", "HADD2", "data") == 4
-    ks = next(k for k in discover() if k.name == "t2/f16_math")
-    cubin = compile_ours(ks)
-    mod = load_module(cubin, isa_decoder("sm90"))
-    k = mod.kernels["f16_math"]
-    assert StaticChecker(model).check_kernel(mod, k).reports == []
-    code = sorted(mod.instructions(k).items())
+    cubin, k, code = _ours_without_reports("t2/f16_math", "f16_math", model)
     for i in range(len(code) - 2):
         (_ppc, p), (mpc, mid), (cpc, c) = code[i], code[i + 1], code[i + 2]
         conv = c.opcode == "HADD2" and "F32" in c.mods and str(p.operands[0]) in str(c.operands[2])
