@@ -191,14 +191,17 @@ def convert_to_uniform(fn: Function, ctx: PassContext) -> None:
 def _live_across_calls(fn: Function) -> int:
     """The registers (a bit per vreg id) live across a call of a device function: they stay in
     R, as ptxas keeps such parameters (``LDC.64 R2, c[0x0][0x210]`` in t2/recursion's kernel).
-    A uniform register is one per warp, and the lanes of a warp leave a callee that diverges
-    inside at different times: those out first may run on into the next call, whose callee
-    writes the register, before the others read it. Our t2/recursion kernel kept ``present``
-    and ``val`` in UR6-UR9 across its calls of depth() and subtree_sum(), which writes UR6 (its
-    memory descriptor): the emulator, which runs each callee to its end for the whole warp, gave
-    ptxas's answer, and an H200 an illegal address (2026-11-28; right before this conversion
-    took 64-bit parameters, 3ba4e02). The shared slow paths of division write no uniform
-    register and are left out."""
+    Our t2/recursion kernel kept ``present`` and ``val`` in UR6-UR9 across its calls of depth()
+    and subtree_sum(), which writes UR6 (its memory descriptor). The emulator gave ptxas's
+    answer; an H200 stopped on an illegal address under every control variant (2026-11-28).
+    The same kernel with these values in R (before this conversion took 64-bit parameters,
+    3ba4e02; this function gives that cubin again, byte for byte) ran right. Our explanation,
+    not confirmed: a uniform register is one per warp, and the lanes of a warp that diverges in
+    a callee may leave it at different times, so the first out can run into the next call,
+    whose callee writes the register, before the others have read it. (ptxas's own code keeps
+    some uniform values across calls whose callees write the register, e.g. newdelete's UR5,
+    so the rule here is our conservative one.) The shared slow paths of division write no
+    uniform register and are left out."""
     from openptxas.ir.liveness import compute_liveness
 
     slow = {entry for name, entry in fn.subroutines if name.startswith("$__cuda")}

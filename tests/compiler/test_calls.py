@@ -178,13 +178,11 @@ def test_guarded_return_same_as_ptxas(opt: int, oracle) -> None:  # type: ignore
 
 
 def test_no_uniform_register_kept_across_a_call_that_a_callee_writes() -> None:
-    """A uniform register is one per warp, and the lanes of a warp leave a callee that diverges
-    inside at different times: the first out may run into the next call, whose callee writes
-    the register, before the others read it. Our t2/recursion kernel once kept its pointer
-    parameters in UR6-UR9 across its calls (subtree_sum() writes UR6 and UR7): right in the
-    emulator, an illegal address on an H200 (2026-11-28). Parameters live across a call of a
-    device function stay in R, as ptxas keeps them; only registers no callee writes (the memory
-    descriptor) may be read after a call."""
+    """Our t2/recursion kernel once kept its pointer parameters in UR6-UR9 across its calls
+    (subtree_sum() writes UR6 and UR7): right in the emulator, an illegal address on an H200
+    (2026-11-28); the same code with them in R ran right (uniform_regs._live_across_calls says
+    why we think so). Parameters live across a call of a device function stay in R, as ptxas
+    keeps them; only registers no callee writes (the memory descriptor) are read after a call."""
     need_tools("nvcc", "ptxas")
     from openptxas.emu.decode import isa_decoder
     from openptxas.emu.model import Label, Reg
