@@ -283,6 +283,10 @@ def _returns_of_callers(code: Mapping[int, StaticInstr], out: dict[int, list[int
             for o in si.ins.operands:
                 if isinstance(o, Label) and o.target in code:
                     callers.setdefault(o.target, []).append(pc + 16)
+
+    def falls_through(pc: int) -> list[int]:
+        return [pc + 16] if code[pc].guarded and pc + 16 in code else []
+
     owners: dict[int, set[int]] = {}
     for entry in callers:
         seen = {entry}
@@ -292,16 +296,17 @@ def _returns_of_callers(code: Mapping[int, StaticInstr], out: dict[int, list[int
             op = code[pc].ins.opcode
             if op == "RET":
                 owners.setdefault(pc, set()).add(entry)
-            nxt = [pc + 16] if op == "CALL" and pc + 16 in code else out[pc]
-            if op == "RET":
-                nxt = [pc + 16] if code[pc].guarded and pc + 16 in code else []
+                nxt = falls_through(pc)
+            elif op == "CALL" and pc + 16 in code:
+                nxt = [pc + 16]
+            else:
+                nxt = out[pc]
             for t in nxt:
                 if t not in seen:
                     seen.add(t)
                     work.append(t)
     for pc, entries in owners.items():
-        sites = sorted({r for e in entries for r in callers[e]})
-        out[pc] = sites + ([pc + 16] if code[pc].guarded and pc + 16 in code else [])
+        out[pc] = sorted({r for e in entries for r in callers[e]}) + falls_through(pc)
 
 
 def blocks(

@@ -211,10 +211,15 @@ def call_conflicts(fn: Function) -> tuple[dict[int, int], set[int]]:
     return out, {k for k in range(sub_regs.bit_length()) if sub_regs >> k & 1}
 
 
+def slow_path_entries(fn: Function) -> set[str]:
+    """The entry blocks of the shared slow paths of division (lower/fpslow.py), ``$__cuda...``."""
+    return {entry for name, entry in fn.subroutines if name.startswith("$__cuda")}
+
+
 def _call_sites(fn: Function) -> dict[int, tuple[int, int]]:
     """Blocks that end in a call of a shared slow path -> (its entry, the return site)."""
     index = {b.name: i for i, b in enumerate(fn.blocks)}
-    slow = {entry for name, entry in fn.subroutines if name.startswith("$__cuda")}
+    slow = slow_path_entries(fn)
     out: dict[int, tuple[int, int]] = {}
     for i, b in enumerate(fn.blocks):
         t = b.terminator()

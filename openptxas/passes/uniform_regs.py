@@ -202,9 +202,9 @@ def _live_across_calls(fn: Function) -> int:
     some uniform values across calls whose callees write the register, e.g. newdelete's UR5,
     so the rule here is our conservative one.) The shared slow paths of division write no
     uniform register and are left out."""
-    from openptxas.ir.liveness import compute_liveness
+    from openptxas.ir.liveness import compute_liveness, slow_path_entries
 
-    slow = {entry for name, entry in fn.subroutines if name.startswith("$__cuda")}
+    slow = slow_path_entries(fn)
     index = {b.name: i for i, b in enumerate(fn.blocks)}
     lv = None
     out = 0
