@@ -79,7 +79,7 @@ def lat_key(opcode: str, mods: tuple[str, ...]) -> str:
             if m in mods:
                 k += "." + m
     elif opcode == "HADD2" and "F32" in mods:
-        k += ".F32"  # (a half to f32 conversion: it reads its source early, ``read_floor``)
+        k += ".F32"  # (a half to f32 conversion: it reads its source early, consumer_floor)
     return k
 
 
