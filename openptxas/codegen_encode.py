@@ -39,9 +39,10 @@ from openptxas.ir.core import (
 )
 from openptxas.isa import model as isa
 from openptxas.isa.codec import decode_word
-from openptxas.isa.direct import encode_printed
+from openptxas.isa.direct import Assembled, encode_printed
 from openptxas.isa.family import Family, load_family
 from openptxas.isa.printer import format_instruction
+from openptxas.isa.spec import OpKind
 from openptxas.targets import SMInfo
 
 INSTR_BYTES = 16
@@ -118,6 +119,7 @@ class _Operands:
 
     urz: int  # the target's URZ index in the IR (63 on sm_90): the model's 255
     addrs: dict[str, int]  # block name -> code address
+    desc_printed: bool = True  # Abi.desc_printed: global accesses show desc[UR]
 
     def reg(self, x: RegLike, src: Src | None = None) -> isa.Reg:
         if not isinstance(x, Reg):
@@ -167,6 +169,36 @@ class _Operands:
         raise _Unencodable(f"operand {op!r}")
 
 
+def _hidden_desc(
+    explicit: Assembled,
+    fam: Family,
+    mods: tuple[str, ...],
+    ops: tuple[isa.Operand, ...],
+    guard: isa.Reg,
+    at: int,
+) -> int:
+    """The word of a global access whose descriptor register is not printed (sm_80: ptxas writes
+    ``LDG.E R7, [R6.64]`` after ``ULDC.64 UR6, c[0x0][0x118]``; the form that prints
+    ``desc[UR6]`` sets one more bit, which ptxas never does there). The unprinted form is
+    encoded from the same operands less the descriptor, then takes the descriptor's register
+    field from the printed form's word: in the unprinted form those bits are loose (they do not
+    change the text), so the table encodes them with the value nvdisasm's probes left there."""
+    plain = tuple(isa.Mem(o.base, o.ubase, o.offset) if isinstance(o, isa.Mem) else o for o in ops)
+    a = encode_printed(
+        fam, explicit.instruction.opcode, mods, plain, guard, explicit.instruction.control, at
+    )
+    field = 0
+    for spec, op in zip(explicit.form.operands, explicit.instruction.operands, strict=True):
+        if spec.kind is OpKind.MEM and isinstance(op, isa.Mem) and op.desc is not None:
+            ur = spec.regs[0]  # (the descriptor's slot: desc[UR][base+ubase+offset])
+            assert ur is not None and ur.file is isa.RegFile.UR
+            for lo, width in ur.index:
+                field |= ((1 << width) - 1) << lo
+    if field & ~a.form.loose:
+        raise EncodingError(a.instruction.opcode, detail="the descriptor's field is not loose")
+    return (a.word & ~field) | (explicit.word & field)
+
+
 def _half_pair(op: Imm) -> tuple[isa.Operand, isa.Operand]:
     """An f16x2 immediate as the machine form writes it: two f16 operands, the high half
     first (``HMUL2 R9, R0, 1, 0.5`` holds 0x3c003800)."""
@@ -194,7 +226,7 @@ def encode_function(fn: Function, target: SMInfo) -> EncodedFunction:
         addr += INSTR_BYTES * len(b.instrs)
     end = addr
     names.setdefault(end, f".L_x_{len(fn.blocks)}")
-    conv = _Operands(target.urz, addrs)
+    conv = _Operands(target.urz, addrs, target.abi.desc_printed)
     words: list[int] = []
     notes: dict[int, str] = {}
     exits: list[int] = []
@@ -208,6 +240,8 @@ def encode_function(fn: Function, target: SMInfo) -> EncodedFunction:
                 targets = tuple(_address(addrs, t.block, fn.name) for t in labels)
                 branches.append((at, targets))
                 notes[len(words)] = f'(*"BRANCH_TARGETS {",".join(names[t] for t in targets)}"*)'
+            if ins.op in target.lacks:  # the family's table has it, this SM does not
+                raise InternalError(f"codegen: {fn.name}: {ins.op} does not exist on {target.name}")
             words.append(_encode(ins, fam, conv, at, fn.name))
             if ins.op == "EXIT":
                 exits.append(at)
@@ -307,6 +341,9 @@ def _encode(ins: Instr, fam: Family, conv: _Operands, at: int, fname: str) -> in
         raise InternalError(f"codegen: {fname}: cannot encode '{ins}' at {at:#x}: {exc}") from None
     mods = tuple(t for m in ins.mods for t in m.split("."))
     try:
-        return encode_printed(fam, ins.op, mods, ops, guard, _control(ins.ctrl), at).word
+        a = encode_printed(fam, ins.op, mods, ops, guard, _control(ins.ctrl), at)
+        if not conv.desc_printed and any(isinstance(o, isa.Mem) and o.desc for o in ops):
+            return _hidden_desc(a, fam, mods, ops, guard, at)
+        return a.word
     except EncodingError as err:  # (not ``exc`` again: mypyc gives a name one type per function)
         raise InternalError(f"codegen: {fname}: cannot encode '{ins}' at {at:#x}: {err}") from None

@@ -85,6 +85,12 @@ def _wide_add(fn: Function, ctx: PassContext) -> None:
     wide_add(fn, ctx)
 
 
+def _legalize(fn: Function, ctx: PassContext) -> None:
+    from openptxas.passes.legalize import legalize
+
+    legalize(fn, ctx)
+
+
 def _predication(fn: Function, ctx: PassContext) -> None:
     from openptxas.passes.predication import if_convert
 
@@ -202,6 +208,13 @@ def pipeline() -> list[Phase]:
             _wide_add,
             1,
             doc="fold 64-bit adds of widening multiplies into IMAD.WIDE",
+        ),
+        Phase(
+            "LateExpansionUnsupportedOps",
+            _legalize,
+            0,
+            essential=True,
+            doc="instructions the target lacks in the forms it has (VIMNMX as IMNMX)",
         ),
         Phase(
             "OriDoPredication",

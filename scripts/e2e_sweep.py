@@ -42,6 +42,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--opt", default="3", help="openptxas -O levels, e.g. 3,0")
     ap.add_argument("--kernels", default="", help="substring filter on kernel names")
     ap.add_argument("--json", help="write every result here")
+    ap.add_argument(
+        "--target", help="compile for this target (default: each kernel's sm_90 flavour)"
+    )
+    ap.add_argument(
+        "--nvdisasm",
+        action="store_true",
+        help="also check that nvdisasm reads each cubin of ours as our own decoder does",
+    )
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
 
@@ -60,14 +68,14 @@ def main(argv: list[str] | None = None) -> int:
     unsupported: list[str] = []
     records: list[dict[str, Any]] = []
     for ks in kernels:
-        target = emu_target(ks)
-        if target is None:
+        target = args.target or emu_target(ks)
+        if target is None or not ks.compiles_for(target):
             continue
         for opt in opts:
             total += 1
             name = f"{ks.name} -O{opt}"
             try:
-                cubin = compile_ours(ks, opt, oracle)
+                cubin = compile_ours(ks, opt, oracle, target)
             except OpenPtxasError as exc:
                 line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
                 key = line.split(":", 1)[-1].strip() if "error" in line else line
@@ -80,6 +88,21 @@ def main(argv: list[str] | None = None) -> int:
                 records.append({"kernel": name, "status": "internal", "message": msg})
                 continue
             compiled += 1
+            if args.nvdisasm:
+                from openptxas.testing.sass_check import compare_cubin
+
+                try:
+                    res = compare_cubin(cubin, oracle.nvdisasm(cubin, f"{name} [{target}]"))
+                    problems = res.problems or (
+                        []
+                        if res.instructions == res.decoded == res.bit_exact == res.same_text > 0
+                        else [f"{res}"]
+                    )
+                except Exception as exc:  # nvdisasm rejects the cubin
+                    problems = [f"nvdisasm: {str(exc).strip().splitlines()[0]}"]
+                if problems:
+                    bad.append(f"{name}: nvdisasm: {'; '.join(problems[:3])}")
+                    records.append({"kernel": name, "status": "nvdisasm", "message": problems[:3]})
             for spec in ks.specs:
                 case = Case(ks, target, spec)
                 lid = f"{name}:{spec.kernel}"

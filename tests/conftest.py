@@ -35,14 +35,15 @@ def corpus() -> list[KernelSource]:
     return discover()
 
 
-def run_ours(ptx: str, spec: object, opt: int = 3) -> Any:
-    """openptxas's cubin of ``ptx`` (sm_90, ``-O<opt>``, IR verifier on) run in the emulator on
-    the launch ``spec`` with the hazard checker: the LaunchResult, asserted free of hazards."""
+def run_ours(ptx: str, spec: object, opt: int = 3, arch: str = "sm_90") -> Any:
+    """openptxas's cubin of ``ptx`` (``arch``, ``-O<opt>``, IR verifier on) run in the emulator
+    on the launch ``spec`` with the hazard checker (the target's latency model): the
+    LaunchResult, asserted free of hazards."""
     from openptxas.driver import compile_ptx
     from openptxas.emu import run_launch
     from openptxas.options import Options
 
-    cubin = compile_ptx(ptx, Options(arch="sm_90", opt_level=opt, verify=True), "k.ptx").cubin
+    cubin = compile_ptx(ptx, Options(arch=arch, opt_level=opt, verify=True), "k.ptx").cubin
     result = run_launch(cubin, spec, hazards=True)
     assert not result.hazards, "\n".join(str(h) for h in result.hazards[:5])
     return result

@@ -1262,6 +1262,8 @@ def _function_attributes(
         )
     if t.elf_sw_war >= 0:
         recs.append(Attribute.sval(EIATTR.SW_WAR, Words((t.elf_sw_war,))))
+    if t.elf_sw2861232_war:
+        recs.append(Attribute.nval(EIATTR.SW2861232_WAR))
     recs.extend(f.attributes)
     return tuple(sorted(recs, key=lambda a: _rank(t, a.code)))
 

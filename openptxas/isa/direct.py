@@ -112,6 +112,11 @@ def layouts(form: Form) -> tuple[tuple[int, ...], ...]:
     return tuple(out)
 
 
+def spelled(forms: Sequence[Form], mods: tuple[str, ...]) -> bool:
+    """Whether one of ``forms`` prints modifiers ``mods`` (an alias token taken out or not)."""
+    return any(_spells(f, m) for f in forms for m, _ in strip_aliases(f, mods))
+
+
 @dataclass(frozen=True, slots=True)
 class _Candidate:
     mods: tuple[str, ...]  # the modifiers without the alias token
@@ -506,6 +511,7 @@ __all__ = [
     "float_in_field",
     "layouts",
     "resolve",
+    "spelled",
     "strip_aliases",
     "wrap32",
 ]

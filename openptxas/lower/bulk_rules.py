@@ -92,7 +92,10 @@ def _shared(c: LowerCtx, op: ast.Operand) -> Operand:
             raise c.unsupported(f"a bulk copy to or from '{base.name}'")
         off = c.shared[base.name] + base.offset + a.offset - c.shared_window_base
         u = c.new(RC.UR)
-        c.emit("UIADD3", (), [u], [c.shared_ubase(base.name), Imm(off & 0xFFFFFFFF), URZ])
+        ub = c.shared_ubase(base.name)
+        if ub is None:  # (bulk copies exist from sm_90, whose shared window is the cluster's)
+            raise c.unsupported(f"a bulk copy on {c.target.name}")
+        c.emit("UIADD3", (), [u], [ub, Imm(off & 0xFFFFFFFF), URZ])
         return u
     if not isinstance(base, ast.Reg):
         raise c.unsupported("absolute address")

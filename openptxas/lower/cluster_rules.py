@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from openptxas.ir.core import PT, RC, RZ, Addr, Imm, Operand, SReg, VReg
+from openptxas.ir.core import PT, RC, RZ, Addr, CBank, Imm, Operand, Src, SReg, VReg
 from openptxas.lower.context import LowerCtx, width_of
 from openptxas.lower.int_rules import half
 from openptxas.lower.mem_rules import _load_into, _size_mod, _store_group, space_is
@@ -43,6 +43,20 @@ def cvta_shared(ins: ast.Instruction, c: LowerCtx) -> None:
     if ins.type not in (T.U64, T.B64, T.S64):
         raise c.unsupported(f"instruction '{ins.name}'")
     dv = c.dst(d)
+    window = c.target.abi.cb_shared_window
+    if window >= 0:
+        # sm_80: the window's 64-bit address in bank 0, added (subtracted for cvta.to), as ptxas
+        # (ULDC.64 UR4, c[0x0][0x18]; UIADD3 UR4, UP0, -UR4, UR6, URZ; UIADD3.X ~UR5 ...)
+        src = c.rvalue(a, T.U64)
+        w = c.new(RC.UR, 2)
+        c.emit("ULDC", ("64",), [w], [CBank(0, window)])
+        carry = c.new(RC.P)
+        to = ins.has("to")
+        lo: Operand = Src(w.part(0), neg=True) if to else w.lo
+        hi: Operand = Src(w.part(1), inv=True) if to else w.hi
+        c.emit("IADD3", (), [dv.lo, carry], [half(src, 0), lo, RZ])
+        c.emit("IADD3", ("X",), [dv.hi], [half(src, 1), hi, RZ, carry, Src(PT, inv=True)])
+        return
     c.emit("MOV", (), [dv.lo], [half(c.rvalue(a, T.U64), 0)])
     if ins.has("to"):
         c.emit("MOV", (), [dv.hi], [RZ])

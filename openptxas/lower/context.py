@@ -206,12 +206,13 @@ class LowerCtx:
     def desc_loaded(self) -> VReg | None:
         return self._desc
 
-    def shared_base(self) -> VReg:
+    def shared_base(self) -> VReg | None:
         """A UR holding the shared-window address of the first static shared byte:
-        ``(SR_CgaCtaId << 24) + shared_base`` (on targets whose shared addresses carry the CTA's
-        rank in its cluster in bits 24 and up; ptxas computes the same)."""
+        ``(SR_CgaCtaId << 24) + shared_base`` on targets whose shared addresses carry the CTA's
+        rank in its cluster in bits 24 and up (ptxas computes the same); None where a static
+        shared byte's address is its offset (sm_80: ``LDS R9, [0x8]``)."""
         if not self.target.lowering.cluster_shared_window:
-            raise self.unsupported(f"shared memory on {self.target.name}")
+            return None
         if self._shared_base is None:
             self._shared_base = self.new(RC.UR)
         return self._shared_base
@@ -230,16 +231,19 @@ class LowerCtx:
             out.append(Instr("UMOV", (), [base], [Imm(self.shared_window_base)]))
             out.append(Instr("ULEA", (), [self._shared_base], [rank, base, Imm(0x18)]))
         for v, slot in self._shared_syms.values():
-            assert self._shared_base is not None  # (made with the first of them)
+            if self._shared_base is None:  # the variable's address is its offset
+                out.append(Instr("ULDC", (), [v], [CBank(4, slot)]))
+                continue
             off = self.new(RC.UR)
             out.append(Instr("ULDC", (), [off], [CBank(4, slot)]))  # lower/reldata.py
             out.append(Instr("UIADD3", (), [v], [self._shared_base, off, RZ_U]))
         return out
 
-    def shared_ubase(self, name: str) -> VReg:
+    def shared_ubase(self, name: str) -> VReg | None:
         """The UR that shared variable ``name``'s offsets (``shared[name]`` less the window
-        base) are relative to: the first static shared byte's address, or with ``-c`` the
-        variable's own address (its offset is the linker's: lower/reldata.py)."""
+        base) are relative to: the first static shared byte's address (None: address 0), or
+        with ``-c`` the variable's own address (its offset is the linker's:
+        lower/reldata.py)."""
         base = self.shared_base()
         if not self.relocatable:
             return base
@@ -258,6 +262,9 @@ class LowerCtx:
         """``dst = `` the shared-window address of static shared offset ``offset`` (in
         variable ``name``: ``-c`` relocates it)."""
         base = self.shared_base() if name is None else self.shared_ubase(name)
+        if base is None:
+            self.emit("MOV", (), [dst], [Imm(offset & 0xFFFFFFFF)])
+            return
         if offset == self.shared_window_base:
             self.emit("MOV", (), [dst], [base])
             return
@@ -384,7 +391,8 @@ class LowerCtx:
         if isinstance(base, ast.Sym):
             if base.name in self.shared and space in (StateSpace.SHARED, StateSpace.SHARED_CTA):
                 rel = self.shared[base.name] - self.shared_window_base + base.offset + off
-                return Addr(None, rel, ubase=self.shared_ubase(base.name))
+                ubase = self.shared_ubase(base.name)
+                return Addr(None, rel) if ubase is None else Addr(None, rel, ubase=ubase)
             if base.name in self.locals and space is StateSpace.LOCAL:
                 return Addr(self.sp, self.locals[base.name] + base.offset + off)
             if base.name in self.globals and space in (StateSpace.GLOBAL, None):

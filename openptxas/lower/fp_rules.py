@@ -222,6 +222,10 @@ def _cvt_float(
         rnd = (_I2F_RND[ins.rnd],) if ins.rnd in _I2F_RND else ()
         if st.size == 8:
             c.emit("I2F", (_int_name(st), *rnd), [dv], [c.rvalue(a, st)])
+        elif not c.target.has_op("I2FP"):
+            # before sm_86: I2F of every width and rounding (I2F R24, R9; I2F.U32; I2F.S16)
+            kind = () if st is T.S32 else (_int_name(st),)
+            c.emit("I2F", (*kind, *rnd), [dv], [c.rvalue(a, st)])
         elif st.size < 4:
             # I2FP converts 32-bit integers: widen (the register's upper bits are undefined)
             from openptxas.lower.bit_rules import _ext16

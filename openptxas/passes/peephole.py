@@ -38,6 +38,7 @@ from openptxas.ir.core import (
     Src,
     VReg,
     operand_regs,
+    reg_class,
 )
 from openptxas.passes.manager import PassContext
 
@@ -59,6 +60,7 @@ def peephole(fn: Function, ctx: PassContext) -> None:
     flip: set[int] = set()
     alias: dict[int, tuple[VReg, bool]] = {}  # predicate -> the one it equals (True: inverted)
     other = _read_elsewhere(fn)
+    fuse_add_minmax = ctx.target.has_op("VIADDMNMX")  # (sm_90's; sm_80 keeps the IADD3)
     for blk in fn.blocks:
         for k, ins in enumerate(blk.instrs):
             if ins.op in COMMUTE_AB:
@@ -87,7 +89,7 @@ def peephole(fn: Function, ctx: PassContext) -> None:
                 _shift_wrap(ins, blk.instrs, k, info, uses, dead)
             if ins.op in HALF_OPS:
                 _half_select(ins, blk.instrs, k, info)
-            if ins.op == "VIMNMX":
+            if ins.op == "VIMNMX" and fuse_add_minmax:
                 _add_minmax(ins, blk.instrs, k, info, uses, dead)
     _float_modifiers(fn, info)
     _share_multipliers(fn, consts, info)
@@ -207,8 +209,9 @@ def _is_const(op: Operand, consts: set[int]) -> bool:
 
 
 def _is_reg(op: Operand) -> bool:
+    """A general (R) register: one that A, which takes no UR, can hold."""
     x = op.x if isinstance(op, Src) else op
-    return isinstance(x, VReg | Part | Reg) and x != RZ
+    return isinstance(x, VReg | Part | Reg) and x != RZ and reg_class(x) is RC.R
 
 
 def _commute(ins: Instr, consts: set[int]) -> None:

@@ -86,6 +86,7 @@ class Bank0:
             "cb_local_window": self.local_window,
             "cb_param_window": self.param_window,
             "cb_global_desc": self.global_desc,
+            "cb_shared_window": self.shared_window,
             "shared_base": self.shared_base,
             "cb_envreg": self.envreg,
             "cb_reserved_smem_size": self.reserved_smem_size,
@@ -112,6 +113,12 @@ class Abi:
     first_ur: int  # the lowest uniform register ptxas allocates
     regcount_extra: int  # registers "Used N registers" counts beyond the highest one named
     frame_cie: bytes  # the .debug_frame CIE of a function without a stack frame
+    # global accesses print their descriptor (``LDG.E R0, desc[UR4][R2.64]``; sm_80: ``[R2.64]``,
+    # the register still encoded in a field that does not print)
+    desc_printed: bool = True
+    # ... of the 64-bit generic address of shared address 0 (cvta.shared; -1: sm_90's generic
+    # shared addresses are (SR_SWINHI << 32) | shared address)
+    cb_shared_window: int = -1
     # special registers the driver writes into bank 0 ([abi.sreg]; empty: refused)
     cb_envreg: int = -1  # ... of %envreg0 (%envregN at +4N)
     cb_reserved_smem_size: int = -1  # ... of the reserved shared size (%total_smem_size)
@@ -179,15 +186,23 @@ class SMInfo:
     elf_sparse_mma_mask: bool = False  # every .nv.info.<f> has EIATTR_SPARSE_MMA_MASK
     elf_mercury_isa_version: int = 0  # EIATTR_MERCURY_ISA_VERSION value
     elf_sw_war: int = -1  # EIATTR_SW_WAR value (-1: no record)
+    elf_sw2861232_war: bool = False  # every .nv.info.<f> has EIATTR_SW2861232_WAR (sm_80, sm_86)
     latency_model: str = ""  # data/<name>_latency.toml ("": none)
     # openptxas generates this target's code end to end (lowering, encoding and cubin checked
     # against ptxas's). A target whose facts are known (say, for the ELF writer or the
     # disassembler) but whose code generation is not must be refused, never compiled with
     # another family's instructions (a cubin nvdisasm rejects).
     codegen: bool = False
+    # opcodes of the family's table this SM does not have (nvdisasm for it rejects them; sm_80
+    # shares sm_86's table but lacks I2FP/F2IP: scripts/isa_target_lacks.py)
+    lacks: tuple[str, ...] = ()
     abi_: Abi | None = None  # None: openptxas does not compile for this target
     lowering_: Lowering | None = None
     bank0_: Bank0 | None = None  # None: the driver's bank-0 layout is not known
+
+    def has_op(self, opcode: str) -> bool:
+        """Whether this SM has ``opcode`` (its family's table has it and it is not in ``lacks``)."""
+        return opcode not in self.lacks and bool(self.isa.forms_for_opcode(opcode))
 
     def require_codegen(self) -> None:
         """Refuse a target openptxas cannot yet generate code for."""
@@ -262,6 +277,10 @@ def get_target(name: str) -> SMInfo:
         data.update(overrides[variant])
     abi = data.pop("abi", None)
     lowering = data.pop("lowering", None)
+    if "lacks" in data:
+        lacks = data["lacks"]
+        assert isinstance(lacks, list)
+        data["lacks"] = tuple(str(x) for x in lacks)
     bank0 = _bank0(data.pop("bank0")) if "bank0" in data else None
     if abi is not None and bank0 is not None:
         assert isinstance(abi, dict)

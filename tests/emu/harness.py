@@ -70,14 +70,17 @@ def emu_target(ks: KernelSource) -> str | None:
     return None
 
 
-def compile_ours(ks: KernelSource, opt: int = 3, oracle: Oracle | None = None) -> bytes:
-    """openptxas's cubin of a corpus kernel for its target (:func:`emu_target`): nvcc's PTX
-    compiled with the kernel's own ptxas flags (e.g. -maxrregcount=32), as the oracle gives
-    them to ptxas, at ``-O<opt>``, with the IR verifier on."""
+def compile_ours(
+    ks: KernelSource, opt: int = 3, oracle: Oracle | None = None, target: str | None = None
+) -> bytes:
+    """openptxas's cubin of a corpus kernel for ``target`` (default: :func:`emu_target`):
+    nvcc's PTX for that target compiled with the kernel's own ptxas flags (e.g.
+    -maxrregcount=32), as the oracle gives them to ptxas, at ``-O<opt>``, with the IR verifier
+    on."""
     from openptxas.driver import compile_ptx
     from openptxas.options import parse_args
 
-    target = emu_target(ks)
+    target = target or emu_target(ks)
     assert target is not None, ks.name
     ptx = (oracle or Oracle()).cu_to_ptx(ks.cu_path, target, ks.nvcc_flags, subject=ks.name)
     flags = parse_args([*ks.ptxas_flags, f"-arch={target}", f"-O{opt}", "x.ptx"]).options

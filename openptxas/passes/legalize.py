@@ -1,0 +1,92 @@
+"""LateExpansionUnsupportedOps: the lowering's instructions a target does not have, in the forms
+it has.
+
+The lowering and the optimisation phases speak sm_90's instruction set. A target whose table
+lacks an instruction gets the equivalent that ptxas writes for it (observed in ptxas 13.0.88's
+sm_80 output for the same PTX):
+
+- ``VIMNMX[.U32] d, a, b, p`` is ``IMNMX[.U32] d, a, b, p`` (the same operands: ``PT`` selects
+  the minimum);
+- ``REDG.E... [a.64], v`` is ``RED.E... [a.64], v``;
+- ``WARPSYNC.ALL`` is ``WARPSYNC 0xffffffff``;
+- ``F2FP`` from f32 names no source type, and the f16 result no type either:
+  ``F2FP.BF16.F32.PACK_AB`` is ``F2FP.BF16.PACK_AB``, ``F2FP.F16.F32.PACK_AB`` is
+  ``F2FP.PACK_AB``;
+- ``DMMA.8x8x4`` is ``DMMA.884`` (sm_80 spells the shape without separators);
+- ``CGAERRBAR`` (the cluster's error barrier after a fence) is dropped: before sm_90 there is no
+  cluster to wait for, and ptxas writes ``MEMBAR.SC.GPU; ERRBAR`` alone;
+- an instruction the target lacks with no rule here is refused with a diagnostic.
+
+The phase runs where ptxas runs its own (after LateArchOptimizeFirst), so the instructions the
+phases before it create (FmaContraction, ConvertToUniformReg) are covered too.
+"""
+
+from __future__ import annotations
+
+from openptxas.diag import UnsupportedFeature
+from openptxas.ir.core import Function, Imm, Instr
+from openptxas.isa.direct import spelled
+from openptxas.passes.manager import PassContext
+from openptxas.targets import SMInfo
+
+# sm_90 opcode -> the opcode with the same operands on targets that lack it
+_RENAMES = {"VIMNMX": "IMNMX", "REDG": "RED"}
+# sm_90 instructions with nothing to do on targets that lack them
+_DROPPED = frozenset({"CGAERRBAR"})
+
+
+def _spelled(t: SMInfo, ins: Instr) -> bool:
+    """Whether some form of the target's table prints ``ins``'s opcode with its modifiers."""
+    mods = tuple(x for m in ins.mods for x in m.split("."))
+    return spelled(t.isa.forms_for_opcode(ins.op), mods)
+
+
+def _lepc_takes_label(t: SMInfo) -> bool:
+    return any(len(f.operands) > 1 for f in t.isa.forms_for_opcode("LEPC"))
+
+
+def _respell(t: SMInfo, ins: Instr) -> None:
+    """``ins`` (an opcode the target has) in modifiers the target's table spells."""
+    if ins.op == "WARPSYNC" and ins.mods == ("ALL",):
+        ins.mods, ins.srcs = (), [Imm(0xFFFFFFFF)]
+    elif ins.op == "F2FP" and "F32" in ins.mods:
+        ins.mods = tuple(m for m in ins.mods if m not in ("F32", "F16"))
+    elif ins.op == "DMMA":
+        ins.mods = tuple(m.replace("x", "") if m == "8x8x4" else m for m in ins.mods)
+    if not _spelled(t, ins):
+        mods = "".join("." + m for m in ins.mods)
+        raise UnsupportedFeature(
+            f"{ins.op}{mods} (this PTX's lowering) on {t.name} is not supported by openptxas yet"
+        )
+
+
+def legalize(fn: Function, ctx: PassContext) -> None:
+    t = ctx.target
+    have: dict[str, bool] = {}  # (every instruction here is one of sm_90's table)
+    spelled: dict[tuple[str, tuple[str, ...]], bool] = {}
+    for b in fn.blocks:
+        keep: list[Instr] = []
+        for ins in b.instrs:
+            if have.setdefault(ins.op, t.has_op(ins.op)):
+                key = (ins.op, ins.mods)
+                if not spelled.setdefault(key, _spelled(t, ins)):
+                    _respell(t, ins)
+                if ins.op == "LEPC" and ins.srcs and not _lepc_takes_label(t):
+                    # sm_80's LEPC gives its own address: the return address needs an add
+                    # after layout, not built yet
+                    raise UnsupportedFeature(
+                        f"calls of external functions (vprintf, __assertfail) on {t.name} "
+                        "are not supported by openptxas yet"
+                    )
+                keep.append(ins)
+                continue
+            if ins.op in _DROPPED:
+                continue
+            new = _RENAMES.get(ins.op)
+            if new is None or not t.has_op(new):
+                raise UnsupportedFeature(
+                    f"{ins.op} (this PTX's lowering) on {t.name} is not supported by openptxas yet"
+                )
+            ins.op = new
+            keep.append(ins)
+        b.instrs[:] = keep
