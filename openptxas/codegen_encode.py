@@ -120,6 +120,7 @@ class _Operands:
     urz: int  # the target's URZ index in the IR (63 on sm_90): the model's 255
     addrs: dict[str, int]  # block name -> code address
     desc_printed: bool = True  # Abi.desc_printed: global accesses show desc[UR]
+    wide_printed: bool = True  # Abi.wide_printed: a 64-bit address register shows .64
 
     def reg(self, x: RegLike, src: Src | None = None) -> isa.Reg:
         if not isinstance(x, Reg):
@@ -152,7 +153,7 @@ class _Operands:
             base = None
             if op.base is not None:
                 base = self.reg(op.base)
-                if op.wide:
+                if op.wide and self.wide_printed:
                     base = isa.Reg(base.file, base.index, sel="64")
             return isa.Mem(
                 base,
@@ -226,7 +227,7 @@ def encode_function(fn: Function, target: SMInfo) -> EncodedFunction:
         addr += INSTR_BYTES * len(b.instrs)
     end = addr
     names.setdefault(end, f".L_x_{len(fn.blocks)}")
-    conv = _Operands(target.urz, addrs, target.abi.desc_printed)
+    conv = _Operands(target.urz, addrs, target.abi.desc_printed, target.abi.wide_printed)
     words: list[int] = []
     notes: dict[int, str] = {}
     exits: list[int] = []

@@ -12,6 +12,7 @@ returns early); the figures say how many instructions ran.
     python scripts/public_diff.py                           # every sm_90 file openptxas compiles
     python scripts/public_diff.py --grep div.rn.f32 --json /tmp/diff.json
     python scripts/public_diff.py --file PATH --kernel NAME -v   # one kernel, with details
+    python scripts/public_diff.py --target sm_80    # the corpus retargeted (corpus_retarget.py)
 
 Results: ``same`` (equal outputs), ``DIFF`` (a miscompile, or an emulator bug: reduce it),
 ``DIFF-clock`` (a kernel that reads %clock/%globaltimer: times differ with the code, expected),
@@ -49,7 +50,7 @@ from openptxas.options import Options
 from openptxas.ptx.parser import parse
 from openptxas.testing.derived_launch import VARIANTS, clocked, derived_spec
 
-ptx_path, cubin_path, kernel, words, count, verbose, ours_path = sys.argv[1:8]
+ptx_path, cubin_path, kernel, words, count, verbose, ours_path, arch = sys.argv[1:9]
 words, count, verbose = int(words), int(count), verbose == "1"
 text = open(ptx_path).read()
 module = parse(text, ptx_path)
@@ -65,7 +66,7 @@ except OSError:
     ours = None
 if ours is None:
     try:
-        ours = compile_ptx(text, Options(arch="sm_90"), ptx_path).cubin
+        ours = compile_ptx(text, Options(arch=arch), ptx_path).cubin
     except OpenPtxasError as exc:
         out(status="refused", detail=str(exc).strip().splitlines()[0][:200])
     if ours_path:
@@ -153,9 +154,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--compiled-only", default=None, help="a compile_sweep.py --json file: only its OK files"
     )
+    ap.add_argument(
+        "--target",
+        default="sm_90",
+        help="another target: the corpus rebuilt for it by scripts/corpus_retarget.py "
+        "(its PTX and ptxas's cubins), compiled by openptxas for that target",
+    )
     ap.add_argument("-v", action="store_true")
     args = ap.parse_args(argv)
     root = PUBLIC / "build" / "sm_90"
+    if args.target != "sm_90":
+        sys.path.insert(0, str(REPO / "scripts"))
+        from corpus_retarget import default_root
+
+        root = default_root() / "build" / args.target
     files = sorted(root.rglob("*.ptx"))
     if args.file:
         files = [f for f in files if str(f.relative_to(root)) == args.file]
@@ -175,6 +187,8 @@ def main(argv: list[str] | None = None) -> int:
     # our cubin is compiled once per file and commit, not once per kernel (big files take minutes)
     version = _code_version()
     cache = REPO / ".cache" / "public-diff-cubins" / version[:12]
+    if args.target != "sm_90":
+        cache = cache / args.target
     if version:
         cache.mkdir(parents=True, exist_ok=True)
     counts: collections.Counter[str] = collections.Counter()
@@ -204,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
                 key = hashlib.sha256(f.read_bytes()).hexdigest()[:20]
                 ours = str(cache / f"{key}.cubin")
             cmd = [sys.executable, "-c", _CHILD, str(f), str(cubin), k, str(WORDS), str(COUNT),
-                   "1" if args.v else "0", ours]  # fmt: skip
+                   "1" if args.v else "0", ours, args.target]  # fmt: skip
             rec = child_result(cmd, args.timeout, env)
             rec.update(file=name, kernel=k)
             records.append(rec)

@@ -196,8 +196,11 @@ class LowerCtx:
         """Shared-window address of the first static shared byte (the target's ABI)."""
         return self.target.abi.shared_base
 
-    def desc(self) -> VReg:
-        """The UR pair holding the global memory descriptor (loaded once at entry)."""
+    def desc(self) -> VReg | None:
+        """The UR pair holding the global memory descriptor (loaded once at entry); None on a
+        target whose global accesses take none (sm_75)."""
+        if not self.target.abi.desc_encoded:
+            return None
         if self._desc is None:
             self._desc = self.new(RC.UR, 2)
         return self._desc

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from openptxas.ir.core import PT, RC, RZ, CBank, Imm, Label, Operand
+from openptxas.ir.core import PT, RC, RZ, CBank, Imm, Label, Operand, Src
 from openptxas.lower.context import LowerCtx
 from openptxas.lower.rules import Rule, always
 from openptxas.lower.warp_rules import warpsync
@@ -88,6 +88,19 @@ def vote(ins: ast.Instruction, c: LowerCtx) -> None:
     src = c.value(ops[1], T.PRED)
     if mode == "ballot":
         c.emit("VOTE", ("ANY",), [c.dst(ops[0]), PT], [src])
+    elif mode in ("all", "uni") and c.target.lowering.vote_by_ballot:
+        # sm_75: ptxas never writes VOTE.ALL/VOTE.EQ; it compares the ballot with the active
+        # mask: all = (ballot & active) == active, uni = all or (ballot & active) == 0
+        ballot, active, mine = c.new(RC.R), c.new(RC.R), c.new(RC.R)
+        c.emit("VOTE", ("ANY",), [ballot, PT], [src])
+        c.emit("VOTE", ("ANY",), [active, PT], [PT])
+        c.emit("LOP3", ("LUT",), [mine], [ballot, active, RZ, Imm(0xC0), Src(PT, inv=True)])
+        if mode == "all":
+            c.emit("ISETP", ("EQ", "U32", "AND"), [c.dst(ops[0]), PT], [mine, active, PT])
+        else:
+            none = c.new(RC.P)
+            c.emit("ISETP", ("EQ", "U32", "AND"), [none, PT], [mine, RZ, PT])
+            c.emit("ISETP", ("EQ", "U32", "OR"), [c.dst(ops[0]), PT], [mine, active, none])
     elif mode in ("any", "all", "uni"):
         op = {"any": "ANY", "all": "ALL", "uni": "EQ"}[mode]
         scratch = c.new(RC.R)

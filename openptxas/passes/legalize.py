@@ -13,6 +13,9 @@ sm_80 output for the same PTX):
   ``F2FP.BF16.F32.PACK_AB`` is ``F2FP.BF16.PACK_AB``, ``F2FP.F16.F32.PACK_AB`` is
   ``F2FP.PACK_AB``;
 - ``DMMA.8x8x4`` is ``DMMA.884`` (sm_80 spells the shape without separators);
+- sm_75 spells loads' and stores' memory order its own way (``Lowering.mem_mods``: a weak load
+  is ``LDG.E.SYS``), writes ``BAR.SYNC`` without ``DEFER_BLOCKING`` and ``LDS.U``
+  (``Lowering.drop_mods``/``add_mods``: what ptxas writes there);
 - ``CGAERRBAR`` (the cluster's error barrier after a fence) is dropped: before sm_90 there is no
   cluster to wait for, and ptxas writes ``MEMBAR.SC.GPU; ERRBAR`` alone;
 - an instruction the target lacks with no rule here is refused with a diagnostic.
@@ -45,6 +48,23 @@ def _lepc_takes_label(t: SMInfo) -> bool:
     return any(len(f.operands) > 1 for f in t.isa.forms_for_opcode("LEPC"))
 
 
+# memory-order tokens of loads and stores (Lowering.mem_mods respells them)
+_ORDER = frozenset({"CONSTANT", "STRONG", "MMIO", "CTA", "SM", "GPU", "SYS"})
+_MEM_OPS = frozenset({"LDG", "STG", "LD", "ST"})
+
+
+def _mem_mods(t: SMInfo, ins: Instr) -> None:
+    """A load's or store's memory order in the target's spelling (``Lowering.mem_mods``)."""
+    order = tuple(m for m in ins.mods if m in _ORDER)
+    new = t.lowering.mem_mods.get(".".join(order))
+    if new is None:
+        return
+    k = next((i for i, m in enumerate(ins.mods) if m in _ORDER), None)
+    rest = [m for m in ins.mods if m not in _ORDER]
+    at = len(rest) if k is None else k
+    ins.mods = (*rest[:at], *new.split("."), *rest[at:])
+
+
 def _respell(t: SMInfo, ins: Instr) -> None:
     """``ins`` (an opcode the target has) in modifiers the target's table spells."""
     if ins.op == "WARPSYNC" and ins.mods == ("ALL",):
@@ -68,6 +88,14 @@ def legalize(fn: Function, ctx: PassContext) -> None:
         keep: list[Instr] = []
         for ins in b.instrs:
             if have.setdefault(ins.op, t.has_op(ins.op)):
+                if ins.op in _MEM_OPS and t.lowering.mem_mods:
+                    _mem_mods(t, ins)
+                drop = t.lowering.drop_mods.get(ins.op)
+                if drop:
+                    ins.mods = tuple(m for m in ins.mods if m not in drop)
+                add = t.lowering.add_mods.get(ins.op)
+                if add and not all(m in ins.mods for m in add):
+                    ins.mods = (*add, *ins.mods)
                 key = (ins.op, ins.mods)
                 if not spelled.setdefault(key, _spelled(t, ins)):
                     _respell(t, ins)

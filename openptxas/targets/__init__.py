@@ -116,6 +116,8 @@ class Abi:
     # global accesses print their descriptor (``LDG.E R0, desc[UR4][R2.64]``; sm_80: ``[R2.64]``,
     # the register still encoded in a field that does not print)
     desc_printed: bool = True
+    desc_encoded: bool = True  # sm_75: no descriptor at all (``LDG.E.SYS R0, [R2]``)
+    wide_printed: bool = True  # a 64-bit address register prints ``.64`` (sm_75: ``.E`` says it)
     # ... of the 64-bit generic address of shared address 0 (cvta.shared; -1: sm_90's generic
     # shared addresses are (SR_SWINHI << 32) | shared address)
     cb_shared_window: int = -1
@@ -149,6 +151,14 @@ class Lowering:
 
     smid_sreg: str  # the special register ptxas reads for %smid
     cluster_shared_window: bool  # shared addresses carry the CTA's cluster rank (bits 24+)
+    # the memory-order modifiers of global and generic loads and stores, as sm_80 spells them
+    # (dot-joined, "" for a weak access) -> as this target spells them (sm_75: "" -> "SYS")
+    mem_mods: dict[str, str] = field(default_factory=dict, hash=False)
+    # modifiers ptxas leaves out on this target (sm_75: BAR.SYNC, not BAR.SYNC.DEFER_BLOCKING) and
+    # modifiers it always writes first (sm_75: LDS.U), per opcode
+    drop_mods: dict[str, list[str]] = field(default_factory=dict, hash=False)
+    add_mods: dict[str, list[str]] = field(default_factory=dict, hash=False)
+    vote_by_ballot: bool = False  # vote.all/uni from the ballot and the active mask (sm_75)
 
 
 @dataclass(frozen=True, slots=True)

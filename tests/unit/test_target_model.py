@@ -224,11 +224,9 @@ def test_abi_and_lowering_come_from_the_data_file() -> None:
 
 
 def test_targets_without_a_model_say_so() -> None:
-    # sm_75 has the hazard checkers' latency model (mined from ptxas's sm_75 code), not the
-    # compiler's ABI; sm_120 has neither
+    # sm_120 has the ELF writer's facts, neither the compiler's ABI nor a latency model
     with pytest.raises(UnsupportedFeature):
-        _ = get_target("sm_75").abi
-    assert get_target("sm_75").latency.family == "sm_75"
+        _ = get_target("sm_120").abi
     with pytest.raises(UnsupportedFeature):
         _ = get_target("sm_120").latency
 
@@ -256,7 +254,7 @@ def test_the_passes_use_what_the_old_sets_said() -> None:
     assert {op: t.ops.uniform_twin(op) for op in CONVERTS} == OLD_UNIFORM_OP
 
 
-@pytest.mark.parametrize("arch", ["sm_75", "sm_100", "sm_100a", "sm_120", "sm_120a"])
+@pytest.mark.parametrize("arch", ["sm_100", "sm_100a", "sm_120", "sm_120a"])
 def test_targets_without_code_generation_are_refused(arch: str) -> None:
     """Issue 23: a target must never get another family's instructions (sm_100 used to be
     compiled with sm_90's encodings into a cubin nvdisasm rejects); until its code generation
@@ -271,10 +269,12 @@ def test_targets_without_code_generation_are_refused(arch: str) -> None:
 
 
 def test_targets_that_generate_code() -> None:
-    """Ampere, Ada and Hopper (tests/compiler/test_targets_ampere.py checks the first two)."""
+    """Turing, Ampere, Ada and Hopper (tests/compiler/test_targets_pre_hopper.py checks the first
+    three)."""
     from openptxas.targets import BASE_TARGETS
 
     assert [t for t in BASE_TARGETS if get_target(t).codegen] == [
+        "sm_75",
         "sm_80",
         "sm_86",
         "sm_89",

@@ -1,11 +1,14 @@
-"""Code generation for sm_80, sm_86 and sm_89 (issue 23): the kernels the target-specific rules
-touch, compiled by openptxas for each target, give ptxas's results for that target in the
+"""Code generation for sm_75, sm_80, sm_86 and sm_89 (issue 23): the kernels the target-specific
+rules touch, compiled by openptxas for each target, give ptxas's results for that target in the
 emulator with the target's hazard model, and nvdisasm reads our cubin as our decoder does.
 
 The rules (lower/ and passes/legalize.py, the target model's ``lacks`` and ``desc_printed``):
 sm_80's LDG/STG print no descriptor, VIMNMX and REDG are IMNMX and RED, CGAERRBAR is dropped,
 WARPSYNC.ALL is WARPSYNC 0xffffffff, F2FP and DMMA are spelled as sm_80 spells them, sm_80 has
-no I2FP, and a static shared variable's address is its offset (no cluster window)."""
+no I2FP, and a static shared variable's address is its offset (no cluster window). sm_75 has no
+descriptors at all, spells memory order its own way (LDG.E.SYS for a weak load), writes BAR.SYNC
+and LDS.U, and votes all/uni from the ballot (Lowering.mem_mods, drop_mods, add_mods,
+vote_by_ballot)."""
 
 from __future__ import annotations
 
@@ -41,9 +44,18 @@ KERNELS = {
     "t3/mma_sync": "DMMA.884",
     "t3/cp_async": "LDGSTS with a hidden descriptor",
 }
+KERNELS_75 = {
+    "t1/vote_ballot": "vote.all/uni from the ballot",
+    "t1/syncthreads_variants": "BAR.SYNC and BAR.RED without DEFER_BLOCKING",
+    "t1/shared_static": "LDS.U",
+    "t1/atomics_global": "no descriptor, RED",
+    "t1/int_convert": "I2F",
+    "t2/f64_math": "doubles",
+}
 TARGETS = ("sm_80", "sm_86", "sm_89")
 # sm_86 and sm_89 differ from sm_80 only in their tables and models: fewer kernels for them
 PARAMS = [(t, k) for t in TARGETS for k in (KERNELS if t == "sm_80" else list(KERNELS)[:4])]
+PARAMS += [("sm_75", k) for k in KERNELS_75]
 
 
 @pytest.mark.parametrize(("target", "name"), PARAMS)
@@ -158,3 +170,61 @@ def test_external_calls_refused_on_sm80() -> None:
     ptx = re.sub(r"\.target sm_\d+a?", ".target sm_80", ptx)
     with pytest.raises(UnsupportedFeature, match=r"external functions .* on sm_80"):
         compile_ptx(ptx, Options(arch="sm_80"))
+
+
+MEMORY_ORDER_PTX = """.version 9.0
+.target sm_75
+.address_size 64
+.visible .entry k(.param .u64 p)
+{
+ .reg .b32 %r<16>; .reg .b64 %rd<8>;
+ ld.param.u64 %rd1, [p];
+ cvta.to.global.u64 %rd2, %rd1;
+ ld.global.u32 %r1, [%rd2];
+ ld.volatile.global.u32 %r2, [%rd2+4];
+ ld.relaxed.gpu.global.u32 %r3, [%rd2+8];
+ ld.acquire.gpu.global.u32 %r4, [%rd2+12];
+ ld.relaxed.sys.global.u32 %r5, [%rd2+16];
+ ld.global.nc.u32 %r6, [%rd2+20];
+ ld.relaxed.cta.global.u32 %r7, [%rd2+24];
+ add.u32 %r9, %r1, %r2; add.u32 %r9, %r9, %r3; add.u32 %r9, %r9, %r4;
+ add.u32 %r9, %r9, %r5; add.u32 %r9, %r9, %r6; add.u32 %r9, %r9, %r7;
+ st.global.u32 [%rd2+32], %r9;
+ st.volatile.global.u32 [%rd2+36], %r9;
+ st.relaxed.gpu.global.u32 [%rd2+40], %r9;
+ st.release.gpu.global.u32 [%rd2+44], %r9;
+ st.relaxed.sys.global.u32 [%rd2+48], %r9;
+ ret;
+}
+"""
+
+
+def _memory_spellings(cubin: bytes, family: str) -> list[str]:
+    from openptxas.elf.reader import read_cubin
+
+    out = []
+    for _, sec in read_cubin(cubin).find_sections(".text."):
+        for ins in decode_code(sec.data(), load_family(family)):
+            if isinstance(ins, isa.Instruction) and ins.opcode in ("LDG", "STG"):
+                out.append(".".join((ins.opcode, *ins.mods)))
+    return sorted(out)
+
+
+def test_sm75_memory_order_as_ptxas(oracle) -> None:
+    """Weak, volatile, relaxed, acquire/release and .nc loads and stores: sm_75's spellings
+    (LDG.E.SYS, LDG.E.CONSTANT.SYS, LDG.E.STRONG.CTA for relaxed.cta ...) are ptxas's."""
+    ours = compile_ptx(MEMORY_ORDER_PTX, Options(arch="sm_75")).cubin
+    got = _memory_spellings(ours, "sm75")
+    assert "LDG.E.SYS" in got and "LDG.E.STRONG.CTA" in got
+    need_tools("ptxas")
+    assert got == _memory_spellings(oracle.ptxas(MEMORY_ORDER_PTX, "sm_75").cubin, "sm75")
+
+
+def test_sm75_has_no_descriptor_load() -> None:
+    cubin = compile_ptx(MEMORY_ORDER_PTX, Options(arch="sm_75")).cubin
+    from openptxas.elf.reader import read_cubin
+
+    for _, sec in read_cubin(cubin).find_sections(".text."):
+        for ins in decode_code(sec.data(), load_family("sm75")):
+            assert isinstance(ins, isa.Instruction)
+            assert not (ins.opcode == "ULDC" and ins.mods == ("64",)), "a descriptor load"
