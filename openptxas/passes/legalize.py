@@ -13,6 +13,7 @@ sm_80 output for the same PTX):
   ``F2FP.BF16.F32.PACK_AB`` is ``F2FP.BF16.PACK_AB``, ``F2FP.F16.F32.PACK_AB`` is
   ``F2FP.PACK_AB``;
 - ``DMMA.8x8x4`` is ``DMMA.884`` (sm_80 spells the shape without separators);
+- sm_75 has no F2FP: a float converted to a half alone is ``F2F.F16.F32``;
 - sm_75 spells loads' and stores' memory order its own way (``Lowering.mem_mods``: a weak load
   is ``LDG.E.SYS``), writes ``BAR.SYNC`` without ``DEFER_BLOCKING`` and ``LDS.U``
   (``Lowering.drop_mods``/``add_mods``: what ptxas writes there);
@@ -27,7 +28,7 @@ phases before it create (FmaContraction, ConvertToUniformReg) are covered too.
 from __future__ import annotations
 
 from openptxas.diag import UnsupportedFeature
-from openptxas.ir.core import Function, Imm, Instr
+from openptxas.ir.core import RZ, Function, Imm, Instr
 from openptxas.isa.direct import spelled
 from openptxas.passes.manager import PassContext
 from openptxas.targets import SMInfo
@@ -42,6 +43,19 @@ def _spelled(t: SMInfo, ins: Instr) -> bool:
     """Whether some form of the target's table prints ``ins``'s opcode with its modifiers."""
     mods = tuple(x for m in ins.mods for x in m.split("."))
     return spelled(t.isa.forms_for_opcode(ins.op), mods)
+
+
+def _f2f(t: SMInfo, ins: Instr) -> bool:
+    """sm_75 has no F2FP: a float converted to a half alone (``F2FP.F16.F32.PACK_AB d, RZ, a``,
+    cvt.rn.f16.f32) is ``F2F.F16.F32 d, a`` as ptxas writes it (the upper half of d is not read:
+    a half's register has undefined upper bits in the lowering). Not cvt.rz: ptxas writes
+    ``HADD2 d, a.F32, -RZ.H0_H0`` there, which the emulator rounds otherwise; refused."""
+    if ins.mods != ("F16", "F32", "PACK_AB"):
+        return False
+    if len(ins.srcs) != 2 or ins.srcs[0] != RZ or not t.has_op("F2F"):
+        return False
+    ins.op, ins.mods, ins.srcs = "F2F", ("F16", "F32"), [ins.srcs[1]]
+    return True
 
 
 def _lepc_takes_label(t: SMInfo) -> bool:
@@ -109,6 +123,9 @@ def legalize(fn: Function, ctx: PassContext) -> None:
                 keep.append(ins)
                 continue
             if ins.op in _DROPPED:
+                continue
+            if ins.op == "F2FP" and _f2f(t, ins):
+                keep.append(ins)
                 continue
             new = _RENAMES.get(ins.op)
             if new is None or not t.has_op(new):

@@ -51,6 +51,7 @@ KERNELS_75 = {
     "t1/atomics_global": "no descriptor, RED",
     "t1/int_convert": "I2F",
     "t2/f64_math": "doubles",
+    "t2/f16_arith": "cvt.rn.f16.f32 as F2F.F16.F32 (no F2FP)",
 }
 TARGETS = ("sm_80", "sm_86", "sm_89")
 # sm_86 and sm_89 differ from sm_80 only in their tables and models: fewer kernels for them
@@ -228,3 +229,25 @@ def test_sm75_has_no_descriptor_load() -> None:
         for ins in decode_code(sec.data(), load_family("sm75")):
             assert isinstance(ins, isa.Instruction)
             assert not (ins.opcode == "ULDC" and ins.mods == ("64",)), "a descriptor load"
+
+
+def test_sm75_half_rz_refused() -> None:
+    """ptxas's sm_75 cvt.rz.f16.f32 is an HADD2 the emulator rounds otherwise: refused until the
+    hardware says which is right."""
+    ptx = """.version 9.0
+.target sm_75
+.address_size 64
+.visible .entry k(.param .u64 p)
+{
+ .reg .b32 %r<2>; .reg .b16 %h<2>; .reg .f32 %f<2>; .reg .b64 %rd<3>;
+ ld.param.u64 %rd1, [p];
+ cvta.to.global.u64 %rd2, %rd1;
+ ld.global.f32 %f1, [%rd2];
+ cvt.rz.f16.f32 %h1, %f1;
+ st.global.b16 [%rd2+4], %h1;
+ ret;
+}
+"""
+    with pytest.raises(UnsupportedFeature, match="F2FP"):
+        compile_ptx(ptx, Options(arch="sm_75"))
+    assert compile_ptx(ptx.replace("cvt.rz.", "cvt.rn."), Options(arch="sm_75")).cubin
