@@ -234,7 +234,9 @@ def encode_function(fn: Function, target: SMInfo) -> EncodedFunction:
     first_branch = -1
     branches: list[tuple[int, tuple[int, ...]]] = []
     at = 0
+    lepc_at = -1  # the address of the block's LEPC (IADD3 of a return site: lower/extcalls)
     for b in fn.blocks:
+        lepc_at = -1
         for ins in b.instrs:
             if ins.op == "BRX":
                 labels = [t for t in ins.srcs[1:] if isinstance(t, Label)]
@@ -243,7 +245,9 @@ def encode_function(fn: Function, target: SMInfo) -> EncodedFunction:
                 notes[len(words)] = f'(*"BRANCH_TARGETS {",".join(names[t] for t in targets)}"*)'
             if ins.op in target.lacks:  # the family's table has it, this SM does not
                 raise InternalError(f"codegen: {fn.name}: {ins.op} does not exist on {target.name}")
-            words.append(_encode(ins, fam, conv, at, fn.name))
+            if ins.op == "LEPC":
+                lepc_at = at
+            words.append(_encode(ins, fam, conv, at, fn.name, lepc_at))
             if ins.op == "EXIT":
                 exits.append(at)
             if first_branch < 0 and ins.op in _BLOCK_ENDS:
@@ -295,16 +299,27 @@ def _address(addrs: Mapping[str, int], block: str, fname: str) -> int:
     return addrs[block]
 
 
-def _encode(ins: Instr, fam: Family, conv: _Operands, at: int, fname: str) -> int:
-    """One instruction's word at address ``at``."""
+def _encode(
+    ins: Instr, fam: Family, conv: _Operands, at: int, fname: str, lepc_at: int = -1
+) -> int:
+    """One instruction's word at address ``at`` (``lepc_at``: the address of the LEPC earlier in
+    its block, -1: none)."""
     try:
-        if ins.op == "BRX":
+        if ins.op == "IADD3" and any(isinstance(s, Label) for s in ins.srcs):
+            # the return address of an external call before sm_90: the LEPC's PC plus the
+            # return site's distance from it (lower/extcalls.py)
+            if lepc_at < 0:
+                raise _Unencodable("a return site's distance with no LEPC before it")
+            ops: tuple[isa.Operand, ...] = tuple(
+                isa.Imm((conv.addrs[s.block] - lepc_at) & 0xFFFFFFFF)
+                if isinstance(s, Label)
+                else conv.operand(s, ins)
+                for s in (*ins.dsts, *ins.srcs)
+            )
+        elif ins.op == "BRX":
             # BRX R2 -0x190: the register pair holds the target's offset in the function, the
             # immediate subtracts the address of the next instruction
-            ops: tuple[isa.Operand, ...] = (
-                conv.operand(ins.srcs[0], ins),
-                isa.Imm(-(at + INSTR_BYTES)),
-            )
+            ops = (conv.operand(ins.srcs[0], ins), isa.Imm(-(at + INSTR_BYTES)))
         elif ins.op == "CALL" and len(ins.srcs) >= 2 and isinstance(ins.srcs[0], Label):
             # CALL.REL.NOINC `(sub): the return site (the second label) is in the CFG only
             ops = (conv.operand(ins.srcs[0], ins),)

@@ -106,6 +106,8 @@ class Machine:
         self.banks = dict(banks)
         self.binders = binders
         self.builtins = dict(builtins)
+        # calls of driver functions check their return address (emu/ops_ctrl.py)
+        self.check_return_address = True
         self.hazards = hazards
         self.trace = trace
         self.instructions = patch_code(module, kernel, module.instructions(kernel))

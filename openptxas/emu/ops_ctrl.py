@@ -194,12 +194,14 @@ def bind_call(ctx: Ctx) -> Bound:
     base = 0 if absolute or not labels else labels[0]
     builtins = m.builtins
     run_builtin = m.run_builtin
+    check = _return_check(ctx)
 
     def indirect(sel: Sel, nw: int) -> None:
         t = np.asarray(r(sel), dtype=U64).astype(np.int64) + base
         t = np.broadcast_to(t, (m.L,) if isinstance(sel, slice) else sel.shape)
         first = int(t[0])
         if first in builtins and (t == first).all():
+            check(builtins[first], sel)
             run_builtin(builtins[first], pc, sel)
             m.push(nxt, sel, nw)
             return
@@ -237,12 +239,41 @@ def _bind_external_call(ctx: Ctx) -> Bound:
 
         return Bound(local, Kind.CONTROL)
     run_builtin = m.run_builtin
+    check = _return_check(ctx)
 
     def fn(sel: Sel, nw: int) -> None:
+        check(name, sel)
         run_builtin(name, pc, sel)
         m.push(pc + 16, sel, nw)
 
     return Bound(fn, Kind.CONTROL)
+
+
+# the register pair that holds the return address of a call to a driver function (ptxas's
+# R20:R21 on sm_75-sm_90: targets.Abi.call_return_address)
+RETURN_ADDRESS = 20
+
+
+def _return_check(ctx: Ctx) -> Callable[[str, Sel], None]:
+    """A driver function returns to the address in R20:R21 (LEPC's, or before sm_90 the PC of a
+    LEPC plus the return site's distance): it must be the instruction after the call. The
+    emulator checks it rather than following it (it keeps code addresses as section offsets)."""
+    m = ctx.m
+    after = U64(ctx.pc + 16)
+    lo_r, hi_r = m.R[RETURN_ADDRESS], m.R[RETURN_ADDRESS + 1]
+
+    def check(name: str, sel: Sel) -> None:
+        if not m.check_return_address:
+            return
+        ra = np.asarray(lo_r[sel].astype(U64) | (hi_r[sel].astype(U64) << U64(32))).ravel()
+        wrong = ra[ra != after]
+        if len(wrong):
+            raise ctx.fault(
+                f"the call of '{name}' returns to {int(wrong[0]):#x} (R20:R21), not after the "
+                f"call ({int(after):#x})"
+            )
+
+    return check
 
 
 def bind_ret(ctx: Ctx) -> Bound:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from openptxas.ir.core import RC, CBank, Imm, Label, Reg, VReg
+from openptxas.ir.core import PT, RC, RZ, CBank, Imm, Label, Reg, Src, VReg
 from openptxas.lower.context import LowerCtx
 from openptxas.lower.rules import Rule, always
 from openptxas.ptx import ast
@@ -139,8 +139,6 @@ def call_extern(
 ) -> None:
     """A call of ``callee`` (no body here): ``args``/``rets`` are the argument and result words
     (registers or zero)."""
-    from openptxas.ir.core import RZ
-
     abi = c.target.abi
     slot = c.globals.get(callee.name)
     if slot is None:
@@ -151,7 +149,18 @@ def call_extern(
         for j, a in enumerate(words):
             c.emit("MOV", (), [Reg(RC.R, first + j)], [a if a is not None else RZ])
     ret_block = c.new_block("ret_")
-    c.emit("LEPC", (), [Reg(RC.R, abi.call_return_address, 2)], [Label(ret_block.name)])
+    ra = abi.call_return_address
+    if c.target.lowering.lepc_label:
+        c.emit("LEPC", (), [Reg(RC.R, ra, 2)], [Label(ret_block.name)])
+    else:
+        # before sm_90 LEPC gives its own address: ptxas adds the return site's distance
+        # (LEPC R8; ... IADD3 R20, P0, P1, -R20, R11, R8 with R20 = the LEPC's offset and R11
+        # the return site's). Here one add whose immediate the encoder resolves: a Label in
+        # IADD3 is the return site's distance from the LEPC before it (codegen_encode)
+        pc, carry = c.new(RC.R, 2), c.new(RC.P)
+        c.emit("LEPC", (), [pc], [])
+        c.emit("IADD3", (), [Reg(RC.R, ra), carry], [pc.lo, Label(ret_block.name), RZ])
+        c.emit("IADD3", ("X",), [Reg(RC.R, ra + 1)], [pc.hi, RZ, RZ, carry, Src(PT, inv=True)])
     c.emit("CALL", ("ABS", "NOINC"), [], [target])
     c.fn.blocks.append(ret_block)
     c.block = ret_block

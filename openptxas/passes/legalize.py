@@ -58,10 +58,6 @@ def _f2f(t: SMInfo, ins: Instr) -> bool:
     return True
 
 
-def _lepc_takes_label(t: SMInfo) -> bool:
-    return any(len(f.operands) > 1 for f in t.isa.forms_for_opcode("LEPC"))
-
-
 # memory-order tokens of loads and stores (Lowering.mem_mods respells them)
 _ORDER = frozenset({"CONSTANT", "STRONG", "MMIO", "CTA", "SM", "GPU", "SYS"})
 _MEM_OPS = frozenset({"LDG", "STG", "LD", "ST"})
@@ -97,7 +93,7 @@ def _respell(t: SMInfo, ins: Instr) -> None:
 def legalize(fn: Function, ctx: PassContext) -> None:
     t = ctx.target
     have: dict[str, bool] = {}  # (every instruction here is one of sm_90's table)
-    spelled: dict[tuple[str, tuple[str, ...]], bool] = {}
+    known: dict[tuple[str, tuple[str, ...]], bool] = {}  # (opcode, modifiers) -> spelled
     for b in fn.blocks:
         keep: list[Instr] = []
         for ins in b.instrs:
@@ -111,15 +107,8 @@ def legalize(fn: Function, ctx: PassContext) -> None:
                 if add and not all(m in ins.mods for m in add):
                     ins.mods = (*add, *ins.mods)
                 key = (ins.op, ins.mods)
-                if not spelled.setdefault(key, _spelled(t, ins)):
+                if not known.setdefault(key, _spelled(t, ins)):
                     _respell(t, ins)
-                if ins.op == "LEPC" and ins.srcs and not _lepc_takes_label(t):
-                    # sm_80's LEPC gives its own address: the return address needs an add
-                    # after layout, not built yet
-                    raise UnsupportedFeature(
-                        f"calls of external functions (vprintf, __assertfail) on {t.name} "
-                        "are not supported by openptxas yet"
-                    )
                 keep.append(ins)
                 continue
             if ins.op in _DROPPED:

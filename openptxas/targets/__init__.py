@@ -159,6 +159,7 @@ class Lowering:
     drop_mods: dict[str, list[str]] = field(default_factory=dict, hash=False)
     add_mods: dict[str, list[str]] = field(default_factory=dict, hash=False)
     vote_by_ballot: bool = False  # vote.all/uni from the ballot and the active mask (sm_75)
+    lepc_label: bool = True  # LEPC names the return site (sm_90); before, it gives its own PC
 
 
 @dataclass(frozen=True, slots=True)

@@ -164,13 +164,51 @@ def test_shared_window_sm80(opt: int, oracle) -> None:
     assert np.array_equal(ours, theirs)
 
 
-def test_external_calls_refused_on_sm80() -> None:
-    """sm_80's LEPC gives its own address (the return address needs an add after layout): a
-    printf is refused with a diagnostic, not an internal error."""
+@pytest.mark.parametrize("arch", ["sm_75", "sm_80", "sm_89"])
+def test_external_calls_before_sm90(arch: str, oracle) -> None:
+    """Before sm_90 LEPC gives its own address: the return address is that plus the return
+    site's distance (an IADD3 the encoder resolves). The emulator checks that a driver function
+    returns after its call, so a wrong distance faults (the mutation below)."""
+    from openptxas.emu.errors import KernelFault
+
     ptx = (DATA / "calls_ext" / "vprintf_clobbers.ptx").read_text()
-    ptx = re.sub(r"\.target sm_\d+a?", ".target sm_80", ptx)
-    with pytest.raises(UnsupportedFeature, match=r"external functions .* on sm_80"):
-        compile_ptx(ptx, Options(arch="sm_80"))
+    ptx = re.sub(r"\.target sm_\d+a?", f".target {arch}", ptx)
+    spec = {
+        "kernel": "clob",
+        "grid": [1, 1, 1],
+        "block": [2, 1, 1],
+        "args": [
+            {"kind": "buffer", "dtype": "u32", "count": 40, "init": "random", "seed": 9},
+            {"kind": "buffer", "dtype": "u32", "count": 40, "init": "zeros"},
+        ],
+    }
+    got = run_ours(ptx, spec, 3, arch)
+    assert got.printf == "h\n" * 2
+    need_tools("ptxas")
+    want = run_launch(oracle.ptxas(ptx, arch).cubin, spec)
+    assert all(np.array_equal(a, b) for a, b in zip(got.outputs, want.outputs, strict=True))
+    # the same cubin with the distance 16 bytes short returns into the call itself
+    cubin = bytearray(compile_ptx(ptx, Options(arch=arch)).cubin)
+    fam = load_family(get_target(arch).family)
+    from openptxas.elf.reader import read_cubin
+
+    (_, sec), *_ = read_cubin(bytes(cubin)).find_sections(".text.")
+    code = sec.data()
+    for k in range(0, len(code), 16):
+        (ins,) = decode_code(code[k : k + 16], fam)
+        if isinstance(ins, isa.Instruction) and ins.opcode == "IADD3":
+            r, imm = ins.operands[0], ins.operands[4]
+            if isinstance(r, isa.Reg) and r.index == 20 and isinstance(imm, isa.Imm):
+                old = code[k : k + 16]
+                word = int.from_bytes(old, "little")
+                word = word & ~(0xFFFFFFFF << 32) | ((imm.value - 16) & 0xFFFFFFFF) << 32
+                at = bytes(cubin).index(old)
+                cubin[at : at + 16] = word.to_bytes(16, "little")
+                break
+    else:
+        raise AssertionError("no IADD3 R20 in the cubin")
+    with pytest.raises(KernelFault, match="returns to"):
+        run_launch(bytes(cubin), spec)
 
 
 MEMORY_ORDER_PTX = """.version 9.0
