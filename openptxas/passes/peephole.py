@@ -61,6 +61,7 @@ def peephole(fn: Function, ctx: PassContext) -> None:
     alias: dict[int, tuple[VReg, bool]] = {}  # predicate -> the one it equals (True: inverted)
     other = _read_elsewhere(fn)
     fuse_add_minmax = ctx.target.has_op("VIADDMNMX")  # (sm_90's; sm_80 keeps the IADD3)
+    pack_halves = ctx.target.has_op("F2FP")  # (sm_75 converts each half with F2F)
     for blk in fn.blocks:
         for k, ins in enumerate(blk.instrs):
             if ins.op in COMMUTE_AB:
@@ -81,7 +82,7 @@ def peephole(fn: Function, ctx: PassContext) -> None:
                 _lop3_test(ins, blk.instrs, k, info, uses, dead, guards, flip)
             if ins.op == "SEL":
                 _fsel_neg(ins, info, uses, dead)
-            if ins.op == "PRMT":
+            if ins.op == "PRMT" and pack_halves:
                 _f2fp_pack(ins, blk.instrs, k, info, uses, dead)
             if ins.op == "PRMT":
                 _prmt_fuse(ins, blk.instrs, k, info, uses, dead)

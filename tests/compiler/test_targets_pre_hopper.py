@@ -52,6 +52,7 @@ KERNELS_75 = {
     "t1/int_convert": "I2F",
     "t2/f64_math": "doubles",
     "t2/f16_arith": "cvt.rn.f16.f32 as F2F.F16.F32 (no F2FP)",
+    "t2/half2_arith": "two halves packed by PRMT, not by F2FP.PACK_AB",
 }
 TARGETS = ("sm_80", "sm_86", "sm_89")
 # sm_86 and sm_89 differ from sm_80 only in their tables and models: fewer kernels for them
