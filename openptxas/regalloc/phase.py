@@ -11,7 +11,7 @@ to R registers (regalloc/predspill.py), and so do uniform registers (regalloc/ur
 from __future__ import annotations
 
 from openptxas.diag import RegAllocError
-from openptxas.ir.core import RC, Function, Instr, Reg, VReg
+from openptxas.ir.core import RC, RZ, Function, Instr, Reg, VReg
 from openptxas.passes.manager import PassContext, verify_enabled
 from openptxas.regalloc.check import check_allocation
 from openptxas.regalloc.clobbers import forbidden_registers, live_across_all_predicates
@@ -137,7 +137,20 @@ def allocate_registers(fn: Function, ctx: PassContext) -> None:
 
         record_homes(fn, alloc.regs)
     rewrite(fn, alloc)
-    fn.registers = alloc.registers(ctx.target.abi)
+    abi = ctx.target.abi
+    # registers the code names itself count too (a driver call's R20:R21 return address, the
+    # argument registers), as ptxas counts them: the hardware grants only the count
+    fn.registers = max(alloc.registers(abi), _highest_named_r(fn) + 1 + abi.regcount_extra)
+
+
+def _highest_named_r(fn: Function) -> int:
+    """The highest general register an instruction of ``fn`` names (after allocation)."""
+    top = -1
+    for ins in fn.instrs():
+        for r in (*ins.def_regs(), *ins.use_regs()):
+            if isinstance(r, Reg) and r.rc is RC.R and r.index < RZ.index:
+                top = max(top, r.index + r.width - 1)
+    return top
 
 
 # Spreading rounds the register count up to a multiple of this (tests/kernels, 117 files,

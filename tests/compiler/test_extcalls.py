@@ -229,3 +229,36 @@ def test_function_pointer_table_holds_code_offsets() -> None:
     assert table.init is not None
     words = np.frombuffer(table.init, dtype="<u8")
     assert [int(w) for w in words] == [subs["$k$f_add"], subs["$k$f_sub"], subs["$k$f_add"]]
+
+
+@pytest.mark.parametrize("arch", ["sm_90", "sm_80"])
+def test_register_count_covers_call_registers(arch: str) -> None:
+    """The count in .nv.info (what the hardware grants) covers the registers the call itself
+    names: R20:R21, the return address, counted as ptxas counts them (printf_blocks: 24, where
+    the allocator's own registers end at R15)."""
+    import re
+
+    from openptxas.driver import compile_ptx
+    from openptxas.elf.nvinfo import EIATTR
+    from openptxas.elf.reader import read_cubin
+    from openptxas.isa import model as isa
+    from openptxas.isa.codec import decode_code
+    from openptxas.options import Options
+    from openptxas.targets import get_target
+
+    ptx = re.sub(r"\.target sm_\d+a?", f".target {arch}", (DATA / "assertfail.ptx").read_text())
+    cub = read_cubin(compile_ptx(ptx, Options(arch=arch)).cubin)
+    counts = {
+        cub.symbol_name(a.value.sym): a.value.value
+        for s in cub.sections
+        if s.name == ".nv.info"
+        for a in s.content.find(EIATTR.REGCOUNT)
+    }
+    for _, sec in cub.find_sections(".text."):
+        top = -1
+        for ins in decode_code(sec.data(), get_target(arch).isa):
+            assert isinstance(ins, isa.Instruction)
+            for op in ins.operands:
+                if isinstance(op, isa.Reg) and op.file is isa.RegFile.R and op.index < 255:
+                    top = max(top, op.index)
+        assert counts[sec.name.removeprefix(".text.")] >= top + 1 + 2, sec.name
