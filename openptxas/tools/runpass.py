@@ -71,6 +71,7 @@ PASSES: dict[str, PassFn] = {
     "dce": _single("dce", "dce"),
     "demanded": _single("demanded", "drop_useless_masks"),
     "fma": _single("fma", "fma_contraction"),
+    "legalize": _single("legalize", "legalize"),
     "licm": _single("licm", "hoist_invariants"),
     "peephole": _single("peephole", "peephole"),
     "predication": _single("predication", "if_convert"),
