@@ -7,14 +7,11 @@ A family module in ``openptxas.isa.tables`` (e.g. ``sm90``) defines plain litera
 ``REG_ZERO`` register file -> the code of its zero register (``{"UR": 63}``: URZ is UR63);
 ``FORMS``    the rows (:mod:`openptxas.isa.spec` describes the literal format), each prefixed by a
              unique row name: ``(name, opcode, mask, value, mods, operands, flags)``;
-``DROP``     (derived families) names of base rows that do not exist in this family;
-``REG_WIDTH`` (derived families) register file -> index-field width, for files whose fields are
-             wider than the base's (sm_100's 8-bit UR fields): inherited rows get each such
-             field widened over the bits above it, which the base fixes at zero.
+``DROP``     (derived families) names of base rows that do not exist in this family.
 
-A derived family is its base's rows (transformed by ``REG_WIDTH``), minus ``DROP``, with rows of
-the same name replaced by its own ``FORMS`` and the rest of its ``FORMS`` added; ``REG_ZERO``
-entries override the base's. So sm_100 is sm_90 plus its differences, not a copy.
+A derived family is its base's rows, minus ``DROP``, with rows of the same name replaced by its
+own ``FORMS`` and the rest of its ``FORMS`` added; ``REG_ZERO`` entries override the base's. So
+sm_89 is sm_80 plus its differences, not a copy.
 
 Loading reads the module's literals (its marshalled pack, openptxas/isa/tables/pack.py, or the
 module itself) and builds a key -> row-index map; rows become
@@ -109,9 +106,6 @@ def _module_rows(name: str) -> tuple[tuple[tuple[Any, ...], ...], dict[RegFile, 
     if base:
         base_rows, base_zero = _module_rows(base)
         zero.update(base_zero)
-        widths = {RegFile(k): int(v) for k, v in getattr(mod, "REG_WIDTH", {}).items()}
-        if widths:
-            base_rows = tuple(_widen(r, widths) for r in base_rows)
         dropped = set(getattr(mod, "DROP", ()))
         own = {r[0]: r for r in mod.FORMS}
         rows = [own.pop(r[0], r) for r in base_rows if r[0] not in dropped]
@@ -121,44 +115,6 @@ def _module_rows(name: str) -> tuple[tuple[tuple[Any, ...], ...], dict[RegFile, 
         rows = list(mod.FORMS)
     zero.update({RegFile(k): int(v) for k, v in getattr(mod, "REG_ZERO", {}).items()})
     return tuple(rows), zero
-
-
-def _widen(row: tuple[Any, ...], widths: Mapping[RegFile, int]) -> tuple[Any, ...]:
-    """``row`` with the index fields of the files in ``widths`` widened upward."""
-    name, opcode, mask, value, mods, operands, flags = row
-    freed = 0
-    loose, loose_value = dict(flags).get("loose", (0, 0))
-
-    def reg(r: Any) -> Any:
-        nonlocal freed
-        if r is None:
-            return None
-        d = dict(r)
-        want = widths.get(RegFile(d["file"]))
-        idx = d.get("index")
-        if want is None or not idx or len(idx) != 1:
-            return r
-        lsb, w = idx[0]
-        extra = ((1 << (want - w)) - 1) << (lsb + w)
-        if want <= w or extra & ~(mask | loose) or extra & (value | loose_value):
-            return r  # the bits above are not zero (fixed or loose): leave the row alone
-        freed |= extra
-        d["index"] = ((lsb, want),)
-        return tuple(d.items())
-
-    new_ops = []
-    for o in operands:
-        d = dict(o)
-        if "reg" in d:
-            d["reg"] = reg(d["reg"])
-        if "regs" in d:
-            d["regs"] = tuple(reg(r) for r in d["regs"])
-        new_ops.append(tuple(d.items()))
-    if loose & freed:
-        d = dict(flags)
-        d["loose"] = (loose & ~freed, loose_value)
-        flags = tuple(d.items())
-    return (name, opcode, mask & ~freed, value, mods, tuple(new_ops), flags)
 
 
 @functools.cache

@@ -62,7 +62,11 @@ def disassemble_cubin(data: bytes) -> tuple[Family, list[DecodedSection]]:
     relocs: dict[str, list[Reloc]] = {}
     syms = cub.symtab.symbols
     for sec in cub.sections:
-        if not isinstance(sec.content, RelocTable) or ".text." not in sec.name:
+        # (.rel/.rela.text.<f> only: sm_100's .nv.merc.rela.text.<f> belongs to the Mercury
+        # image, whose symbols are .nv.merc.symtab's; nvdisasm's listing does not read it)
+        if not isinstance(sec.content, RelocTable) or not sec.name.startswith(
+            (".rel.text.", ".rela.text.")
+        ):
             continue
         owner = sec.name.split(".text.", 1)[1]
         for r in sec.content.relocs:

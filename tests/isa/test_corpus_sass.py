@@ -4,7 +4,8 @@ column layout included) for every instruction, and every instruction re-encodes 
 A representative slice keeps the test fast on a cold oracle cache: kernels chosen for listing
 features (indirect branches, calls and their labels, several functions, printf, wgmma/TMA on
 sm_90a) plus every fourth kernel of the corpus, for sm_90 (sm90 table) and sm_80 (sm80 table; the
-feature kernels for sm_86, the same table, and for sm_89, the sm89 table).
+feature kernels for sm_86, the same table, for sm_89, the sm89 table, and for sm_100 and sm_120,
+the Blackwell tables).
 ``python scripts/isa_sweep.py`` runs the same check over every cubin (figures in docs/isa.md);
 tests/isa/test_observed.py checks every distinct instruction word of the whole corpus without
 tools.
@@ -34,7 +35,7 @@ SLICE = [k for n, k in enumerate(_KERNELS) if k.name in FEATURES or n % 4 == 0]
 BUILDS = [
     (k, t)
     for k in SLICE
-    for t in ("sm_90", "sm_90a", "sm_80", "sm_86", "sm_89")
+    for t in ("sm_90", "sm_90a", "sm_80", "sm_86", "sm_89", "sm_100", "sm_120")
     if k.compiles_for(t)
     and (t in ("sm_90", "sm_80") or (t == "sm_90a" and k.tier == "t4") or k.name in FEATURES)
 ]

@@ -2,8 +2,9 @@
 
 scripts/isa_data/<family>_observed.tsv.gz holds each distinct word with nvdisasm 13.2.86's text
 for it (scripts/isa_harvest.py), for each learned family (sm90: sm_90/sm_90a; sm80: sm_80/sm_86;
-sm89: sm_89). The family's table must decode every word, print nvdisasm's text
-exactly, re-encode it bit for bit, and read its own exact text back to the same bits.
+sm89: sm_89; sm75: sm_75; sm100: sm_100; sm120: sm_120). The family's table must decode every
+word, print nvdisasm's text exactly, re-encode it bit for bit, and read its own exact text back
+to the same bits.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from openptxas.isa.model import Instruction
 from openptxas.isa.printer import format_instruction
 
 DATA = Path(__file__).resolve().parents[2] / "scripts" / "isa_data"
-# learned from observed words (sm89: with sm80); sm75 is not clean yet (docs/isa.md section 6)
-FAMILIES = ("sm90", "sm80", "sm89")
+# learned from observed words (sm89: with sm80)
+FAMILIES = ("sm90", "sm80", "sm89", "sm75", "sm100", "sm120")
 
 
 @functools.cache

@@ -22,7 +22,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 # the literals a family module may define (openptxas.isa.family)
-NAMES = ("FAMILY", "BASE", "REG_ZERO", "FORMS", "DROP", "REG_WIDTH")
+NAMES = ("FAMILY", "BASE", "REG_ZERO", "FORMS", "DROP")
 
 
 def source_digest(source: bytes) -> str:

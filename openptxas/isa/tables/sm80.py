@@ -8,7 +8,7 @@ do not edit. Row format: openptxas/isa/spec.py. Regenerate with
 """
 
 # fmt: off
-# inputs-digest: 0d3aad9a10d7c75de6caef59a3125b9a46b467ec7c4f650069b21ca1880ed8d1
+# inputs-digest: 767f02a697f38ed7c97af55fce35adc10623fe433f7c464aa88265c2363105b5
 from typing import Any
 
 FAMILY = "sm80"

@@ -8,7 +8,7 @@ Regenerate with ``python scripts/isa_learn.py learn --family sm89``; verify with
 """
 
 # fmt: off
-# inputs-digest: 5e002535c3384c490209337794cda0001d642f787f5b3d6ac4bd8575c8279d20
+# inputs-digest: 790a17b28cd73739b4600e7836ab86e6f187d7a2cfc5f56d56187377cbacebca
 from typing import Any
 
 FAMILY = "sm89"

@@ -7,7 +7,7 @@ do not edit. Row format: openptxas/isa/spec.py. Regenerate with
 """
 
 # fmt: off
-# inputs-digest: 9d9b6e7da3d43da66ed4ce57da632d6444be347d18349c57f1944105b1852eba
+# inputs-digest: 94ffae1ba52462221abb3d282d86466a2ea1565e006913809025b87bfe936be1
 from typing import Any
 
 FAMILY = "sm90"
