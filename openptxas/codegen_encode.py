@@ -14,6 +14,7 @@ text of each encoded word, as nvdisasm prints it, written when first read.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import overload
@@ -42,7 +43,7 @@ from openptxas.isa.codec import decode_word
 from openptxas.isa.direct import Assembled, encode_printed
 from openptxas.isa.family import Family, load_family
 from openptxas.isa.printer import format_instruction
-from openptxas.isa.spec import OpKind
+from openptxas.isa.spec import Form, OpKind
 from openptxas.targets import SMInfo
 
 INSTR_BYTES = 16
@@ -188,16 +189,23 @@ def _hidden_desc(
     a = encode_printed(
         fam, explicit.instruction.opcode, mods, plain, guard, explicit.instruction.control, at
     )
-    field = 0
-    for spec, op in zip(explicit.form.operands, explicit.instruction.operands, strict=True):
-        if spec.kind is OpKind.MEM and isinstance(op, isa.Mem) and op.desc is not None:
-            ur = spec.regs[0]  # (the descriptor's slot: desc[UR][base+ubase+offset])
-            assert ur is not None and ur.file is isa.RegFile.UR
-            for lo, width in ur.index:
-                field |= ((1 << width) - 1) << lo
+    field = _desc_field(explicit.form)
     if field & ~a.form.loose:
         raise EncodingError(a.instruction.opcode, detail="the descriptor's field is not loose")
     return (a.word & ~field) | (explicit.word & field)
+
+
+@functools.cache
+def _desc_field(form: Form) -> int:
+    """The bits of ``form``'s descriptor register field (``desc[UR][...]``'s UR), per form."""
+    field = 0
+    for spec in form.operands:
+        ur = spec.regs[0] if spec.kind is OpKind.MEM and spec.regs else None
+        if ur is not None:  # (the descriptor's slot: desc[UR][base+ubase+offset])
+            assert ur.file is isa.RegFile.UR
+            for lo, width in ur.index:
+                field |= ((1 << width) - 1) << lo
+    return field
 
 
 def _half_pair(op: Imm) -> tuple[isa.Operand, isa.Operand]:

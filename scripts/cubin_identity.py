@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LEVELS = (3, 0)
 
 
-def _inputs(fuzz: int) -> list[tuple[str, str, list[str]]]:
+def _inputs(fuzz: int, arch: str = "sm_90") -> list[tuple[str, str, list[str]]]:
     """(name, PTX text, ptxas flags) for every input."""
     from openptxas.testing.corpus import discover
     from openptxas.testing.difffuzz import generate, render
@@ -43,7 +43,9 @@ def _inputs(fuzz: int) -> list[tuple[str, str, list[str]]]:
     oracle = Oracle()
     for ks in discover():
         try:
-            ptx = oracle.cu_to_ptx(ks.cu_path, "sm_90", ks.nvcc_flags)
+            if not ks.compiles_for(arch):
+                continue
+            ptx = oracle.cu_to_ptx(ks.cu_path, arch, ks.nvcc_flags)
         except OracleError:
             continue  # no PTX for this target (e.g. a PTX source for another .target)
         out.append((ks.name, ptx, ks.ptxas_flags))
@@ -52,7 +54,7 @@ def _inputs(fuzz: int) -> list[tuple[str, str, list[str]]]:
     return out
 
 
-def emit(inputs: list[tuple[str, str, list[str]]]) -> dict[str, str]:
+def emit(inputs: list[tuple[str, str, list[str]]], arch: str = "sm_90") -> dict[str, str]:
     """name@-O -> sha256 of the cubin, or ``error: <class>``."""
     from openptxas.diag import OpenPtxasError
     from openptxas.driver import compile_ptx
@@ -63,7 +65,7 @@ def emit(inputs: list[tuple[str, str, list[str]]]) -> dict[str, str]:
         for opt in LEVELS:
             key = f"{name}@O{opt}"
             try:
-                opts = parse_args([*flags, "-arch=sm_90", f"-O{opt}", "x.ptx"]).options
+                opts = parse_args([*flags, f"-arch={arch}", f"-O{opt}", "x.ptx"]).options
                 cubin = compile_ptx(ptx, replace(opts, verify=False), name).cubin
                 result[key] = hashlib.sha256(cubin).hexdigest()
             except OpenPtxasError as exc:
@@ -73,9 +75,10 @@ def emit(inputs: list[tuple[str, str, list[str]]]) -> dict[str, str]:
     return result
 
 
-def _run_side(path: Path, inputs: Path, out: Path) -> dict[str, str]:
+def _run_side(path: Path, inputs: Path, out: Path, arch: str) -> dict[str, str]:
     env = dict(os.environ, PYTHONPATH=str(path))
     cmd = [sys.executable, str(ROOT / "scripts" / "cubin_identity.py"), "--emit", str(out)]
+    cmd += ["--arch", arch]
     subprocess.run([*cmd, "--inputs", str(inputs)], check=True, env=env, cwd=ROOT)
     data: dict[str, str] = json.loads(out.read_text())
     return data
@@ -89,21 +92,22 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--fuzz", type=int, default=60, help="difffuzz seeds 0..N-1 (default 60)")
     ap.add_argument("--only", default="", help="inputs whose name matches this regex")
+    ap.add_argument("--arch", default="sm_90", help="the target compiled for (default sm_90)")
     ap.add_argument("--emit", type=Path, help=argparse.SUPPRESS)  # one side: hashes to a file
     ap.add_argument("--inputs", type=Path, help=argparse.SUPPRESS)  # ... of these inputs
     args = ap.parse_args(argv)
     if args.emit is not None:
         inputs = json.loads(args.inputs.read_text())
-        args.emit.write_text(json.dumps(emit(inputs), indent=1, sort_keys=True))
+        args.emit.write_text(json.dumps(emit(inputs, args.arch), indent=1, sort_keys=True))
         return 0
     if args.reference is None:
         ap.error("give --reference")
     with tempfile.TemporaryDirectory() as td:
         src = Path(td) / "inputs.json"
-        chosen = [i for i in _inputs(args.fuzz) if re.search(args.only, i[0])]
+        chosen = [i for i in _inputs(args.fuzz, args.arch) if re.search(args.only, i[0])]
         src.write_text(json.dumps(chosen))
-        ref = _run_side(args.reference.resolve(), src, Path(td) / "ref.json")
-        new = _run_side(args.candidate.resolve(), src, Path(td) / "new.json")
+        ref = _run_side(args.reference.resolve(), src, Path(td) / "ref.json", args.arch)
+        new = _run_side(args.candidate.resolve(), src, Path(td) / "new.json", args.arch)
     same = diff = errors = 0
     for key in sorted(ref.keys() | new.keys()):
         a, b = ref.get(key, "missing"), new.get(key, "missing")

@@ -27,11 +27,13 @@ phases before it create (FmaContraction, ConvertToUniformReg) are covered too.
 
 from __future__ import annotations
 
+import functools
+
 from openptxas.diag import UnsupportedFeature
 from openptxas.ir.core import RZ, Function, Imm, Instr
 from openptxas.isa.direct import spelled
 from openptxas.passes.manager import PassContext
-from openptxas.targets import SMInfo
+from openptxas.targets import SMInfo, get_target
 
 # sm_90 opcode -> the opcode with the same operands on targets that lack it
 _RENAMES = {"VIMNMX": "IMNMX", "REDG": "RED"}
@@ -41,8 +43,19 @@ _DROPPED = frozenset({"CGAERRBAR"})
 
 def _spelled(t: SMInfo, ins: Instr) -> bool:
     """Whether some form of the target's table prints ``ins``'s opcode with its modifiers."""
-    mods = tuple(x for m in ins.mods for x in m.split("."))
-    return spelled(t.isa.forms_for_opcode(ins.op), mods)
+    return _spelled_in(t.name, ins.op, ins.mods)
+
+
+@functools.cache
+def _spelled_in(target: str, op: str, mods: tuple[str, ...]) -> bool:
+    # (per process: a compile asks this for every instruction, and the answer is the table's)
+    split = tuple(x for m in mods for x in m.split("."))
+    return spelled(get_target(target).isa.forms_for_opcode(op), split)
+
+
+@functools.cache
+def _has_op(target: str, op: str) -> bool:
+    return get_target(target).has_op(op)
 
 
 def _f2f(t: SMInfo, ins: Instr) -> bool:
@@ -92,12 +105,10 @@ def _respell(t: SMInfo, ins: Instr) -> None:
 
 def legalize(fn: Function, ctx: PassContext) -> None:
     t = ctx.target
-    have: dict[str, bool] = {}  # (every instruction here is one of sm_90's table)
-    known: dict[tuple[str, tuple[str, ...]], bool] = {}  # (opcode, modifiers) -> spelled
     for b in fn.blocks:
         keep: list[Instr] = []
         for ins in b.instrs:
-            if have.setdefault(ins.op, t.has_op(ins.op)):
+            if _has_op(t.name, ins.op):  # (every instruction here is one of sm_90's table)
                 if ins.op in _MEM_OPS and t.lowering.mem_mods:
                     _mem_mods(t, ins)
                 drop = t.lowering.drop_mods.get(ins.op)
@@ -106,8 +117,7 @@ def legalize(fn: Function, ctx: PassContext) -> None:
                 add = t.lowering.add_mods.get(ins.op)
                 if add and not all(m in ins.mods for m in add):
                     ins.mods = (*add, *ins.mods)
-                key = (ins.op, ins.mods)
-                if not known.setdefault(key, _spelled(t, ins)):
+                if not _spelled(t, ins):
                     _respell(t, ins)
                 keep.append(ins)
                 continue
