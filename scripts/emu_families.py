@@ -4,12 +4,14 @@ by ptxas 13.0.88 for each target the kernel builds for (nvcc -ptx for that targe
 run in the emulator with the target's ISA table and bank-0 layout, compared with the kernel's
 numpy reference (and printf text). Prints one line per failing launch and a summary per target.
 
-    python scripts/emu_families.py [--targets sm_75,sm_80,sm_86,sm_89] [--tiers t1,t2,t3]
+    python scripts/emu_families.py [--targets sm_75,sm_80,sm_86,sm_89,sm_100,sm_120]
+                                   [--tiers t1,t2,t3]
                                    [--sample N] [--jobs 2] [--hazards]
 
 ``--sample N``: the stable one-in-N choice the ELF tests make (tests/elf/cases.py ``sampled``),
-so that the builds are shared with them. ``--hazards``: also run the hazard checker (its latency
-model is sm_90's; a report on another family is a lead, not a verdict).
+so that the builds are shared with them. ``--hazards``: also run the hazard checker with the
+target's latency model (sm_100 borrows sm_90's: a report there is a lead, not a verdict; sm_120
+has none and is refused).
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ def _one(args: tuple[str, str, str, bool]) -> tuple[str, str, str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--targets", default="sm_75,sm_80,sm_86,sm_89")
+    ap.add_argument("--targets", default="sm_75,sm_80,sm_86,sm_89,sm_100,sm_120")
     ap.add_argument("--tiers", default="t1,t2,t3")
     ap.add_argument("--sample", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)

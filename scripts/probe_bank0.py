@@ -7,6 +7,12 @@ Each snippet runs in scripts/probe_warp.py's kernel; the offsets of ``c[0x0][...
 listing reads and the bare kernel's does not are the value's. ``--check`` compares the result
 with the data file instead of printing it (exit 1 on a difference).
 
+Blackwell (sm_100, sm_120) reads some values per CGA: ``CS2R.32 R5, SR_CgaSize; IMAD R5, R5,
+-0xa0, RZ; LDC R5, c[0x0][R5+0x2ac]``. Such a value's offset is the read's (0x2ac) and the
+table adds ``cga_stride`` (the IMAD's factor, -0xa0) and ``cga_indexed`` (the values read so);
+the emulator puts each at offset + stride * its SR_CgaSize (emu/abi.py). Targets without such
+reads print neither key.
+
     python scripts/probe_bank0.py --arch sm_80 [--check]
 """
 
@@ -24,6 +30,10 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from probe_warp import listing  # noqa: E402
 
 _CB = re.compile(r"c\[0x0\]\[(0x[0-9a-f]+|RZ)\]")
+# Blackwell's per-CGA reads: SR_CgaSize scaled by the stride, then c[0x0][Rx+offset] (or, moved
+# to a uniform register, c[0x0][URx+offset])
+_CGA_SCALE = re.compile(r"SR_CgaSize\n\s*IMAD (R\d+), \1, (-?0x[0-9a-f]+), RZ")
+_CB_INDEXED = re.compile(r"c\[0x0\]\[U?R\d+\+(0x[0-9a-f]+)\]")
 
 # value -> (snippet, how many offsets it reads: the first is the table's)
 SNIPPETS: dict[str, str] = {
@@ -50,7 +60,20 @@ SNIPPETS: dict[str, str] = {
 
 
 def _offsets(text: str) -> set[int]:
-    return {0 if m == "RZ" else int(m, 16) for m in _CB.findall(text)}
+    return {0 if m == "RZ" else int(m, 16) for m in _CB.findall(text)} | _cga_offsets(text)
+
+
+def _cga_stride(text: str) -> int | None:
+    """The bytes per unit of SR_CgaSize of the listing's per-CGA reads (None: no such read)."""
+    m = _CGA_SCALE.search(text)
+    return int(m.group(2), 16) if m else None
+
+
+def _cga_offsets(text: str) -> set[int]:
+    """The offsets of the listing's per-CGA reads (``c[0x0][R5+0x2ac]``)."""
+    if _cga_stride(text) is None:
+        return set()
+    return {int(m, 16) for m in _CB_INDEXED.findall(text)}
 
 
 def learn(arch: str, param_base: int) -> dict[str, object]:
@@ -61,20 +84,29 @@ def learn(arch: str, param_base: int) -> dict[str, object]:
     r1 = r"(?:MOV|IMAD\.MOV\.U32|LDC) R1, (?:RZ, RZ, )?c\[0x0\]\[(0x[0-9a-f]+)\]"
     m = re.search(r1, base_text)
     out["stack"] = int(m.group(1), 16) if m else -1
-    # the 64-bit global memory descriptor (ULDC.64 UR4 that LDG/STG name or imply)
-    m = re.search(r"ULDC\.64 UR4, c\[0x0\]\[(0x[0-9a-f]+)\]", base_text)
+    # the 64-bit global memory descriptor (ULDC.64 UR4 that LDG/STG name or imply; Blackwell
+    # loads it with LDCU.64)
+    m = re.search(r"(?:ULDC|LDCU)\.64 UR4, c\[0x0\]\[(0x[0-9a-f]+)\]", base_text)
     desc = int(m.group(1), 16) if m else -1
     out["global_desc"] = desc if desc != param_base else -1  # (sm_75: that is the parameter)
+    stride = 0
+    indexed: list[str] = []
     for name, snip in SNIPPETS.items():
         text = listing(snip, arch)
         if "error" in text.lower():
             out[name] = -1  # the target has no such value (ptxas refuses the snippet)
             continue
         new = sorted(_offsets(text) - base)
+        cga = _cga_stride(text)
+        if cga is not None and set(new) & _cga_offsets(text):
+            stride = cga
+            indexed.append(name)
         if name in ("ntid", "nctaid"):
             got = sorted(_offsets(text))
-            # (%ntid.x may be read as c[0x0][RZ]/0x0 that the bare kernel never reads)
-            out[name] = [o for o in got if o in (0x0, 0x4, 0x8, 0xC, 0x10, 0x14)][:3] or [-1] * 3
+            # (%ntid.x may be read as c[0x0][RZ]/0x0 that the bare kernel never reads; Blackwell
+            # keeps them at 0x360 and 0x370: the three offsets the snippet adds)
+            low = [o for o in got if o in (0x0, 0x4, 0x8, 0xC, 0x10, 0x14)][:3]
+            out[name] = low or (new if len(new) == 3 else [-1] * 3)
             continue
         if name == "cluster_nctaid":
             # sm_90 reads the reciprocal (f32 1/n) for %clusterid and n itself here
@@ -91,6 +123,9 @@ def learn(arch: str, param_base: int) -> dict[str, object]:
     text = listing("mov.u32 %r3, smem;", arch)
     m = re.search(r"MOV R\d+, (0x[0-9a-f]+)", text)
     out["shared_base"] = int(m.group(1), 16) if m else 0
+    if indexed:
+        out["cga_stride"] = stride
+        out["cga_indexed"] = indexed
     return out
 
 
@@ -134,8 +169,10 @@ def _norm(v: object) -> object:
 def _fmt(v: object) -> str:
     if isinstance(v, tuple | list):
         return "[" + ", ".join(_fmt(x) for x in v) + "]"
+    if isinstance(v, str):
+        return f'"{v}"'
     assert isinstance(v, int)
-    return str(v) if v < 0 else hex(v)
+    return str(v) if v < 0 else hex(v)  # (TOML has no signed hexadecimal)
 
 
 if __name__ == "__main__":

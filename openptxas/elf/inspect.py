@@ -47,6 +47,7 @@ from openptxas.elf.nvinfo import (
     SymValue,
     Words,
     eiattr_name,
+    kparam_v2_fields,
 )
 
 
@@ -259,7 +260,8 @@ def _apply_function_attributes(fi: FunctionInfo) -> None:
         elif isinstance(v, KParamInfo):
             fi.params.append(Param(v.ordinal, v.offset, v.size, v.log_align))
         elif isinstance(v, KParamInfoV2):
-            fi.params.append(Param(v.ordinal, v.offset, v.size))
+            size, log_align, _space = kparam_v2_fields(v.size)
+            fi.params.append(Param(v.ordinal, v.offset, size, log_align))
     fi.params.sort(key=lambda p: p.ordinal)
 
 

@@ -255,7 +255,9 @@ class KParamInfo:
 @dataclass(frozen=True, slots=True)
 class KParamInfoV2:
     """KPARAM_INFO_V2 (parameters of 16 KiB and more): ``u32 index, u16 ordinal, u16 offset,
-    u32 size``."""
+    u32 size``. ``size`` is the whole word: cuobjdump reads the parameter's size from bits 0-15,
+    the pointee's log alignment from 16-23 and its state space from 24-31 (sm_100's ptxas sets
+    them: a global pointer's word is 0x05000008; :func:`kparam_v2_fields` splits it)."""
 
     index: int
     ordinal: int
@@ -264,6 +266,11 @@ class KParamInfoV2:
 
     def encode(self) -> bytes:
         return struct.pack("<IHHI", self.index, self.ordinal, self.offset, self.size)
+
+
+def kparam_v2_fields(word: int) -> tuple[int, int, int]:
+    """(size, pointee's log alignment, pointee's space) of a KPARAM_INFO_V2 size word."""
+    return word & 0xFFFF, word >> 16 & 0xFF, word >> 24 & 0xFF
 
 
 @dataclass(frozen=True, slots=True)

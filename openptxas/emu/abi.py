@@ -31,6 +31,16 @@ sm_75-sm_89 differ: the global descriptor at 0x118 (none on sm_75), %envreg at 0
 shared window (generic address of shared address 0) at 0x18, the parameter window at 0x40
 holding the generic address of bank 0's byte 0 (the code adds the parameter base 0x160), and no
 cluster values.
+
+Blackwell (sm_100, sm_120) moves everything (%ntid at 0x360, %nctaid at 0x370, the stack
+pointer at 0x37c, the descriptor at 0x358, parameters from 0x380) and reads some values per CGA:
+``CS2R.32 R5, SR_CgaSize; IMAD R5, R5, -0xa0, RZ; LDC R5, c[0x0][R5+0x2ac]``
+(%dynamic_smem_size). What SR_CgaSize holds on the hardware is not known here; the emulator
+reads it as :data:`CGA_SIZE` and puts each such value (``Bank0.cga_indexed``) at its offset +
+``cga_stride`` * :data:`CGA_SIZE`, so the two agree by construction. 1 rather than 0, so that
+the index is exercised (a wrong stride reads zeros or faults instead of passing unnoticed), and
+a CGA of one CTA is what a launch without clusters has; one value for every launch (with the
+cluster's CTA count, a cluster of 2 would place its block at 0x110-0x18f, over %gridid at 0x140).
 """
 
 from __future__ import annotations
@@ -52,6 +62,7 @@ GLOBAL_DESC_VALUE = 0x0000_0000_0000_0001  # opaque: the emulator ignores desc[]
 RESERVED_SMEM = 0x400  # bytes of shared memory the driver reserves per CTA (sm_90)
 NSMID = 132  # an H100 SXM has 132 SMs
 GRIDID = 1
+CGA_SIZE = 1  # SR_CgaSize (Blackwell's per-CGA bank-0 reads; see above)
 
 
 def _rcp_up(n: int) -> float:
@@ -112,26 +123,32 @@ def build_bank0(
         struct.pack_into(fmt, b, off, *vals)
 
     L = layout
+
+    def at(name: str) -> int:
+        """Where the driver puts value ``name`` (per-CGA values: for the emulator's SR_CgaSize)."""
+        off: int = getattr(L, name)
+        return off + L.cga_stride * CGA_SIZE if off >= 0 and name in L.cga_indexed else off
+
     for k in range(3):
         put(L.ntid[k], "<I", geo.block[k])
         put(L.nctaid[k], "<I", geo.grid[k])
-    put(L.local_window, "<Q", LOCAL_WINDOW)
-    put(L.stack, "<I", geo.local_size)
-    put(L.dynamic_smem_size, "<I", geo.dynamic_shared)
-    put(L.gridid, "<Q", GRIDID)
-    put(L.reserved_smem_offset_end, "<I", RESERVED_SMEM)
-    put(L.nsmid, "<I", NSMID)
-    put(L.reserved_smem_size, "<I", RESERVED_SMEM)
-    put(L.explicit_cluster, "<I", 1 if geo.explicit_cluster else 0)
-    put(L.cluster_nctaid, "<3I", *geo.cluster)
-    put(L.cluster_rcp, "<3f", *(_rcp_up(c) for c in geo.cluster))
-    put(L.nclusterid, "<3I", *(g // c for g, c in zip(geo.grid, geo.cluster, strict=True)))
-    put(L.cluster_nctarank, "<I", geo.cluster_size)
+    put(at("local_window"), "<Q", LOCAL_WINDOW)
+    put(at("stack"), "<I", geo.local_size)
+    put(at("dynamic_smem_size"), "<I", geo.dynamic_shared)
+    put(at("gridid"), "<Q", GRIDID)
+    put(at("reserved_smem_offset_end"), "<I", RESERVED_SMEM)
+    put(at("nsmid"), "<I", NSMID)
+    put(at("reserved_smem_size"), "<I", RESERVED_SMEM)
+    put(at("explicit_cluster"), "<I", 1 if geo.explicit_cluster else 0)
+    put(at("cluster_nctaid"), "<3I", *geo.cluster)
+    put(at("cluster_rcp"), "<3f", *(_rcp_up(c) for c in geo.cluster))
+    put(at("nclusterid"), "<3I", *(g // c for g, c in zip(geo.grid, geo.cluster, strict=True)))
+    put(at("cluster_nctarank"), "<I", geo.cluster_size)
     # (generic address of parameter offset o = window + (param_base - param_window_base) + o;
     # a kernel without parameters has no param_base)
     skew = param_base - L.param_window_base if param_base else 0
-    put(L.param_window, "<Q", PARAM_WINDOW - skew)
-    put(L.shared_window, "<Q", SHARED_WINDOW_HI << 32)
-    put(L.global_desc, "<Q", GLOBAL_DESC_VALUE)
+    put(at("param_window"), "<Q", PARAM_WINDOW - skew)
+    put(at("shared_window"), "<Q", SHARED_WINDOW_HI << 32)
+    put(at("global_desc"), "<Q", GLOBAL_DESC_VALUE)
     b[param_base : param_base + len(params)] = params
     return np.frombuffer(bytes(b), dtype=np.uint8).copy()

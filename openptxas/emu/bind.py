@@ -7,15 +7,15 @@ engine drives it (fall-through, uniform datapath, or its own control flow).
 Operand readers return a numpy array aligned with the selection or a numpy scalar (immediates,
 constant-bank values, zero registers); handlers combine them by broadcasting.
 
-Register rows: R0-R254 are rows 0-254 and RZ row 255 (always zero, writes dropped); UR0-UR62 are
-rows 256-318 and URZ row 319. Predicate rows: P0-P6, PT = 7 (always true), UP0-UP6 = 8-14,
-UPT = 15.
+Register rows: R0-R254 are rows 0-254 and RZ row 255 (always zero, writes dropped); UR0-UR79 are
+rows 256-335 (sm_90 and before have UR0-UR62; Blackwell 80) and URZ row 336. Predicate rows:
+P0-P6, PT = 7 (always true), UP0-UP6 = 8-14, UPT = 15.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
@@ -36,9 +36,10 @@ Writer = Callable[[Sel, Value], None]
 U32 = np.uint32
 U64 = np.uint64
 UR_BASE = 256
-NROWS = 320
+UR_COUNT = 80  # the largest uniform register file (Blackwell's; URZ is UR255 in the model)
 RZ_ROW = 255
-URZ_ROW = 319
+URZ_ROW = UR_BASE + UR_COUNT
+NROWS = URZ_ROW + 1
 UP_BASE = 8
 PRED_BASE = NROWS  # predicate rows in the hazard checker's row space: PRED_BASE + pred_row
 F32_SIGN = U32(0x80000000)
@@ -58,6 +59,17 @@ class Bound:
     fn: Callable[..., None]
     kind: Kind = Kind.SIMPLE
     guarded_inside: bool = False  # CONTROL handlers that evaluate the guard themselves
+
+
+def uniform_twin(binder: Callable[[Ctx], Bound]) -> Callable[[Ctx], Bound]:
+    """The binder of an opcode's uniform-datapath twin (sm_120's UFMUL of FMUL, UI2F of I2F):
+    the same semantics on uniform registers, run for every lane of the warps involved."""
+
+    def bind(ctx: Ctx) -> Bound:
+        b = binder(ctx)
+        return replace(b, kind=Kind.UNIFORM) if b.kind is Kind.SIMPLE else b
+
+    return bind
 
 
 def reg_row(r: Reg) -> int:
@@ -179,7 +191,9 @@ class Ctx:
         fault = self.fault
 
         def rd(sel: Sel) -> Value:
-            a = R[row][sel].astype(np.int64) + off
+            # 32-bit address arithmetic: Blackwell's per-CGA reads add a negative index
+            # (SR_CgaSize * -0xa0) to the offset
+            a = (R[row][sel].astype(np.int64) + off) & 0xFFFFFFFF
             if a.size and (a.min() < 0 or a.max() + width > nbank):
                 bad = int(a[(a < 0) | (a + width > nbank)][0])
                 raise fault(f"constant bank {bnum} read at {bad:#x} is out of bounds")

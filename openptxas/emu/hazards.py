@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from openptxas.emu.bind import PRED_BASE, UR_BASE, pred_row
+from openptxas.emu.bind import PRED_BASE, UR_BASE, is_zero_row, pred_row
 from openptxas.emu.lanes import Sel
 from openptxas.emu.model import Imm, Instruction, Keyword, Reg
 from openptxas.targets import default_latency_model
@@ -107,12 +107,12 @@ def expand(reads: list[tuple[int, int, str]], writes: list[tuple[int, int]]) -> 
             # the upper registers of a multi-register source (``hi``: some readers take them
             # later, see LatencyModel.role)
             r = "hi" if i and role == "data" else role
-            if row + i not in (255, 319) and (row + i, r) not in rs:
+            if not is_zero_row(row + i) and (row + i, r) not in rs:
                 rs.append((row + i, r))
     ws: list[int] = []
     for row, n in writes:
         for i in range(n):
-            if row + i not in (255, 319) and row + i not in ws:
+            if not is_zero_row(row + i) and row + i not in ws:
                 ws.append(row + i)
     return Access(tuple(rs), tuple(ws))
 

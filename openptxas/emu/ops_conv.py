@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from openptxas.emu import fp
-from openptxas.emu.bind import U32, U64, Bound, Ctx, Reader, Value
+from openptxas.emu.bind import U32, U64, Bound, Ctx, Reader, Value, uniform_twin
 from openptxas.emu.lanes import Sel
 from openptxas.emu.model import Operand, Reg
 
@@ -526,6 +526,8 @@ BINDERS: dict[str, Callable[[Ctx], Bound]] = {
     "F2IP": bind_f2ip,
     "I2F": bind_i2f,
     "I2FP": bind_i2f,
+    "UI2F": uniform_twin(bind_i2f),  # (sm_120's uniform datapath)
+    "UI2FP": uniform_twin(bind_i2f),
     "FRND": bind_frnd,
 }
 _unused: Reader | None = None

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from openptxas.emu import memory
+from openptxas.emu import abi, memory
 from openptxas.emu.bind import PRED_BASE, U32, U64, Bound, Ctx, Kind, pred_row
 from openptxas.emu.lanes import (
     ALL,
@@ -49,12 +49,23 @@ def _label(ctx: Ctx) -> int:
 
 def _pred_operand(ctx: Ctx) -> Callable[[Sel], Sel | None] | None:
     """The filter of a BRA/EXIT predicate operand, ANDed with the guard (``@P1 BRA !P2, t``;
-    ptxas's ``@!P0 EXIT P1``), or None without one; it is read as a guard."""
+    ptxas's ``@!P0 EXIT P1``), or None without one; it is read as a guard. Blackwell's
+    ``BRA.U PT, UP0, t`` has a predicate and a uniform predicate: both must hold."""
     cond_ops = [o for o in ctx.ops if isinstance(o, Reg) and o.is_pred]
     for c in cond_ops:
         if not c.is_zero:
             ctx.read(PRED_BASE + pred_row(c), 1, "guard")
-    return ctx.m.guard_filter(cond_ops[0]) if cond_ops else None
+    filters = [f for f in map(ctx.m.guard_filter, cond_ops) if f is not None]
+    if len(filters) < 2:
+        return filters[0] if filters else None
+
+    def every(sel: Sel) -> Sel | None:
+        out: Sel | None = sel
+        for f in filters:
+            out = f(out) if out is not None else None
+        return out
+
+    return every
 
 
 def _push_rest(m: Any, pc: int, sel: Sel, taken: Sel) -> None:
@@ -686,6 +697,10 @@ def sreg_reader(ctx: Ctx, name: str) -> Callable[[Sel], Any]:
         return lambda sel: m.laneid[sel]
     if name == "SR_CgaCtaId":
         return lambda sel: m.cluster_rank[sel]
+    if name == "SR_CgaSize":
+        # Blackwell indexes its per-CGA bank-0 values with it; emu/abi.py fills them to agree
+        cga = U32(abi.CGA_SIZE)
+        return lambda sel: cga
     if name == "SR_SWINHI":
         v = U32(memory.SHARED_WINDOW_HI)
         return lambda sel: v
@@ -729,15 +744,16 @@ def bind_s2r(ctx: Ctx) -> Bound:
     if sr is None:
         raise ctx.unsupported()
     rd = sreg_reader(ctx, sr.name)
-    uniform = ctx.ins.opcode == "S2UR"
-    if ctx.ins.opcode == "CS2R" and "32" not in ctx.ins.mods:
+    # S2UR and sm_120's CS2UR write uniform registers
+    kind = Kind.UNIFORM if ctx.ins.opcode in ("S2UR", "CS2UR") else Kind.SIMPLE
+    if ctx.ins.opcode in ("CS2R", "CS2UR") and "32" not in ctx.ins.mods:
         wr64 = ctx.dst64(ops[0])
         m = ctx.m
         if sr.name in ("SR_CLOCKLO", "SR_GLOBALTIMERLO"):
-            return Bound(lambda sel: wr64(sel, U64(m.issued * 4)))
-        return Bound(lambda sel: wr64(sel, np.asarray(rd(sel), dtype=U32).astype(U64)))
+            return Bound(lambda sel: wr64(sel, U64(m.issued * 4)), kind)
+        return Bound(lambda sel: wr64(sel, np.asarray(rd(sel), dtype=U32).astype(U64)), kind)
     wr = ctx.dst(ops[0])
-    return Bound(lambda sel: wr(sel, rd(sel)), Kind.UNIFORM if uniform else Kind.SIMPLE)
+    return Bound(lambda sel: wr(sel, rd(sel)), kind)
 
 
 def bind_r2ur(ctx: Ctx) -> Bound:
@@ -829,6 +845,7 @@ BINDERS: dict[str, Callable[[Ctx], Bound]] = {
     "S2R": bind_s2r,
     "S2UR": bind_s2r,
     "CS2R": bind_s2r,
+    "CS2UR": bind_s2r,
     "R2UR": bind_r2ur,
     "B2R": bind_b2r,
     "NOP": _nop,

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from openptxas.emu import fp
-from openptxas.emu.bind import F32_ABS, F32_SIGN, U32, U64, Bound, Ctx, Reader
+from openptxas.emu.bind import F32_ABS, F32_SIGN, U32, U64, Bound, Ctx, Reader, uniform_twin
 from openptxas.emu.lanes import Sel
 from openptxas.emu.model import CBank, Imm, ImmKind, Operand, Reg
 
@@ -174,6 +174,34 @@ def bind_fmnmx(ctx: Ctx) -> Bound:
             r = np.where(isnan, r, (r & F32_ABS) | sign)
         if nan_mode:
             anan = ((a & F32_ABS) > U32(0x7F800000)) | ((b & F32_ABS) > U32(0x7F800000))
+            r = np.where(anan, fp.CANON_F32, r)
+        wr(sel, r)
+
+    return Bound(fn)
+
+
+def bind_fmnmx3(ctx: Ctx) -> Bound:
+    """``FMNMX3[.FTZ][.NAN] Rd, a, b, c, Pmin`` (Blackwell): FMNMX of FMNMX(a, b) and c (the
+    rule is associative: -0 < +0, a NaN yields the others, ``.NAN`` any NaN the canonical NaN)."""
+    dsts, _pd, srcs, psrc = ctx.split()
+    mods = ctx.ins.mods
+    if len(srcs) != 3 or len(psrc) != 1 or "XORSIGN" in mods:
+        raise ctx.unsupported()
+    ftz = "FTZ" in mods
+    nan_mode = "NAN" in mods
+    a_r, b_r, c_r = (ctx.src(x, fp=True) for x in srcs)
+    p_r = ctx.psrc(psrc[0])
+    wr = ctx.dst(dsts[0])
+
+    def fn(sel: Sel) -> None:
+        a, b, c = (np.asarray(x(sel), dtype=U32) for x in (a_r, b_r, c_r))
+        p = p_r(sel)
+        ab = np.where(p, fp.f32_minmax_bits(a, b, True, ftz), fp.f32_minmax_bits(a, b, False, ftz))
+        r = np.where(p, fp.f32_minmax_bits(ab, c, True, ftz), fp.f32_minmax_bits(ab, c, False, ftz))
+        if nan_mode:
+            anan = np.zeros(np.shape(r), dtype=bool)
+            for x in (a, b, c):
+                anan = anan | ((x & F32_ABS) > U32(0x7F800000))
             r = np.where(anan, fp.CANON_F32, r)
         wr(sel, r)
 
@@ -479,9 +507,12 @@ def bind_mufu(ctx: Ctx) -> Bound:
 BINDERS: dict[str, Callable[[Ctx], Bound]] = {
     "FADD": bind_fadd,
     "FMUL": bind_fmul,
+    "UFMUL": uniform_twin(bind_fmul),  # (sm_120's uniform datapath)
     "FFMA": bind_ffma,
     "FMNMX": bind_fmnmx,
+    "FMNMX3": bind_fmnmx3,
     "FSETP": bind_fsetp,
+    "UFSETP": uniform_twin(bind_fsetp),
     "DSETP": bind_fsetp,
     "FSET": bind_fset,
     "FCHK": bind_fchk,

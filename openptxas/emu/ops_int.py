@@ -28,6 +28,17 @@ def _kind(ctx: Ctx) -> Kind:
     return Kind.UNIFORM if ctx.ins.opcode.startswith("U") else Kind.SIMPLE
 
 
+def _packed(mods: tuple[str, ...]) -> bool:
+    """A SIMD form (``.16x2``; sm_120's ``.U8x4``): ops_simd's binders take it."""
+    return any(m.endswith(("16x2", "8x4")) for m in mods)
+
+
+def _wide(mods: tuple[str, ...]) -> bool:
+    """A 64-bit form on register pairs (sm_120: ``MOV.64``, ``SEL.64``, ``ISETP.GE.U64``,
+    ``IMNMX.S64``)."""
+    return bool({"64", "S64", "U64"} & set(mods))
+
+
 def _bool(v: Value) -> Value:
     return np.asarray(v, dtype=bool) if not isinstance(v, np.bool_) else v
 
@@ -103,6 +114,43 @@ def bind_iadd3(ctx: Ctx) -> Bound:
             p1(sel, s >= U64(2 << 32))
 
     return Bound(full, _kind(ctx))
+
+
+def bind_iadd64(ctx: Ctx) -> Bound:
+    """IADD.64[.X] Rd, [Pc,] a, b [, Pin] (sm_120): a 64-bit sum of register pairs, uniform
+    pairs, 64-bit constants or sign-extended immediates. As IADD3's: ``-a`` is a + ~b + 1, so
+    the carry of a subtraction is its no-borrow flag; ``.X`` adds the carry-in ``Pin``; ``Pc``
+    gets the carry out of bit 63 (ptxas's 128-bit sums: ``IADD.64 RZ, P0, R14, R22`` then
+    ``IADD.64.X R4, R16, R4, P0``)."""
+    dsts, pdst, srcs, psrc = ctx.split()
+    if not ctx.has_mod("64") or len(dsts) != 1 or len(srcs) != 2:
+        raise ctx.unsupported()
+    x = ctx.has_mod("X")
+    negs = [_imm_neg(s) and not x for s in srcs]
+    rds = [ctx.src64(_plain(s) if n else s) for s, n in zip(srcs, negs, strict=True)]
+    carry_in = [ctx.psrc(p) for p in psrc] if x else []
+    pc = next((ctx.pdst(p) for p in pdst if not p.is_zero), None)
+    wr = ctx.dst64(dsts[0])
+    ones = U64(sum(negs))
+
+    def fn(sel: Sel) -> None:
+        total: Value = U64(0)
+        carry: Value = np.bool_(False)
+        extra: Value = ones
+        for rd, neg in zip(rds, negs, strict=True):
+            v = np.asarray(rd(sel), dtype=U64)
+            t = total + (~v if neg else v)
+            carry = carry | (t < total)
+            total = t
+        for cr in carry_in:
+            extra = extra + np.asarray(cr(sel), dtype=U64)
+        t = total + extra
+        carry = carry | (t < total)
+        wr(sel, t)
+        if pc is not None:
+            pc(sel, carry)
+
+    return Bound(fn, _kind(ctx))
 
 
 # -- IMAD --------------------------------------------------------------------------------------
@@ -495,9 +543,10 @@ def bind_isetp(ctx: Ctx) -> Bound:
     bop = next((m for m in mods if m in _BOP), "AND")
     if cmp is None or len(srcs) != 2 or len(pdst) < 1:
         raise ctx.unsupported()
-    unsigned = "U32" in mods
+    unsigned = "U32" in mods or "U64" in mods
+    wide = _wide(mods)  # ISETP.GE.U64 / .S64 (sm_120): register pairs
     ex = "EX" in mods
-    a_r, b_r = ctx.src(srcs[0]), ctx.src(srcs[1])
+    a_r, b_r = (ctx.src64(x) for x in srcs) if wide else (ctx.src(x) for x in srcs)
     acc = ctx.psrc(psrc[0]) if psrc else (lambda sel: np.bool_(True))
     low = ctx.psrc(psrc[1]) if ex and len(psrc) > 1 else None
     d0 = ctx.pdst(pdst[0])
@@ -510,8 +559,9 @@ def bind_isetp(ctx: Ctx) -> Bound:
         a = a_r(sel)
         b = b_r(sel)
         if not unsigned:
-            a = np.asarray(a, dtype=U32).view(np.int32)
-            b = np.asarray(b, dtype=U32).view(np.int32)
+            ut, st = (U64, np.int64) if wide else (U32, np.int32)
+            a = np.asarray(a, dtype=ut).view(st)
+            b = np.asarray(b, dtype=ut).view(st)
         c = f(a, b)
         if low is not None:
             c = np.where(np.asarray(a) == np.asarray(b), low(sel), c)
@@ -532,10 +582,12 @@ def bind_sel(ctx: Ctx) -> Bound:
     dsts, _pdst, srcs, psrc = ctx.split()
     if len(srcs) != 2 or len(psrc) != 1:
         raise ctx.unsupported()
-    fp = ctx.ins.opcode in ("FSEL",)
-    a_r, b_r = ctx.src(srcs[0], fp=fp), ctx.src(srcs[1], fp=fp)
+    fp = ctx.ins.opcode in ("FSEL", "UFSEL")
+    wide = _wide(ctx.ins.mods)  # SEL.64 / USEL.64 (sm_120)
+    src, dst = (ctx.src64, ctx.dst64) if wide else (ctx.src, ctx.dst)
+    a_r, b_r = src(srcs[0], fp=fp), src(srcs[1], fp=fp)
     p_r = ctx.psrc(psrc[0])
-    wr = ctx.dst(dsts[0])
+    wr = dst(dsts[0])
 
     def fn(sel: Sel) -> None:
         wr(sel, np.where(p_r(sel), a_r(sel), b_r(sel)))
@@ -544,9 +596,14 @@ def bind_sel(ctx: Ctx) -> Bound:
 
 
 def bind_mov(ctx: Ctx) -> Bound:
+    """MOV Rd, a [, lane mask]; MOV.64 / UMOV.64 (sm_120): a register pair or a 64-bit
+    immediate."""
     ops = ctx.ops
     if len(ops) < 2:
         raise ctx.unsupported()
+    if _wide(ctx.ins.mods):
+        wr64, rd64 = ctx.dst64(ops[0]), ctx.src64(ops[1])
+        return Bound(lambda sel: wr64(sel, rd64(sel)), _kind(ctx))
     wr = ctx.dst(ops[0])
     rd = ctx.src(ops[1])
     return Bound(lambda sel: wr(sel, rd(sel)), _kind(ctx))
@@ -554,10 +611,12 @@ def bind_mov(ctx: Ctx) -> Bound:
 
 def bind_mnmx(ctx: Ctx) -> Bound:
     """VIMNMX / IMNMX Rd, a, b, Pmin (PT = min); VIADDMNMX Rd, a, b, c, Pmin: min/max(a+b, c)."""
-    if any(m.endswith("16x2") for m in ctx.ins.mods) or "RELU" in ctx.ins.mods:
-        from openptxas.emu.ops_simd import PACKED16
+    if _packed(ctx.ins.mods) or "RELU" in ctx.ins.mods:
+        from openptxas.emu.ops_simd import PACKED
 
-        return PACKED16["VIMNMX"](ctx)
+        return PACKED["VIMNMX"](ctx)
+    if _wide(ctx.ins.mods):
+        return _bind_mnmx64(ctx)
     dsts, _pdst, srcs, psrc = ctx.split()
     op = ctx.ins.opcode
     unsigned = "U32" in ctx.ins.mods
@@ -583,11 +642,35 @@ def bind_mnmx(ctx: Ctx) -> Bound:
     return Bound(fn, _kind(ctx))
 
 
-def bind_viadd(ctx: Ctx) -> Bound:
-    if "16x2" in ctx.ins.mods:
-        from openptxas.emu.ops_simd import PACKED16
+def _bind_mnmx64(ctx: Ctx) -> Bound:
+    """IMNMX.{S64,U64} Pd0, Pd1, Rd, a, b, Pmin, Pq (sm_120; ``PT, PT, ..., !PT`` as ptxas
+    writes it): min (Pmin) or max of two register pairs. The predicate outputs and the last
+    predicate source are not modelled: only ``PT`` / ``!PT`` are accepted there."""
+    dsts, pdst, srcs, psrc = ctx.split(pred_then_dst=True)
+    if len(dsts) != 1 or len(srcs) != 2 or len(psrc) not in (1, 2):
+        raise ctx.unsupported()
+    if any(not p.is_zero for p in pdst) or any(not (p.is_zero and p.not_) for p in psrc[1:]):
+        raise ctx.unsupported()
+    signed = "S64" in ctx.ins.mods
+    a_r, b_r = ctx.src64(srcs[0]), ctx.src64(srcs[1])
+    pm = ctx.psrc(psrc[0])
+    wr = ctx.dst64(dsts[0])
 
-        return PACKED16["VIADD"](ctx)
+    def fn(sel: Sel) -> None:
+        a, b = np.asarray(a_r(sel), dtype=U64), np.asarray(b_r(sel), dtype=U64)
+        if signed:
+            a, b = a.view(np.int64), b.view(np.int64)
+        r = np.where(pm(sel), np.minimum(a, b), np.maximum(a, b))
+        wr(sel, np.asarray(r).view(U64) if signed else r)
+
+    return Bound(fn, _kind(ctx))
+
+
+def bind_viadd(ctx: Ctx) -> Bound:
+    if _packed(ctx.ins.mods):
+        from openptxas.emu.ops_simd import PACKED
+
+        return PACKED["VIADD"](ctx)
     dsts, _pdst, srcs, _psrc = ctx.split()
     if len(srcs) != 2:
         raise ctx.unsupported()
@@ -842,6 +925,7 @@ def bind_r2p(ctx: Ctx) -> Bound:
 BINDERS: dict[str, Callable[[Ctx], Bound]] = {
     "IADD3": bind_iadd3,
     "UIADD3": bind_iadd3,
+    "IADD": bind_iadd64,
     "IMAD": bind_imad,
     "UIMAD": bind_imad,
     "LOP3": bind_lop3,
@@ -857,11 +941,13 @@ BINDERS: dict[str, Callable[[Ctx], Bound]] = {
     "SEL": bind_sel,
     "USEL": bind_sel,
     "FSEL": bind_sel,
+    "UFSEL": bind_sel,
     "MOV": bind_mov,
     "UMOV": bind_mov,
     "VIMNMX": bind_mnmx,
     "IMNMX": bind_mnmx,
     "UIMNMX": bind_mnmx,
+    "UVIMNMX": bind_mnmx,
     "VIADDMNMX": bind_mnmx,
     "VIADD": bind_viadd,
     "UVIADD": bind_viadd,

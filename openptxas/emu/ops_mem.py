@@ -9,6 +9,7 @@ the orders the hardware may pick.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -150,8 +151,18 @@ def bind_ldc(ctx: Ctx) -> Bound:
     if cb is None:
         raise ctx.unsupported()
     width, signed = access_width(ins.mods)
-    kind = Kind.UNIFORM if ins.opcode == "ULDC" else Kind.SIMPLE
+    # ULDC (sm_75-sm_90) and LDCU (Blackwell's, up to 128 bits) load uniform registers
+    kind = Kind.SIMPLE if ins.opcode == "LDC" else Kind.UNIFORM
     m = ctx.m
+    if width == 16:
+        words = [ctx.const(replace(cb, offset=cb.offset + 4 * k), 4) for k in range(4)]
+        wrn = ctx.dstn(dst, 4)
+
+        def ld128(sel: Sel) -> None:
+            n = m.L if isinstance(sel, slice) else sel.size
+            wrn(sel, np.stack([np.broadcast_to(np.asarray(w(sel), dtype=U32), n) for w in words]))
+
+        return Bound(ld128, kind)
     if width in (4, 8):
         rd = ctx.const(cb, width)
         if width == 8:
@@ -168,7 +179,7 @@ def bind_ldc(ctx: Ctx) -> Bound:
         n = m.L if isinstance(sel, slice) else sel.size
         a = np.full(n, off, dtype=I64)
         if reg_r is not None:
-            a += np.asarray(reg_r(sel), dtype=U32).astype(I64)
+            a = (a + np.asarray(reg_r(sel), dtype=U32).astype(I64)) & 0xFFFFFFFF  # (as Ctx.const)
         if a.size and (a.min() < 0 or a.max() + width > bank.size):
             raise ctx.fault("constant bank read out of bounds")
         if width == 1:
@@ -304,6 +315,10 @@ def bind_atom(ctx: Ctx) -> Bound:
     )
     global_only = ins.opcode == "ATOM" and typ in ("F16x2", "BF16x2", "F32")
     pwr = ctx.pdst(pdst) if global_only and pdst is not None and not pdst.is_zero else None
+    # Blackwell's ATOMS.CAST.SPIN P1, [R2], R4, R5 says whether it stored in a predicate
+    pcast = None
+    if op == "CAST" and dst is None and pdst is not None and not pdst.is_zero:
+        pcast = ctx.pdst(pdst)
 
     apply_op = "ADD" if popc else op
     # Integer additions commute: all lanes at once, each lane's old value the memory value plus
@@ -368,6 +383,8 @@ def bind_atom(ctx: Ctx) -> Bound:
                 full[done] = old_all
                 old_all = full
             wr(sel, old_all)
+        if pcast is not None:
+            pcast(sel, old_all != 0)
 
     return Bound(fn)
 
@@ -602,6 +619,7 @@ BINDERS: dict[str, Callable[[Ctx], Bound]] = {
     "STL": bind_store,
     "LDC": bind_ldc,
     "ULDC": bind_ldc,
+    "LDCU": bind_ldc,
     "ATOMG": bind_atom,
     "ATOM": bind_atom,
     "ATOMS": bind_atom,

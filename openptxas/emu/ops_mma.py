@@ -511,6 +511,8 @@ def bind_bmma(ctx: Ctx) -> Bound:
 def bind_movm(ctx: Ctx) -> Bound:
     """MOVM.16.MT88 Rd, Ra (movmatrix): transpose the warp's 8x8 b16 matrix (lane t holds row
     t >> 2, columns 2(t & 3) and 2(t & 3) + 1)."""
+    if "U4TO8" in ctx.ins.mods and "M832" in ctx.ins.mods:
+        return _bind_movm_u4to8(ctx)
     if "MT88" not in ctx.ins.mods:
         raise ctx.unsupported()
     regs = [o for o in ctx.ops if isinstance(o, Reg) and not o.is_pred]
@@ -531,6 +533,41 @@ def bind_movm(ctx: Ctx) -> Bound:
         out = t[:, _G, 2 * _Q] | (t[:, _G, 2 * _Q + 1] << U32(16))
         if not d_op.is_zero:
             m.R[reg_row(d_op)][lanes] = out.reshape(-1)
+
+    return Bound(fn)
+
+
+def _bind_movm_u4to8(ctx: Ctx) -> Bound:
+    """MOVM.U4TO8.M832 Rd, Ra (Blackwell; ptxas's code for a b1 mma.sync.m16n8k256 runs it as
+    u8 IMMA.16832 on 0/1 values): the warp's 8x32 u4 matrix in the layout of an m16n8k64 u4
+    fragment register (lane 4r + t holds row r, columns 8t..8t+7, nibble i column 8t + i)
+    widened to u8 in the layout of an m16n8k32 u8 fragment pair: Rd holds row r, columns
+    4t..4t+3 and Rd+1 columns 16 + 4t..16 + 4t + 3, a byte each. Inferred from that code (the
+    IMMA takes (Rd of a0, Rd of a1, Rd+1 of a0, Rd+1 of a1) as its A fragment). Its results
+    equal the reference (t3/mma_shapes m16n8k256_b1), which checks the rows (a row moved to
+    another gives 121 of 128 wrong words) but not the order of the columns within a row: A and
+    B go through the same MOVM, and a permutation of k common to both leaves the sums alone."""
+    regs = [o for o in ctx.ops if isinstance(o, Reg) and not o.is_pred]
+    d_op, a_op = regs[0], regs[1]
+    ctx.read(reg_row(a_op))
+    wr = None if d_op.is_zero else ctx.dstn(d_op, 2)
+    m = ctx.m
+    L = m.L
+    nib = np.arange(8, dtype=U32) * U32(4)
+    byte = np.arange(4, dtype=U32) * U32(8)
+
+    def fn(sel: Sel) -> None:
+        wl = warp_lanes(sel, L)
+        w = _regs(m, a_op, 1, m.index(wl))[0]  # [W, 32]
+        # [W, row r, lane-in-row t, nibble i] -> the [W, 8, 32] matrix of u4
+        mat = ((w[:, :, None] >> nib) & U32(0xF)).reshape(-1, 8, 32)
+        out = np.zeros((2, w.shape[0], 32), dtype=U32)
+        for half in range(2):
+            cols = 16 * half + 4 * _Q[:, None] + np.arange(4)  # [32 lanes, 4 bytes]
+            vals = mat[:, _G[:, None], cols]  # [W, 32, 4]
+            out[half] = (vals << byte).sum(axis=2, dtype=U32)
+        if wr is not None:
+            wr(wl, out.reshape(2, -1))
 
     return Bound(fn)
 

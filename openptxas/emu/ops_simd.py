@@ -1,5 +1,6 @@
 """SIMD-within-a-word integer instructions (the PTX video instructions and dot products):
-VABSDIFF, VABSDIFF4, IDP.4A / IDP.2A, and the packed 16x2 forms of VIADD / VIMNMX.
+VABSDIFF, VABSDIFF4, IDP.4A / IDP.2A, and the packed 16x2 (and sm_120's 8x4) forms of VIADD /
+VIMNMX.
 
 Operand lists come in both shapes: nvdisasm's (``VABSDIFF4.U8 R28, R21, R0, RZ``) and the ISA
 decoder's full form with its optional predicate destination (``VABSDIFF4.U8 R28, PT, R21, R0,
@@ -129,45 +130,53 @@ def bind_idp(ctx: Ctx) -> Bound:
     return Bound(fn, _kind(ctx))
 
 
-def _half_src(ctx: Ctx, op: Operand) -> Callable[[Sel], NDArray]:
-    """A 16x2 source: ``-R`` negates each half."""
+def _width(mods: tuple[str, ...]) -> int:
+    """The lane width of a packed form: 16 (``.16x2``), 8 (``.U8x4``, sm_120) or 32."""
+    if any(m.endswith("16x2") for m in mods):
+        return 16
+    return 8 if any(m.endswith("8x4") for m in mods) else 32
+
+
+def _packed_src(ctx: Ctx, op: Operand, bits: int) -> Callable[[Sel], NDArray]:
+    """A packed source: ``-R`` negates each lane."""
     ctx.plain_constant(op)
     if isinstance(op, Reg) and op.neg:
         r = ctx.src(Reg(op.file, op.index))
 
         def neg(sel: Sel) -> NDArray:
-            h = _lanes(_u32(r, sel), 16, False)
-            return _pack([-h[0], -h[1]], 16)
+            return _pack([-x for x in _lanes(_u32(r, sel), bits, False)], bits)
 
         return neg
     r2 = ctx.src(op)
     return lambda sel: _u32(r2, sel)
 
 
-def bind_viadd16x2(ctx: Ctx) -> Bound:
-    """VIADD.16x2 Rd, a, b: two wrapping 16-bit adds."""
+def bind_viadd_packed(ctx: Ctx) -> Bound:
+    """VIADD.16x2 Rd, a, b: two wrapping 16-bit adds; VIADD.U8x4 (sm_120's ``__vabsdiffu4``:
+    max - min): four wrapping 8-bit adds."""
     dst, srcs = _operands(ctx, 2)
-    a_r, b_r = (_half_src(ctx, s) for s in srcs)
+    bits = _width(ctx.ins.mods)
+    a_r, b_r = (_packed_src(ctx, s, bits) for s in srcs)
     wr = ctx.dst(dst)
 
     def fn(sel: Sel) -> None:
-        a, b = _lanes(a_r(sel), 16, False), _lanes(b_r(sel), 16, False)
-        wr(sel, _pack([a[0] + b[0], a[1] + b[1]], 16))
+        a, b = _lanes(a_r(sel), bits, False), _lanes(b_r(sel), bits, False)
+        wr(sel, _pack([x + y for x, y in zip(a, b, strict=True)], bits))
 
     return Bound(fn, _kind(ctx))
 
 
 def bind_vimnmx_n(ctx: Ctx) -> Bound:
-    """VIMNMX[.U32|.S16x2|.U16x2][.RELU] Rd, a, b, Pmin and VIMNMX3[...] Rd, a, b, c, Pmin:
-    min (Pmin true) or max of two or three values, per 32-bit word or per 16-bit half (signed
-    unless .U32/.U16x2); .RELU (min/max.relu) clamps negative results to 0."""
+    """VIMNMX[.U32|.S16x2|.U16x2|.U8x4][.RELU] Rd, a, b, Pmin and VIMNMX3[...] Rd, a, b, c,
+    Pmin: min (Pmin true) or max of two or three values, per 32-bit word, 16-bit half or byte
+    (signed unless .U32/.U16x2/.U8x4); .RELU (min/max.relu) clamps negative results to 0."""
     dsts, _pd, srcs, psrc = ctx.split()
     n = 3 if ctx.ins.opcode.endswith("3") else 2
     if len(dsts) != 1 or len(srcs) != n or len(psrc) != 1:
         raise ctx.unsupported()
     mods = ctx.ins.mods
-    width = 16 if any(m.endswith("16x2") for m in mods) else 32
-    signed = "U32" not in mods and "U16x2" not in mods
+    width = _width(mods)
+    signed = not {"U32", "U16x2", "U8x4"} & set(mods)
     relu = "RELU" in mods
     rs = [ctx.src(s) for s in srcs]
     pm = ctx.psrc(psrc[0])
@@ -195,8 +204,8 @@ BINDERS: dict[str, Callable[[Ctx], Bound]] = {
     "IDP": bind_idp,
     "VIMNMX3": bind_vimnmx_n,
 }
-# The packed 16x2 forms of VIADD / VIMNMX (ops_int's binders hand them over).
-PACKED16: dict[str, Callable[[Ctx], Bound]] = {
-    "VIADD": bind_viadd16x2,
+# The packed 16x2 and 8x4 forms of VIADD / VIMNMX (ops_int's binders hand them over).
+PACKED: dict[str, Callable[[Ctx], Bound]] = {
+    "VIADD": bind_viadd_packed,
     "VIMNMX": bind_vimnmx_n,
 }

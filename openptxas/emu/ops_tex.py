@@ -21,6 +21,9 @@ Operands as the ISA tables decode them (bindless, the handle in a uniform regist
   ``(x, y, layer)``, 1D_ARRAY ``(x, layer)``. Out of range: ``.TRAP`` faults, ``.IGN`` drops
   the store, neither clamps the coordinates. ``SULD.D.BA`` is the load (``Pd, Rd, [Ra], URh``;
   ``.IGN`` reads zeros out of range).
+
+Blackwell's forms have no ``0x0`` slot after the handle (``TEX.LL PT, RZ, R5, R4, R6, UR4, 2D,
+0x1``; ``SUST.D.BA.2D.STRONG.SM.TRAP [R6], R0, UR4``): the same operands otherwise.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ import numpy as np
 from openptxas.emu import texture as tx
 from openptxas.emu.bind import U32, Bound, Ctx
 from openptxas.emu.lanes import Sel
-from openptxas.emu.model import CBank, Imm, Keyword, Mem, Reg
+from openptxas.emu.model import CBank, Imm, Keyword, Mem, Operand, Reg, RegFile
 
 NDArray = np.ndarray[Any, Any]
 I64 = np.int64
@@ -91,16 +94,13 @@ def _i32(words: NDArray) -> NDArray:
 def bind_tex(ctx: Ctx) -> Bound:
     """TEX and TLD (see the module docstring)."""
     ins = ctx.ins
-    ops = ctx.ops
     integer = ins.opcode == "TLD"
     lod_mods = {"LZ", "LL", "AOFFI"} if integer else {"LZ", "LL"}
     # (.SCR: sm_75-sm_89's bindless form with the handle in a constant bank slot)
-    if set(ins.mods) - lod_mods - {"SCR"} or len(ops) != 9:
+    if set(ins.mods) - lod_mods - {"SCR"}:
         raise ctx.unsupported(f"{ins.mnemonic} (only bindless .LZ/.LL fetches)")
     aoffi = "AOFFI" in ins.mods
-    pd, rd1, rd0, ra, rb, uh, _slot, dim, mask = ops
-    if not (isinstance(dim, Keyword) and isinstance(mask, Imm) and isinstance(pd, Reg)):
-        raise ctx.unsupported()
+    pd, rd1, rd0, ra, rb, uh, _slot, dim, mask = _tex_operands(ctx)
     if dim.name not in _TEX_COORDS or (integer and dim.name == "CUBE"):
         raise ctx.unsupported(f"{ins.mnemonic} on {dim.name} textures")
     ncoord, layer_at = _TEX_COORDS[dim.name]
@@ -120,7 +120,7 @@ def bind_tex(ctx: Ctx) -> Bound:
     handle = _handle(ctx, uh, _slot if "SCR" in ins.mods else None)
     w0 = ctx.dstn(rd0, min(2, len(comps))) if comps else None
     w1 = ctx.dstn(rd1, len(comps) - 2) if len(comps) > 2 else None
-    wp = ctx.pdst(pd)
+    wp = ctx.pdst(pd) if pd is not None else None
     m = ctx.m
     name = dim.name
 
@@ -154,9 +154,38 @@ def bind_tex(ctx: Ctx) -> Bound:
             w0(sel, words[: min(2, len(comps))])
         if w1 is not None:
             w1(sel, words[2:])
-        wp(sel, True)
+        if wp is not None:
+            wp(sel, True)
 
     return Bound(fn)
+
+
+def _tex_operands(
+    ctx: Ctx,
+) -> tuple[Reg | None, Operand, Operand, Operand, Operand, Operand, Operand, Keyword, Imm]:
+    """(Pd, Rd1, Rd0, Ra, Rb, handle, slot, dim, mask) of TEX/TLD, by kind: sm_90's ``TEX.LL
+    PT, RZ, R5, R4, R6, UR4, 0x0, 2D, 0x1``, sm_100's without the slot, sm_120's ``TEX PT, RZ,
+    R5, R4, RZ, UR4, URZ, 2D, 0x1`` (a uniform register in the slot: only URZ is accepted) and
+    nvdisasm's lists without the predicate (None), the level register (RZ) or the mask
+    (0xf)."""
+    ops = list(ctx.ops)
+    first = ops[0] if ops else None
+    pd = first if isinstance(first, Reg) and first.is_pred else None
+    if pd is not None:
+        ops.pop(0)
+    k = next((i for i, o in enumerate(ops) if isinstance(o, Keyword)), -1)
+    if k < 4:
+        raise ctx.unsupported()
+    dim, after, before = ops[k], ops[k + 1 :], ops[:k]
+    mask = after[0] if after else Imm(0xF)
+    slot: Operand = before.pop() if len(before) == 6 else Imm(0)
+    if isinstance(slot, Reg) and not slot.is_zero:
+        raise ctx.unsupported(f"{ctx.ins.mnemonic} with {slot} after the handle")
+    uh = before.pop()
+    if len(before) not in (3, 4) or not isinstance(dim, Keyword) or not isinstance(mask, Imm):
+        raise ctx.unsupported()
+    rb: Operand = before[3] if len(before) == 4 else Reg(RegFile.R, 255)
+    return pd, before[0], before[1], before[2], rb, uh, slot, dim, mask
 
 
 def _surface_access(ctx: Ctx) -> tuple[str, int, int, str]:
@@ -219,12 +248,12 @@ def _surface_addresses(
 
 def bind_sust(ctx: Ctx) -> Bound:
     ops = ctx.ops
-    if len(ops) != 4 or not isinstance(ops[0], Mem) or ops[0].base is None:
+    if len(ops) not in (3, 4) or not isinstance(ops[0], Mem) or ops[0].base is None:
         raise ctx.unsupported()
     name, ncoord, size, mode = _surface_access(ctx)
     coords = ctx.srcn(Reg(ops[0].base.file, ops[0].base.index), ncoord)
     data = ctx.srcn(ops[1], max(1, size // 4))
-    handle = _handle(ctx, ops[2], ops[3])
+    handle = _handle(ctx, ops[2], ops[3] if len(ops) == 4 else None)
     m = ctx.m
 
     def fn(sel: Sel) -> None:
@@ -239,17 +268,19 @@ def bind_sust(ctx: Ctx) -> Bound:
 
 def bind_suld(ctx: Ctx) -> Bound:
     ops = ctx.ops
-    if len(ops) != 5 or not isinstance(ops[2], Mem) or ops[2].base is None:
+    # (Pd, the residency predicate, is left out of nvdisasm's list)
+    pd = ops[0] if ops and isinstance(ops[0], Reg) and ops[0].is_pred else None
+    ops = ops[1:] if pd is not None else ops
+    if len(ops) not in (3, 4) or not isinstance(ops[1], Mem) or ops[1].base is None:
         raise ctx.unsupported()
-    pd, rd, mem, uh, _slot = ops
-    if not isinstance(pd, Reg):
-        raise ctx.unsupported()
+    rd, mem, uh = ops[:3]
+    _slot = ops[3] if len(ops) == 4 else None
     name, ncoord, size, mode = _surface_access(ctx)
     signed = any(x in ("S8", "S16") for x in ctx.ins.mods)
     coords = ctx.srcn(Reg(mem.base.file, mem.base.index), ncoord)  # type: ignore[union-attr]
     handle = _handle(ctx, uh, _slot)
     wr = ctx.dstn(rd, max(1, size // 4))
-    wp = ctx.pdst(pd)
+    wp = ctx.pdst(pd) if pd is not None else None
     m = ctx.m
 
     def fn(sel: Sel) -> None:
@@ -260,7 +291,8 @@ def bind_suld(ctx: Ctx) -> Bound:
         if inside.any():
             out[:, inside] = m.load("global", a[inside], idx[inside], size, signed)
         wr(sel, out)
-        wp(sel, True)
+        if wp is not None:
+            wp(sel, True)
 
     return Bound(fn)
 

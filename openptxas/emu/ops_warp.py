@@ -271,6 +271,7 @@ BINDERS: dict[str, Callable[[Ctx], Bound]] = {
     "VOTEU": bind_vote,
     "MATCH": bind_match,
     "REDUX": bind_redux,
+    "CREDUX": bind_redux,  # Blackwell's REDUX.MIN/MAX (CREDUX.MIN.S32 UR9, R3)
     "ELECT": bind_elect,
 }
 _ = Imm

@@ -29,11 +29,17 @@ if TYPE_CHECKING:
 
 # Targets openptxas knows, in ptxas's spelling. Variants (a/f) share their base's data file and
 # override the few fields that differ.
-BASE_TARGETS: tuple[str, ...] = ("sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120")
+BASE_TARGETS: tuple[str, ...] = (
+    *("sm_75", "sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90"),
+    *("sm_100", "sm_103", "sm_110", "sm_120", "sm_121"),
+)
 
 # The target whose latency model the hazard checkers (and the control-code pass) default to:
 # the one the emulator models.
 EMULATED_TARGET = "sm_90"
+
+# Abi.global_address's values
+GLOBAL_ADDRESS = ("desc", "hidden_desc", "plain")
 
 _NAME = re.compile(r"^sm_(\d+)([af]?)$")
 
@@ -68,16 +74,30 @@ class Bank0:
     nclusterid: int  # %nclusterid.x (.y, .z follow)
     cluster_nctarank: int
     shared_base: int  # shared-window address of the first static shared byte (not in bank 0)
+    # Blackwell reads some values per CGA (``CS2R.32 R5, SR_CgaSize; IMAD R5, R5, -0xa0, RZ;
+    # LDC R5, c[0x0][R5+0x2ac]``): those named here sit at their offset + cga_stride *
+    # SR_CgaSize (their offsets above are the reads' immediates)
+    cga_stride: int = 0
+    cga_indexed: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cga_indexed", tuple(self.cga_indexed))  # (a TOML list)
+
+    def _plain(self, name: str) -> int:
+        """The offset of value ``name`` where it is read at a fixed offset; -1 where it is read
+        per CGA (an offset the compiler cannot use as it stands: such values are refused)."""
+        return -1 if name in self.cga_indexed else int(getattr(self, name))
 
     def abi_fields(self) -> dict[str, object]:
         """The ``Abi`` fields these offsets give."""
+        p = self._plain
         sreg = {
-            "%dynamic_smem_size": self.dynamic_smem_size,
-            "%gridid": self.gridid,
-            "%reserved_smem_offset_end": self.reserved_smem_offset_end,
-            "%reserved_smem_offset_1": self.reserved_smem_offset_1,
-            "%nsmid": self.nsmid,
-            "%cluster_nctarank": self.cluster_nctarank,
+            "%dynamic_smem_size": p("dynamic_smem_size"),
+            "%gridid": p("gridid"),
+            "%reserved_smem_offset_end": p("reserved_smem_offset_end"),
+            "%reserved_smem_offset_1": p("reserved_smem_offset_1"),
+            "%nsmid": p("nsmid"),
+            "%cluster_nctarank": p("cluster_nctarank"),
         }
         return {
             "cb_ntid": self.ntid,
@@ -88,12 +108,12 @@ class Bank0:
             "cb_global_desc": self.global_desc,
             "cb_shared_window": self.shared_window,
             "shared_base": self.shared_base,
-            "cb_envreg": self.envreg,
+            "cb_envreg": p("envreg"),
             "cb_reserved_smem_size": self.reserved_smem_size,
             "cb_is_explicit_cluster": self.explicit_cluster,
-            "cb_cluster_nctaid": self.cluster_nctaid,
-            "cb_nclusterid": self.nclusterid,
-            "cb_cluster_rcp": self.cluster_rcp,
+            "cb_cluster_nctaid": p("cluster_nctaid"),
+            "cb_nclusterid": p("nclusterid"),
+            "cb_cluster_rcp": p("cluster_rcp"),
             "cb_sreg": {k: v for k, v in sreg.items() if v >= 0},
         }
 
@@ -113,11 +133,12 @@ class Abi:
     first_ur: int  # the lowest uniform register ptxas allocates
     regcount_extra: int  # registers "Used N registers" counts beyond the highest one named
     frame_cie: bytes  # the .debug_frame CIE of a function without a stack frame
-    # global accesses print their descriptor (``LDG.E R0, desc[UR4][R2.64]``; sm_80: ``[R2.64]``,
-    # the register still encoded in a field that does not print)
-    desc_printed: bool = True
-    desc_encoded: bool = True  # sm_75: no descriptor at all (``LDG.E.SYS R0, [R2]``)
-    wide_printed: bool = True  # a 64-bit address register prints ``.64`` (sm_75: ``.E`` says it)
+    # how a global access names its address (one of GLOBAL_ADDRESS):
+    # "desc": ``LDG.E R0, desc[UR4][R2.64]`` (sm_90);
+    # "hidden_desc": ``LDG.E R0, [R2.64]``, the descriptor's UR encoded in a field that does not
+    # print (sm_80-sm_89);
+    # "plain": ``LDG.E.SYS R0, [R2]``, no descriptor at all and no .64 (``.E`` says it; sm_75)
+    global_address: str = "desc"
     # ... of the 64-bit generic address of shared address 0 (cvta.shared; -1: sm_90's generic
     # shared addresses are (SR_SWINHI << 32) | shared address)
     cb_shared_window: int = -1
@@ -143,6 +164,21 @@ class Abi:
     def reserved_gprs(self) -> frozenset[int]:
         """General registers the allocator never hands out."""
         return frozenset({self.stack_pointer})
+
+    @property
+    def desc_printed(self) -> bool:
+        """Global accesses print their descriptor (``desc[UR4]``)."""
+        return self.global_address == "desc"
+
+    @property
+    def desc_encoded(self) -> bool:
+        """Global accesses take a descriptor (printed or not)."""
+        return self.global_address != "plain"
+
+    @property
+    def wide_printed(self) -> bool:
+        """A 64-bit address register prints ``.64``."""
+        return self.global_address != "plain"
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,8 +303,19 @@ class SMInfo:
 
 @functools.cache
 def _load_data(base: str) -> dict[str, object]:
+    """A data file's values; ``like = "sm_XX"`` takes that file's values first (an SM that
+    ptxas treats as another except for the keys the file sets: a table's keys merge)."""
     text = resources.files("openptxas.targets").joinpath("data", f"{base}.toml").read_text()
-    return tomllib.loads(text)
+    own = tomllib.loads(text)
+    like = own.pop("like", None)
+    if like is None:
+        return own
+    assert isinstance(like, str)
+    data = dict(_load_data(like))
+    for k, v in own.items():
+        old = data.get(k)
+        data[k] = {**old, **v} if isinstance(old, dict) and isinstance(v, dict) else v
+    return data
 
 
 @functools.cache
@@ -329,6 +376,8 @@ def _abi(d: dict[str, object]) -> Abi:
     sreg = d.pop("sreg", None)
     if isinstance(sreg, dict):
         d.update(sreg)
+    if d.get("global_address", "desc") not in GLOBAL_ADDRESS:
+        raise ValueError(f"[abi] global_address {d['global_address']!r} is not in {GLOBAL_ADDRESS}")
     return Abi(**d)  # type: ignore[arg-type]
 
 

@@ -223,6 +223,30 @@ def test_abi_and_lowering_come_from_the_data_file() -> None:
     assert t.lowering.smid_sreg == "SR_VIRTUALSMID"
 
 
+def test_how_global_addresses_are_written() -> None:
+    """One fact per target (Abi.global_address) says how a global access names its address."""
+    import dataclasses
+
+    from openptxas.targets import Abi, _abi
+
+    by_target = {
+        t: (a.desc_encoded, a.desc_printed, a.wide_printed)
+        for t in ("sm_75", "sm_80", "sm_89", "sm_90")
+        for a in [get_target(t).abi]
+    }
+    assert by_target == {
+        "sm_75": (False, False, False),  # LDG.E.SYS R0, [R2]
+        "sm_80": (True, False, True),  # LDG.E R0, [R2.64] (the descriptor encoded, not printed)
+        "sm_89": (True, False, True),
+        "sm_90": (True, True, True),  # LDG.E R0, desc[UR4][R2.64]
+    }
+    d = {f.name: getattr(get_target("sm_90").abi, f.name) for f in dataclasses.fields(Abi)}
+    d["frame_cie"] = d["frame_cie"].hex()
+    d["global_address"] = "hidden"
+    with pytest.raises(ValueError, match="global_address"):
+        _abi(d)
+
+
 def test_targets_without_a_model_say_so() -> None:
     # sm_120 has the ELF writer's facts, neither the compiler's ABI nor a latency model
     with pytest.raises(UnsupportedFeature):
@@ -270,13 +294,14 @@ def test_targets_without_code_generation_are_refused(arch: str) -> None:
 
 def test_targets_that_generate_code() -> None:
     """Turing, Ampere, Ada and Hopper (tests/compiler/test_targets_pre_hopper.py checks the first
-    three)."""
+    three; sm_88 is sm_86 there)."""
     from openptxas.targets import BASE_TARGETS
 
     assert [t for t in BASE_TARGETS if get_target(t).codegen] == [
         "sm_75",
         "sm_80",
         "sm_86",
+        "sm_88",
         "sm_89",
         "sm_90",
     ]
